@@ -1,0 +1,331 @@
+// `project-startup`: serve the service, and the terminal interface to it (status,
+// capabilities, init, url). Exit codes are documented in HELP and the README.
+import * as readline from 'node:readline';
+import { parseArgs } from 'node:util';
+import { connect, findRunningService } from './client';
+import { ConfigError, ENV, resolveConfig, ServeOptions } from './config';
+import { formatManifest, formatProblem, formatProjection } from './format';
+import { createLogger } from './log';
+import { InvalidPlatformSetting } from './platforms/rules';
+import { asProblemError, ProblemError } from './problems';
+import { startService } from './server';
+import { VERSION } from './version';
+import { labelOf } from './vocabulary';
+
+export const EXIT = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  refused: 3,
+  declined: 4
+} as const;
+
+const HELP: Readonly<Record<string, string>> = {
+  main: `Usage: project-startup <command> [options]
+
+Tells what this platform offers each interface and walks a project from first open to set up.
+
+Commands:
+  serve          Run the service (direct loopback on 127.0.0.1 by default)
+  status         Show the setup phase, next action and readiness checks
+  capabilities   Show the platform capability manifest
+  init           Show what would be created, ask, then create the project state
+  url            Print the setup page address with a one-time login token
+
+Run \`project-startup <command> --help\` for a command's options.
+Global: --help, --version
+
+Exit codes: 0 done; 1 the service failed; 2 wrong usage or configuration;
+3 refused (not allowed here, or setup not at that step); 4 declined at the prompt.`,
+  serve: `Usage: project-startup serve [options]
+
+Runs the service until interrupted. It selects the platform from the environment,
+listens, and writes a private runtime file that the other commands read.
+
+Options:
+  --host H            Address to bind (default 127.0.0.1; non-loopback only with
+                      --ingress trusted-proxy)
+  --port N            TCP port (default 0: any free port)
+  --project-dir D     Project directory (default $${ENV.projectDir} or the working directory)
+  --ingress MODE      direct-loopback | notebook-server-proxy | trusted-proxy
+                      (default: the platform's default)
+  --base-url PATH     URL prefix, such as Jupyter's /user/alice/ (default /)
+  --unix-socket PATH  Listen on a Unix socket instead of TCP
+
+The token comes from $${ENV.token} or is generated; it is never printed or logged.`,
+  status: `Usage: project-startup status [--interface terminal|web|notebook] [--json] [--project-dir D] [--local]
+
+Shows the platform, setup phase, next action and readiness checks. Reads nothing
+into state and changes nothing. Uses the running service for this project when
+there is one (--local: evaluate in this process instead).`,
+  capabilities: `Usage: project-startup capabilities [--json] [--project-dir D] [--local]
+
+Shows the capability manifest of the selected platform.`,
+  init: `Usage: project-startup init [--project-dir D] [--json] [--local]
+
+Shows the project and state paths that would be created and asks for confirmation
+at the prompt. Only where the platform offers no browser interface (the cluster
+platform) is a terminal confirmation accepted; elsewhere it says where to confirm.`,
+  url: `Usage: project-startup url [--project-dir D]
+
+Prints the setup page address of the running service with its one-time login token,
+for opening in a browser on this machine. Keep it to yourself.`
+};
+
+interface Io {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  stdin: NodeJS.ReadableStream;
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+}
+
+function usage(message: string): ProblemError & { usage: true } {
+  return Object.assign(new ProblemError('validation-failed', message), { usage: true as const });
+}
+
+type OptionSpec = Record<string, { type: 'string' | 'boolean' }>;
+
+function parse(args: string[], options: OptionSpec): { values: Record<string, string | boolean | undefined> } {
+  try {
+    const { values } = parseArgs({ args, options: { help: { type: 'boolean' }, ...options }, allowPositionals: false, strict: true });
+    return { values: values as Record<string, string | boolean | undefined> };
+  } catch (error) {
+    throw usage((error as Error).message);
+  }
+}
+
+const CLIENT_OPTIONS = {
+  'project-dir': { type: 'string' },
+  json: { type: 'boolean' },
+  local: { type: 'boolean' }
+} as const;
+
+export async function main(argv: string[], io: Io): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+      const topic = command === 'help' && rest[0] && HELP[rest[0]] ? rest[0] : 'main';
+      io.stdout.write(`${HELP[topic]}\n`);
+      return command === undefined ? EXIT.usage : EXIT.ok;
+    }
+    if (command === '--version' || command === '-V') {
+      io.stdout.write(`${VERSION}\n`);
+      return EXIT.ok;
+    }
+    switch (command) {
+      case 'serve':
+        return await serve(rest, io);
+      case 'status':
+      case 'capabilities':
+      case 'init':
+      case 'url':
+        return await clientCommand(command, rest, io);
+      default:
+        throw usage(`Unknown command "${command}". Commands: serve, status, capabilities, init, url.`);
+    }
+  } catch (error) {
+    return report(error, io);
+  }
+}
+
+function report(error: unknown, io: Io): number {
+  if ((error as { usage?: boolean }).usage) {
+    io.stderr.write(`project-startup: ${(error as Error).message}\nRun \`project-startup --help\` for usage.\n`);
+    return EXIT.usage;
+  }
+  if (error instanceof ConfigError || error instanceof InvalidPlatformSetting) {
+    io.stderr.write(`project-startup: ${error.message}\n`);
+    return EXIT.usage;
+  }
+  const problem = asProblemError(error);
+  io.stderr.write(formatProblem(problem.toProblem()));
+  return ['confirmation-not-allowed', 'wrong-phase', 'confirmation-stale', 'state-unsafe'].includes(problem.code)
+    ? EXIT.refused
+    : EXIT.failure;
+}
+
+async function serve(args: string[], io: Io): Promise<number> {
+  const { values } = parse(args, {
+    host: { type: 'string' },
+    port: { type: 'string' },
+    'project-dir': { type: 'string' },
+    ingress: { type: 'string' },
+    'base-url': { type: 'string' },
+    'unix-socket': { type: 'string' }
+  });
+  if (values.help) {
+    io.stdout.write(`${HELP.serve}\n`);
+    return EXIT.ok;
+  }
+  const options: ServeOptions = {
+    host: values.host as string | undefined,
+    port: values.port as string | undefined,
+    projectDir: values['project-dir'] as string | undefined,
+    ingress: values.ingress as string | undefined,
+    baseUrl: values['base-url'] as string | undefined,
+    unixSocket: values['unix-socket'] as string | undefined
+  };
+  const config = resolveConfig(options, io.env, io.cwd);
+  const logger = createLogger(config.logLevel, line => io.stderr.write(line));
+  const running = await startService({ config, env: io.env, logger });
+  const { service } = running;
+  io.stdout.write(
+    [
+      `Project startup ${service.version}: ${labelOf(service.adapter.id)} (${service.adapter.id}), ${labelOf(running.ingress).toLowerCase()} ingress`,
+      `Project: ${config.projectDir}`,
+      `Listening: ${running.url ?? `unix socket ${running.socket}`}`,
+      running.ingress === 'direct-loopback'
+        ? `Sign in: run \`project-startup url\` for a browser address; scripts send "Authorization: Bearer <token>" (token in ${running.runtimeFile}${
+            io.env[ENV.token] ? ` or ${ENV.token}` : ''
+          }).`
+        : `Requests are authenticated by the ${labelOf(running.ingress).toLowerCase()}.`,
+      ''
+    ].join('\n')
+  );
+
+  return new Promise<number>(resolve => {
+    const stop = (signal: string) => {
+      logger.info('stopping', { signal });
+      void running.close().then(() => resolve(EXIT.ok));
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+}
+
+async function clientCommand(command: 'status' | 'capabilities' | 'init' | 'url', args: string[], io: Io): Promise<number> {
+  const { values } = parse(args, {
+    ...CLIENT_OPTIONS,
+    ...(command === 'status' ? { interface: { type: 'string' } } : {})
+  });
+  if (values.help) {
+    io.stdout.write(`${HELP[command]}\n`);
+    return EXIT.ok;
+  }
+  const config = resolveConfig({ projectDir: values['project-dir'] as string | undefined }, io.env, io.cwd);
+  if (command === 'url') {
+    return printUrl(config, io);
+  }
+  const client = connect(config, io.env, Boolean(values.local));
+  const json = Boolean(values.json);
+  switch (command) {
+    case 'capabilities': {
+      const manifest = await client.capabilities();
+      io.stdout.write(json ? `${JSON.stringify(manifest, null, 2)}\n` : formatManifest(manifest));
+      return EXIT.ok;
+    }
+    case 'status': {
+      const projection = await client.startup(((values.interface as string | undefined) ?? 'terminal') as never);
+      io.stdout.write(json ? `${JSON.stringify(projection, null, 2)}\n` : formatProjection(projection, client.source));
+      return EXIT.ok;
+    }
+    case 'init':
+      return init(client, json, io);
+  }
+}
+
+function printUrl(config: ReturnType<typeof resolveConfig>, io: Io): number {
+  const info = findRunningService(config);
+  if (!info || !info.url) {
+    io.stderr.write('project-startup: no service with a browser address runs for this project; start one with `project-startup serve`.\n');
+    return EXIT.failure;
+  }
+  const token = info.tokenSource === 'environment' ? io.env[ENV.token] : info.token;
+  if (!token) {
+    io.stderr.write(`project-startup: the service's ${labelOf(info.ingress).toLowerCase()} ingress has no login token.\n`);
+    return EXIT.failure;
+  }
+  io.stdout.write(`${info.url}?token=${encodeURIComponent(token)}\n`);
+  return EXIT.ok;
+}
+
+async function init(client: ReturnType<typeof connect>, json: boolean, io: Io): Promise<number> {
+  const projection = await client.startup('terminal');
+  const say = (text: string) => (json ? io.stderr : io.stdout).write(text);
+  if (!projection.confirmation.allowedInterfaces.includes('terminal')) {
+    say(
+      `On the ${labelOf(projection.platform)} the project state is created after a confirmation in ${projection.confirmation.allowedInterfaces
+        .map(labelOf)
+        .join(' or ')}, not at a terminal prompt.\n${projection.nextAction.detail}\n`
+    );
+    return EXIT.refused;
+  }
+  if (projection.phase === 'ready') {
+    say(`Already set up: ${projection.statePath} holds this project's state. Nothing to do.\n`);
+    if (json) {
+      io.stdout.write(`${JSON.stringify({ created: false, record: projection.confirmation.record, phase: 'ready' }, null, 2)}\n`);
+    }
+    return EXIT.ok;
+  }
+  if (projection.phase !== 'awaiting-confirmation') {
+    say(`Setup is in phase ${projection.phase}; initialization comes later.\nNext: ${projection.nextAction.title}\n  ${projection.nextAction.detail}\n`);
+    if (projection.nextAction.command) {
+      say(`  $ ${projection.nextAction.command}\n`);
+    }
+    return EXIT.refused;
+  }
+  say(
+    [
+      `Project:  ${projection.projectPath}`,
+      `Platform: ${labelOf(projection.platform)}`,
+      'This will create, readable only by you:',
+      ...projection.confirmation.creates.map(p => `  ${p}/ (directory, mode 0700)`),
+      `  ${projection.statePath}/initialization.json (mode 0600: what you confirmed, when, and how; no credentials)`,
+      ''
+    ].join('\n')
+  );
+  const answer = await ask('Create the private project state? [y/N] ', io);
+  if (answer === undefined || !/^(y|yes)$/i.test(answer.trim())) {
+    say(answer === undefined ? '\nNo answer; nothing was created.\n' : 'Declined; nothing was created.\n');
+    return EXIT.declined;
+  }
+  const result = await client.initialize({
+    interface: 'terminal',
+    method: 'terminal-prompt',
+    confirm: { projectPath: projection.projectPath, statePath: projection.statePath }
+  });
+  if (json) {
+    io.stdout.write(`${JSON.stringify(result.body, null, 2)}\n`);
+  } else {
+    io.stdout.write(
+      `${result.body.created ? 'Created' : 'Already present'}: ${result.body.record.statePath} (phase ${result.body.phase}).\n`
+    );
+  }
+  return EXIT.ok;
+}
+
+/** One line from the person; undefined at end of input. The question goes to stderr. */
+function ask(question: string, io: Io): Promise<string | undefined> {
+  return new Promise(resolve => {
+    const rl = readline.createInterface({ input: io.stdin, output: io.stderr, terminal: false });
+    let answered = false;
+    io.stderr.write(question);
+    rl.once('line', line => {
+      answered = true;
+      rl.close();
+      resolve(line);
+    });
+    rl.once('close', () => {
+      if (!answered) {
+        resolve(undefined);
+      }
+    });
+  });
+}
+
+if (require.main === module) {
+  void main(process.argv.slice(2), {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    cwd: process.cwd()
+  }).then(code => {
+    process.exitCode = code;
+    if (code !== 0 || process.argv[2] !== 'serve') {
+      // Let pending writes flush, then leave even if a keep-alive socket lingers.
+      setImmediate(() => process.exit(code));
+    }
+  });
+}

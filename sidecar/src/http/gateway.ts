@@ -1,0 +1,123 @@
+// JSON-RPC 2.0 over POST {base_url}project/gateway: the same core calls as the REST routes,
+// with each failure's problem details in error.data.
+import { asProblemError, ProblemError } from '../problems';
+import { parseInterface, StartupService } from '../service';
+import type { InitializationRecord } from '../state';
+
+export const JSON_RPC_ERRORS = {
+  parseError: -32700,
+  invalidRequest: -32600,
+  methodNotFound: -32601,
+  invalidParams: -32602,
+  internal: -32603,
+  /** Application errors (stale confirmation, wrong phase, ...): details in error.data. */
+  application: -32000
+} as const;
+
+const PARAM_CODES = new Set(['missing-interface', 'unknown-interface', 'validation-failed']);
+
+export const GATEWAY_METHODS = ['project.capabilities', 'project.startup', 'project.initialize'] as const;
+export const MAX_BATCH = 20;
+
+type Id = string | number | null;
+
+export interface RpcContext {
+  service: StartupService;
+  ingress: InitializationRecord['confirmation']['ingress'];
+  /** Called before project.initialize runs (rate limit per client). */
+  beforeInitialize: () => void;
+  instance: string;
+}
+
+function errorResponse(id: Id, code: number, message: string, problem?: ProblemError, instance?: string) {
+  return { jsonrpc: '2.0', id, error: { code, message, ...(problem ? { data: problem.toProblem(instance) } : {}) } };
+}
+
+export function parseErrorResponse(problem: ProblemError, instance: string) {
+  return errorResponse(null, JSON_RPC_ERRORS.parseError, 'Parse error', problem, instance);
+}
+
+function isId(value: unknown): value is Id {
+  return value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+}
+
+async function call(method: string, params: unknown, ctx: RpcContext): Promise<unknown> {
+  const named = params === undefined ? {} : params;
+  if (named === null || typeof named !== 'object' || Array.isArray(named)) {
+    throw new ProblemError('validation-failed', 'params must be an object with named members.', {
+      errors: [{ pointer: '/params', detail: 'must be an object' }]
+    });
+  }
+  const p = named as Record<string, unknown>;
+  switch (method) {
+    case 'project.capabilities':
+      return ctx.service.manifest.manifest;
+    case 'project.startup':
+      return ctx.service.startup(parseInterface(p.interface));
+    case 'project.initialize':
+      ctx.beforeInitialize();
+      return (await ctx.service.initialize(p, { ingress: ctx.ingress })).body;
+    default:
+      return undefined;
+  }
+}
+
+async function handleOne(message: unknown, ctx: RpcContext): Promise<object | undefined> {
+  if (message === null || typeof message !== 'object' || Array.isArray(message)) {
+    return errorResponse(null, JSON_RPC_ERRORS.invalidRequest, 'Invalid Request');
+  }
+  const m = message as Record<string, unknown>;
+  const hasId = Object.prototype.hasOwnProperty.call(m, 'id');
+  const id: Id = hasId && isId(m.id) ? m.id : null;
+  if (m.jsonrpc !== '2.0' || typeof m.method !== 'string' || (hasId && !isId(m.id))) {
+    return errorResponse(id, JSON_RPC_ERRORS.invalidRequest, 'Invalid Request');
+  }
+  if (!(GATEWAY_METHODS as readonly string[]).includes(m.method)) {
+    return hasId
+      ? errorResponse(id, JSON_RPC_ERRORS.methodNotFound, `Method not found; methods are ${GATEWAY_METHODS.join(', ')}`)
+      : undefined;
+  }
+  try {
+    const result = await call(m.method, m.params, ctx);
+    return hasId ? { jsonrpc: '2.0', id, result } : undefined;
+  } catch (error) {
+    if (!hasId) {
+      return undefined;
+    }
+    const problem = asProblemError(error);
+    if (PARAM_CODES.has(problem.code)) {
+      return errorResponse(id, JSON_RPC_ERRORS.invalidParams, 'Invalid params', problem, ctx.instance);
+    }
+    if (problem.code === 'internal') {
+      return errorResponse(id, JSON_RPC_ERRORS.internal, 'Internal error', problem, ctx.instance);
+    }
+    return errorResponse(id, JSON_RPC_ERRORS.application, problem.message, problem, ctx.instance);
+  }
+}
+
+/** The response to send, or undefined when every message was a notification (HTTP 204). */
+export async function handleRpc(body: unknown, ctx: RpcContext): Promise<unknown> {
+  if (!Array.isArray(body)) {
+    return handleOne(body, ctx);
+  }
+  if (body.length === 0) {
+    return errorResponse(null, JSON_RPC_ERRORS.invalidRequest, 'Invalid Request: empty batch');
+  }
+  if (body.length > MAX_BATCH) {
+    return errorResponse(
+      null,
+      JSON_RPC_ERRORS.invalidRequest,
+      `Invalid Request: a batch holds at most ${MAX_BATCH} calls`,
+      new ProblemError('validation-failed', `A batch holds at most ${MAX_BATCH} calls.`, { limit: MAX_BATCH })
+    );
+  }
+  const responses: object[] = [];
+  // One after the other: initialize must see the state the calls before it left.
+  for (const message of body) {
+    const response = await handleOne(message, ctx);
+    if (response !== undefined) {
+      responses.push(response);
+    }
+  }
+  return responses.length > 0 ? responses : undefined;
+}

@@ -1,0 +1,209 @@
+// Who may ask, per ingress mode. Direct loopback: a token (header, or once in the query, then an
+// HttpOnly cookie) and a loopback Host. Notebook-server proxy: Jupyter already authenticated the
+// person. Trusted proxy: a shared secret. Every mode defends state changes against other origins.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ProblemError } from '../problems';
+import type { IngressMode } from '../vocabulary';
+
+export interface RequestIdentity {
+  /** How the request proved itself. */
+  via: 'bearer' | 'cookie' | 'query-token' | 'notebook-server' | 'trusted-proxy' | 'none';
+  /** Browser-held credentials travel with cross-site requests, so those need an origin check. */
+  ambient: boolean;
+  /** Key for per-client rate limits. */
+  clientKey: string;
+}
+
+export interface IngressGuard {
+  readonly mode: IngressMode;
+  /** Refuses foreign Host headers (DNS rebinding) before anything else is looked at. */
+  checkHost(request: IncomingMessage): void;
+  authenticate(request: IncomingMessage, response: ServerResponse, query: URLSearchParams): RequestIdentity;
+  /** The host part the browser saw, to compare with Origin. */
+  expectedHost(request: IncomingMessage): string | undefined;
+}
+
+export function secretsEqual(given: string, expected: string): boolean {
+  // Hash both so the comparison takes the same time whatever the lengths.
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+
+export function hostnameOf(hostHeader: string): string {
+  const host = hostHeader.trim().toLowerCase();
+  if (host.startsWith('[')) {
+    const end = host.indexOf(']');
+    return end === -1 ? host : host.slice(0, end + 1);
+  }
+  const colon = host.indexOf(':');
+  return colon === -1 ? host : host.slice(0, colon);
+}
+
+function firstHeader(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name];
+  const first = Array.isArray(value) ? value[0] : value;
+  return first?.split(',')[0].trim() || undefined;
+}
+
+function unauthorized(detail: string): ProblemError {
+  return new ProblemError('unauthorized', detail, {}, { 'WWW-Authenticate': 'Bearer realm="project-startup"' });
+}
+
+function readCookie(request: IncomingMessage, name: string): string | undefined {
+  const header = request.headers.cookie;
+  if (!header) {
+    return undefined;
+  }
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq !== -1 && part.slice(0, eq).trim() === name) {
+      return part.slice(eq + 1).trim();
+    }
+  }
+  return undefined;
+}
+
+function authorizationToken(request: IncomingMessage): string | undefined {
+  const header = request.headers.authorization;
+  if (!header) {
+    return undefined;
+  }
+  const match = /^(?:Bearer|token)\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1] : '';
+}
+
+export class DirectLoopbackGuard implements IngressGuard {
+  readonly mode = 'direct-loopback' as const;
+  private readonly session = randomBytes(32).toString('base64url');
+
+  constructor(
+    private readonly token: string,
+    public cookieName: string,
+    private readonly cookiePath: string
+  ) {}
+
+  checkHost(request: IncomingMessage): void {
+    const host = request.headers.host;
+    if (!host || !LOOPBACK_HOSTS.has(hostnameOf(host))) {
+      throw new ProblemError(
+        'forbidden-host',
+        'This service answers only to a loopback Host (127.0.0.1, localhost or [::1]); use one of those addresses.'
+      );
+    }
+  }
+
+  expectedHost(request: IncomingMessage): string | undefined {
+    return request.headers.host;
+  }
+
+  authenticate(request: IncomingMessage, response: ServerResponse, query: URLSearchParams): RequestIdentity {
+    const clientKey = request.socket.remoteAddress ?? 'local';
+    const bearer = authorizationToken(request);
+    if (bearer !== undefined) {
+      if (bearer !== '' && secretsEqual(bearer, this.token)) {
+        return { via: 'bearer', ambient: false, clientKey };
+      }
+      throw unauthorized('The token in the Authorization header is wrong. Use the token from the runtime file or PROJECT_STARTUP_TOKEN.');
+    }
+    const cookie = readCookie(request, this.cookieName);
+    if (cookie !== undefined && secretsEqual(cookie, this.session)) {
+      return { via: 'cookie', ambient: true, clientKey };
+    }
+    const queryToken = query.get('token');
+    if (queryToken !== null && (request.method === 'GET' || request.method === 'HEAD')) {
+      if (secretsEqual(queryToken, this.token)) {
+        // Trade the token for a session cookie the page's scripts cannot read.
+        response.appendHeader(
+          'Set-Cookie',
+          `${this.cookieName}=${this.session}; Path=${this.cookiePath}; HttpOnly; SameSite=Strict`
+        );
+        return { via: 'query-token', ambient: true, clientKey };
+      }
+      throw unauthorized('The token in the address is wrong. Run `project-startup url` for a working address.');
+    }
+    throw unauthorized(
+      'Send the service token as "Authorization: Bearer <token>" (it is in the runtime file or PROJECT_STARTUP_TOKEN), or open the address `project-startup url` prints.'
+    );
+  }
+}
+
+export class NotebookServerProxyGuard implements IngressGuard {
+  readonly mode = 'notebook-server-proxy' as const;
+
+  checkHost(): void {
+    // Jupyter checked the Host before proxying; the backend is reachable only through it.
+  }
+
+  expectedHost(request: IncomingMessage): string | undefined {
+    return firstHeader(request, 'x-forwarded-host') ?? request.headers.host;
+  }
+
+  authenticate(request: IncomingMessage, _response: ServerResponse, query: URLSearchParams): RequestIdentity {
+    // Jupyter authenticated the person and forwards its own token and cookies: never read them
+    // as credentials here, only note whether a browser cookie (ambient) carried the request.
+    const scripted = request.headers.authorization !== undefined || query.has('token');
+    return { via: 'notebook-server', ambient: !scripted, clientKey: 'notebook-server' };
+  }
+}
+
+export const TRUSTED_PROXY_SECRET_HEADER = 'x-project-startup-proxy-secret';
+
+export class TrustedProxyGuard implements IngressGuard {
+  readonly mode = 'trusted-proxy' as const;
+
+  constructor(private readonly secret: string) {}
+
+  checkHost(): void {
+    // The operator's proxy owns the public host name; the shared secret is the gate.
+  }
+
+  expectedHost(request: IncomingMessage): string | undefined {
+    return firstHeader(request, 'x-forwarded-host') ?? request.headers.host;
+  }
+
+  authenticate(request: IncomingMessage): RequestIdentity {
+    const given = firstHeader(request, TRUSTED_PROXY_SECRET_HEADER);
+    if (given === undefined || !secretsEqual(given, this.secret)) {
+      throw unauthorized('Only the configured trusted proxy may call this service.');
+    }
+    // Identity and forwarded headers are believed only now that the proxy proved itself.
+    const clientKey = firstHeader(request, 'x-forwarded-for') ?? request.socket.remoteAddress ?? 'proxy';
+    return { via: 'trusted-proxy', ambient: request.headers.cookie !== undefined, clientKey };
+  }
+}
+
+/** State changes must come from this origin: checked from Origin and Sec-Fetch-Site. */
+export function checkSameOrigin(request: IncomingMessage, guard: IngressGuard, identity: RequestIdentity): void {
+  const site = firstHeader(request, 'sec-fetch-site');
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+    throw crossOrigin();
+  }
+  const origin = request.headers.origin;
+  if (origin !== undefined) {
+    const expected = guard.expectedHost(request);
+    let host: string | undefined;
+    try {
+      host = origin === 'null' ? undefined : new URL(origin).host;
+    } catch {
+      host = undefined;
+    }
+    if (host === undefined || expected === undefined || host.toLowerCase() !== expected.trim().toLowerCase()) {
+      throw crossOrigin();
+    }
+    return;
+  }
+  if (identity.ambient && site === undefined) {
+    throw crossOrigin();
+  }
+}
+
+function crossOrigin(): ProblemError {
+  return new ProblemError(
+    'cross-origin',
+    'State-changing requests with browser credentials must come from this service\'s own page; scripts send the token in the Authorization header.'
+  );
+}

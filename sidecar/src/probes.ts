@@ -1,0 +1,213 @@
+// The I/O the projection needs on every request: each probe is bounded in time, and the slow
+// ones (scheduler, HTTP) are single-flight and cached briefly so load never multiplies them.
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import * as path from 'node:path';
+import type { AllocationEvidence } from './evidence';
+import type { AllocationObservation, SchedulerId } from './platforms/types';
+import type { CredentialBackendId } from './vocabulary';
+
+/**
+ * Caches one async value for `ttlMs`; concurrent callers share the call in flight. With
+ * `serveStale`, an expired value is still answered at once while one refresh runs behind it,
+ * so a slow probe delays only the very first request.
+ */
+export class SingleFlight<T> {
+  private value: { at: number; result: T } | undefined;
+  private inFlight: Promise<T> | undefined;
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly load: () => Promise<T>,
+    private readonly serveStale = false
+  ) {}
+
+  get(): Promise<T> {
+    const value = this.value;
+    if (value && Date.now() - value.at < this.ttlMs) {
+      return Promise.resolve(value.result);
+    }
+    const refresh = this.refresh();
+    return value && this.serveStale ? Promise.resolve(value.result) : refresh;
+  }
+
+  private refresh(): Promise<T> {
+    if (!this.inFlight) {
+      this.inFlight = this.load().then(
+        result => {
+          this.value = { at: Date.now(), result };
+          this.inFlight = undefined;
+          return result;
+        },
+        error => {
+          this.inFlight = undefined;
+          throw error;
+        }
+      );
+      // A background refresh nobody awaits must not become an unhandled rejection.
+      this.inFlight.catch(() => undefined);
+    }
+    return this.inFlight;
+  }
+}
+
+export interface ProjectPathObservation {
+  ok: boolean;
+  observed: string;
+  remedy?: string;
+}
+
+/** The project directory must exist, be a directory we can write, and still be where it was. */
+export function observeProjectPath(projectPath: string): ProjectPathObservation {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(projectPath);
+  } catch {
+    return { ok: false, observed: 'does not exist', remedy: `Create ${projectPath} or start the service in an existing project directory (--project-dir).` };
+  }
+  if (!stat.isDirectory()) {
+    return { ok: false, observed: 'is not a directory', remedy: `Point --project-dir at a directory; ${projectPath} is a file.` };
+  }
+  try {
+    fs.accessSync(projectPath, fs.constants.W_OK | fs.constants.X_OK);
+  } catch {
+    return { ok: false, observed: 'is not writable by you', remedy: `Choose a project directory you can write to, or ask its owner for write access.` };
+  }
+  return { ok: true, observed: 'an existing directory you can write to' };
+}
+
+/** Scheduler states in which an allocation can run work. */
+const LIVE_STATES: Readonly<Record<SchedulerId, readonly string[]>> = {
+  slurm: ['RUNNING', 'CONFIGURING', 'COMPLETING', 'SUSPENDED', 'RESIZING', 'SIGNALING', 'STAGE_OUT'],
+  pbs: ['R', 'E', 'B', 'S', 'U'],
+  lsf: ['RUN', 'PSUSP', 'USUSP', 'SSUSP'],
+  flux: ['RUN', 'CLEANUP']
+};
+
+/** How each scheduler's client is asked for one job's state (no shell is involved). */
+function stateQuery(scheduler: SchedulerId, jobId: string): [string, string[]] {
+  switch (scheduler) {
+    case 'slurm':
+      return ['squeue', ['-h', '-j', jobId, '-o', '%T', '-t', 'all']];
+    case 'pbs':
+      return ['qstat', ['-f', '-x', jobId]];
+    case 'lsf':
+      return ['bjobs', ['-noheader', '-o', 'stat', jobId]];
+    case 'flux':
+      return ['flux', ['jobs', '-n', '-o', '{status_abbrev}', jobId]];
+  }
+}
+
+function parseState(scheduler: SchedulerId, stdout: string): string {
+  if (scheduler === 'pbs') {
+    return /job_state\s*=\s*(\w+)/.exec(stdout)?.[1] ?? '';
+  }
+  return stdout.trim().split(/\s+/)[0] ?? '';
+}
+
+const JOB_ID = /^[A-Za-z0-9_.\-[\]]{1,128}$/;
+
+export function probeAllocation(
+  allocation: AllocationEvidence,
+  timeoutMs: number,
+  env: NodeJS.ProcessEnv
+): Promise<AllocationObservation> {
+  const { scheduler, jobId } = allocation;
+  if (jobId === undefined) {
+    return Promise.resolve({ scheduler, live: false, detail: 'no allocation in this environment' });
+  }
+  if (!JOB_ID.test(jobId)) {
+    return Promise.resolve({ scheduler, jobId, live: false, detail: 'the job id in the environment is malformed' });
+  }
+  const [command, args] = stateQuery(scheduler, jobId);
+  return new Promise(resolve => {
+    execFile(command, args, { timeout: timeoutMs, env, maxBuffer: 64 * 1024 }, (error, stdout) => {
+      const code = (error as NodeJS.ErrnoException | null)?.code;
+      if (code === 'ENOENT') {
+        resolve({ scheduler, jobId, live: null, detail: `\`${command}\` is not installed here, so the allocation's liveness is unknown` });
+        return;
+      }
+      if (error) {
+        const why = (error as { killed?: boolean }).killed ? `did not answer within ${timeoutMs} ms` : 'failed';
+        resolve({ scheduler, jobId, live: false, detail: `\`${command}\` ${why} when asked about job ${jobId}` });
+        return;
+      }
+      const state = parseState(scheduler, stdout);
+      if (state === '') {
+        resolve({ scheduler, jobId, live: false, detail: `the scheduler does not know job ${jobId}` });
+        return;
+      }
+      const live = LIVE_STATES[scheduler].includes(state);
+      resolve({
+        scheduler,
+        jobId,
+        live,
+        state,
+        detail: live ? `job ${jobId} is ${state}` : `job ${jobId} is ${state}`
+      });
+    });
+  });
+}
+
+export interface HttpProbe {
+  /** The URL without query or credentials, safe to show. */
+  url: string;
+  reachable: boolean;
+  observed: string;
+}
+
+/** One bounded GET: reachable means an HTTP answer below 500 within the time bound. */
+export function probeHttp(url: string, timeoutMs: number): Promise<HttpProbe> {
+  const target = new URL(url);
+  const display = `${target.protocol}//${target.host}${target.pathname}`;
+  return new Promise(resolve => {
+    const client = target.protocol === 'https:' ? https : http;
+    const done = (reachable: boolean, observed: string) => resolve({ url: display, reachable, observed });
+    const request = client.get(target, { timeout: timeoutMs, headers: { accept: 'application/json' } }, response => {
+      response.resume();
+      const status = response.statusCode ?? 0;
+      done(status < 500, `answered HTTP ${status} at ${display}`);
+    });
+    request.on('timeout', () => request.destroy(new Error('timeout')));
+    request.on('error', error => {
+      const reason = error.message === 'timeout' ? `no answer within ${timeoutMs} ms` : 'not reachable';
+      done(false, `${reason} at ${display}`);
+    });
+  });
+}
+
+export interface CredentialObservation {
+  backend: CredentialBackendId;
+  available: boolean;
+  observed: string;
+}
+
+/** Variable names that look like they hold a credential. Only names are ever reported. */
+export const CREDENTIAL_NAME = /(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|CREDENTIAL|PRIVATE_KEY)/i;
+
+export function credentialVariableNames(env: Readonly<Record<string, string | undefined>>): string[] {
+  return Object.keys(env)
+    .filter(name => CREDENTIAL_NAME.test(name) && env[name] !== undefined && env[name] !== '')
+    .sort();
+}
+
+export function observeMountedFile(secretsDir: string | undefined): CredentialObservation {
+  if (secretsDir === undefined) {
+    return { backend: 'mounted-file', available: false, observed: 'not configured (PROJECT_STARTUP_SECRETS_DIR)' };
+  }
+  const absolute = path.resolve(secretsDir);
+  try {
+    const stat = fs.statSync(absolute);
+    if (!stat.isDirectory()) {
+      return { backend: 'mounted-file', available: false, observed: 'the configured secrets directory is not a directory' };
+    }
+    if ((stat.mode & 0o007) !== 0) {
+      return { backend: 'mounted-file', available: false, observed: 'the configured secrets directory is open to other users' };
+    }
+    return { backend: 'mounted-file', available: true, observed: 'the configured secrets directory is present and private' };
+  } catch {
+    return { backend: 'mounted-file', available: false, observed: 'the configured secrets directory does not exist' };
+  }
+}

@@ -1,0 +1,61 @@
+// The 0600 file through which a running service tells the command line where it listens.
+// A token taken from PROJECT_STARTUP_TOKEN is never copied into it.
+import { createHash, randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+export interface RuntimeInfo {
+  url?: string;
+  socket?: string;
+  baseUrl: string;
+  pid: number;
+  instanceId: string;
+  projectPath: string;
+  version: string;
+  ingress: string;
+  /** Present only for a generated token; with `environment` the client reads PROJECT_STARTUP_TOKEN. */
+  token?: string;
+  tokenSource: 'generated' | 'environment' | 'none';
+}
+
+export function runtimeFilePath(runtimeDir: string, projectPath: string): string {
+  const digest = createHash('sha256').update(projectPath).digest('hex').slice(0, 12);
+  return path.join(runtimeDir, `server-${digest}.json`);
+}
+
+export function writeRuntimeFile(file: string, info: RuntimeInfo): void {
+  const dir = path.dirname(file);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const stat = fs.lstatSync(dir);
+  if (!stat.isDirectory() || (stat.mode & 0o077) !== 0) {
+    throw new Error(`The runtime directory ${dir} must be a private directory (mode 0700).`);
+  }
+  const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+  const fd = fs.openSync(temporary, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+  try {
+    fs.writeFileSync(fd, `${JSON.stringify(info, null, 2)}\n`);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(temporary, file);
+}
+
+export function readRuntimeFile(file: string): RuntimeInfo | undefined {
+  try {
+    const stat = fs.lstatSync(file);
+    if (!stat.isFile() || (stat.mode & 0o077) !== 0) {
+      return undefined;
+    }
+    return JSON.parse(fs.readFileSync(file, 'utf8')) as RuntimeInfo;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes the file only if it still describes this instance (a newer server may own it). */
+export function removeRuntimeFile(file: string, instanceId: string): void {
+  if (readRuntimeFile(file)?.instanceId === instanceId) {
+    fs.rmSync(file, { force: true });
+  }
+}

@@ -1,0 +1,253 @@
+// Starts the service: checks the ingress against the platform, listens, verifies its own
+// browser URL, and writes the runtime file. Everything that can fail at start fails here,
+// with a message that says what to change.
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ConfigError, ENV, ServiceConfig } from './config';
+import type { FileExists } from './evidence';
+import { createApp } from './http/app';
+import { DirectLoopbackGuard, hostnameOf, IngressGuard, NotebookServerProxyGuard, TrustedProxyGuard } from './http/ingress';
+import { RateLimiter } from './http/rate-limit';
+import { createLogger, Logger } from './log';
+import { problemOf } from './problems';
+import { SingleFlight } from './probes';
+import { removeRuntimeFile, runtimeFilePath, writeRuntimeFile } from './runtime-file';
+import { StartupService } from './service';
+import type { StepHook } from './state';
+import { IngressMode, labelOf } from './vocabulary';
+
+export interface StartOptions {
+  config: ServiceConfig;
+  env: Readonly<Record<string, string | undefined>>;
+  fileExists?: FileExists;
+  logger?: Logger;
+  onCreationStep?: StepHook;
+  /** Write the runtime file for the command line (default true). */
+  runtimeFile?: boolean;
+}
+
+export interface RunningService {
+  service: StartupService;
+  server: http.Server;
+  ingress: IngressMode;
+  /** http://host:port{base}project/ for TCP listeners. */
+  url?: string;
+  socket?: string;
+  port?: number;
+  token?: string;
+  runtimeFile?: string;
+  close(): Promise<void>;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+
+function isLoopback(host: string): boolean {
+  return LOOPBACK.has(hostnameOf(host)) || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+function readProxySecret(file: string | undefined): string {
+  if (!file) {
+    throw new ConfigError(`--ingress trusted-proxy needs ${ENV.trustedProxySecretFile}: a file (mode 0600) holding the secret the proxy sends.`);
+  }
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch {
+    throw new ConfigError(`${ENV.trustedProxySecretFile} names a file that does not exist.`);
+  }
+  if (!stat.isFile() || (stat.mode & 0o077) !== 0) {
+    throw new ConfigError(`${ENV.trustedProxySecretFile} must be a regular file readable only by you (chmod 600).`);
+  }
+  const secret = fs.readFileSync(file, 'utf8').trim();
+  if (secret.length < 16) {
+    throw new ConfigError(`${ENV.trustedProxySecretFile} must hold a secret of at least 16 characters.`);
+  }
+  return secret;
+}
+
+export async function startService(options: StartOptions): Promise<RunningService> {
+  const { config, env } = options;
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const service = new StartupService({ config, env, fileExists: options.fileExists, onCreationStep: options.onCreationStep });
+  const adapter = service.adapter;
+  const ingress = config.ingress ?? adapter.defaultIngress;
+  if (!adapter.ingressModes.includes(ingress)) {
+    throw new ConfigError(
+      `The ${labelOf(adapter.id)} does not offer the ${labelOf(ingress)} ingress; use ${adapter.ingressModes.join(' or ')}.`
+    );
+  }
+  if (config.unixSocket === undefined && ingress !== 'trusted-proxy' && !isLoopback(config.host)) {
+    throw new ConfigError('--host may name a non-loopback address only with --ingress trusted-proxy.');
+  }
+
+  const cookiePath = `${config.baseUrl}project/`;
+  let token: string | undefined;
+  let guard: IngressGuard;
+  switch (ingress) {
+    case 'direct-loopback': {
+      token = env[ENV.token] || randomBytes(32).toString('hex');
+      guard = new DirectLoopbackGuard(token, 'project-startup-session', cookiePath);
+      break;
+    }
+    case 'notebook-server-proxy':
+      guard = new NotebookServerProxyGuard();
+      break;
+    case 'trusted-proxy':
+      guard = new TrustedProxyGuard(readProxySecret(config.trustedProxySecretFile));
+      break;
+  }
+
+  const rateLimiter = new RateLimiter(config.initializeRateLimit);
+  const app = createApp({ service, guard, logger, rateLimiter });
+  const server = http.createServer({ requestTimeout: 30000, headersTimeout: 15000, keepAliveTimeout: 5000 }, app);
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const problem = tooLarge
+      ? problemOf('uri-too-long', 'The request line or headers are too large.')
+      : problemOf('validation-failed', 'The request is not valid HTTP.');
+    const body = JSON.stringify(problem);
+    socket.end(
+      `HTTP/1.1 ${tooLarge ? 431 : 400} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+        `Content-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+    );
+  });
+
+  if (config.unixSocket !== undefined) {
+    removeStaleSocket(config.unixSocket);
+  }
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    const done = () => {
+      server.off('error', reject);
+      resolve();
+    };
+    if (config.unixSocket !== undefined) {
+      server.listen(config.unixSocket, done);
+    } else {
+      server.listen(config.port, config.host, done);
+    }
+  }).catch((error: NodeJS.ErrnoException) => {
+    throw new ConfigError(
+      error.code === 'EADDRINUSE'
+        ? `Port ${config.port} on ${config.host} is in use; choose another with --port (0 picks a free one).`
+        : error.code === 'EADDRNOTAVAIL'
+          ? `${config.host} is not an address of this machine.`
+          : `Could not listen (${error.code ?? 'error'}).`
+    );
+  });
+  if (config.unixSocket !== undefined) {
+    fs.chmodSync(config.unixSocket, 0o600);
+  }
+
+  let url: string | undefined;
+  let port: number | undefined;
+  if (config.unixSocket === undefined) {
+    port = (server.address() as AddressInfo).port;
+    const hostPart = config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host;
+    url = `http://${hostPart}:${port}${config.baseUrl}project/`;
+    if (guard instanceof DirectLoopbackGuard) {
+      // Cookies ignore ports: naming the cookie after the port keeps two services' sessions apart.
+      guard.cookieName = `project-startup-session-${port}`;
+    }
+  }
+  const listening = config.unixSocket !== undefined ? `Unix socket ${config.unixSocket}` : `${config.host}:${port}`;
+  const canVerifyBrowserUrl = url !== undefined && ingress === 'direct-loopback' && adapter.browserRoute === 'direct-loopback';
+  const probeUrl = url;
+  const browserUrlProbe = canVerifyBrowserUrl
+    ? new SingleFlight(30000, () => selfProbe(probeUrl as string, service.instanceId))
+    : undefined;
+  service.setIngress({ mode: ingress, listening }, browserUrlProbe ? () => browserUrlProbe.get() : undefined);
+  service.warmUp();
+  if (browserUrlProbe) {
+    await browserUrlProbe.get();
+  }
+
+  let runtimeFile: string | undefined;
+  if (options.runtimeFile !== false) {
+    runtimeFile = runtimeFilePath(config.runtimeDir, config.projectDir);
+    const fromEnv = Boolean(env[ENV.token]);
+    writeRuntimeFile(runtimeFile, {
+      ...(url ? { url } : {}),
+      ...(config.unixSocket ? { socket: config.unixSocket } : {}),
+      baseUrl: config.baseUrl,
+      pid: process.pid,
+      instanceId: service.instanceId,
+      projectPath: config.projectDir,
+      version: service.version,
+      ingress,
+      ...(token && !fromEnv ? { token } : {}),
+      tokenSource: token === undefined ? 'none' : fromEnv ? 'environment' : 'generated'
+    });
+  }
+
+  if (service.decision.overruled.length > 0) {
+    logger.warn('conflicting platform evidence', {
+      platform: service.decision.platform,
+      decidedBy: service.decision.decidedBy,
+      overruled: service.decision.overruled.map(s => s.name)
+    });
+  }
+  logger.info('service started', {
+    version: service.version,
+    platform: service.decision.platform,
+    decidedBy: service.decision.decidedBy,
+    ingress,
+    listening,
+    instanceId: service.instanceId
+  });
+
+  return {
+    service,
+    server,
+    ingress,
+    url,
+    port,
+    socket: config.unixSocket,
+    token,
+    runtimeFile,
+    close: () =>
+      new Promise<void>(resolve => {
+        if (runtimeFile) {
+          removeRuntimeFile(runtimeFile, service.instanceId);
+        }
+        server.close(() => resolve());
+        server.closeAllConnections();
+      })
+  };
+}
+
+function removeStaleSocket(socketPath: string): void {
+  try {
+    if (fs.lstatSync(socketPath).isSocket()) {
+      fs.rmSync(socketPath);
+    }
+  } catch {
+    // nothing there
+  }
+}
+
+/** The setup page URL, if a request to it reaches this very process (its instance id). */
+function selfProbe(url: string, instanceId: string): Promise<string | undefined> {
+  return new Promise(resolve => {
+    const request = http.get(`${url}health`, { timeout: 1000 }, response => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        try {
+          const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { instanceId?: string };
+          resolve(body.instanceId === instanceId ? url : undefined);
+        } catch {
+          resolve(undefined);
+        }
+      });
+    });
+    request.on('timeout', () => request.destroy());
+    request.on('error', () => resolve(undefined));
+  });
+}

@@ -1,0 +1,372 @@
+// The service core shared by the HTTP layer and the command line: evidence is gathered and the
+// platform selected once; each projection gathers fresh observations and applies the pure rules.
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import type { ServiceConfig } from './config';
+import { AllocationEvidence, FileExists, gatherAllocationEvidence, gatherPlatformEvidence, realFileExists } from './evidence';
+import { buildManifest, PreparedManifest, prepareManifest } from './manifest';
+import { adapterFor } from './platforms';
+import { PlatformDecision, selectPlatform } from './platforms/rules';
+import type { AllocationObservation, PlatformAdapter, StatePlacement } from './platforms/types';
+import { ProblemError } from './problems';
+import {
+  credentialVariableNames,
+  CredentialObservation,
+  HttpProbe,
+  observeMountedFile,
+  observeProjectPath,
+  probeAllocation,
+  probeHttp,
+  SingleFlight
+} from './probes';
+import {
+  buildProjection,
+  confirmationInterfaces,
+  IngressObservation,
+  Projection,
+  RuntimeProbe
+} from './projection';
+import { ConfirmationMethod, createState, InitializationRecord, StateInspector, StepHook } from './state';
+import { VERSION } from './version';
+import { INTERFACE_IDS, InterfaceId, isInterfaceId, labelOf, SCHEMA_VERSION } from './vocabulary';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export interface StartupResult extends Projection {
+  manifest: PreparedManifest['manifest'];
+}
+
+export interface InitializeResult {
+  status: 200 | 201;
+  body: { schemaVersion: string; created: boolean; record: InitializationRecord; phase: Projection['phase']; nextAction: Projection['nextAction'] };
+}
+
+export interface ServiceOptions {
+  config: ServiceConfig;
+  env: Env;
+  fileExists?: FileExists;
+  /** Test-only hook between the steps of state creation; never reachable from a request. */
+  onCreationStep?: StepHook;
+}
+
+const CONFIRMATION_METHODS: Readonly<Record<ConfirmationMethod, readonly InterfaceId[]>> = {
+  'jupyterlab-dialog': ['notebook'],
+  'setup-page': ['web'],
+  'http-api': ['web', 'notebook'],
+  'terminal-prompt': ['terminal']
+};
+
+export function parseInterface(raw: unknown): InterfaceId {
+  if (raw === undefined || raw === '' || raw === null) {
+    throw new ProblemError('missing-interface', `Say which interface asks: interface is one of ${INTERFACE_IDS.join(', ')}.`, {
+      allowedValues: [...INTERFACE_IDS]
+    });
+  }
+  if (typeof raw !== 'string' || !isInterfaceId(raw)) {
+    throw new ProblemError(
+      'unknown-interface',
+      `The interface must be one of ${INTERFACE_IDS.join(', ')} ("web" is the browser interface).`,
+      { allowedValues: [...INTERFACE_IDS] }
+    );
+  }
+  return raw;
+}
+
+export class StartupService {
+  readonly instanceId = randomUUID();
+  readonly version = VERSION;
+  readonly decision: PlatformDecision;
+  readonly adapter: PlatformAdapter;
+  readonly manifest: PreparedManifest;
+  readonly placement: StatePlacement;
+  readonly config: ServiceConfig;
+  private readonly inspector: StateInspector;
+  private readonly allocation: AllocationEvidence | undefined;
+  private readonly allocationProbe: SingleFlight<AllocationObservation> | undefined;
+  private readonly runtimeProbe: SingleFlight<RuntimeProbe[]>;
+  private readonly identityProbe: SingleFlight<HttpProbe> | undefined;
+  private readonly credentialNames: string[];
+  private readonly hasDbusSession: boolean;
+  private readonly onCreationStep: StepHook | undefined;
+  private ingress: IngressObservation | undefined;
+  private browserUrlProbe: (() => Promise<string | undefined>) | undefined;
+
+  constructor(options: ServiceOptions) {
+    const { config, env } = options;
+    this.config = config;
+    const evidence = gatherPlatformEvidence(env, options.fileExists ?? realFileExists);
+    this.decision = selectPlatform(evidence);
+    this.adapter = adapterFor(this.decision.platform);
+    this.manifest = prepareManifest(
+      buildManifest(this.adapter, this.decision, config.lowRiskAutomation ?? this.adapter.defaultLowRiskAutomation)
+    );
+    this.placement = this.adapter.placeState(config.projectDir, config.homeDir);
+    this.inspector = new StateInspector(this.placement, config.projectDir);
+    this.onCreationStep = options.onCreationStep;
+
+    this.allocation = this.adapter.computeModel === 'batch-allocation' ? gatherAllocationEvidence(evidence, env) : undefined;
+    const schedulerEnv = { ...process.env, ...env } as NodeJS.ProcessEnv;
+    const allocation = this.allocation;
+    this.allocationProbe = allocation
+      ? new SingleFlight(2000, () => probeAllocation(allocation, config.probeTimeoutMs * 2, schedulerEnv))
+      : undefined;
+    this.runtimeProbe = new SingleFlight(
+      5000,
+      () =>
+        Promise.all(
+          this.adapter.inferenceRuntimes.map(async id => ({
+            id,
+            ...(await probeHttp(config.runtimeUrls[id], config.probeTimeoutMs))
+          }))
+        ),
+      true
+    );
+    const identityUrl = config.managedIdentityUrl;
+    this.identityProbe =
+      identityUrl && this.adapter.credentialBackends.includes('managed-identity')
+        ? new SingleFlight(5000, () => probeHttp(identityUrl, config.probeTimeoutMs), true)
+        : undefined;
+    this.credentialNames = credentialVariableNames(env);
+    this.hasDbusSession = Boolean(env.DBUS_SESSION_BUS_ADDRESS);
+  }
+
+  /** Called by the server once it listens, so projections can report the ingress. */
+  setIngress(ingress: IngressObservation, browserUrlProbe?: () => Promise<string | undefined>): void {
+    this.ingress = ingress;
+    this.browserUrlProbe = browserUrlProbe;
+  }
+
+  /** Starts the slow probes in the background so the first request does not wait for them. */
+  warmUp(): void {
+    void this.runtimeProbe.get();
+    void this.identityProbe?.get();
+  }
+
+  private async observeCredentials(): Promise<CredentialObservation[]> {
+    const identity = this.identityProbe ? await this.identityProbe.get() : undefined;
+    return this.adapter.credentialBackends.map((backend): CredentialObservation => {
+      switch (backend) {
+        case 'process':
+          return {
+            backend,
+            available: this.credentialNames.length > 0,
+            observed:
+              this.credentialNames.length > 0
+                ? `${this.credentialNames.length} credential variable(s) present: ${this.credentialNames.join(', ')}`
+                : 'no credential-like variables in the environment'
+          };
+        case 'mounted-file':
+          return observeMountedFile(this.config.secretsDir);
+        case 'system-keyring':
+          return {
+            backend,
+            available: false,
+            observed: this.hasDbusSession
+              ? 'a D-Bus session is present but the Secret Service was not asked'
+              : 'no D-Bus session, so no Secret Service can answer'
+          };
+        case 'managed-identity':
+          return identity
+            ? { backend, available: identity.reachable, observed: `identity endpoint ${identity.observed}` }
+            : { backend, available: false, observed: 'not configured (PROJECT_STARTUP_MANAGED_IDENTITY_URL)' };
+      }
+    });
+  }
+
+  /** Directories initialize would create now, outermost first. */
+  private pathsToCreate(): string[] {
+    return [...this.placement.parentsToCreate, this.placement.statePath].filter(p => {
+      try {
+        fs.lstatSync(p);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+  }
+
+  async startup(iface: InterfaceId): Promise<StartupResult> {
+    const [allocation, runtimes, credentials, browserUrl] = await Promise.all([
+      this.allocationProbe?.get(),
+      this.runtimeProbe.get(),
+      this.observeCredentials(),
+      this.browserUrlProbe?.()
+    ]);
+    const projection = buildProjection({
+      adapter: this.adapter,
+      decision: this.decision,
+      iface,
+      baseUrl: this.config.baseUrl,
+      projectPath: this.config.projectDir,
+      statePath: this.placement.statePath,
+      creates: this.pathsToCreate(),
+      project: observeProjectPath(this.config.projectDir),
+      state: this.inspector.inspect(),
+      approvedStorage: this.config.approvedStorage,
+      compute: this.adapter.assessCompute(allocation),
+      ingress: this.ingress,
+      browserUrl,
+      credentials,
+      runtimes
+    });
+    return { ...projection, manifest: this.manifest.manifest };
+  }
+
+  async initialize(body: unknown, via: { ingress: InitializationRecord['confirmation']['ingress'] }): Promise<InitializeResult> {
+    const request = parseInitializeBody(body);
+    const allowed = confirmationInterfaces(this.adapter);
+    if (!allowed.includes(request.interface)) {
+      throw new ProblemError(
+        'confirmation-not-allowed',
+        `On the ${labelOf(this.adapter.id)} initialization is confirmed through ${allowed.map(labelOf).join(' or ')}, not ${labelOf(request.interface)}.`,
+        { allowedInterfaces: allowed }
+      );
+    }
+    if (request.interface === 'terminal' && request.method !== 'terminal-prompt') {
+      throw new ProblemError(
+        'confirmation-not-allowed',
+        'A terminal confirmation is given at the interactive prompt of `project-startup init`.',
+        { allowedInterfaces: allowed }
+      );
+    }
+    const projection = await this.startup(request.interface);
+    if (projection.phase !== 'awaiting-confirmation' && projection.phase !== 'ready') {
+      throw new ProblemError(
+        'wrong-phase',
+        `Initialization needs phase awaiting-confirmation; the project is in phase ${projection.phase}. ${projection.nextAction.detail}`,
+        { phase: projection.phase, nextAction: projection.nextAction }
+      );
+    }
+    if (request.confirm.projectPath !== projection.projectPath || request.confirm.statePath !== projection.statePath) {
+      throw new ProblemError(
+        'confirmation-stale',
+        'The confirmed paths differ from the ones the service shows now. Reload the startup projection and confirm again.',
+        { current: { projectPath: projection.projectPath, statePath: projection.statePath } }
+      );
+    }
+    const record: InitializationRecord = {
+      schemaVersion: SCHEMA_VERSION,
+      kind: 'project-startup-state',
+      projectPath: projection.projectPath,
+      statePath: projection.statePath,
+      platform: this.adapter.id,
+      confirmation: {
+        interface: request.interface,
+        method: request.method,
+        ingress: via.ingress,
+        confirmedAt: new Date().toISOString()
+      },
+      service: { version: this.version }
+    };
+    let outcome: { created: boolean; record: InitializationRecord };
+    try {
+      outcome = createState(this.placement, this.inspector, record, this.onCreationStep);
+    } catch (error) {
+      throw fileSystemProblem(error, this.placement.statePath);
+    }
+    const after = await this.startup(request.interface);
+    return {
+      status: outcome.created ? 201 : 200,
+      body: {
+        schemaVersion: SCHEMA_VERSION,
+        created: outcome.created,
+        record: outcome.record,
+        phase: after.phase,
+        nextAction: after.nextAction
+      }
+    };
+  }
+}
+
+interface InitializeRequest {
+  interface: InterfaceId;
+  method: ConfirmationMethod;
+  confirm: { projectPath: string; statePath: string };
+}
+
+export function parseInitializeBody(body: unknown): InitializeRequest {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw validationFailed([{ pointer: '', detail: 'must be a JSON object' }]);
+  }
+  const b = body as Record<string, unknown>;
+  const errors: { pointer: string; detail: string }[] = [];
+  for (const key of Object.keys(b)) {
+    if (!['interface', 'confirm', 'method'].includes(key)) {
+      errors.push({ pointer: `/${escapePointer(key)}`, detail: 'is not a known field' });
+    }
+  }
+  const iface = parseInterface(b.interface);
+  const confirm = b.confirm as Record<string, unknown> | undefined;
+  if (confirm === null || typeof confirm !== 'object' || Array.isArray(confirm)) {
+    errors.push({ pointer: '/confirm', detail: 'must be an object with the projectPath and statePath you were shown' });
+  } else {
+    for (const key of ['projectPath', 'statePath']) {
+      if (typeof confirm[key] !== 'string') {
+        errors.push({ pointer: `/confirm/${key}`, detail: 'must be a string' });
+      }
+    }
+    for (const key of Object.keys(confirm)) {
+      if (key !== 'projectPath' && key !== 'statePath') {
+        errors.push({ pointer: `/confirm/${escapePointer(key)}`, detail: 'is not a known field' });
+      }
+    }
+  }
+  // Without a method the request is a plain API call; only the command line's prompt says
+  // terminal-prompt, which initialize requires for a terminal confirmation.
+  let method: ConfirmationMethod = 'http-api';
+  if (b.method !== undefined) {
+    if (typeof b.method !== 'string' || !(b.method in CONFIRMATION_METHODS)) {
+      errors.push({ pointer: '/method', detail: `must be one of ${Object.keys(CONFIRMATION_METHODS).join(', ')}` });
+    } else if (!CONFIRMATION_METHODS[b.method as ConfirmationMethod].includes(iface)) {
+      errors.push({ pointer: '/method', detail: `${b.method} does not go with interface ${iface}` });
+    } else {
+      method = b.method as ConfirmationMethod;
+    }
+  }
+  if (errors.length > 0) {
+    throw validationFailed(errors);
+  }
+  const c = confirm as { projectPath: string; statePath: string };
+  return { interface: iface, method, confirm: { projectPath: c.projectPath, statePath: c.statePath } };
+}
+
+function escapePointer(key: string): string {
+  return key.slice(0, 64).replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function validationFailed(errors: { pointer: string; detail: string }[]): ProblemError {
+  return new ProblemError(
+    'validation-failed',
+    `The request body is not what initialize takes: ${errors.map(e => `${e.pointer || '(body)'} ${e.detail}`).join('; ')}.`,
+    { errors }
+  );
+}
+
+const ERRNO_TEXT: Readonly<Record<string, string>> = {
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  ENOSPC: 'no space left on the device',
+  EROFS: 'the file system is read-only',
+  ENOENT: 'a directory above it does not exist',
+  ENOTDIR: 'a path above it is not a directory',
+  ELOOP: 'a symbolic link is in the way',
+  EDQUOT: 'the disk quota is exhausted'
+};
+
+function fileSystemProblem(error: unknown, statePath: string): ProblemError {
+  if (error instanceof ProblemError) {
+    return error;
+  }
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  const reason = ERRNO_TEXT[code];
+  if (code === 'ELOOP') {
+    return new ProblemError('state-unsafe', `Could not create ${statePath}: ${reason}.`, {
+      remedy: `Inspect ${statePath} and move the link aside; the service never follows links.`
+    });
+  }
+  return new ProblemError(
+    'internal',
+    reason ? `Could not create ${statePath}: ${reason}.` : `Could not create ${statePath}.`,
+    code ? { errno: code } : {}
+  );
+}

@@ -1,0 +1,96 @@
+// The identifiers every part of the project agrees on (design.md, "Names"), each with the
+// human label shown beside it. Pure data: no I/O.
+
+export const SCHEMA_VERSION = '1.0.0';
+
+export const PLATFORM_IDS = ['generic', 'hosted-notebook', 'cluster'] as const;
+export type PlatformId = (typeof PLATFORM_IDS)[number];
+
+export const INTERFACE_IDS = ['terminal', 'web', 'notebook'] as const;
+export type InterfaceId = (typeof INTERFACE_IDS)[number];
+
+/** Interfaces that run in a browser and so can show a confirmation dialog. */
+export const BROWSER_INTERFACES: readonly InterfaceId[] = ['web', 'notebook'];
+
+export const INGRESS_MODES = ['direct-loopback', 'notebook-server-proxy', 'trusted-proxy'] as const;
+export type IngressMode = (typeof INGRESS_MODES)[number];
+
+export const CREDENTIAL_BACKENDS = ['process', 'system-keyring', 'mounted-file', 'managed-identity'] as const;
+export type CredentialBackendId = (typeof CREDENTIAL_BACKENDS)[number];
+
+export const INFERENCE_RUNTIMES = ['local-lightweight', 'high-throughput-serving'] as const;
+export type InferenceRuntimeId = (typeof INFERENCE_RUNTIMES)[number];
+
+export const APPROVAL_MODES = ['review-every-action', 'low-risk-automation'] as const;
+export type ApprovalModeId = (typeof APPROVAL_MODES)[number];
+
+export type LowRiskAutomationPolicy = 'permitted' | 'denied';
+
+export const PHASES = [
+  'unsupported-interface',
+  'blocked',
+  'needs-compute',
+  'awaiting-confirmation',
+  'ready'
+] as const;
+export type Phase = (typeof PHASES)[number];
+
+export const LABELS: Readonly<Record<string, string>> = {
+  // platforms
+  generic: 'Workstation or container',
+  'hosted-notebook': 'Hosted notebook platform',
+  cluster: 'Cluster platform',
+  // interfaces
+  terminal: 'Terminal',
+  web: 'Browser',
+  notebook: 'Notebook',
+  // browser route and ingress modes
+  'direct-loopback': 'Direct loopback',
+  unavailable: 'Unavailable',
+  'notebook-server-proxy': 'Notebook-server proxy',
+  'trusted-proxy': 'Trusted proxy',
+  // inference runtimes
+  'local-lightweight': 'Local lightweight runtime',
+  'high-throughput-serving': 'High-throughput serving runtime',
+  // compute models
+  'current-host': 'Current host',
+  'hosted-provisioned': 'Provisioned compute of the hosted platform',
+  'batch-allocation': 'Batch-scheduler allocation',
+  // durable storage
+  'project-directory': 'The project directory',
+  'home-directory': "A dedicated directory below the notebook user's home directory",
+  'approved-project-storage': 'Approved project storage',
+  // credential backends
+  process: 'Process',
+  'system-keyring': 'System keyring',
+  'mounted-file': 'Mounted file',
+  'managed-identity': 'Managed identity',
+  // boundary
+  'application-scrubbed': 'Application-scrubbed',
+  // model sources and connections
+  'service-managed': 'Service-managed',
+  'institution-ai-gateway': 'Institution AI gateway',
+  'vendor-consumer-sign-in': 'Consumer-account sign-in of a model vendor',
+  'vendor-api-a': 'Vendor API A',
+  'vendor-api-b': 'Vendor API B',
+  'compatible-service': 'Other compatible service',
+  // approval modes
+  'review-every-action': 'Review Every Action',
+  'low-risk-automation': 'Low-Risk Automation'
+};
+
+export function labelOf(id: string): string {
+  return LABELS[id] ?? id;
+}
+
+export function isInterfaceId(value: string): value is InterfaceId {
+  return (INTERFACE_IDS as readonly string[]).includes(value);
+}
+
+export function isPlatformId(value: string): value is PlatformId {
+  return (PLATFORM_IDS as readonly string[]).includes(value);
+}
+
+export function isIngressMode(value: string): value is IngressMode {
+  return (INGRESS_MODES as readonly string[]).includes(value);
+}

@@ -1,0 +1,88 @@
+// The browser interface's setup page: reads the projection for interface "web" and confirms
+// initialization with the paths it showed. Same origin only; the session cookie authenticates.
+'use strict';
+(function () {
+  var byId = function (id) { return document.getElementById(id); };
+  var current = null;
+
+  function text(id, value) { byId(id).textContent = value; }
+
+  function problemText(body, status) {
+    if (body && typeof body.detail === 'string') { return body.detail + (body.code ? ' (' + body.code + ')' : ''); }
+    return 'The service answered HTTP ' + status + '.';
+  }
+
+  function request(method, url, body) {
+    var init = { method: method, credentials: 'same-origin', headers: { Accept: 'application/json' } };
+    if (body !== undefined) { init.headers['Content-Type'] = 'application/json'; init.body = JSON.stringify(body); }
+    return fetch(url, init).then(function (response) {
+      return response.json().catch(function () { return null; }).then(function (json) {
+        if (!response.ok) { throw new Error(problemText(json, response.status)); }
+        return json;
+      });
+    });
+  }
+
+  function render(p) {
+    current = p;
+    byId('app').setAttribute('aria-busy', 'false');
+    text('status', p.phase === 'ready' ? 'The project is set up.' : 'Setup is in phase ' + p.phase + '.');
+    text('platform', p.manifest.platform.label + ' (' + p.platform + ')');
+    text('project-path', p.projectPath);
+    text('state-path', p.statePath);
+    text('phase', p.phase);
+    byId('summary').hidden = false;
+    text('next-title', 'Next: ' + p.nextAction.title);
+    text('next-detail', p.nextAction.detail);
+    byId('next').hidden = false;
+    var confirmable = p.phase === 'awaiting-confirmation' && p.confirmation.allowedInterfaces.indexOf('web') !== -1;
+    byId('confirm-area').hidden = !confirmable;
+    var creates = byId('creates');
+    creates.textContent = '';
+    p.confirmation.creates.concat([p.statePath + '/initialization.json']).forEach(function (path) {
+      var li = document.createElement('li');
+      li.textContent = path;
+      creates.appendChild(li);
+    });
+    var rows = byId('checks');
+    rows.textContent = '';
+    p.readinessChecks.forEach(function (c) {
+      var tr = document.createElement('tr');
+      [[c.status, 'status-' + c.status], [c.title + (c.required ? '' : ' (optional)'), ''], [c.observed, ''],
+        [c.status === 'pass' || c.status === 'skip' ? '' : (c.remedy || ''), '']].forEach(function (cell) {
+        var td = document.createElement('td');
+        td.textContent = cell[0];
+        if (cell[1]) { td.className = cell[1]; }
+        tr.appendChild(td);
+      });
+      rows.appendChild(tr);
+    });
+    byId('checks-section').hidden = false;
+  }
+
+  function load() {
+    byId('app').setAttribute('aria-busy', 'true');
+    return request('GET', 'startup?interface=web').then(render, function (error) {
+      byId('app').setAttribute('aria-busy', 'false');
+      text('status', 'Could not load the setup state: ' + error.message);
+    });
+  }
+
+  byId('refresh').addEventListener('click', load);
+  byId('confirm').addEventListener('click', function () {
+    if (!current) { return; }
+    var button = byId('confirm');
+    button.disabled = true;
+    request('POST', 'initialize', {
+      interface: 'web',
+      method: 'setup-page',
+      confirm: { projectPath: current.projectPath, statePath: current.statePath }
+    }).then(function (result) {
+      text('status', (result.created ? 'Created ' : 'Already present: ') + result.record.statePath + '.');
+      return load();
+    }, function (error) {
+      text('status', 'Initialization failed: ' + error.message);
+    }).then(function () { button.disabled = false; });
+  });
+  load();
+})();

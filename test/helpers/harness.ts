@@ -1,0 +1,191 @@
+// Starts the real service in this process on a loopback port, with its own temporary project,
+// home and runtime directories, and platform evidence given as environment variables and
+// marker files. Requests go over real HTTP with full control of the headers.
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { resolveConfig, ServeOptions } from '../../sidecar/src/config';
+import { createLogger } from '../../sidecar/src/log';
+import { RunningService, startService } from '../../sidecar/src/server';
+import type { StepHook } from '../../sidecar/src/state';
+
+/** Evidence that selects each platform the way a real machine would show it. */
+export const PLATFORM_EVIDENCE = {
+  generic: { env: {}, files: [] as string[] },
+  'hosted-notebook': {
+    env: {
+      JUPYTERHUB_API_URL: 'http://127.0.0.1:8081/hub/api',
+      JUPYTERHUB_USER: 'alice',
+      JUPYTERHUB_SERVICE_PREFIX: '/user/alice/'
+    },
+    files: [] as string[]
+  },
+  /** A login node: the scheduler is configured, no allocation. */
+  cluster: { env: { SLURM_CONF: '/etc/slurm/slurm.conf' }, files: ['/etc/slurm/slurm.conf'] }
+} as const;
+
+export interface TestServiceOptions {
+  env?: Record<string, string>;
+  files?: readonly string[];
+  serve?: ServeOptions;
+  /** Create the project directory (default true). */
+  createProject?: boolean;
+  /** Path of the project below the temporary root (default "project"). */
+  projectName?: string;
+  onCreationStep?: StepHook;
+}
+
+export interface TestService {
+  running: RunningService;
+  root: string;
+  projectDir: string;
+  homeDir: string;
+  runtimeDir: string;
+  env: Record<string, string>;
+  /** http://127.0.0.1:PORT */
+  origin: string;
+  /** {origin}{base}project/ */
+  api: string;
+  token: string;
+  logs: string[];
+  close(): Promise<void>;
+}
+
+/** A loopback port that refuses connections, so runtime probes fail fast and deterministically. */
+export const CLOSED_URL = 'http://127.0.0.1:9/';
+
+export function tempRoot(prefix = 'ps-test-'): string {
+  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+}
+
+export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
+  const root = tempRoot();
+  const projectDir = path.join(root, options.projectName ?? 'project');
+  const homeDir = path.join(root, 'home');
+  const runtimeDir = path.join(root, 'run');
+  fs.mkdirSync(homeDir);
+  if (options.createProject !== false) {
+    fs.mkdirSync(projectDir, { recursive: true });
+  }
+  const env: Record<string, string> = {
+    HOME: homeDir,
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    PROJECT_STARTUP_RUNTIME_DIR: runtimeDir,
+    PROJECT_STARTUP_LOCAL_RUNTIME_URL: CLOSED_URL,
+    PROJECT_STARTUP_SERVING_RUNTIME_URL: CLOSED_URL,
+    ...options.env
+  };
+  const files = new Set(options.files ?? []);
+  const logs: string[] = [];
+  const config = resolveConfig({ projectDir, ...options.serve }, env, projectDir);
+  const running = await startService({
+    config,
+    env,
+    fileExists: p => files.has(p),
+    logger: createLogger('debug', line => logs.push(line)),
+    onCreationStep: options.onCreationStep
+  });
+  const origin = running.url ? new URL(running.url).origin : 'http://localhost';
+  return {
+    running,
+    root,
+    projectDir: config.projectDir,
+    homeDir,
+    runtimeDir,
+    env,
+    origin,
+    api: running.url ?? '',
+    token: running.token ?? '',
+    logs,
+    close: async () => {
+      await running.close();
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  };
+}
+
+export interface HttpResult {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  json: any;
+}
+
+export interface RequestOptions {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  /** Send the service token as a Bearer header (default true when a token is given). */
+  token?: string;
+  socketPath?: string;
+}
+
+/** One real HTTP request; the Host header defaults to the URL's host and can be overridden. */
+export function request(url: string, options: RequestOptions = {}): Promise<HttpResult> {
+  const target = new URL(url);
+  const headers: Record<string, string> = { host: target.host, ...options.headers };
+  if (options.token !== undefined) {
+    headers.authorization = `Bearer ${options.token}`;
+  }
+  if (options.body !== undefined && headers['content-length'] === undefined) {
+    headers['content-length'] = String(Buffer.byteLength(options.body));
+  }
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        method: options.method ?? 'GET',
+        host: target.hostname,
+        port: target.port,
+        path: `${target.pathname}${target.search}`,
+        headers,
+        socketPath: options.socketPath,
+        timeout: 10000
+      },
+      response => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown;
+          try {
+            json = text === '' ? undefined : JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, text, json });
+        });
+      }
+    );
+    req.on('timeout', () => req.destroy(new Error('request timed out')));
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+/** POST a JSON body with the Bearer token. */
+export function postJson(url: string, token: string, body: unknown, headers: Record<string, string> = {}): Promise<HttpResult> {
+  return request(url, {
+    method: 'POST',
+    token,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body)
+  });
+}
+
+/** Every file and directory below `dir` with mode, size and all three timestamps, by lstat only. */
+export function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (p: string) => {
+    const s = fs.lstatSync(p);
+    out[p] = `${s.mode.toString(8)} ${s.size} ${s.atimeMs} ${s.mtimeMs} ${s.ctimeMs} ${s.ino}`;
+    if (s.isDirectory()) {
+      for (const name of fs.readdirSync(p).sort()) {
+        walk(path.join(p, name));
+      }
+    }
+  };
+  walk(dir);
+  return out;
+}
