@@ -313,19 +313,3 @@ function ask(question: string, io: Io): Promise<string | undefined> {
     });
   });
 }
-
-if (require.main === module) {
-  void main(process.argv.slice(2), {
-    stdout: process.stdout,
-    stderr: process.stderr,
-    stdin: process.stdin,
-    env: process.env,
-    cwd: process.cwd()
-  }).then(code => {
-    process.exitCode = code;
-    if (code !== 0 || process.argv[2] !== 'serve') {
-      // Let pending writes flush, then leave even if a keep-alive socket lingers.
-      setImmediate(() => process.exit(code));
-    }
-  });
-}

@@ -8,6 +8,8 @@ export const PROBLEM_CODES = {
   'unsupported-media-type': { status: 415, title: 'The request body must be application/json' },
   'payload-too-large': { status: 413, title: 'The request body is too large' },
   'uri-too-long': { status: 414, title: 'The request URL is too long' },
+  'headers-too-large': { status: 431, title: 'The request headers are too large' },
+  'malformed-request': { status: 400, title: 'The request is not valid HTTP' },
   'validation-failed': { status: 422, title: 'The request does not have the expected shape' },
   'confirmation-stale': { status: 409, title: 'The confirmation does not match the current projection' },
   'confirmation-not-allowed': { status: 403, title: 'Confirmation is not allowed from this interface' },

@@ -7,7 +7,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, ENV, ServiceConfig } from './config';
 import type { FileExists } from './evidence';
-import { createApp } from './http/app';
+import { createApp, URL_LIMIT } from './http/app';
 import { DirectLoopbackGuard, hostnameOf, IngressGuard, NotebookServerProxyGuard, TrustedProxyGuard } from './http/ingress';
 import { RateLimiter } from './http/rate-limit';
 import { createLogger, Logger } from './log';
@@ -101,19 +101,26 @@ export async function startService(options: StartOptions): Promise<RunningServic
 
   const rateLimiter = new RateLimiter(config.initializeRateLimit);
   const app = createApp({ service, guard, logger, rateLimiter });
-  const server = http.createServer({ requestTimeout: 30000, headersTimeout: 15000, keepAliveTimeout: 5000 }, app);
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+  // requireHostHeader off: a missing Host is answered by the app's own forbidden-host check.
+  const server = http.createServer(
+    { requestTimeout: 30000, headersTimeout: 15000, keepAliveTimeout: 5000, requireHostHeader: false },
+    app
+  );
+  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket) => {
     if (!socket.writable) {
       socket.destroy();
       return;
     }
-    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    const problem = tooLarge
-      ? problemOf('uri-too-long', 'The request line or headers are too large.')
-      : problemOf('validation-failed', 'The request is not valid HTTP.');
+    // Node rejects these before express sees them; answer as problem details all the same.
+    const problem =
+      error.code !== 'HPE_HEADER_OVERFLOW'
+        ? problemOf('malformed-request', 'The request is not valid HTTP/1.1.')
+        : requestLineTooLong(error.rawPacket)
+          ? problemOf('uri-too-long', `Request URLs are limited to ${URL_LIMIT} bytes.`, { limitBytes: URL_LIMIT })
+          : problemOf('headers-too-large', 'The request headers are too large.');
     const body = JSON.stringify(problem);
     socket.end(
-      `HTTP/1.1 ${tooLarge ? 431 : 400} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+      `HTTP/1.1 ${problem.status} ${http.STATUS_CODES[problem.status]}\r\n` +
         `Content-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
     );
   });
@@ -220,6 +227,15 @@ export async function startService(options: StartOptions): Promise<RunningServic
         server.closeAllConnections();
       })
   };
+}
+
+/** Whether the request line alone (method, URL, version) already passes the URL limit. */
+function requestLineTooLong(packet: Buffer | undefined): boolean {
+  if (!packet) {
+    return false;
+  }
+  const end = packet.indexOf('\r\n');
+  return end === -1 ? packet.length > URL_LIMIT : end > URL_LIMIT;
 }
 
 function removeStaleSocket(socketPath: string): void {

@@ -230,6 +230,14 @@ export class StartupService {
       );
     }
     const projection = await this.startup(request.interface);
+    const unsafeState = projection.readinessChecks.find(c => c.id === 'state-path' && c.status === 'fail');
+    if (unsafeState) {
+      throw new ProblemError('state-unsafe', unsafeState.observed, {
+        remedy: unsafeState.remedy,
+        phase: projection.phase,
+        nextAction: projection.nextAction
+      });
+    }
     if (projection.phase !== 'awaiting-confirmation' && projection.phase !== 'ready') {
       throw new ProblemError(
         'wrong-phase',
