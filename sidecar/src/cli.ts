@@ -9,8 +9,9 @@ import { createLogger } from './log';
 import { InvalidPlatformSetting } from './platforms/rules';
 import { asProblemError, ProblemError } from './problems';
 import { startService } from './server';
+import { parseInterface } from './service';
 import { VERSION } from './version';
-import { labelOf } from './vocabulary';
+import { InterfaceId, labelOf } from './vocabulary';
 
 export const EXIT = {
   ok: 0,
@@ -195,10 +196,12 @@ async function serve(args: string[], io: Io): Promise<number> {
 }
 
 async function clientCommand(command: 'status' | 'capabilities' | 'init' | 'url', args: string[], io: Io): Promise<number> {
-  const { values } = parse(args, {
-    ...CLIENT_OPTIONS,
-    ...(command === 'status' ? { interface: { type: 'string' } } : {})
-  });
+  const { values } = parse(
+    args,
+    command === 'url'
+      ? { 'project-dir': { type: 'string' } }
+      : { ...CLIENT_OPTIONS, ...(command === 'status' ? { interface: { type: 'string' } } : {}) }
+  );
   if (values.help) {
     io.stdout.write(`${HELP[command]}\n`);
     return EXIT.ok;
@@ -216,12 +219,20 @@ async function clientCommand(command: 'status' | 'capabilities' | 'init' | 'url'
       return EXIT.ok;
     }
     case 'status': {
-      const projection = await client.startup(((values.interface as string | undefined) ?? 'terminal') as never);
+      const projection = await client.startup(interfaceOption(values.interface));
       io.stdout.write(json ? `${JSON.stringify(projection, null, 2)}\n` : formatProjection(projection, client.source));
       return EXIT.ok;
     }
     case 'init':
       return init(client, json, io);
+  }
+}
+
+function interfaceOption(value: string | boolean | undefined): InterfaceId {
+  try {
+    return parseInterface(value ?? 'terminal');
+  } catch (error) {
+    throw usage(`--interface: ${(error as Error).message}`);
   }
 }
 

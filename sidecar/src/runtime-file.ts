@@ -3,6 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { ConfigError } from './config';
 
 export interface RuntimeInfo {
   url?: string;
@@ -23,13 +24,19 @@ export function runtimeFilePath(runtimeDir: string, projectPath: string): string
   return path.join(runtimeDir, `server-${digest}.json`);
 }
 
-export function writeRuntimeFile(file: string, info: RuntimeInfo): void {
-  const dir = path.dirname(file);
+/** Creates the runtime directory if needed and refuses one that others could read. */
+export function ensureRuntimeDir(dir: string): void {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const stat = fs.lstatSync(dir);
   if (!stat.isDirectory() || (stat.mode & 0o077) !== 0) {
-    throw new Error(`The runtime directory ${dir} must be a private directory (mode 0700).`);
+    throw new ConfigError(
+      `The runtime directory ${dir} must be private (mode 0700, only you can use it): run \`chmod 700 ${dir}\` or set PROJECT_STARTUP_RUNTIME_DIR.`
+    );
   }
+}
+
+export function writeRuntimeFile(file: string, info: RuntimeInfo): void {
+  ensureRuntimeDir(path.dirname(file));
   const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
   const fd = fs.openSync(temporary, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
   try {

@@ -13,7 +13,7 @@ import { RateLimiter } from './http/rate-limit';
 import { createLogger, Logger } from './log';
 import { problemOf } from './problems';
 import { SingleFlight } from './probes';
-import { removeRuntimeFile, runtimeFilePath, writeRuntimeFile } from './runtime-file';
+import { ensureRuntimeDir, removeRuntimeFile, runtimeFilePath, writeRuntimeFile } from './runtime-file';
 import { StartupService } from './service';
 import type { StepHook } from './state';
 import { IngressMode, labelOf } from './vocabulary';
@@ -125,6 +125,9 @@ export async function startService(options: StartOptions): Promise<RunningServic
     );
   });
 
+  if (options.runtimeFile !== false) {
+    ensureRuntimeDir(config.runtimeDir); // fail before listening, not after
+  }
   if (config.unixSocket !== undefined) {
     removeStaleSocket(config.unixSocket);
   }
@@ -193,6 +196,11 @@ export async function startService(options: StartOptions): Promise<RunningServic
     });
   }
 
+  if (ingress === 'notebook-server-proxy' && config.unixSocket === undefined) {
+    logger.warn('notebook-server proxy ingress on a TCP port: other local users can reach it; use --unix-socket', {
+      listening
+    });
+  }
   if (service.decision.overruled.length > 0) {
     logger.warn('conflicting platform evidence', {
       platform: service.decision.platform,

@@ -173,16 +173,24 @@ export class StartupService {
     });
   }
 
-  /** Directories initialize would create now, outermost first. */
+  /**
+   * Directories initialize would create now, outermost first. Stops at the first component
+   * that exists but is no real directory: looking below a symbolic link would follow it.
+   */
   private pathsToCreate(): string[] {
-    return [...this.placement.parentsToCreate, this.placement.statePath].filter(p => {
+    const chain = [...this.placement.parentsToCreate, this.placement.statePath];
+    for (let i = 0; i < chain.length; i++) {
+      let stat: fs.Stats;
       try {
-        fs.lstatSync(p);
-        return false;
+        stat = fs.lstatSync(chain[i]);
       } catch {
-        return true;
+        return chain.slice(i);
       }
-    });
+      if (!stat.isDirectory()) {
+        return [];
+      }
+    }
+    return [];
   }
 
   async startup(iface: InterfaceId): Promise<StartupResult> {

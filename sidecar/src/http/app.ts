@@ -11,6 +11,7 @@ import { handleRpc, parseErrorResponse } from './gateway';
 import { checkSameOrigin, IngressGuard, RequestIdentity } from './ingress';
 import { buildOpenApi } from './openapi';
 import type { RateLimiter } from './rate-limit';
+import { INTERFACE_IDS } from '../vocabulary';
 
 export const URL_LIMIT = 8 * 1024;
 
@@ -165,8 +166,8 @@ export function createApp(options: AppOptions): express.Express {
     .get(async (_request: Request, response: Response) => {
       const values = locals(response).query.getAll('interface');
       if (values.length > 1) {
-        throw new ProblemError('unknown-interface', 'Give the interface parameter once.', {
-          allowedValues: ['terminal', 'web', 'notebook']
+        throw new ProblemError('unknown-interface', `Give the interface parameter once: one of ${INTERFACE_IDS.join(', ')}.`, {
+          allowedValues: [...INTERFACE_IDS]
         });
       }
       const projection = await service.startup(parseInterface(values[0]));

@@ -1,0 +1,261 @@
+// Runs the real `project-startup` command (bin/project-startup.js -> sidecar/dist/cli.js) as
+// child processes with an explicit environment: nothing of the developer's environment is
+// inherited. Every child is tracked so a test's afterEach can kill what a failure left behind.
+import { ChildProcess, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { CLOSED_URL, tempRoot } from './harness';
+
+export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+export const BIN = path.join(REPO_ROOT, 'bin', 'project-startup.js');
+
+/** A temporary root with a home, an (empty) bin directory, a runtime directory and a project. */
+export interface CliSandbox {
+  root: string;
+  home: string;
+  /** An empty directory used as PATH: no scheduler client (squeue, qstat...) can be found. */
+  bin: string;
+  runtimeDir: string;
+  projectDir: string;
+  /** HOME, PATH, PROJECT_STARTUP_RUNTIME_DIR and both runtime URLs pointing at CLOSED_URL. */
+  env: Record<string, string>;
+  remove(): void;
+}
+
+export function makeSandbox(projectName = 'project'): CliSandbox {
+  const root = tempRoot('ps-cli-');
+  const home = path.join(root, 'home');
+  const bin = path.join(root, 'bin');
+  const runtimeDir = path.join(root, 'run');
+  const projectDir = path.join(root, projectName);
+  fs.mkdirSync(home);
+  fs.mkdirSync(bin);
+  fs.mkdirSync(projectDir, { recursive: true });
+  return {
+    root,
+    home,
+    bin,
+    runtimeDir,
+    projectDir,
+    env: {
+      HOME: home,
+      PATH: bin,
+      PROJECT_STARTUP_RUNTIME_DIR: runtimeDir,
+      PROJECT_STARTUP_LOCAL_RUNTIME_URL: CLOSED_URL,
+      PROJECT_STARTUP_SERVING_RUNTIME_URL: CLOSED_URL
+    },
+    remove: () => fs.rmSync(root, { recursive: true, force: true })
+  };
+}
+
+export interface RunResult {
+  /** Exit code, or null when the child was killed by a signal. */
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** True when the kill timeout fired. */
+  timedOut: boolean;
+}
+
+export interface RunOptions {
+  env: Record<string, string>;
+  cwd: string;
+  /** Written to stdin, which is then closed. Default: stdin is closed at once (end of input). */
+  input?: string;
+  /** SIGKILL after this long (default 10 s). */
+  timeoutMs?: number;
+}
+
+const live = new Set<ChildProcess>();
+
+function track(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  live.add(child);
+  return new Promise(resolve => {
+    child.once('close', (code, signal) => {
+      live.delete(child);
+      resolve({ code, signal });
+    });
+    child.once('error', () => {
+      live.delete(child);
+      resolve({ code: null, signal: null });
+    });
+  });
+}
+
+/** Runs any executable to completion with piped stdio and a kill timeout. */
+export async function runProcess(file: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
+  const child = spawn(file, args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const exited = track(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdin?.on('error', () => undefined); // the child may exit before reading
+  child.stdin?.end(options.input);
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    child.kill('SIGKILL');
+  }, options.timeoutMs ?? 10000);
+  const { code, signal } = await exited;
+  clearTimeout(timer);
+  return { code, signal, stdout, stderr, timedOut };
+}
+
+/** Runs `project-startup ...args` with node to completion. */
+export function runCli(args: readonly string[], options: RunOptions): Promise<RunResult> {
+  return runProcess(process.execPath, [BIN, ...args], options);
+}
+
+export interface ServeHandle {
+  child: ChildProcess;
+  /** The address after "Listening:" (http://127.0.0.1:PORT/project/). */
+  url: string;
+  port: number;
+  stdout(): string;
+  stderr(): string;
+  /** SIGTERM, then wait for the exit (SIGKILL after the timeout). */
+  stop(timeoutMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null; timedOut: boolean }>;
+}
+
+export interface ServeOptions {
+  env: Record<string, string>;
+  cwd: string;
+  /** How long to wait for the "Listening:" line (default 10 s). */
+  timeoutMs?: number;
+}
+
+/** Starts `project-startup serve ...args` and resolves once it prints its "Listening:" line. */
+export function startServe(args: readonly string[], options: ServeOptions): Promise<ServeHandle> {
+  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ['pipe', 'pipe', 'pipe']
+  });
+  const exited = track(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdin?.on('error', () => undefined);
+
+  const stop: ServeHandle['stop'] = async (timeoutMs = 10000) => {
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+    }
+    const result = await exited;
+    clearTimeout(timer);
+    return { ...result, timedOut };
+  };
+
+  return new Promise<ServeHandle>((resolve, reject) => {
+    let settled = false;
+    const finish = (error?: Error, handle?: ServeHandle) => {
+      if (settled) {
+        return;
+      }
+      settled = true;
+      clearTimeout(timer);
+      child.stdout?.off('data', onData);
+      if (error) {
+        reject(error);
+      } else {
+        resolve(handle as ServeHandle);
+      }
+    };
+    const onData = () => {
+      const match = /^Listening: (http:\/\/[^\s]+)$/m.exec(stdout);
+      if (match) {
+        const url = match[1];
+        finish(undefined, {
+          child,
+          url,
+          port: Number(new URL(url).port),
+          stdout: () => stdout,
+          stderr: () => stderr,
+          stop
+        });
+      }
+    };
+    child.stdout?.on('data', onData);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      finish(new Error(`serve printed no "Listening:" line within ${options.timeoutMs ?? 10000} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, options.timeoutMs ?? 10000);
+    void exited.then(({ code, signal }) =>
+      finish(new Error(`serve exited (code ${code}, signal ${signal}) before listening\nstdout: ${stdout}\nstderr: ${stderr}`))
+    );
+  });
+}
+
+/** Kills every child still running (for afterEach/afterAll) and waits for them to go. */
+export async function killAllChildren(): Promise<void> {
+  const children = [...live];
+  await Promise.all(
+    children.map(
+      child =>
+        new Promise<void>(resolve => {
+          if (child.exitCode !== null || child.signalCode !== null) {
+            live.delete(child);
+            resolve();
+            return;
+          }
+          const timer = setTimeout(resolve, 5000);
+          child.once('close', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          child.kill('SIGKILL');
+        })
+    )
+  );
+}
+
+/** Every regular file below `dir` (not following links), path -> content. */
+export function readAllFiles(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (p: string) => {
+    let stat: fs.Stats;
+    try {
+      stat = fs.lstatSync(p);
+    } catch {
+      return;
+    }
+    if (stat.isDirectory()) {
+      for (const name of fs.readdirSync(p).sort()) {
+        walk(path.join(p, name));
+      }
+    } else if (stat.isFile()) {
+      out[p] = fs.readFileSync(p, 'utf8');
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** A list of paths below `dir` (relative, sorted), for "nothing was created" checks. */
+export function listTree(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (p: string) => {
+    const stat = fs.lstatSync(p);
+    out.push(path.relative(dir, p) || '.');
+    if (stat.isDirectory()) {
+      for (const name of fs.readdirSync(p).sort()) {
+        walk(path.join(p, name));
+      }
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** Signs of a JavaScript stack trace or of the tool's own source paths in output. */
+export function looksLikeStack(text: string): boolean {
+  return /\n\s+at\s/.test(text) || /sidecar\/(dist|src)\//.test(text) || /node:internal/.test(text);
+}
