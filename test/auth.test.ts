@@ -1,23 +1,24 @@
 // Authentication, Host checks and CSRF defence per ingress mode (design.md "Paths, ingress and
 // authentication"), and the start-up refusals that keep an ingress from being misconfigured.
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { HttpResult, PLATFORM_EVIDENCE, postJson, request, startTestService, TestService, TestServiceOptions } from './helpers/harness';
+import {
+  HttpResult,
+  PLATFORM_EVIDENCE,
+  postJson,
+  rawRequest,
+  request,
+  startTestService,
+  TestService,
+  TestServiceOptions,
+  trackedServices
+} from './helpers/harness';
 import { expectValid } from './helpers/schemas';
 
 const PACKAGE_VERSION: string = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')).version;
 
-const open: TestService[] = [];
-async function start(options: TestServiceOptions = {}): Promise<TestService> {
-  const svc = await startTestService(options);
-  open.push(svc);
-  return svc;
-}
-afterEach(async () => {
-  await Promise.all(open.splice(0).map(s => s.close()));
-});
+const start = trackedServices('each');
 
 /** Scratch directory of this file (secret files), removed at the end. */
 const scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ps-auth-')));
@@ -48,43 +49,6 @@ async function cookieFor(svc: TestService): Promise<string> {
   const r = await request(`${svc.api}capabilities?token=${svc.token}`);
   expect(r.status).toBe(200);
   return sessionCookie(r).pair;
-}
-
-interface RawResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** Sends bytes as they are on a fresh connection and parses the one response. */
-function raw(portNumber: number, data: string): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(portNumber, '127.0.0.1');
-    const chunks: Buffer[] = [];
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error('raw request timed out'));
-    }, 5000);
-    const finish = () => {
-      clearTimeout(timer);
-      const text = Buffer.concat(chunks).toString('utf8');
-      const split = text.indexOf('\r\n\r\n');
-      const head = split === -1 ? text : text.slice(0, split);
-      const [statusLine, ...lines] = head.split('\r\n');
-      const headers: Record<string, string> = {};
-      for (const line of lines) {
-        const colon = line.indexOf(':');
-        if (colon > 0) {
-          headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
-        }
-      }
-      resolve({ status: Number(statusLine.split(' ')[1] ?? 0), headers, body: split === -1 ? '' : text.slice(split + 4) });
-    };
-    socket.on('data', chunk => chunks.push(chunk));
-    socket.on('close', finish);
-    socket.on('error', () => undefined); // a reset after the response still leaves what was read
-    socket.write(data);
-  });
 }
 
 /** The core fs module itself (not an import wrapper), so jest.spyOn sees the harness's calls. */
@@ -229,7 +193,7 @@ describe('direct loopback: the Host header (DNS rebinding)', () => {
     ['HTTP/1.1', `GET /project/capabilities HTTP/1.1\r\nAuthorization: Bearer TOKEN\r\nConnection: close\r\n\r\n`],
     ['HTTP/1.0', `GET /project/capabilities HTTP/1.0\r\nAuthorization: Bearer TOKEN\r\n\r\n`]
   ])('an %s request without a Host header is 403 forbidden-host, even with a valid token', async (_version, text) => {
-    const r = await raw(port(svc), text.replace('TOKEN', svc.token));
+    const r = await rawRequest(port(svc), text.replace('TOKEN', svc.token));
     expect(r.status).toBe(403);
     expect(r.headers['content-type']).toMatch(/^application\/problem\+json/);
     const body = JSON.parse(r.body);
@@ -370,14 +334,36 @@ describe('start-up refusals', () => {
     expect(error.message).toMatch(/trusted-proxy|loopback/);
   });
 
-  it('refuses --ingress notebook-server-proxy on the cluster platform, naming the modes it offers', async () => {
-    const error = await refusedStart({
-      env: { ...PLATFORM_EVIDENCE.cluster.env },
+});
+
+describe('an ingress the platform does not offer', () => {
+  // A notebook server inside a cluster job: the panel must still learn to use the terminal.
+  it('answers read-only: the notebook sees unsupported-interface, and nothing can be initialized', async () => {
+    const svc = await start({
+      env: { ...PLATFORM_EVIDENCE.cluster.env, SLURM_JOB_ID: '77', PROJECT_STARTUP_APPROVED_STORAGE: '/' },
       files: PLATFORM_EVIDENCE.cluster.files,
       serve: { ingress: 'notebook-server-proxy' }
     });
-    expect(error.message).toMatch(/direct-loopback/);
-    expect(error.message).toMatch(/trusted-proxy/);
+    const startup = await request(`${svc.api}startup?interface=notebook`, { headers: { authorization: 'token jupyter' } });
+    expect(startup.status).toBe(200);
+    expectValid('StartupProjection', startup.json);
+    expect(startup.json.phase).toBe('unsupported-interface');
+    expect(startup.json.nextAction.id).toBe('switch-interface');
+    expect(startup.json.nextAction.interfaces.map((i: { id: string }) => i.id)).toEqual(['terminal']);
+    const terminal = await request(`${svc.api}startup?interface=terminal`, { headers: { authorization: 'token jupyter' } });
+    const ingressCheck = terminal.json.readinessChecks.find((c: { id: string }) => c.id === 'gateway-ingress');
+    expect(ingressCheck.status).toBe('warn');
+    expect(ingressCheck.observed).toMatch(/not an ingress of the Cluster platform/);
+    const init = await request(`${svc.api}initialize`, {
+      method: 'POST',
+      headers: { authorization: 'token jupyter', 'content-type': 'application/json' },
+      body: JSON.stringify({ interface: 'terminal', method: 'terminal-prompt', confirm: { projectPath: terminal.json.projectPath, statePath: terminal.json.statePath } })
+    });
+    expect(init.status).toBe(403);
+    expectValid('Problem', init.json);
+    expect(init.json.code).toBe('confirmation-not-allowed');
+    expect(fs.existsSync(terminal.json.statePath)).toBe(false);
+    expect(svc.logs.join('')).toMatch(/does not offer this ingress/);
   });
 });
 

@@ -8,15 +8,14 @@ import * as path from 'node:path';
 import { request } from './helpers/harness';
 import {
   CliSandbox,
-  killAllChildren,
   listTree,
   looksLikeStack,
-  makeSandbox,
   REPO_ROOT,
   runCli,
   runProcess,
   RunResult,
-  startServe
+  startServe,
+  trackedSandboxes
 } from './helpers/cli';
 import { expectValid } from './helpers/schemas';
 
@@ -35,22 +34,7 @@ const MATRIX_ROWS = [
   ['built-in-connections', 'Built-in institution-managed connection']
 ] as const;
 
-let sandboxes: CliSandbox[] = [];
-function sandbox(name?: string): CliSandbox {
-  const s = makeSandbox(name);
-  sandboxes.push(s);
-  return s;
-}
-
-afterEach(async () => {
-  await killAllChildren();
-  for (const s of sandboxes) {
-    s.remove();
-  }
-  sandboxes = [];
-});
-
-afterAll(killAllChildren);
+const sandbox = trackedSandboxes();
 
 function describeRun(r: RunResult): string {
   return `exit ${r.code} signal ${r.signal}${r.timedOut ? ' (timed out)' : ''}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
@@ -226,12 +210,6 @@ describe('serve', () => {
       { name: 'unknown ingress', args: ['--ingress', 'bogus'], says: [/--ingress/, /direct-loopback/, /notebook-server-proxy/, /trusted-proxy/] },
       { name: 'port out of range', args: ['--port', '99999'], says: [/--port/, /65535/] },
       { name: 'non-loopback host', args: ['--host', '0.0.0.0'], says: [/--host/, /trusted-proxy/] },
-      {
-        name: 'ingress the cluster does not offer',
-        args: ['--ingress', 'notebook-server-proxy'],
-        env: { SLURM_CONF: '/etc/slurm/slurm.conf' },
-        says: [/Cluster platform/, /Notebook-server proxy/i, /direct-loopback/]
-      },
       { name: 'bad low-risk policy', args: [], env: { PROJECT_STARTUP_LOW_RISK_AUTOMATION: 'maybe' }, says: [/PROJECT_STARTUP_LOW_RISK_AUTOMATION/, /permitted/, /denied/] },
       { name: 'bad base URL', args: ['--base-url', 'no-slash'], says: [/--base-url/] }
     ];

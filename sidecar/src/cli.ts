@@ -1,10 +1,12 @@
 // `project-startup`: serve the service, and the terminal interface to it (status,
 // capabilities, init, url). Exit codes are documented in HELP and the README.
+import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import { connect, findRunningService } from './client';
 import { ConfigError, ENV, resolveConfig, ServeOptions } from './config';
 import { formatManifest, formatProblem, formatProjection } from './format';
+import { InstallScope, installJupyter, PACKAGE_NAME, uninstallJupyter } from './jupyter-install';
 import { createLogger } from './log';
 import { InvalidPlatformSetting } from './platforms/rules';
 import { asProblemError, ProblemError } from './problems';
@@ -32,6 +34,7 @@ Commands:
   capabilities   Show the platform capability manifest
   init           Show what would be created, ask, then create the project state
   url            Print the setup page address with a one-time login token
+  jupyter        install | uninstall the JupyterLab extension and the proxy entry
 
 Run \`project-startup <command> --help\` for a command's options.
 Global: --help, --version
@@ -67,6 +70,17 @@ Shows the capability manifest of the selected platform.`,
 Shows the project and state paths that would be created and asks for confirmation
 at the prompt. Only where the platform offers no browser interface (the cluster
 platform) is a terminal confirmation accepted; elsewhere it says where to confirm.`,
+  jupyter: `Usage: project-startup jupyter install|uninstall [--user | --sys-prefix | --prefix P]
+
+install: copies the prebuilt JupyterLab extension into Jupyter's data path and writes the
+jupyter-server-proxy entry \`project\` (this sidecar on a private Unix socket, under Jupyter's
+base URL) into Jupyter's config path, for jupyter_server 1.x and 2.x. Then says what remains
+(installing jupyter-server-proxy, restarting Jupyter).
+uninstall: removes exactly what install wrote.
+
+  --user        ~/.local/share/jupyter and ~/.jupyter (or $JUPYTER_DATA_DIR, $JUPYTER_CONFIG_DIR); default
+  --sys-prefix  the sys.prefix of the Python that runs \`jupyter\` (or $PROJECT_STARTUP_PYTHON)
+  --prefix P    P/share/jupyter and P/etc/jupyter`,
   url: `Usage: project-startup url [--project-dir D]
 
 Prints the setup page address of the running service with its one-time login token,
@@ -117,13 +131,15 @@ export async function main(argv: string[], io: Io): Promise<number> {
     switch (command) {
       case 'serve':
         return await serve(rest, io);
+      case 'jupyter':
+        return jupyter(rest, io);
       case 'status':
       case 'capabilities':
       case 'init':
       case 'url':
         return await clientCommand(command, rest, io);
       default:
-        throw usage(`Unknown command "${command}". Commands: serve, status, capabilities, init, url.`);
+        throw usage(`Unknown command "${command}". Commands: serve, status, capabilities, init, url, jupyter.`);
     }
   } catch (error) {
     return report(error, io);
@@ -226,6 +242,53 @@ async function clientCommand(command: 'status' | 'capabilities' | 'init' | 'url'
     case 'init':
       return init(client, json, io);
   }
+}
+
+function jupyter(args: string[], io: Io): number {
+  const [action, ...rest] = args;
+  if (action === undefined || action === '--help' || action === '-h') {
+    io.stdout.write(`${HELP.jupyter}\n`);
+    return action === undefined ? EXIT.usage : EXIT.ok;
+  }
+  if (action !== 'install' && action !== 'uninstall') {
+    throw usage(`Unknown jupyter action "${action}"; use install or uninstall.`);
+  }
+  const { values } = parse(rest, { user: { type: 'boolean' }, 'sys-prefix': { type: 'boolean' }, prefix: { type: 'string' } });
+  if (values.help) {
+    io.stdout.write(`${HELP.jupyter}\n`);
+    return EXIT.ok;
+  }
+  const chosen = [values.user, values['sys-prefix'], values.prefix !== undefined].filter(Boolean).length;
+  if (chosen > 1) {
+    throw usage('Choose one of --user, --sys-prefix and --prefix.');
+  }
+  const scope: InstallScope = values['sys-prefix']
+    ? { kind: 'sys-prefix' }
+    : values.prefix !== undefined
+      ? { kind: 'prefix', prefix: path.resolve(io.cwd, values.prefix as string) }
+      : { kind: 'user' };
+  if (action === 'uninstall') {
+    const report = uninstallJupyter(scope, io.env);
+    io.stdout.write(
+      report.removed.length > 0
+        ? `Removed:\n${report.removed.map(p => `  ${p}`).join('\n')}\nRestart the Jupyter server to unload them.\n`
+        : `Nothing of ${PACKAGE_NAME} is installed under ${report.paths.data} or ${report.paths.config}.\n`
+    );
+    return EXIT.ok;
+  }
+  const report = installJupyter(scope, io.env);
+  io.stdout.write(
+    [
+      `Installed the JupyterLab extension: ${report.labextension}`,
+      'Wrote the notebook-server proxy entry "project":',
+      `  ${report.configFiles[0]} (jupyter_server 2.x)`,
+      `  ${report.configFiles[1]} (jupyter_server 1.x)`,
+      'What remains:',
+      ...report.remaining.map(line => `  - ${line}`),
+      ''
+    ].join('\n')
+  );
+  return EXIT.ok;
 }
 
 function interfaceOption(value: string | boolean | undefined): InterfaceId {

@@ -46,6 +46,8 @@ export interface IngressObservation {
   mode: IngressMode;
   /** Where the service listens, for a person; undefined when no service is running. */
   listening?: string;
+  /** False when the platform's matrix row does not list this ingress: the service answers read-only. */
+  offered: boolean;
 }
 
 export interface RuntimeProbe extends HttpProbe {
@@ -224,7 +226,16 @@ export function buildChecks(input: ProjectionInputs): ReadinessCheck[] {
   });
 
   checks.push(
-    input.ingress?.listening
+    input.ingress?.listening && !input.ingress.offered
+      ? {
+          id: 'gateway-ingress',
+          title: 'Gateway ingress',
+          status: 'warn',
+          required: false,
+          observed: `${labelOf(input.ingress.mode)} on ${input.ingress.listening} is not an ingress of the ${labelOf(adapter.id)}; this service answers read-only`,
+          remedy: `Reach the service through ${adapter.ingressModes.map(labelOf).join(' or ')} to set the project up.`
+        }
+      : input.ingress?.listening
       ? {
           id: 'gateway-ingress',
           title: 'Gateway ingress',

@@ -16,7 +16,7 @@ import { SingleFlight } from './probes';
 import { ensureRuntimeDir, removeRuntimeFile, runtimeFilePath, writeRuntimeFile } from './runtime-file';
 import { StartupService } from './service';
 import type { StepHook } from './state';
-import { IngressMode, labelOf } from './vocabulary';
+import type { IngressMode } from './vocabulary';
 
 export interface StartOptions {
   config: ServiceConfig;
@@ -73,11 +73,9 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const service = new StartupService({ config, env, fileExists: options.fileExists, onCreationStep: options.onCreationStep });
   const adapter = service.adapter;
   const ingress = config.ingress ?? adapter.defaultIngress;
-  if (!adapter.ingressModes.includes(ingress)) {
-    throw new ConfigError(
-      `The ${labelOf(adapter.id)} does not offer the ${labelOf(ingress)} ingress; use ${adapter.ingressModes.join(' or ')}.`
-    );
-  }
+  // An ingress the platform does not offer still answers, read-only: behind a notebook server
+  // on a cluster node the panel must be able to say "use the terminal" rather than fail.
+  const offered = adapter.ingressModes.includes(ingress);
   if (config.unixSocket === undefined && ingress !== 'trusted-proxy' && !isLoopback(config.host)) {
     throw new ConfigError('--host may name a non-loopback address only with --ingress trusted-proxy.');
   }
@@ -172,7 +170,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const browserUrlProbe = canVerifyBrowserUrl
     ? new SingleFlight(30000, () => selfProbe(probeUrl as string, service.instanceId))
     : undefined;
-  service.setIngress({ mode: ingress, listening }, browserUrlProbe ? () => browserUrlProbe.get() : undefined);
+  service.setIngress({ mode: ingress, listening, offered }, browserUrlProbe ? () => browserUrlProbe.get() : undefined);
   service.warmUp();
   if (browserUrlProbe) {
     await browserUrlProbe.get();
@@ -196,6 +194,13 @@ export async function startService(options: StartOptions): Promise<RunningServic
     });
   }
 
+  if (!offered) {
+    logger.warn('the platform does not offer this ingress; answering read-only', {
+      platform: adapter.id,
+      ingress,
+      offered: adapter.ingressModes
+    });
+  }
   if (ingress === 'notebook-server-proxy' && config.unixSocket === undefined) {
     logger.warn('notebook-server proxy ingress on a TCP port: other local users can reach it; use --unix-socket', {
       listening

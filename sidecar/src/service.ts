@@ -223,6 +223,13 @@ export class StartupService {
   async initialize(body: unknown, via: { ingress: InitializationRecord['confirmation']['ingress'] }): Promise<InitializeResult> {
     const request = parseInitializeBody(body);
     const allowed = confirmationInterfaces(this.adapter);
+    if (this.ingress && !this.ingress.offered) {
+      throw new ProblemError(
+        'confirmation-not-allowed',
+        `The ${labelOf(this.adapter.id)} does not offer the ${labelOf(this.ingress.mode)} ingress, so nothing is changed through it. Confirm through ${allowed.map(labelOf).join(' or ')}.`,
+        { allowedInterfaces: allowed }
+      );
+    }
     if (!allowed.includes(request.interface)) {
       throw new ProblemError(
         'confirmation-not-allowed',

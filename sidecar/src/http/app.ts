@@ -113,6 +113,11 @@ export function createApp(options: AppOptions): express.Express {
       throw new ProblemError('uri-too-long', `Request URLs are limited to ${URL_LIMIT} bytes.`, { limitBytes: URL_LIMIT });
     }
     guard.checkHost(request);
+    if (path === '/' && guard.mode === 'notebook-server-proxy' && (request.method === 'GET' || request.method === 'HEAD')) {
+      // jupyter-server-proxy polls GET / until the backend answers; say only that it is up.
+      sendJson(response, 200, '{"status":"pass"}', 'application/health+json');
+      return;
+    }
     if (path !== prefix && !path.startsWith(`${prefix}/`)) {
       throw new ProblemError('not-found', `Nothing is served here; the service lives under ${prefix}/.`);
     }
