@@ -14,7 +14,7 @@ import {
   TestServiceOptions,
   trackedServices
 } from './helpers/harness';
-import { expectValid } from './helpers/schemas';
+import { expectProblem, expectValid } from './helpers/schemas';
 
 const PACKAGE_VERSION: string = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')).version;
 
@@ -23,13 +23,6 @@ const start = trackedServices('each');
 /** Scratch directory of this file (secret files), removed at the end. */
 const scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ps-auth-')));
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
-
-function expectProblem(r: HttpResult, status: number, code: string): void {
-  expect({ status: r.status, code: r.json?.code }).toEqual({ status, code });
-  expect(r.headers['content-type']).toMatch(/^application\/problem\+json/);
-  expectValid('Problem', r.json);
-  expect(r.json.status).toBe(status);
-}
 
 function port(svc: TestService): number {
   return svc.running.port as number;

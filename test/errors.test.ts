@@ -1,10 +1,9 @@
 // Every error code of design.md ("Errors, limits, versioning"), each reached by a request a user
 // could send, answered as RFC 9457 problem details without stack traces, code paths or secrets.
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { HttpResult, PLATFORM_EVIDENCE, postJson, request, startTestService, TestService } from './helpers/harness';
+import { HttpResult, PLATFORM_EVIDENCE, postJson, RawResponse, rawRequest, request, TestService, trackedServices } from './helpers/harness';
 import { expectValid, validateAgainst } from './helpers/schemas';
 
 const DESIGN_CODES = [
@@ -29,15 +28,18 @@ const DESIGN_CODES = [
 
 const TMP_REAL = fs.realpathSync(os.tmpdir());
 
+/** The one service most tests share, and services of a single test. */
+const startShared = trackedServices('all');
+const startOwn = trackedServices('each');
+
 let svc: TestService;
 let confirm: { interface: string; confirm: { projectPath: string; statePath: string } };
 beforeAll(async () => {
   // A generous limit: this file sends many initialize calls to one service.
-  svc = await startTestService({ env: { PROJECT_STARTUP_INITIALIZE_RATE_LIMIT: '1000/60' } });
+  svc = await startShared({ env: { PROJECT_STARTUP_INITIALIZE_RATE_LIMIT: '1000/60' } });
   const p = await request(`${svc.api}startup?interface=web`, { token: svc.token });
   confirm = p.json.nextAction.request.body;
 });
-afterAll(() => svc.close());
 
 /** No stack trace, path of the service's own code, error class prefix or token in the text. */
 function expectNoLeak(text: string): void {
@@ -78,40 +80,9 @@ function post(pathName: string, body: string, headers: Record<string, string> = 
   });
 }
 
-interface RawResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** Sends bytes as they are on a fresh connection and parses the one response. */
+/** Sends bytes as they are on a fresh connection to the shared service. */
 function raw(data: string | Buffer): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(svc.running.port as number, '127.0.0.1');
-    const chunks: Buffer[] = [];
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error('raw request timed out'));
-    }, 5000);
-    socket.on('data', chunk => chunks.push(chunk));
-    socket.on('error', () => undefined); // a reset after the response still leaves what was read
-    socket.on('close', () => {
-      clearTimeout(timer);
-      const text = Buffer.concat(chunks).toString('utf8');
-      const split = text.indexOf('\r\n\r\n');
-      const head = split === -1 ? text : text.slice(0, split);
-      const [statusLine, ...lines] = head.split('\r\n');
-      const headers: Record<string, string> = {};
-      for (const line of lines) {
-        const colon = line.indexOf(':');
-        if (colon > 0) {
-          headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
-        }
-      }
-      resolve({ status: Number(statusLine.split(' ')[1] ?? 0), headers, body: split === -1 ? '' : text.slice(split + 4) });
-    });
-    socket.write(data);
-  });
+  return rawRequest(svc.running.port as number, data);
 }
 
 function expectRawProblem(r: RawResponse, status: number): Record<string, unknown> {
@@ -214,52 +185,40 @@ describe('initialize refusals', () => {
   });
 
   it('wrong-phase: a cluster login node without an allocation', async () => {
-    const cluster = await startTestService({
+    const cluster = await startOwn({
       env: { ...PLATFORM_EVIDENCE.cluster.env, PROJECT_STARTUP_APPROVED_STORAGE: TMP_REAL },
       files: PLATFORM_EVIDENCE.cluster.files
     });
-    try {
-      const p = await request(`${cluster.api}startup?interface=terminal`, { token: cluster.token });
-      const r = await postJson(`${cluster.api}initialize`, cluster.token, {
-        interface: 'terminal',
-        method: 'terminal-prompt',
-        confirm: { projectPath: p.json.projectPath, statePath: p.json.statePath }
-      });
-      expectProblem(r, 409, 'wrong-phase');
-      expect(r.json.phase).toBe('needs-compute');
-      expect(r.json.nextAction.id).toBe('request-allocation');
-    } finally {
-      await cluster.close();
-    }
+    const p = await request(`${cluster.api}startup?interface=terminal`, { token: cluster.token });
+    const r = await postJson(`${cluster.api}initialize`, cluster.token, {
+      interface: 'terminal',
+      method: 'terminal-prompt',
+      confirm: { projectPath: p.json.projectPath, statePath: p.json.statePath }
+    });
+    expectProblem(r, 409, 'wrong-phase');
+    expect(r.json.phase).toBe('needs-compute');
+    expect(r.json.nextAction.id).toBe('request-allocation');
   });
 
   it('rate-limited: past the per-client initialize limit, with Retry-After', async () => {
-    const limited = await startTestService({ env: { PROJECT_STARTUP_INITIALIZE_RATE_LIMIT: '1/3600' } });
-    try {
-      const url = `${limited.api}initialize`;
-      const first = await postJson(url, limited.token, { interface: 'web' });
-      expect(first.status).not.toBe(429);
-      const r = await postJson(url, limited.token, { interface: 'web' });
-      expectProblem(r, 429, 'rate-limited');
-      expect(Number(r.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-    } finally {
-      await limited.close();
-    }
+    const limited = await startOwn({ env: { PROJECT_STARTUP_INITIALIZE_RATE_LIMIT: '1/3600' } });
+    const url = `${limited.api}initialize`;
+    const first = await postJson(url, limited.token, { interface: 'web' });
+    expect(first.status).not.toBe(429);
+    const r = await postJson(url, limited.token, { interface: 'web' });
+    expectProblem(r, 429, 'rate-limited');
+    expect(Number(r.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   });
 
   it('state-unsafe: a state path that is a symbolic link', async () => {
-    const other = await startTestService();
-    try {
-      const p = await request(`${other.api}startup?interface=web`, { token: other.token });
-      const target = path.join(other.root, 'elsewhere');
-      fs.mkdirSync(target, { mode: 0o700 });
-      fs.symlinkSync(target, p.json.statePath);
-      const r = await postJson(`${other.api}initialize`, other.token, p.json.nextAction.request.body);
-      expectProblem(r, 409, 'state-unsafe');
-      expect(fs.readdirSync(target)).toEqual([]);
-    } finally {
-      await other.close();
-    }
+    const other = await startOwn();
+    const p = await request(`${other.api}startup?interface=web`, { token: other.token });
+    const target = path.join(other.root, 'elsewhere');
+    fs.mkdirSync(target, { mode: 0o700 });
+    fs.symlinkSync(target, p.json.statePath);
+    const r = await postJson(`${other.api}initialize`, other.token, p.json.nextAction.request.body);
+    expectProblem(r, 409, 'state-unsafe');
+    expect(fs.readdirSync(target)).toEqual([]);
   });
 });
 

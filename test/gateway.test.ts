@@ -3,22 +3,12 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { expectValid } from './helpers/schemas';
-import { HttpResult, PLATFORM_EVIDENCE, postJson, request, startTestService, TestService, TestServiceOptions } from './helpers/harness';
+import { HttpResult, PLATFORM_EVIDENCE, postJson, request, TestService, TestServiceOptions, trackedServices } from './helpers/harness';
 
 type Iface = 'terminal' | 'web' | 'notebook';
 const INTERFACES: Iface[] = ['terminal', 'web', 'notebook'];
 
-const started: TestService[] = [];
-async function start(options: TestServiceOptions = {}): Promise<TestService> {
-  const svc = await startTestService(options);
-  started.push(svc);
-  return svc;
-}
-afterAll(async () => {
-  for (const svc of started.splice(0)) {
-    await svc.close();
-  }
-});
+const start = trackedServices('all');
 
 function rpc(svc: TestService, body: unknown): Promise<HttpResult> {
   return postJson(`${svc.api}gateway`, svc.token, body);

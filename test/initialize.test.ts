@@ -3,11 +3,10 @@
 // leaves on disk, and what it refuses. Real services on loopback, one per scenario.
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { HttpResult, PLATFORM_EVIDENCE, postJson, request, startTestService, TestService, TestServiceOptions } from './helpers/harness';
-import { expectValid } from './helpers/schemas';
+import { HttpResult, PLATFORM_EVIDENCE, postJson, request, TestService, trackedServices } from './helpers/harness';
+import { expectProblem, expectValid } from './helpers/schemas';
 
 /** The temporary root of every test service lies below this, so it can serve as approved storage. */
 const TMP_REAL = fs.realpathSync(os.tmpdir());
@@ -15,22 +14,7 @@ const TMP_REAL = fs.realpathSync(os.tmpdir());
 const CLUSTER_JOB = { SLURM_JOB_ID: '4242', PROJECT_STARTUP_APPROVED_STORAGE: TMP_REAL };
 const CLUSTER_LOGIN_NODE = { ...PLATFORM_EVIDENCE.cluster.env, PROJECT_STARTUP_APPROVED_STORAGE: TMP_REAL };
 
-const open: TestService[] = [];
-async function start(options: TestServiceOptions = {}): Promise<TestService> {
-  const svc = await startTestService(options);
-  open.push(svc);
-  return svc;
-}
-afterEach(async () => {
-  await Promise.all(open.splice(0).map(s => s.close()));
-});
-
-function expectProblem(r: HttpResult, status: number, code: string): void {
-  expect({ status: r.status, code: r.json?.code }).toEqual({ status, code });
-  expect(r.headers['content-type']).toMatch(/^application\/problem\+json/);
-  expectValid('Problem', r.json);
-  expect(r.json.status).toBe(status);
-}
+const start = trackedServices('each');
 
 async function projection(svc: TestService, iface: string) {
   const r = await request(`${svc.api}startup?interface=${iface}`, { token: svc.token });
@@ -48,46 +32,9 @@ function initialize(svc: TestService, body: unknown, headers: Record<string, str
   return postJson(`${svc.api}initialize`, svc.token, body, headers);
 }
 
-/** POST on a connection of its own (no pooled keep-alive socket), parsed like the harness does. */
+/** POST on a connection of its own (no pooled keep-alive socket). */
 function postOnNewConnection(svc: TestService, body: unknown): Promise<HttpResult> {
-  const url = new URL(`${svc.api}initialize`);
-  const payload = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        method: 'POST',
-        host: url.hostname,
-        port: url.port,
-        path: url.pathname,
-        agent: false,
-        timeout: 10000,
-        headers: {
-          host: url.host,
-          authorization: `Bearer ${svc.token}`,
-          'content-type': 'application/json',
-          'content-length': String(Buffer.byteLength(payload)),
-          connection: 'close'
-        }
-      },
-      response => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let json: unknown;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, text, json });
-        });
-      }
-    );
-    req.on('timeout', () => req.destroy(new Error('request timed out')));
-    req.on('error', reject);
-    req.end(payload);
-  });
+  return postJson(`${svc.api}initialize`, svc.token, body, {}, { newConnection: true });
 }
 
 function expectInitialized(r: HttpResult, status: 200 | 201): void {

@@ -2,7 +2,7 @@
 // matrix in service.md (ids from design.md). Platforms are selected from evidence: environment
 // variables and marker files, as a real machine would show them.
 import { expectValid } from './helpers/schemas';
-import { HttpResult, postJson, request, startTestService, TestService } from './helpers/harness';
+import { HttpResult, postJson, request, TestService, trackedServices } from './helpers/harness';
 
 type PlatformId = 'generic' | 'hosted-notebook' | 'cluster';
 type Row = { id: string; label: string; values: [string, string][]; default?: string };
@@ -200,14 +200,14 @@ function expectMatrix(capabilities: unknown, platform: PlatformId): void {
 }
 
 describe.each(CASES)('manifest: $name', c => {
+  const start = trackedServices('all');
   let svc: TestService;
   let caps: HttpResult;
 
   beforeAll(async () => {
-    svc = await startTestService({ env: c.env, files: c.files });
+    svc = await start({ env: c.env, files: c.files });
     caps = await getCapabilities(svc);
   });
-  afterAll(() => svc.close());
 
   it('GET capabilities returns the capability matrix of service.md, value by value, in order', () => {
     expect(caps.status).toBe(200);
@@ -335,20 +335,14 @@ describe.each(CASES)('manifest: $name', c => {
 });
 
 describe('manifest: conflicting evidence and operator settings', () => {
-  const started: TestService[] = [];
+  const startService = trackedServices('all');
   async function start(env: Record<string, string>, files: string[] = []): Promise<{ svc: TestService; caps: HttpResult }> {
-    const svc = await startTestService({ env, files });
-    started.push(svc);
+    const svc = await startService({ env, files });
     const caps = await getCapabilities(svc);
     expect(caps.status).toBe(200);
     expectValid('Manifest', caps.json);
     return { svc, caps };
   }
-  afterAll(async () => {
-    for (const svc of started) {
-      await svc.close();
-    }
-  });
 
   it('SLURM_JOB_ID with the JupyterHub variables selects cluster and reports the hub signals as overruled', async () => {
     const { caps } = await start({ SLURM_JOB_ID: JOB_ID, ...HUB_ENV });

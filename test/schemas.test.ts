@@ -166,7 +166,7 @@ function inputsFor(
     state: stateOf(stateKind, adapter, placement.statePath),
     approvedStorage: options.approvedStorage ?? APPROVED,
     compute,
-    ingress: { mode: adapter.defaultIngress, listening: 'http://127.0.0.1:8123' },
+    ingress: { mode: adapter.defaultIngress, listening: 'http://127.0.0.1:8123', offered: true },
     browserUrl: options.verifiedUrl === false || adapter.browserRoute === 'unavailable' ? undefined : BROWSER_URL,
     credentials: adapter.credentialBackends.map((backend, i) => ({
       backend,

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { HttpResult, request, RequestOptions } from './helpers/harness';
-import { CliSandbox, killAllChildren, makeSandbox, readAllFiles, runCli, RunResult, ServeHandle, startServe } from './helpers/cli';
+import { CliSandbox, readAllFiles, runCli, RunResult, ServeHandle, startServe, trackedSandboxes } from './helpers/cli';
 import { expectValid } from './helpers/schemas';
 
 const hex = () => randomBytes(12).toString('hex');
@@ -55,17 +55,7 @@ const CASES: Case[] = [
   }
 ];
 
-let sandboxes: CliSandbox[] = [];
-
-afterEach(async () => {
-  await killAllChildren();
-  for (const s of sandboxes) {
-    s.remove();
-  }
-  sandboxes = [];
-});
-
-afterAll(killAllChildren);
+const sandbox = trackedSandboxes();
 
 interface Seen {
   where: string;
@@ -82,8 +72,7 @@ function renderRun(r: RunResult): string {
 
 describe.each(CASES)('no secret leaves the service: $name', c => {
   it('keeps every planted secret and request header value out of responses, logs and files', async () => {
-    const s = makeSandbox();
-    sandboxes.push(s);
+    const s = sandbox();
     const secrets: Record<string, string> = Object.fromEntries(SECRET_VARIABLES.map(name => [name, `fake-secret-${hex()}`]));
     const token = secrets.PROJECT_STARTUP_TOKEN;
     const marks = {

@@ -1,11 +1,11 @@
-import { postJson, request, startTestService, TestService } from './helpers/harness';
+import { postJson, request, TestService, trackedServices } from './helpers/harness';
 
 describe('smoke', () => {
+  const start = trackedServices('all');
   let svc: TestService;
   beforeAll(async () => {
-    svc = await startTestService();
+    svc = await start();
   });
-  afterAll(() => svc.close());
 
   it('serves startup and initializes', async () => {
     const r = await request(`${svc.api}startup?interface=web`, { token: svc.token });

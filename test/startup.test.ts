@@ -15,10 +15,10 @@ import {
   postJson,
   request,
   snapshot,
-  startTestService,
   tempRoot,
   TestService,
-  TestServiceOptions
+  TestServiceOptions,
+  trackedServices
 } from './helpers/harness';
 
 type PlatformId = 'generic' | 'hosted-notebook' | 'cluster';
@@ -61,19 +61,10 @@ const LOGIN_NODE: Pick<TestServiceOptions, 'env' | 'files'> = {
 };
 const JOB_ENV: Record<string, string> = { SLURM_JOB_ID: '4242', PATH: NO_SCHEDULER_PATH };
 
-const started: TestService[] = [];
+const start = trackedServices('all');
 const extraDirs: string[] = [];
 
-async function start(options: TestServiceOptions = {}): Promise<TestService> {
-  const svc = await startTestService(options);
-  started.push(svc);
-  return svc;
-}
-
-afterAll(async () => {
-  for (const svc of started.splice(0)) {
-    await svc.close();
-  }
+afterAll(() => {
   for (const dir of extraDirs.splice(0)) {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -217,6 +217,27 @@ export async function killAllChildren(): Promise<void> {
   );
 }
 
+/**
+ * Sandboxes for the test file (or describe block) this is called in: returns a function that
+ * makes one, and registers an afterEach that kills every child still running and then removes
+ * the sandboxes made during the test, and an afterAll that kills any child left.
+ */
+export function trackedSandboxes(): (projectName?: string) => CliSandbox {
+  const made: CliSandbox[] = [];
+  afterEach(async () => {
+    await killAllChildren();
+    for (const s of made.splice(0)) {
+      s.remove();
+    }
+  });
+  afterAll(killAllChildren);
+  return projectName => {
+    const s = makeSandbox(projectName);
+    made.push(s);
+    return s;
+  };
+}
+
 /** Every regular file below `dir` (not following links), path -> content. */
 export function readAllFiles(dir: string): Record<string, string> {
   const out: Record<string, string> = {};

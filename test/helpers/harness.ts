@@ -3,6 +3,7 @@
 // marker files. Requests go over real HTTP with full control of the headers.
 import * as fs from 'node:fs';
 import * as http from 'node:http';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { resolveConfig, ServeOptions } from '../../sidecar/src/config';
@@ -105,6 +106,28 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   };
 }
 
+/**
+ * Test services for the scope this is called in (a file or a describe block): returns a start
+ * function and registers the hook that closes every service it started, after each test
+ * ('each') or after all the scope's tests ('all').
+ */
+export function trackedServices(when: 'each' | 'all'): (options?: TestServiceOptions) => Promise<TestService> {
+  const open: TestService[] = [];
+  const closeAll = async (): Promise<void> => {
+    await Promise.all(open.splice(0).map(svc => svc.close()));
+  };
+  if (when === 'each') {
+    afterEach(closeAll);
+  } else {
+    afterAll(closeAll);
+  }
+  return async (options = {}) => {
+    const svc = await startTestService(options);
+    open.push(svc);
+    return svc;
+  };
+}
+
 export interface HttpResult {
   status: number;
   headers: http.IncomingHttpHeaders;
@@ -120,12 +143,17 @@ export interface RequestOptions {
   /** Send the service token as a Bearer header (default true when a token is given). */
   token?: string;
   socketPath?: string;
+  /** On a connection of its own (no pooled keep-alive socket), sent with `Connection: close`. */
+  newConnection?: boolean;
 }
 
 /** One real HTTP request; the Host header defaults to the URL's host and can be overridden. */
 export function request(url: string, options: RequestOptions = {}): Promise<HttpResult> {
   const target = new URL(url);
   const headers: Record<string, string> = { host: target.host, ...options.headers };
+  if (options.newConnection) {
+    headers.connection = 'close';
+  }
   if (options.token !== undefined) {
     headers.authorization = `Bearer ${options.token}`;
   }
@@ -141,6 +169,7 @@ export function request(url: string, options: RequestOptions = {}): Promise<Http
         path: `${target.pathname}${target.search}`,
         headers,
         socketPath: options.socketPath,
+        ...(options.newConnection ? { agent: false } : {}),
         timeout: 10000
       },
       response => {
@@ -165,12 +194,60 @@ export function request(url: string, options: RequestOptions = {}): Promise<Http
 }
 
 /** POST a JSON body with the Bearer token. */
-export function postJson(url: string, token: string, body: unknown, headers: Record<string, string> = {}): Promise<HttpResult> {
+export function postJson(
+  url: string,
+  token: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+  options: Pick<RequestOptions, 'newConnection'> = {}
+): Promise<HttpResult> {
   return request(url, {
+    ...options,
     method: 'POST',
     token,
     headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body)
+  });
+}
+
+export interface RawResponse {
+  status: number;
+  /** Lower-cased names; a repeated header keeps its last value. */
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * Sends bytes as they are on a fresh connection to 127.0.0.1:port and parses the one response
+ * once the connection closes (so the request should ask for that, or be one the server closes).
+ * Rejects when the connection has not closed within timeoutMs.
+ */
+export function rawRequest(port: number, data: string | Buffer, timeoutMs = 5000): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error('raw request timed out'));
+    }, timeoutMs);
+    socket.on('data', chunk => chunks.push(chunk));
+    socket.on('error', () => undefined); // a reset after the response still leaves what was read
+    socket.on('close', () => {
+      clearTimeout(timer);
+      const text = Buffer.concat(chunks).toString('utf8');
+      const split = text.indexOf('\r\n\r\n');
+      const head = split === -1 ? text : text.slice(0, split);
+      const [statusLine, ...lines] = head.split('\r\n');
+      const headers: Record<string, string> = {};
+      for (const line of lines) {
+        const colon = line.indexOf(':');
+        if (colon > 0) {
+          headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+        }
+      }
+      resolve({ status: Number(statusLine.split(' ')[1] ?? 0), headers, body: split === -1 ? '' : text.slice(split + 4) });
+    });
+    socket.write(data);
   });
 }
 

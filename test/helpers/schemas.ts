@@ -3,6 +3,7 @@
 import Ajv2020, { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { loadSchema, SCHEMA_FILES, SchemaName } from '../../sidecar/src/http/openapi';
+import type { HttpResult } from './harness';
 
 export type { SchemaName };
 
@@ -59,4 +60,12 @@ export function expectValid(name: SchemaName, value: unknown): void {
   if (errors.length > 0) {
     throw new Error(`value does not match ${SCHEMA_FILES[name]}:\n  ${errors.join('\n  ')}`);
   }
+}
+
+/** A problem-details answer: status and code, the problem media type, the Problem schema. */
+export function expectProblem(r: HttpResult, status: number, code: string): void {
+  expect({ status: r.status, code: r.json?.code }).toEqual({ status, code });
+  expect(r.headers['content-type']).toMatch(/^application\/problem\+json/);
+  expectValid('Problem', r.json);
+  expect(r.json.status).toBe(status);
 }
