@@ -193,21 +193,89 @@ export function credentialVariableNames(env: Readonly<Record<string, string | un
     .sort();
 }
 
-export function observeMountedFile(secretsDir: string | undefined): CredentialObservation {
-  if (secretsDir === undefined) {
-    return { backend: 'mounted-file', available: false, observed: 'not configured (PROJECT_STARTUP_SECRETS_DIR)' };
-  }
-  const absolute = path.resolve(secretsDir);
-  try {
-    const stat = fs.statSync(absolute);
+/**
+ * The mounted-file backend: an operator-configured directory of secret files. Only existence
+ * and permissions are looked at (stat); no secret is read. The directory is listed again only
+ * when its mtime changes, so requests do not keep reading it.
+ */
+export class MountedSecretsObserver {
+  private listing: { mtimeMs: number; names: string[] } | undefined;
+
+  constructor(private readonly secretsDir: string | undefined) {}
+
+  observe(): CredentialObservation {
+    const backend = 'mounted-file' as const;
+    if (this.secretsDir === undefined) {
+      return { backend, available: false, observed: 'not configured (PROJECT_STARTUP_SECRETS_DIR)' };
+    }
+    const dir = path.resolve(this.secretsDir);
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(dir);
+    } catch {
+      return { backend, available: false, observed: 'the configured secrets directory does not exist' };
+    }
     if (!stat.isDirectory()) {
-      return { backend: 'mounted-file', available: false, observed: 'the configured secrets directory is not a directory' };
+      return { backend, available: false, observed: 'the configured secrets directory is not a directory' };
     }
     if ((stat.mode & 0o007) !== 0) {
-      return { backend: 'mounted-file', available: false, observed: 'the configured secrets directory is open to other users' };
+      return { backend, available: false, observed: 'the configured secrets directory is open to other users' };
     }
-    return { backend: 'mounted-file', available: true, observed: 'the configured secrets directory is present and private' };
-  } catch {
-    return { backend: 'mounted-file', available: false, observed: 'the configured secrets directory does not exist' };
+    if (this.listing?.mtimeMs !== stat.mtimeMs) {
+      // Dot entries are the mount's own bookkeeping (Kubernetes' ..data links), not secrets.
+      this.listing = { mtimeMs: stat.mtimeMs, names: fs.readdirSync(dir).filter(n => !n.startsWith('.')).sort() };
+    }
+    const files = this.listing.names.filter(name => {
+      try {
+        return fs.statSync(path.join(dir, name)).isFile();
+      } catch {
+        return false;
+      }
+    });
+    if (files.length === 0) {
+      return { backend, available: false, observed: 'the configured secrets directory holds no secret files' };
+    }
+    const open = files.filter(name => (fs.statSync(path.join(dir, name)).mode & 0o077) !== 0);
+    if (open.length > 0) {
+      return {
+        backend,
+        available: false,
+        observed: `${open.length} of ${files.length} secret file(s) are readable by others (make them mode 0600 or 0400; for Kubernetes set defaultMode: 0400)`
+      };
+    }
+    return { backend, available: true, observed: `${files.length} private secret file(s) present` };
   }
+}
+
+/**
+ * The system keyring: asks the session bus whether a Secret Service (org.freedesktop.secrets)
+ * answers, by reading its list of collections. No item, attribute or secret is read.
+ */
+export function probeSecretService(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<CredentialObservation> {
+  const backend = 'system-keyring' as const;
+  if (!env.DBUS_SESSION_BUS_ADDRESS) {
+    return Promise.resolve({ backend, available: false, observed: 'no D-Bus session, so no Secret Service can answer' });
+  }
+  const args = [
+    '--session',
+    '--print-reply',
+    `--reply-timeout=${timeoutMs}`,
+    '--dest=org.freedesktop.secrets',
+    '/org/freedesktop/secrets',
+    'org.freedesktop.DBus.Properties.Get',
+    'string:org.freedesktop.Secret.Service',
+    'string:Collections'
+  ];
+  return new Promise(resolve => {
+    execFile('dbus-send', args, { env, timeout: timeoutMs + 500, maxBuffer: 64 * 1024 }, (error, stdout) => {
+      if ((error as NodeJS.ErrnoException | null)?.code === 'ENOENT') {
+        resolve({ backend, available: false, observed: '`dbus-send` is not installed, so the Secret Service could not be asked' });
+      } else if (error) {
+        resolve({ backend, available: false, observed: 'no Secret Service answers on the D-Bus session' });
+      } else {
+        const collections = (stdout.match(/object path "/g) ?? []).length;
+        resolve({ backend, available: true, observed: `a Secret Service answers on the D-Bus session (${collections} collection(s))` });
+      }
+    });
+  });
 }

@@ -13,10 +13,11 @@ import {
   credentialVariableNames,
   CredentialObservation,
   HttpProbe,
-  observeMountedFile,
+  MountedSecretsObserver,
   observeProjectPath,
   probeAllocation,
   probeHttp,
+  probeSecretService,
   SingleFlight
 } from './probes';
 import {
@@ -86,7 +87,8 @@ export class StartupService {
   private readonly runtimeProbe: SingleFlight<RuntimeProbe[]>;
   private readonly identityProbe: SingleFlight<HttpProbe> | undefined;
   private readonly credentialNames: string[];
-  private readonly hasDbusSession: boolean;
+  private readonly keyringProbe: SingleFlight<CredentialObservation> | undefined;
+  private readonly mountedSecrets: MountedSecretsObserver;
   private readonly onCreationStep: StepHook | undefined;
   private ingress: IngressObservation | undefined;
   private browserUrlProbe: (() => Promise<string | undefined>) | undefined;
@@ -105,10 +107,11 @@ export class StartupService {
     this.onCreationStep = options.onCreationStep;
 
     this.allocation = this.adapter.computeModel === 'batch-allocation' ? gatherAllocationEvidence(evidence, env) : undefined;
-    const schedulerEnv = { ...process.env, ...env } as NodeJS.ProcessEnv;
+    // Child processes (scheduler and D-Bus clients) see exactly the service's environment.
+    const childEnv = { ...env } as NodeJS.ProcessEnv;
     const allocation = this.allocation;
     this.allocationProbe = allocation
-      ? new SingleFlight(2000, () => probeAllocation(allocation, config.probeTimeoutMs * 2, schedulerEnv))
+      ? new SingleFlight(2000, () => probeAllocation(allocation, config.probeTimeoutMs * 2, childEnv))
       : undefined;
     this.runtimeProbe = new SingleFlight(
       5000,
@@ -127,7 +130,10 @@ export class StartupService {
         ? new SingleFlight(5000, () => probeHttp(identityUrl, config.probeTimeoutMs), true)
         : undefined;
     this.credentialNames = credentialVariableNames(env);
-    this.hasDbusSession = Boolean(env.DBUS_SESSION_BUS_ADDRESS);
+    this.keyringProbe = this.adapter.credentialBackends.includes('system-keyring')
+      ? new SingleFlight(5000, () => probeSecretService(childEnv, config.probeTimeoutMs), true)
+      : undefined;
+    this.mountedSecrets = new MountedSecretsObserver(config.secretsDir);
   }
 
   /** Called by the server once it listens, so projections can report the ingress. */
@@ -140,10 +146,11 @@ export class StartupService {
   warmUp(): void {
     void this.runtimeProbe.get();
     void this.identityProbe?.get();
+    void this.keyringProbe?.get();
   }
 
   private async observeCredentials(): Promise<CredentialObservation[]> {
-    const identity = this.identityProbe ? await this.identityProbe.get() : undefined;
+    const [identity, keyring] = await Promise.all([this.identityProbe?.get(), this.keyringProbe?.get()]);
     return this.adapter.credentialBackends.map((backend): CredentialObservation => {
       switch (backend) {
         case 'process':
@@ -156,15 +163,9 @@ export class StartupService {
                 : 'no credential-like variables in the environment'
           };
         case 'mounted-file':
-          return observeMountedFile(this.config.secretsDir);
+          return this.mountedSecrets.observe();
         case 'system-keyring':
-          return {
-            backend,
-            available: false,
-            observed: this.hasDbusSession
-              ? 'a D-Bus session is present but the Secret Service was not asked'
-              : 'no D-Bus session, so no Secret Service can answer'
-          };
+          return keyring as CredentialObservation;
         case 'managed-identity':
           return identity
             ? { backend, available: identity.reachable, observed: `identity endpoint ${identity.observed}` }
