@@ -1,3 +1,147 @@
-// The JupyterLab front end arrives with its own issue; until then the package exports the
-// plugin's identity so the id stays fixed (design.md: jupyterlab-project-startup:plugin).
-export const PLUGIN_ID = 'jupyterlab-project-startup:plugin';
+// The JupyterLab plugin of jupyterlab-project-startup: the notebook interface of the Project
+// Startup service. It registers the commands, the palette and launcher items and layout
+// restoration synchronously; every server call runs after activation, never awaited in it.
+import { ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+import { ICommandPalette, WidgetTracker } from '@jupyterlab/apputils';
+import { ILauncher } from '@jupyterlab/launcher';
+import { ISettingRegistry } from '@jupyterlab/settingregistry';
+import { ITranslator } from '@jupyterlab/translation';
+import { launchIcon } from '@jupyterlab/ui-components';
+import { createClient } from './api';
+import { CommandIDs } from './commands';
+import { createConfirm } from './dialog';
+import { StartupModel } from './model';
+import { StartupPanel } from './panel';
+import { preflight, setupIncomplete } from './preflight';
+import { PLUGIN_ID, SETTING_OPEN_WHILE_INCOMPLETE, TRACKER_NAMESPACE, TRANSLATION_DOMAIN } from './tokens';
+
+export { CommandIDs } from './commands';
+export { PLUGIN_ID } from './tokens';
+
+function activate(
+  app: JupyterFrontEnd,
+  translator: ITranslator,
+  palette: ICommandPalette | null,
+  launcher: ILauncher | null,
+  restorer: ILayoutRestorer | null,
+  settingRegistry: ISettingRegistry | null
+): void {
+  const trans = translator.load(TRANSLATION_DOMAIN);
+  const { commands, shell } = app;
+
+  const model = new StartupModel({
+    client: createClient(app.serviceManager.serverSettings),
+    confirm: createConfirm(trans)
+  });
+  model.stateChanged.connect(() => commands.notifyCommandChanged(CommandIDs.initialize));
+
+  const tracker = new WidgetTracker<StartupPanel>({ namespace: TRACKER_NAMESPACE });
+  let panel: StartupPanel | null = null;
+  let openedBefore = false;
+
+  commands.addCommand(CommandIDs.open, {
+    label: trans.__('Open Project Startup'),
+    caption: trans.__('Show what this platform offers and how to set up the project'),
+    icon: args => (args['isPalette'] ? undefined : launchIcon),
+    execute: () => {
+      if (panel === null || panel.isDisposed) {
+        panel = new StartupPanel({
+          model,
+          trans,
+          actions: { initialize: () => void commands.execute(CommandIDs.initialize) }
+        });
+        panel.title.icon = launchIcon;
+        void tracker.add(panel);
+        shell.add(panel, 'main');
+        // The first panel shows the start-up answer (or waits for it); a panel opened again
+        // later asks afresh. Requests in flight are shared.
+        void (openedBefore ? model.refresh() : model.ensureLoaded());
+        openedBefore = true;
+      }
+      shell.activateById(panel.id);
+      return panel;
+    }
+  });
+
+  commands.addCommand(CommandIDs.refresh, {
+    label: trans.__('Refresh Project Startup'),
+    caption: trans.__('Ask the Project Startup service for the setup state again'),
+    execute: () => model.refresh({ userInitiated: true })
+  });
+
+  commands.addCommand(CommandIDs.initialize, {
+    label: trans.__('Initialize project'),
+    caption: trans.__('Confirm and create the private project state'),
+    isEnabled: () => model.canInitialize,
+    execute: () => model.initialize()
+  });
+
+  if (palette) {
+    const category = trans.__('Project');
+    palette.addItem({ command: CommandIDs.open, category });
+    palette.addItem({ command: CommandIDs.refresh, category });
+    palette.addItem({ command: CommandIDs.initialize, category });
+  }
+
+  if (launcher) {
+    launcher.add({ command: CommandIDs.open, category: trans.__('Other'), rank: 50 });
+  }
+
+  if (restorer) {
+    void restorer.restore(tracker, { command: CommandIDs.open, name: () => TRACKER_NAMESPACE });
+  }
+
+  // Settings: open the panel at start-up while setup is incomplete (default true).
+  let openWhileIncomplete = true;
+  const settingsLoaded: Promise<void> = settingRegistry
+    ? settingRegistry
+        .load(PLUGIN_ID)
+        .then(settings => {
+          const read = (): void => {
+            openWhileIncomplete = settings.get(SETTING_OPEN_WHILE_INCOMPLETE).composite !== false;
+          };
+          read();
+          settings.changed.connect(read);
+        })
+        .catch((reason: unknown) => {
+          console.warn(
+            trans.__(
+              'Project Startup: the settings could not be loaded, so the defaults apply. Check that schema/plugin.json is installed with the extension (project-startup jupyter install).'
+            ),
+            reason
+          );
+        })
+    : Promise.resolve();
+
+  // The preflight: one GET after the layout is restored (a restored panel shares it).
+  Promise.all([app.restored, settingsLoaded])
+    .then(() => model.ensureLoaded())
+    .then(state => {
+      const issue = preflight(state, trans);
+      if (issue) {
+        console.warn(`${issue.problem} ${issue.fix}`);
+      }
+      if (openWhileIncomplete && setupIncomplete(state)) {
+        return commands.execute(CommandIDs.open);
+      }
+      return undefined;
+    })
+    .catch((reason: unknown) => {
+      console.error(trans.__('Project Startup: the start-up check failed. Open the panel with "Open Project Startup" and press Refresh.'), reason);
+    });
+}
+
+/**
+ * The Project Startup plugin: a panel that shows the platform, the setup phase, the next
+ * action and the readiness checks, and initializes the project after a confirmation dialog.
+ */
+const plugin: JupyterFrontEndPlugin<void> = {
+  id: PLUGIN_ID,
+  description: 'Shows what this platform offers and walks a person from first open to a set-up project.',
+  autoStart: true,
+  requires: [ITranslator],
+  optional: [ICommandPalette, ILauncher, ILayoutRestorer, ISettingRegistry],
+  activate
+};
+
+export default plugin;

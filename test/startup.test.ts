@@ -11,6 +11,7 @@ import { expectValid } from './helpers/schemas';
 import {
   CLOSED_URL,
   HttpResult,
+  NO_SCHEDULER_PATH,
   PLATFORM_EVIDENCE,
   postJson,
   request,
@@ -52,7 +53,6 @@ const SUPPORTED: Record<PlatformId, Iface[]> = {
 /** A root that contains every temporary project: inside approved storage. */
 const TMP_REAL = fs.realpathSync(os.tmpdir());
 /** No scheduler client on this PATH, whatever the machine has: liveness is unknown. */
-const NO_SCHEDULER_PATH = '/nonexistent-project-startup-test-bin';
 
 const HUB_ENV: Record<string, string> = { ...PLATFORM_EVIDENCE['hosted-notebook'].env };
 const LOGIN_NODE: Pick<TestServiceOptions, 'env' | 'files'> = {

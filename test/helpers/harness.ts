@@ -53,6 +53,12 @@ export interface TestService {
   close(): Promise<void>;
 }
 
+/**
+ * A PATH with no scheduler or D-Bus client on it: liveness is "unknown" whatever this machine
+ * has installed (a real Slurm, for the cluster tests). Tests that want the clients set PATH.
+ */
+export const NO_SCHEDULER_PATH = '/nonexistent-project-startup-test-bin';
+
 /** A loopback port that refuses connections, so runtime probes fail fast and deterministically. */
 export const CLOSED_URL = 'http://127.0.0.1:9/';
 
@@ -71,7 +77,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   }
   const env: Record<string, string> = {
     HOME: homeDir,
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    PATH: NO_SCHEDULER_PATH,
     PROJECT_STARTUP_RUNTIME_DIR: runtimeDir,
     PROJECT_STARTUP_LOCAL_RUNTIME_URL: CLOSED_URL,
     PROJECT_STARTUP_SERVING_RUNTIME_URL: CLOSED_URL,

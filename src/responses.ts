@@ -1,0 +1,258 @@
+// How HTTP answers become results: pure functions of status, content type and body text, so
+// the mapping is tested without a server or JupyterLab. api.ts feeds them what
+// ServerConnection.makeRequest returned.
+import {
+  CHECK_STATUSES,
+  Failure,
+  InitializeResponse,
+  NextAction,
+  PHASES,
+  Problem,
+  Result,
+  StartupProjection,
+  SUPPORTED_SCHEMA_MAJOR
+} from './tokens';
+
+/** What api.ts read of a response. */
+export interface RawResponse {
+  url: string;
+  status: number;
+  statusText: string;
+  contentType: string;
+  text: string;
+}
+
+type Json = { ok: true; value: unknown } | { ok: false };
+
+export function parseJson(text: string): Json {
+  if (text.trim() === '') {
+    return { ok: false };
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function isString(value: unknown): value is string {
+  return typeof value === 'string';
+}
+
+/** RFC 9457 problem details as the sidecar writes them: with a stable `code`. */
+export function isProblem(value: unknown): value is Problem {
+  return (
+    isObject(value) &&
+    isString(value.type) &&
+    isString(value.title) &&
+    typeof value.status === 'number' &&
+    isString(value.detail) &&
+    isString(value.code)
+  );
+}
+
+function nextActionFields(value: unknown, at: string): string[] {
+  if (!isObject(value)) {
+    return [at];
+  }
+  const bad: string[] = [];
+  for (const key of ['id', 'title', 'detail']) {
+    if (!isString(value[key])) {
+      bad.push(`${at}.${key}`);
+    }
+  }
+  if (value.command !== undefined && !isString(value.command)) {
+    bad.push(`${at}.command`);
+  }
+  if (value.interfaces !== undefined) {
+    const ok =
+      Array.isArray(value.interfaces) &&
+      value.interfaces.every(i => isObject(i) && isString(i.id) && isString(i.label) && isString(i.how));
+    if (!ok) {
+      bad.push(`${at}.interfaces`);
+    }
+  }
+  return bad;
+}
+
+/**
+ * The fields of a startup projection that are missing or of the wrong type (empty when the
+ * value is one). Checks what the panel reads, nothing more: additive fields pass.
+ */
+export function invalidProjectionFields(value: unknown): string[] {
+  if (!isObject(value)) {
+    return ['(body)'];
+  }
+  const bad: string[] = [];
+  for (const key of ['schemaVersion', 'platform', 'interface', 'projectPath', 'statePath']) {
+    if (!isString(value[key])) {
+      bad.push(key);
+    }
+  }
+  if (!isString(value.phase) || !(PHASES as readonly string[]).includes(value.phase)) {
+    bad.push('phase');
+  }
+  const support = value.interfaceSupport;
+  if (
+    !isObject(support) ||
+    typeof support.supported !== 'boolean' ||
+    !Array.isArray(support.supportedInterfaces) ||
+    !isString(support.detail)
+  ) {
+    bad.push('interfaceSupport');
+  }
+  bad.push(...nextActionFields(value.nextAction, 'nextAction'));
+  const compute = value.compute;
+  if (!isObject(compute) || typeof compute.satisfied !== 'boolean' || !isString(compute.label) || !isString(compute.detail)) {
+    bad.push('compute');
+  }
+  const confirmation = value.confirmation;
+  if (
+    !isObject(confirmation) ||
+    typeof confirmation.required !== 'boolean' ||
+    typeof confirmation.confirmed !== 'boolean' ||
+    !Array.isArray(confirmation.allowedInterfaces) ||
+    !isString(confirmation.detail) ||
+    !Array.isArray(confirmation.creates) ||
+    !confirmation.creates.every(isString)
+  ) {
+    bad.push('confirmation');
+  }
+  const checks = value.readinessChecks;
+  if (
+    !Array.isArray(checks) ||
+    !checks.every(
+      c =>
+        isObject(c) &&
+        isString(c.id) &&
+        isString(c.title) &&
+        isString(c.status) &&
+        (CHECK_STATUSES as readonly string[]).includes(c.status) &&
+        typeof c.required === 'boolean' &&
+        isString(c.observed) &&
+        (c.remedy === undefined || isString(c.remedy))
+    )
+  ) {
+    bad.push('readinessChecks');
+  }
+  if (value.manifest !== undefined) {
+    const manifest = value.manifest;
+    if (!isObject(manifest) || !isObject(manifest.platform) || !isString(manifest.platform.label)) {
+      bad.push('manifest');
+    }
+  }
+  return bad;
+}
+
+export function invalidInitializeFields(value: unknown): string[] {
+  if (!isObject(value)) {
+    return ['(body)'];
+  }
+  const bad: string[] = [];
+  if (!isString(value.schemaVersion)) {
+    bad.push('schemaVersion');
+  }
+  if (typeof value.created !== 'boolean') {
+    bad.push('created');
+  }
+  if (!isObject(value.record) || !isString(value.record.statePath)) {
+    bad.push('record');
+  }
+  if (!isString(value.phase) || !(PHASES as readonly string[]).includes(value.phase)) {
+    bad.push('phase');
+  }
+  bad.push(...nextActionFields(value.nextAction, 'nextAction'));
+  return bad;
+}
+
+/** The major version of a semver string, or NaN. */
+export function majorVersion(version: string): number {
+  const match = /^(0|[1-9][0-9]*)\./.exec(version);
+  return match ? Number(match[1]) : Number.NaN;
+}
+
+/** The failure for an answer that is not a success status. */
+function httpFailure(raw: RawResponse): Failure {
+  const json = parseJson(raw.text);
+  const problem = json.ok && isProblem(json.value) ? json.value : undefined;
+  if (raw.status === 404 && problem === undefined) {
+    // The Jupyter server's own 404: nothing is proxied at {base_url}project/. A 404 with the
+    // sidecar's problem details means the sidecar answered, so it is running but misplaced.
+    return { kind: 'not-enabled', url: raw.url, status: raw.status };
+  }
+  return {
+    kind: 'http',
+    url: raw.url,
+    status: raw.status,
+    statusText: raw.statusText,
+    ...(problem ? { problem } : {})
+  };
+}
+
+function isSuccess(status: number): boolean {
+  return status >= 200 && status < 300;
+}
+
+function unexpected(raw: RawResponse, invalidFields: string[], notJson: boolean): Failure {
+  return {
+    kind: 'unexpected-body',
+    url: raw.url,
+    status: raw.status,
+    contentType: raw.contentType,
+    reason: notJson ? 'not-json' : invalidFields.join(', ')
+  };
+}
+
+/** GET {base_url}project/startup?interface=notebook. */
+export function interpretStartup(raw: RawResponse): Result<StartupProjection> {
+  if (!isSuccess(raw.status)) {
+    return { ok: false, failure: httpFailure(raw) };
+  }
+  const json = parseJson(raw.text);
+  if (!json.ok) {
+    return { ok: false, failure: unexpected(raw, [], true) };
+  }
+  if (isObject(json.value) && isString(json.value.schemaVersion)) {
+    const major = majorVersion(json.value.schemaVersion);
+    if (major !== SUPPORTED_SCHEMA_MAJOR) {
+      return { ok: false, failure: { kind: 'incompatible', url: raw.url, schemaVersion: json.value.schemaVersion } };
+    }
+  }
+  const invalid = invalidProjectionFields(json.value);
+  if (invalid.length > 0) {
+    return { ok: false, failure: unexpected(raw, invalid, false) };
+  }
+  return { ok: true, status: raw.status, value: json.value as StartupProjection };
+}
+
+/** POST {base_url}project/initialize. */
+export function interpretInitialize(raw: RawResponse): Result<InitializeResponse> {
+  if (!isSuccess(raw.status)) {
+    return { ok: false, failure: httpFailure(raw) };
+  }
+  const json = parseJson(raw.text);
+  if (!json.ok) {
+    return { ok: false, failure: unexpected(raw, [], true) };
+  }
+  const invalid = invalidInitializeFields(json.value);
+  if (invalid.length > 0) {
+    return { ok: false, failure: unexpected(raw, invalid, false) };
+  }
+  return { ok: true, status: raw.status, value: json.value as InitializeResponse };
+}
+
+/** A request that got no answer. */
+export function networkFailure(url: string, error: unknown): Failure {
+  const message = error instanceof Error ? error.message : String(error);
+  return { kind: 'network', url, message };
+}
+
+/** The next action of a problem (wrong-phase and state-unsafe carry one), when it has one. */
+export function problemNextAction(problem: Problem | undefined): NextAction | undefined {
+  const value = problem?.nextAction;
+  return value !== undefined && nextActionFields(value, 'nextAction').length === 0 ? (value as NextAction) : undefined;
+}

@@ -1,0 +1,363 @@
+/** @jest-environment jsdom */
+// The panel's pure rendering for every state: loading, not enabled, failing, each setup phase
+// the service sends for the notebook interface, a failed and a successful initialize; the
+// confirmation dialog's body; keyboard and ARIA semantics; and that every visible string is
+// either translated or comes from the service.
+import { clusterPlatform } from '../../sidecar/src/platforms/cluster';
+import { genericPlatform } from '../../sidecar/src/platforms/generic';
+import { hostedNotebookPlatform } from '../../sidecar/src/platforms/hosted-notebook';
+import { confirmationTargets, PanelState } from '../../src/model';
+import { renderConfirmationBody, renderPanel, statusMessage } from '../../src/render';
+import { Failure, StartupProjection } from '../../src/tokens';
+import {
+  clusterWithNotebooks,
+  HOME,
+  initializeAnswer,
+  PHASE_CASES,
+  problem,
+  PROJECT,
+  projectionFor,
+  recordingTrans,
+  stringLeaves,
+  textNodes,
+  trans
+} from './fixtures';
+
+const URL = 'http://localhost:8888/user/alice/project/startup?interface=notebook';
+const noop = { refresh: jest.fn(), initialize: jest.fn() };
+
+function loaded(projection: StartupProjection, extra: Partial<PanelState> = {}): PanelState {
+  return { view: { kind: 'loaded', projection }, refreshing: false, initializing: false, ...extra };
+}
+
+function failing(failure: Failure): PanelState {
+  return { view: { kind: failure.kind === 'not-enabled' ? 'not-enabled' : 'failing', failure }, refreshing: false, initializing: false };
+}
+
+function render(state: PanelState, actions = noop): HTMLElement {
+  const root = renderPanel(state, trans, actions);
+  document.body.replaceChildren(root);
+  return root;
+}
+
+const text = (node: Element): string => (node.textContent ?? '').replace(/\s+/g, ' ');
+/** The label / value rows of the description lists, label -> value text. */
+function facts(root: Element): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const row of Array.from(root.querySelectorAll('dl > div'))) {
+    out[text(row.querySelector('dt') as Element)] = text(row.querySelector('dd') as Element);
+  }
+  return out;
+}
+const buttons = (root: Element): HTMLButtonElement[] => Array.from(root.querySelectorAll('button'));
+const buttonLabels = (root: Element): string[] => buttons(root).map(b => b.textContent ?? '');
+
+describe('loading', () => {
+  it('says it is checking, is busy, and already offers Refresh', () => {
+    const state: PanelState = { view: { kind: 'loading' }, refreshing: false, initializing: false };
+    const root = render(state);
+    expect(text(root)).toContain('Checking the project setup…');
+    expect(root.getAttribute('aria-busy')).toBe('true');
+    expect(buttonLabels(root)).toEqual(['Refresh']);
+    expect(statusMessage(state, trans)).toBe('Checking the project setup…');
+  });
+});
+
+describe('not enabled', () => {
+  const state = failing({ kind: 'not-enabled', url: URL, status: 404 });
+
+  it('says how an operator enables the service', () => {
+    const root = render(state);
+    const t = text(root);
+    expect(t).toContain('The Project Startup service is not enabled');
+    expect(t).toContain(URL);
+    expect(t).toContain('HTTP 404');
+    expect(t).toContain('Install jupyter-server-proxy');
+    expect(root.querySelector('code')?.textContent).toBe('project-startup jupyter install --sys-prefix');
+    expect(t).toContain('Run project-startup jupyter install --sys-prefix in that environment.');
+    expect(t).toContain('Restart the Jupyter server, then press Refresh.');
+    expect(t).toContain('operator guide in the README');
+    expect(root.querySelectorAll('ol > li')).toHaveLength(3);
+    expect(buttonLabels(root)).toEqual(['Refresh']);
+    expect(statusMessage(state, trans)).toBe('The Project Startup service is not enabled on this Jupyter server.');
+  });
+});
+
+describe('failing', () => {
+  it('5xx with problem details: shows detail and code, suggests Refresh and the server log', () => {
+    const p = problem('internal', 'The service failed to answer. Try again; if it persists, restart the service and read its log.');
+    const state = failing({ kind: 'http', url: URL, status: 500, statusText: 'Internal Server Error', problem: p });
+    const root = render(state);
+    const t = text(root);
+    expect(t).toContain('The Project Startup service is failing');
+    expect(t).toContain('HTTP 500: Internal error');
+    expect(t).toContain(p.detail);
+    expect(t).toContain('Problem code: internal');
+    expect(t).toContain('Press Refresh to try again');
+    expect(t).toContain('Jupyter server log');
+    expect(statusMessage(state, trans)).toBe('The Project Startup service is failing.');
+  });
+
+  it('5xx without problem details: the status and URL', () => {
+    const root = render(failing({ kind: 'http', url: URL, status: 502, statusText: 'Bad Gateway' }));
+    expect(text(root)).toContain(`The request to ${URL} failed with HTTP 502 Bad Gateway.`);
+    expect(text(root)).toContain('Jupyter server log');
+  });
+
+  it('network error: no answer, try again', () => {
+    const root = render(failing({ kind: 'network', url: URL, message: 'Failed to fetch' }));
+    expect(text(root)).toContain(`JupyterLab got no answer from ${URL} (Failed to fetch).`);
+    expect(text(root)).toContain('Press Refresh to try again');
+  });
+
+  it('unexpected body: says a sign-in or proxy page may have answered', () => {
+    const root = render(failing({ kind: 'unexpected-body', url: URL, status: 200, contentType: 'text/html', reason: 'not-json' }));
+    expect(text(root)).toContain('(HTTP 200, text/html) is not what the service sends');
+  });
+
+  it('incompatible schema: install matching versions', () => {
+    const root = render(failing({ kind: 'incompatible', url: URL, schemaVersion: '2.0.0' }));
+    expect(text(root)).toContain('version 2.0.0 of the startup projection; this extension understands version 1.x');
+    expect(text(root)).toContain('install the same version of jupyterlab-project-startup');
+  });
+});
+
+describe('phases', () => {
+  it('awaiting confirmation: the Initialize project button, platform, support, phase, next action', () => {
+    const projection = projectionFor(genericPlatform);
+    const root = render(loaded(projection));
+    const t = text(root);
+    expect(buttonLabels(root)).toEqual(['Refresh', 'Initialize project']);
+    expect(t).toContain('Ready to initialize');
+    expect(facts(root)).toMatchObject({
+      Platform: 'Workstation or container',
+      'Notebook interface': 'Supported — Notebook is supported on the Workstation or container.',
+      'Setup phase': 'Awaiting confirmation',
+      'Project directory': PROJECT,
+      'Private state': `${PROJECT}/.project-startup`
+    });
+    expect(t).toContain('Confirm to create the private project state');
+    expect(t).toContain('Press "Initialize project" in the Project Startup panel and confirm the dialog.');
+    expect(t).toContain(`${PROJECT}/.project-startup`);
+    expect(statusMessage(loaded(projection), trans)).toBe('Setup phase: Awaiting confirmation.');
+  });
+
+  it('unsupported interface: which interfaces work and how to reach them; nothing to press', () => {
+    const projection = projectionFor(clusterPlatform);
+    const root = render(loaded(projection));
+    const t = text(root);
+    expect(t).toContain('The notebook interface is not available here');
+    expect(facts(root)['Notebook interface']).toMatch(/^Not supported — /);
+    expect(facts(root)['Setup phase']).toBe('Interface not supported');
+    const items = Array.from(root.querySelectorAll('.jp-ProjectStartup-interfaces li')).map(text);
+    expect(items).toEqual(['Terminal: Run `project-startup status` in a terminal.']);
+    for (const way of projection.nextAction.interfaces ?? []) {
+      expect(t).toContain(way.how);
+    }
+    expect(buttonLabels(root)).toEqual(['Refresh']);
+  });
+
+  it('ready: set up, with the record; no Initialize button', () => {
+    const projection = projectionFor(genericPlatform, { state: 'initialized' });
+    const root = render(loaded(projection));
+    const t = text(root);
+    expect(t).toContain('The project is set up');
+    expect(t).toContain('Confirmed through Notebook at 2025-05-01T09:30:00.000Z.');
+    expect(facts(root)['Setup phase']).toBe('Ready');
+    expect(facts(root)['Record']).toBe('confirmed through Notebook (jupyterlab-dialog) at 2025-05-01T09:30:00.000Z');
+    expect(buttonLabels(root)).toEqual(['Refresh']);
+  });
+
+  it('blocked: the failing check, its remedy, highlighted in the table', () => {
+    const projection = projectionFor(genericPlatform, { state: 'unsafe' });
+    const root = render(loaded(projection));
+    const t = text(root);
+    expect(t).toContain('Setup is blocked');
+    expect(t).toContain('Fix: Private state location');
+    expect(t).toContain('It is the readiness check "Private state location" below.');
+    const row = root.querySelector('tr[data-check-id="state-path"]');
+    expect(row?.classList.contains('jp-mod-highlight')).toBe(true);
+    expect(text(row as Element)).toContain('Fail');
+    expect(text(row as Element)).toContain('move it aside');
+    expect(buttonLabels(root)).toEqual(['Refresh']);
+  });
+
+  it('needs compute: the scheduler command', () => {
+    const projection = projectionFor(clusterWithNotebooks);
+    const root = render(loaded(projection));
+    const t = text(root);
+    expect(t).toContain('Setup needs compute');
+    expect(t).toContain('Get a compute allocation');
+    const codes = Array.from(root.querySelectorAll('code')).map(c => c.textContent);
+    expect(codes).toContain('salloc --nodes=1 --time=01:00:00');
+    expect(facts(root)).toMatchObject({ 'Compute model': 'Batch-scheduler allocation', 'Requirement met': 'No', Command: 'salloc --nodes=1 --time=01:00:00' });
+    expect(buttonLabels(root)).toEqual(['Refresh']);
+  });
+
+  test.each(Object.entries(PHASE_CASES))('%s: every readiness check in a table with status, title, observed and remedy', (_n, make) => {
+    const projection = make();
+    const root = render(loaded(projection));
+    const table = root.querySelector('table') as HTMLTableElement;
+    expect(table.querySelector('caption')?.textContent).toBe('Readiness checks');
+    expect(Array.from(table.querySelectorAll('thead th')).map(th => [th.textContent, th.getAttribute('scope')])).toEqual([
+      ['Status', 'col'],
+      ['Check', 'col'],
+      ['Observed', 'col'],
+      ['Remedy', 'col']
+    ]);
+    const rows = Array.from(table.querySelectorAll('tbody tr'));
+    expect(rows.map(r => r.getAttribute('data-check-id'))).toEqual(projection.readinessChecks.map(c => c.id));
+    rows.forEach((row, i) => {
+      const check = projection.readinessChecks[i];
+      const label = { pass: 'Pass', warn: 'Warning', fail: 'Fail', skip: 'Skipped' }[check.status];
+      expect(row.children[0].textContent).toBe(label);
+      expect(row.children[1].tagName).toBe('TH');
+      expect(row.children[1].getAttribute('scope')).toBe('row');
+      expect(row.children[1].textContent).toContain(check.title);
+      expect(row.children[2].textContent).toBe(check.observed);
+      expect(row.children[3].textContent).toBe(check.remedy ?? '—');
+    });
+  });
+
+  test.each(Object.entries(PHASE_CASES))('%s: compute and confirmation requirements are shown', (_n, make) => {
+    const projection = make();
+    const root = render(loaded(projection));
+    const compute = root.querySelector('.jp-ProjectStartup-compute') as Element;
+    expect(text(compute)).toContain(projection.compute.label);
+    expect(text(compute)).toContain(projection.compute.detail);
+    const confirmation = root.querySelector('.jp-ProjectStartup-confirmation') as Element;
+    expect(text(confirmation)).toContain(projection.confirmation.detail);
+    for (const p of projection.confirmation.creates) {
+      expect(text(confirmation)).toContain(p);
+    }
+  });
+
+  test.each(Object.entries(PHASE_CASES))('%s: every visible string is translated or comes from the service', (_n, make) => {
+    const projection = make();
+    const { trans: recording, outputs } = recordingTrans();
+    const state = loaded(projection);
+    const root = renderPanel(state, recording, noop);
+    const fromService = stringLeaves(projection);
+    const foreign = textNodes(root).filter(
+      t => !fromService.has(t) && !outputs.some(o => o.includes(t)) && !/^[\s:—,()]*$/.test(t)
+    );
+    expect(foreign).toEqual([]);
+    expect(outputs).toContain(statusMessage(state, recording));
+  });
+});
+
+describe('initialize feedback', () => {
+  const projection = projectionFor(genericPlatform);
+
+  it('while initializing: the button is disabled and the status says so', () => {
+    const state = loaded(projection, { initializing: true });
+    const root = render(state);
+    const init = buttons(root).find(b => b.textContent === 'Initialize project') as HTMLButtonElement;
+    expect(init.disabled).toBe(true);
+    expect(root.getAttribute('aria-busy')).toBe('true');
+    expect(statusMessage(state, trans)).toBe('Initializing the project…');
+  });
+
+  it('a failed initialize (409 stale): an alert with the problem; the panel stays usable', () => {
+    const p = problem('confirmation-stale', 'The confirmed paths differ from the ones the service shows now. Reload the startup projection and confirm again.', {
+      current: { projectPath: PROJECT, statePath: `${PROJECT}/.project-startup` }
+    });
+    const state = loaded(projection, { initializeFailure: { kind: 'http', url: URL, status: 409, statusText: 'Conflict', problem: p } });
+    const root = render(state);
+    const alert = root.querySelector('[role="alert"]') as Element;
+    expect(text(alert)).toContain('Initialization failed');
+    expect(text(alert)).toContain(p.detail);
+    expect(text(alert)).toContain('Problem code: confirmation-stale');
+    expect(text(alert)).toContain('check them and initialize again');
+    const init = buttons(root).find(b => b.textContent === 'Initialize project') as HTMLButtonElement;
+    expect(init.disabled).toBe(false);
+    expect(statusMessage(state, trans)).toBe('Initialization failed. Setup phase: Awaiting confirmation.');
+  });
+
+  it('a failed initialize (403 not allowed, wrong phase with its next action)', () => {
+    const p = problem('wrong-phase', 'Initialization needs phase awaiting-confirmation; the project is in phase blocked.', {
+      phase: 'blocked',
+      nextAction: { id: 'fix-check', title: 'Fix: Project directory', detail: 'Create it.', checkId: 'project-path' }
+    });
+    const root = render(loaded(projection, { initializeFailure: { kind: 'http', url: URL, status: 409, statusText: '', problem: p } }));
+    const alert = root.querySelector('[role="alert"]') as Element;
+    expect(text(alert)).toContain('Next action from the service: Fix: Project directory');
+    expect(text(alert)).toContain('follow the next action below');
+    const refused = problem('confirmation-not-allowed', 'Not from here.');
+    const root2 = render(loaded(projection, { initializeFailure: { kind: 'http', url: URL, status: 403, statusText: '', problem: refused } }));
+    expect(text(root2.querySelector('[role="alert"]') as Element)).toContain('another interface');
+  });
+
+  it('a failed initialize because the service is gone: how to enable it', () => {
+    const root = render(loaded(projection, { initializeFailure: { kind: 'not-enabled', url: URL, status: 404 } }));
+    const alert = root.querySelector('[role="alert"]') as Element;
+    expect(text(alert)).toContain('project-startup jupyter install --sys-prefix');
+  });
+
+  it('after initialize: the success notice and the new phase', () => {
+    const ready = projectionFor(genericPlatform, { state: 'initialized' });
+    const state = loaded(ready, { initialized: initializeAnswer(projection) });
+    const root = render(state);
+    expect(text(root)).toContain(`Project initialized: ${PROJECT}/.project-startup was created.`);
+    expect(statusMessage(state, trans)).toBe('Project initialized. Setup phase: Ready.');
+  });
+});
+
+describe('keyboard and ARIA', () => {
+  test.each(Object.entries(PHASE_CASES))('%s: real buttons, labelled sections, a heading to land on', (_n, make) => {
+    const root = render(loaded(make()));
+    for (const b of buttons(root)) {
+      expect(b.getAttribute('type')).toBe('button');
+      expect(b.tabIndex).toBe(0);
+    }
+    for (const s of Array.from(root.querySelectorAll('section[aria-labelledby]'))) {
+      const heading = document.getElementById(s.getAttribute('aria-labelledby') as string);
+      expect(heading?.tagName).toBe('H3');
+    }
+    expect(root.querySelector('h2')?.getAttribute('tabindex')).toBe('-1');
+    // Buttons come first in the reading (and focus) order: Refresh, then the phase's action.
+    expect(buttons(root)[0].textContent).toBe('Refresh');
+  });
+
+  it('buttons call the actions', () => {
+    const actions = { refresh: jest.fn(), initialize: jest.fn() };
+    const root = render(loaded(projectionFor(genericPlatform)), actions);
+    buttons(root).forEach(b => b.click());
+    expect(actions.refresh).toHaveBeenCalledTimes(1);
+    expect(actions.initialize).toHaveBeenCalledTimes(1);
+  });
+
+  it('a disabled button does nothing', () => {
+    const actions = { refresh: jest.fn(), initialize: jest.fn() };
+    const root = render(loaded(projectionFor(genericPlatform), { initializing: true }), actions);
+    (buttons(root).find(b => b.textContent === 'Initialize project') as HTMLButtonElement).click();
+    expect(actions.initialize).not.toHaveBeenCalled();
+  });
+});
+
+describe('the confirmation dialog body', () => {
+  it('names the project and every path that will be created, the record file last', () => {
+    const projection = projectionFor(hostedNotebookPlatform);
+    const body = renderConfirmationBody(confirmationTargets(projection), trans);
+    const t = text(body);
+    expect(t).toContain('Initialize the project in this directory?');
+    expect(t).toContain(PROJECT);
+    const listed = Array.from(body.querySelectorAll('li code')).map(c => c.textContent);
+    expect(listed).toEqual([
+      `${HOME}/.project-startup`,
+      `${HOME}/.project-startup/projects`,
+      projection.statePath,
+      `${projection.statePath}/initialization.json`
+    ]);
+    expect(t).toContain('Nothing is created if you cancel.');
+  });
+
+  it('every visible string is translated or a path', () => {
+    const projection = projectionFor(genericPlatform);
+    const targets = confirmationTargets(projection);
+    const { trans: recording, outputs } = recordingTrans();
+    const body = renderConfirmationBody(targets, recording);
+    const paths = new Set([targets.projectPath, ...targets.creates]);
+    expect(textNodes(body).filter(t => !paths.has(t) && !outputs.includes(t))).toEqual([]);
+  });
+});
