@@ -80,10 +80,11 @@ export function observeProjectPath(projectPath: string): ProjectPathObservation 
 
 /** Scheduler states in which an allocation can run work. */
 const LIVE_STATES: Readonly<Record<SchedulerId, readonly string[]>> = {
-  slurm: ['RUNNING', 'CONFIGURING', 'COMPLETING', 'SUSPENDED', 'RESIZING', 'SIGNALING', 'STAGE_OUT'],
+  // COMPLETING and STAGE_OUT are a job on its way out: no longer somewhere to work.
+  slurm: ['RUNNING', 'CONFIGURING', 'SUSPENDED', 'RESIZING', 'SIGNALING'],
   pbs: ['R', 'E', 'B', 'S', 'U'],
   lsf: ['RUN', 'PSUSP', 'USUSP', 'SSUSP'],
-  flux: ['RUN', 'CLEANUP']
+  flux: ['RUN']
 };
 
 /** How each scheduler's client is asked for one job's state (no shell is involved). */
@@ -96,7 +97,7 @@ function stateQuery(scheduler: SchedulerId, jobId: string): [string, string[]] {
     case 'lsf':
       return ['bjobs', ['-noheader', '-o', 'stat', jobId]];
     case 'flux':
-      return ['flux', ['jobs', '-n', '-o', '{status_abbrev}', jobId]];
+      return ['flux', ['jobs', '-n', '-o', '{state}', jobId]];
   }
 }
 
@@ -107,7 +108,10 @@ function parseState(scheduler: SchedulerId, stdout: string): string {
   return stdout.trim().split(/\s+/)[0] ?? '';
 }
 
-const JOB_ID = /^[A-Za-z0-9_.\-[\]]{1,128}$/;
+/** Scheduler job ids; Flux writes its F58 ids with a leading "ƒ" in UTF-8 locales. No shell sees them. */
+const JOB_ID = /^ƒ?[A-Za-z0-9_.\-[\]]{1,128}$/u;
+/** What each client says on stderr for a job it does not know. */
+const UNKNOWN_JOB = /invalid job id|unknown job|does not exist|not found/i;
 
 export function probeAllocation(
   allocation: AllocationEvidence,
@@ -123,10 +127,14 @@ export function probeAllocation(
   }
   const [command, args] = stateQuery(scheduler, jobId);
   return new Promise(resolve => {
-    execFile(command, args, { timeout: timeoutMs, env, maxBuffer: 64 * 1024 }, (error, stdout) => {
+    execFile(command, args, { timeout: timeoutMs, env, maxBuffer: 64 * 1024 }, (error, stdout, stderr) => {
       const code = (error as NodeJS.ErrnoException | null)?.code;
       if (code === 'ENOENT') {
         resolve({ scheduler, jobId, live: null, detail: `\`${command}\` is not installed here, so the allocation's liveness is unknown` });
+        return;
+      }
+      if (error && UNKNOWN_JOB.test(stderr)) {
+        resolve({ scheduler, jobId, live: false, detail: `the scheduler does not know job ${jobId}` });
         return;
       }
       if (error) {
@@ -145,7 +153,7 @@ export function probeAllocation(
         jobId,
         live,
         state,
-        detail: live ? `job ${jobId} is ${state}` : `job ${jobId} is ${state}`
+        detail: live ? `job ${jobId} is ${state}` : `job ${jobId} is ${state}, so the allocation is gone`
       });
     });
   });
