@@ -22,8 +22,8 @@ export interface AppOptions {
   rateLimiter: RateLimiter;
 }
 
-/** Routes that answer without authentication: liveness and the API description. */
-const PUBLIC_ROUTES = new Set(['/health', '/openapi.json']);
+/** Routes that answer without authentication: liveness, the API description, the page icon. */
+const PUBLIC_ROUTES = new Set(['/health', '/openapi.json', '/favicon.svg']);
 
 const STATIC_DIR = nodePath.join(__dirname, '..', '..', 'static');
 const PAGE_POLICY =
@@ -33,14 +33,16 @@ const PAGE_POLICY =
 const STATIC_FILES: Record<string, { file: string; type: string; body?: Buffer }> = {
   '/': { file: 'setup.html', type: 'text/html' },
   '/setup.js': { file: 'setup.js', type: 'text/javascript' },
-  '/setup.css': { file: 'setup.css', type: 'text/css' }
+  '/setup.css': { file: 'setup.css', type: 'text/css' },
+  '/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' }
 };
 
 function wantsHtml(request: Request): boolean {
   return request.headers['sec-fetch-mode'] === 'navigate' || (request.headers.accept ?? '').includes('text/html');
 }
 
-const SIGN_IN_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign in: project startup</title></head>
+const SIGN_IN_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign in: project startup</title>
+<link rel="icon" href="favicon.svg" type="image/svg+xml"></head>
 <body><main><h1>Sign in to the project startup page</h1>
 <p>This page needs the service's token. In a terminal on this machine, run</p>
 <pre>project-startup url</pre>

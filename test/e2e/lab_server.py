@@ -1,0 +1,135 @@
+#!/usr/bin/python3
+"""A real JupyterLab 4 server side for the browser (e2e) tests, from Debian's packages.
+
+Runs Debian's ``jupyterlab_server.LabServerApp`` (on jupyter_server 1.23) serving the host app
+that ``test/e2e/app/build.js`` builds from JupyterLab 4.6.4's npm packages, the way JupyterLab's
+``examples/app`` and ``examples/federated`` serve theirs: settings schemas and themes from the npm
+packages, prebuilt (federated) extensions listed from ``$JUPYTER_DATA_DIR/labextensions`` only.
+It also loads ``server_proxy_standin`` (beside this file): a STAND-IN for jupyter-server-proxy,
+configured, like the real one, by ``ServerProxy.servers`` in ``jupyter_server_config.json``.
+
+Run it with /usr/bin/python3 (Debian's Python, which has jupyter_server), with JUPYTER_CONFIG_DIR,
+JUPYTER_DATA_DIR and JUPYTER_RUNTIME_DIR pointing at fresh temporary directories and the token in
+JUPYTER_TOKEN (kept out of the process list)::
+
+    JUPYTER_TOKEN=... JUPYTER_CONFIG_DIR=... JUPYTER_DATA_DIR=... JUPYTER_RUNTIME_DIR=... \\
+      /usr/bin/python3 test/e2e/lab_server.py --base-url /lab-e2e/ \\
+        --workspaces-dir W --user-settings-dir S --root-dir R [--port 0]
+
+The server listens on 127.0.0.1 (port 0: a free port) and writes Jupyter's usual
+``jpserver-<pid>.json`` (with the port it got) into JUPYTER_RUNTIME_DIR. SIGTERM stops it.
+"""
+
+import argparse
+import json
+import os
+import socket
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+APP_DIR = os.path.join(HERE, "app")
+DEFAULT_BUILD = os.path.join(APP_DIR, "build")
+APT_HINT = (
+    "Install the Debian packages with the apt step of .ci/run "
+    "(python3-jupyter-server python3-jupyterlab-server chromium python3-nbclient python3-ipykernel)."
+)
+
+
+def fail(message, code=2):
+    sys.stderr.write(f"lab_server.py: {message}\n")
+    sys.exit(code)
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--base-url", default="/lab-e2e/", help="Jupyter's base_url (default /lab-e2e/)")
+    parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: a free one)")
+    parser.add_argument("--workspaces-dir", required=True)
+    parser.add_argument("--user-settings-dir", required=True)
+    parser.add_argument("--root-dir", required=True, help="the Jupyter server's root (contents) directory")
+    parser.add_argument("--app-build", default=DEFAULT_BUILD, help="output of test/e2e/app/build.js")
+    parser.add_argument("--log-level", default="INFO")
+    args = parser.parse_args(argv)
+    base_url = args.base_url
+    if not base_url.startswith("/"):
+        base_url = "/" + base_url
+    if not base_url.endswith("/"):
+        base_url += "/"
+    args.base_url = base_url
+    return args
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def main(argv):
+    args = parse_args(argv)
+    for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR"):
+        if not os.environ.get(name):
+            fail(f"{name} must name a temporary directory (the tests never use ~/.jupyter).")
+    if not os.environ.get("JUPYTER_TOKEN"):
+        fail("JUPYTER_TOKEN must hold the token the server requires.")
+
+    try:
+        from jupyterlab_server import LabServerApp
+        import jupyter_server
+    except ImportError as error:
+        fail(f"{sys.executable} cannot import the Jupyter server ({error}). {APT_HINT}", 3)
+
+    build = os.path.abspath(args.app_build)
+    info_path = os.path.join(build, "build-info.json")
+    for needed in ("static/bundle.js", "schemas", "themes", "build-info.json"):
+        if not os.path.exists(os.path.join(build, needed)):
+            fail(f"the e2e host app is not built ({os.path.join(build, needed)} is missing): run `npm run build:e2e-app`.")
+    with open(info_path, encoding="utf-8") as f:
+        build_info = json.load(f)
+
+    sys.path.insert(0, HERE)  # server_proxy_standin
+    data_dir = os.environ["JUPYTER_DATA_DIR"]
+    labextensions = os.path.join(data_dir, "labextensions")
+    os.makedirs(labextensions, exist_ok=True)
+
+    class E2ELabApp(LabServerApp):
+        """JupyterLab's server side for the e2e host app (examples/app style)."""
+
+        name = "jupyterlab_e2e"
+        app_name = "JupyterLab"
+        app_version = build_info.get("jupyterlab", "")
+        load_other_extensions = False
+        # Only the stand-in proxy besides this app: nothing else installed on the machine.
+        serverapp_config = {"jpserver_extensions": {"server_proxy_standin": True}}
+        static_dir = os.path.join(build, "static")
+        templates_dir = os.path.join(APP_DIR, "templates")
+        schemas_dir = os.path.join(build, "schemas")
+        themes_dir = os.path.join(build, "themes")
+        app_settings_dir = os.path.join(data_dir, "lab", "settings")
+        user_settings_dir = os.path.abspath(args.user_settings_dir)
+        workspaces_dir = os.path.abspath(args.workspaces_dir)
+        labextensions_path = [labextensions]
+        extra_labextensions_path = []
+
+    # Debian's launcher looks the extension up by module name: this script runs as __main__.
+    module = sys.modules[__name__]
+    module._jupyter_server_extension_points = lambda: [{"module": __name__, "app": E2ELabApp}]
+
+    port = args.port or free_port()
+    E2ELabApp.launch_instance(
+        argv=[
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={port}",
+            "--ServerApp.port_retries=50",
+            "--ServerApp.allow_root=True",
+            "--ServerApp.open_browser=False",
+            f"--ServerApp.base_url={args.base_url}",
+            f"--ServerApp.root_dir={os.path.abspath(args.root_dir)}",
+            f"--ServerApp.log_level={args.log_level}",
+            "--ServerApp.terminals_enabled=False",
+        ]
+    )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
