@@ -329,6 +329,18 @@ describe('start-up refusals', () => {
 
 });
 
+describe('direct loopback on another loopback address', () => {
+  it('answers at 127.0.0.2, the address it printed, and still refuses foreign hosts', async () => {
+    const svc = await start({ serve: { host: '127.0.0.2' } });
+    expect(svc.api).toMatch(/^http:\/\/127\.0\.0\.2:\d+\/project\/$/);
+    const ok = await request(`${svc.api}capabilities`, { token: svc.token });
+    expect(ok.status).toBe(200);
+    const foreign = await request(`${svc.api}capabilities`, { token: svc.token, headers: { host: 'evil.example' } });
+    expect(foreign.status).toBe(403);
+    expect(foreign.json.code).toBe('forbidden-host');
+  });
+});
+
 describe('an ingress the platform does not offer', () => {
   // A notebook server inside a cluster job: the panel must still learn to use the terminal.
   it('answers read-only: the notebook sees unsupported-interface, and nothing can be initialized', async () => {

@@ -195,9 +195,10 @@ export interface CredentialObservation {
 /** Variable names that look like they hold a credential. Only names are ever reported. */
 export const CREDENTIAL_NAME = /(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|CREDENTIAL|PRIVATE_KEY)/i;
 
+/** Credential-like names in the environment; the service's own settings are not model credentials. */
 export function credentialVariableNames(env: Readonly<Record<string, string | undefined>>): string[] {
   return Object.keys(env)
-    .filter(name => CREDENTIAL_NAME.test(name) && env[name] !== undefined && env[name] !== '')
+    .filter(name => !name.startsWith('PROJECT_STARTUP_') && CREDENTIAL_NAME.test(name) && env[name] !== undefined && env[name] !== '')
     .sort();
 }
 
@@ -226,8 +227,10 @@ export class MountedSecretsObserver {
     if (!stat.isDirectory()) {
       return { backend, available: false, observed: 'the configured secrets directory is not a directory' };
     }
-    if ((stat.mode & 0o007) !== 0) {
-      return { backend, available: false, observed: 'the configured secrets directory is open to other users' };
+    // Names in the directory are not secret, but others must not be able to swap the files:
+    // writable by others is refused unless the sticky bit guards it (Kubernetes mounts: 1777).
+    if ((stat.mode & 0o002) !== 0 && (stat.mode & 0o1000) === 0) {
+      return { backend, available: false, observed: 'the configured secrets directory is writable by other users' };
     }
     if (this.listing?.mtimeMs !== stat.mtimeMs) {
       // Dot entries are the mount's own bookkeeping (Kubernetes' ..data links), not secrets.

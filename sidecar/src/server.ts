@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { ConfigError, ENV, ServiceConfig } from './config';
 import type { FileExists } from './evidence';
 import { createApp, URL_LIMIT } from './http/app';
-import { DirectLoopbackGuard, hostnameOf, IngressGuard, NotebookServerProxyGuard, TrustedProxyGuard } from './http/ingress';
+import { DirectLoopbackGuard, hostnameOf, IngressGuard, isLoopbackHostname, NotebookServerProxyGuard, TrustedProxyGuard } from './http/ingress';
 import { RateLimiter } from './http/rate-limit';
 import { createLogger, Logger } from './log';
 import { problemOf } from './problems';
@@ -41,10 +41,8 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
-
 function isLoopback(host: string): boolean {
-  return LOOPBACK.has(hostnameOf(host)) || /^127\.\d+\.\d+\.\d+$/.test(host);
+  return isLoopbackHostname(host.includes(':') && !host.startsWith('[') ? host : hostnameOf(host));
 }
 
 function readProxySecret(file: string | undefined): string {

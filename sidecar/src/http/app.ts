@@ -130,11 +130,17 @@ export function createApp(options: AppOptions): express.Express {
       return;
     }
     const route = path.slice(prefix.length);
-    if (!PUBLIC_ROUTES.has(route)) {
+    if (!(guard.publicRoutes && PUBLIC_ROUTES.has(route))) {
       try {
         locals(response).identity = guard.authenticate(request, response, query);
       } catch (error) {
-        if (route === '/' && wantsHtml(request) && error instanceof ProblemError && error.code === 'unauthorized') {
+        if (
+          route === '/' &&
+          guard.mode === 'direct-loopback' &&
+          wantsHtml(request) &&
+          error instanceof ProblemError &&
+          error.code === 'unauthorized'
+        ) {
           response.setHeader('Content-Security-Policy', PAGE_POLICY);
           sendJson(response, 401, SIGN_IN_PAGE, 'text/html');
           return;

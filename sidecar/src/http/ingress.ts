@@ -17,6 +17,8 @@ export interface RequestIdentity {
 
 export interface IngressGuard {
   readonly mode: IngressMode;
+  /** Whether health, the API description and the page icon answer without credentials. */
+  readonly publicRoutes: boolean;
   /** Refuses foreign Host headers (DNS rebinding) before anything else is looked at. */
   checkHost(request: IncomingMessage): void;
   authenticate(request: IncomingMessage, response: ServerResponse, query: URLSearchParams): RequestIdentity;
@@ -31,7 +33,12 @@ export function secretsEqual(given: string, expected: string): boolean {
   return timingSafeEqual(a, b);
 }
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+const LOOPBACK_HOSTS = new Set(['localhost', '[::1]', '::1']);
+
+/** localhost, ::1 or any address of 127.0.0.0/8 (the service may bind any of them). */
+export function isLoopbackHostname(hostname: string): boolean {
+  return LOOPBACK_HOSTS.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
 
 export function hostnameOf(hostHeader: string): string {
   const host = hostHeader.trim().toLowerCase();
@@ -78,6 +85,7 @@ function authorizationToken(request: IncomingMessage): string | undefined {
 
 export class DirectLoopbackGuard implements IngressGuard {
   readonly mode = 'direct-loopback' as const;
+  readonly publicRoutes = true;
   private readonly session = randomBytes(32).toString('base64url');
 
   constructor(
@@ -88,7 +96,7 @@ export class DirectLoopbackGuard implements IngressGuard {
 
   checkHost(request: IncomingMessage): void {
     const host = request.headers.host;
-    if (!host || !LOOPBACK_HOSTS.has(hostnameOf(host))) {
+    if (!host || !isLoopbackHostname(hostnameOf(host))) {
       throw new ProblemError(
         'forbidden-host',
         'This service answers only to a loopback Host (127.0.0.1, localhost or [::1]); use one of those addresses.'
@@ -133,6 +141,7 @@ export class DirectLoopbackGuard implements IngressGuard {
 
 export class NotebookServerProxyGuard implements IngressGuard {
   readonly mode = 'notebook-server-proxy' as const;
+  readonly publicRoutes = true;
 
   checkHost(): void {
     // Jupyter checked the Host before proxying; the backend is reachable only through it.
@@ -154,6 +163,8 @@ export const TRUSTED_PROXY_SECRET_HEADER = 'x-project-startup-proxy-secret';
 
 export class TrustedProxyGuard implements IngressGuard {
   readonly mode = 'trusted-proxy' as const;
+  /** It may listen beyond loopback: nothing answers without the secret. */
+  readonly publicRoutes = false;
 
   constructor(private readonly secret: string) {}
 
@@ -166,7 +177,9 @@ export class TrustedProxyGuard implements IngressGuard {
   }
 
   authenticate(request: IncomingMessage): RequestIdentity {
-    const given = firstHeader(request, TRUSTED_PROXY_SECRET_HEADER);
+    // The whole header value: a secret may itself contain a comma.
+    const raw = request.headers[TRUSTED_PROXY_SECRET_HEADER];
+    const given = Array.isArray(raw) ? undefined : raw?.trim();
     if (given === undefined || !secretsEqual(given, this.secret)) {
       throw unauthorized('Only the configured trusted proxy may call this service.');
     }
