@@ -273,7 +273,7 @@ export function createApp(options: AppOptions): express.Express {
   });
 
   // Express recognises error handlers by their four parameters.
-  app.use((error: unknown, request: Request, response: Response, _next: NextFunction) => {
+  app.use(async (error: unknown, request: Request, response: Response, _next: NextFunction) => {
     void _next;
     const problem = asProblemError(problemFromExpress(error));
     if (problem.code === 'internal') {
@@ -284,6 +284,12 @@ export function createApp(options: AppOptions): express.Express {
       response.destroy();
       return;
     }
+    // Refused before its body was read: take the body first, or a client (or a proxy) still
+    // writing it meets a closed socket and reports that instead of this answer.
+    await drainRequest(request);
+    if (response.destroyed) {
+      return;
+    }
     for (const [name, value] of Object.entries(problem.headers)) {
       response.setHeader(name, value);
     }
@@ -291,6 +297,39 @@ export function createApp(options: AppOptions): express.Express {
   });
 
   return app;
+}
+
+const DRAIN_MAX_BYTES = 1024 * 1024;
+const DRAIN_MAX_MS = 2000;
+
+/** Reads and discards what is left of a request body, within a size and a time bound. */
+function drainRequest(request: Request): Promise<void> {
+  if (request.complete || request.readableEnded || request.destroyed) {
+    return Promise.resolve();
+  }
+  return new Promise(resolve => {
+    let seen = 0;
+    const done = () => {
+      clearTimeout(timer);
+      request.off('data', onData);
+      request.off('end', done);
+      request.off('error', done);
+      request.off('close', done);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > DRAIN_MAX_BYTES) {
+        done(); // too much to wait for: answer now, the socket closes after
+      }
+    };
+    const timer = setTimeout(done, DRAIN_MAX_MS);
+    request.on('data', onData);
+    request.once('end', done);
+    request.once('error', done);
+    request.once('close', done);
+    request.resume();
+  });
 }
 
 /** Errors raised by express or its body machinery, as the problems they stand for. */
