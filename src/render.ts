@@ -51,6 +51,23 @@ function el<K extends keyof HTMLElementTagNameMap>(
   return node;
 }
 
+/**
+ * Text from the service, where `backticks` mark a command or a path: shown as code, never as
+ * markup (each piece is a text node).
+ */
+function serviceText(text: string): DocumentFragment {
+  const fragment = document.createDocumentFragment();
+  text.split('`').forEach((piece, i, pieces) => {
+    if (piece === '') {
+      return;
+    }
+    // Odd pieces lie between a pair of backticks; a lone trailing backtick stays literal.
+    const quoted = i % 2 === 1 && i < pieces.length - 1;
+    fragment.appendChild(quoted ? code(piece) : document.createTextNode(i % 2 === 1 ? `\`${piece}` : piece));
+  });
+  return fragment;
+}
+
 function cls(...names: string[]): string {
   return names.map(n => (n.startsWith('jp-') ? n : `${CLASS_PREFIX}-${n}`)).join(' ');
 }
@@ -237,7 +254,7 @@ export function describeFailure(failure: Failure, trans: ITranslationBundle): HT
       if (problem) {
         return [
           el('p', {}, trans.__('The service answered HTTP %1: %2', failure.status, problem.title)),
-          el('p', { class: cls('problemDetail') }, problem.detail),
+          el('p', { class: cls('problemDetail') }, serviceText(problem.detail)),
           el('p', { class: cls('problemCode') }, trans.__('Problem code:'), ' ', code(problem.code))
         ];
       }
@@ -393,7 +410,7 @@ function phaseIntro(projection: StartupProjection, state: PanelState, trans: ITr
           ? el(
               'ul',
               { class: cls('interfaces') },
-              ...ways.map(w => el('li', {}, el('strong', {}, interfaceLabel(w.id, trans)), ': ', w.how))
+              ...ways.map(w => el('li', {}, el('strong', {}, interfaceLabel(w.id, trans)), ': ', serviceText(w.how)))
             )
           : el('p', {}, projection.interfaceSupport.detail)
       );
@@ -415,7 +432,7 @@ function phaseIntro(projection: StartupProjection, state: PanelState, trans: ITr
         return section(
           'phase',
           trans.__('Confirmation is given elsewhere'),
-          el('p', {}, projection.confirmation.detail)
+          el('p', {}, serviceText(projection.confirmation.detail))
         );
       }
       const targets = projection.confirmation.creates;
@@ -488,7 +505,7 @@ function nextActionSection(projection: StartupProjection, trans: ITranslationBun
     'nextAction',
     trans.__('Next action'),
     el('p', { class: cls('actionTitle') }, el('strong', {}, action.title)),
-    el('p', { class: cls('actionDetail') }, action.detail),
+    el('p', { class: cls('actionDetail') }, serviceText(action.detail)),
     action.command ? el('p', {}, trans.__('Command:'), ' ', code(action.command)) : null,
     failing ? el('p', { class: cls('muted') }, trans.__('It is the readiness check "%1" below.', failing.title)) : null
   );
@@ -499,7 +516,7 @@ function computeSection(projection: StartupProjection, trans: ITranslationBundle
   const rows: [string, Child | Child[]][] = [
     [trans.__('Compute model'), compute.label],
     [trans.__('Requirement met'), yesNo(compute.satisfied, trans)],
-    [trans.__('Detail'), compute.detail]
+    [trans.__('Detail'), serviceText(compute.detail)]
   ];
   if (compute.allocation) {
     const a = compute.allocation;
@@ -524,7 +541,7 @@ function confirmationSection(projection: StartupProjection, trans: ITranslationB
     [trans.__('Required'), yesNo(c.required, trans)],
     [trans.__('Confirmed'), yesNo(c.confirmed, trans)],
     [trans.__('Confirm through'), listOf(c.allowedInterfaces.map(i => interfaceLabel(i, trans)))],
-    [trans.__('Detail'), c.detail]
+    [trans.__('Detail'), serviceText(c.detail)]
   ];
   if (c.creates.length > 0) {
     rows.push([trans.__('Creates'), el('ul', { class: cls('paths') }, ...c.creates.map(p => el('li', {}, code(p))))]);
@@ -571,8 +588,8 @@ function checksTable(projection: StartupProjection, trans: ITranslationBundle): 
         check.title,
         check.required ? el('span', { class: cls('required') }, ' ', trans.__('(required)')) : null
       ),
-      el('td', {}, check.observed),
-      el('td', {}, check.remedy ?? '—')
+      el('td', {}, serviceText(check.observed)),
+      el('td', {}, check.remedy ? serviceText(check.remedy) : '—')
     )
   );
   const captionId = uniqueId('checks');

@@ -7,6 +7,21 @@
 
   function text(id, value) { byId(id).textContent = value; }
 
+  // Service text marks commands and paths with `backticks`: show them as code, as text nodes.
+  function rich(node, value) {
+    node.textContent = '';
+    value.split('`').forEach(function (piece, i, pieces) {
+      if (!piece) { return; }
+      if (i % 2 === 1 && i < pieces.length - 1) {
+        var code = document.createElement('code');
+        code.textContent = piece;
+        node.appendChild(code);
+      } else {
+        node.appendChild(document.createTextNode(i % 2 === 1 ? '`' + piece : piece));
+      }
+    });
+  }
+
   function problemText(body, status) {
     if (body && typeof body.detail === 'string') { return body.detail + (body.code ? ' (' + body.code + ')' : ''); }
     return 'The service answered HTTP ' + status + '.';
@@ -33,7 +48,7 @@
     text('phase', p.phase);
     byId('summary').hidden = false;
     text('next-title', 'Next: ' + p.nextAction.title);
-    text('next-detail', p.nextAction.detail);
+    rich(byId('next-detail'), p.nextAction.detail);
     byId('next').hidden = false;
     var confirmable = p.phase === 'awaiting-confirmation' && p.confirmation.allowedInterfaces.indexOf('web') !== -1;
     byId('confirm-area').hidden = !confirmable;
@@ -51,7 +66,7 @@
       [[c.status, 'status-' + c.status], [c.title + (c.required ? '' : ' (optional)'), ''], [c.observed, ''],
         [c.status === 'pass' || c.status === 'skip' ? '' : (c.remedy || ''), '']].forEach(function (cell) {
         var td = document.createElement('td');
-        td.textContent = cell[0];
+        rich(td, cell[0]);
         if (cell[1]) { td.className = cell[1]; }
         tr.appendChild(td);
       });

@@ -74,6 +74,12 @@ export interface LabServerOptions {
   label?: string;
   /** How long to wait for the server to answer (default 30 s). */
   timeoutMs?: number;
+  /**
+   * Runs once the server's directories exist and before it starts (after `serverProxy` and
+   * `labextensions` are in place), e.g. to run `project-startup jupyter install --user` into
+   * them (see jupyterInstall). What it returns is added to the server's environment last.
+   */
+  prepare?: (dirs: LabServer['dirs']) => Record<string, string> | void;
 }
 
 export interface LabServer {
@@ -150,6 +156,8 @@ export async function startLabServer(options: LabServerOptions = {}): Promise<La
     fs.cpSync(source, path.join(dirs.data, 'labextensions', name), { recursive: true });
   }
 
+  const prepared = options.prepare?.(dirs) ?? {};
+
   const token = randomBytes(24).toString('hex');
   const env: Record<string, string> = {
     PATH: '/usr/bin:/bin',
@@ -167,7 +175,8 @@ export async function startLabServer(options: LabServerOptions = {}): Promise<La
     PROJECT_STARTUP_RUNTIME_DIR: dirs.sidecarRuntime,
     PROJECT_STARTUP_LOCAL_RUNTIME_URL: CLOSED_URL,
     PROJECT_STARTUP_SERVING_RUNTIME_URL: CLOSED_URL,
-    ...options.env
+    ...options.env,
+    ...prepared
   };
   const args = [
     path.join(E2E_DIR, 'lab_server.py'),
@@ -489,6 +498,27 @@ export function sidecarServerEntry(extra: Record<string, unknown> = {}): Record<
     launcher_entry: { enabled: false },
     ...extra
   };
+}
+
+/**
+ * The operator's install step, `project-startup jupyter install --user`, run with Jupyter's
+ * config and data directories set to a lab server's (use it from LabServerOptions.prepare):
+ * it copies the prebuilt labextension and writes the `project` proxy entry. Throws with the
+ * command's output when it fails; returns its stdout.
+ */
+export function jupyterInstall(dirs: LabServer['dirs'], timeoutMs = 30000): string {
+  const result = spawnSync(process.execPath, [BIN, 'jupyter', 'install', '--user'], {
+    cwd: dirs.project,
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    env: { PATH: '/usr/bin:/bin', HOME: dirs.home, LANG: 'C.UTF-8', JUPYTER_CONFIG_DIR: dirs.config, JUPYTER_DATA_DIR: dirs.data }
+  });
+  if (result.status !== 0) {
+    throw new Error(
+      `project-startup jupyter install --user failed (status ${result.status}, signal ${result.signal}):\n${result.stdout}\n${result.stderr}`
+    );
+  }
+  return result.stdout;
 }
 
 export interface HttpAnswer {

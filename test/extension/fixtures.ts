@@ -171,6 +171,12 @@ export function recordingTrans(): { trans: ITranslationBundle; outputs: string[]
 export function stringLeaves(value: unknown, into: Set<string> = new Set()): Set<string> {
   if (typeof value === 'string') {
     into.add(value);
+    // The panel shows `quoted` parts of service text as code: each piece is service text too.
+    for (const piece of value.split('`')) {
+      if (piece.trim()) {
+        into.add(piece.trim());
+      }
+    }
   } else if (Array.isArray(value)) {
     value.forEach(v => stringLeaves(v, into));
   } else if (value !== null && typeof value === 'object') {

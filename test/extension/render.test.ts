@@ -52,6 +52,12 @@ function facts(root: Element): Record<string, string> {
 const buttons = (root: Element): HTMLButtonElement[] => Array.from(root.querySelectorAll('button'));
 const buttonLabels = (root: Element): string[] => buttons(root).map(b => b.textContent ?? '');
 
+
+/** Service text as the panel shows it: `quoted` commands become code elements, without the backticks. */
+function unquoted(serviceText: string): string {
+  return serviceText.replace(/`([^`]*)`/g, '$1');
+}
+
 describe('loading', () => {
   it('says it is checking, is busy, and already offers Refresh', () => {
     const state: PanelState = { view: { kind: 'loading' }, refreshing: false, initializing: false };
@@ -91,7 +97,7 @@ describe('failing', () => {
     const t = text(root);
     expect(t).toContain('The Project Startup service is failing');
     expect(t).toContain('HTTP 500: Internal error');
-    expect(t).toContain(p.detail);
+    expect(t).toContain(unquoted(p.detail));
     expect(t).toContain('Problem code: internal');
     expect(t).toContain('Press Refresh to try again');
     expect(t).toContain('Jupyter server log');
@@ -150,9 +156,11 @@ describe('phases', () => {
     expect(facts(root)['Notebook interface']).toMatch(/^Not supported — /);
     expect(facts(root)['Setup phase']).toBe('Interface not supported');
     const items = Array.from(root.querySelectorAll('.jp-ProjectStartup-interfaces li')).map(text);
-    expect(items).toEqual(['Terminal: Run `project-startup status` in a terminal.']);
+    expect(items).toEqual(['Terminal: Run project-startup status in a terminal.']);
+    // The command the service quotes in backticks is shown as code, not with literal backticks.
+    expect(Array.from(root.querySelectorAll('.jp-ProjectStartup-interfaces li code')).map(text)).toEqual(['project-startup status']);
     for (const way of projection.nextAction.interfaces ?? []) {
-      expect(t).toContain(way.how);
+      expect(t).toContain(unquoted(way.how));
     }
     expect(buttonLabels(root)).toEqual(['Refresh']);
   });
@@ -214,8 +222,8 @@ describe('phases', () => {
       expect(row.children[1].tagName).toBe('TH');
       expect(row.children[1].getAttribute('scope')).toBe('row');
       expect(row.children[1].textContent).toContain(check.title);
-      expect(row.children[2].textContent).toBe(check.observed);
-      expect(row.children[3].textContent).toBe(check.remedy ?? '—');
+      expect(row.children[2].textContent).toBe(unquoted(check.observed));
+      expect(row.children[3].textContent).toBe(check.remedy ? unquoted(check.remedy) : '—');
     });
   });
 
@@ -224,9 +232,9 @@ describe('phases', () => {
     const root = render(loaded(projection));
     const compute = root.querySelector('.jp-ProjectStartup-compute') as Element;
     expect(text(compute)).toContain(projection.compute.label);
-    expect(text(compute)).toContain(projection.compute.detail);
+    expect(text(compute)).toContain(unquoted(projection.compute.detail));
     const confirmation = root.querySelector('.jp-ProjectStartup-confirmation') as Element;
-    expect(text(confirmation)).toContain(projection.confirmation.detail);
+    expect(text(confirmation)).toContain(unquoted(projection.confirmation.detail));
     for (const p of projection.confirmation.creates) {
       expect(text(confirmation)).toContain(p);
     }
@@ -266,7 +274,7 @@ describe('initialize feedback', () => {
     const root = render(state);
     const alert = root.querySelector('[role="alert"]') as Element;
     expect(text(alert)).toContain('Initialization failed');
-    expect(text(alert)).toContain(p.detail);
+    expect(text(alert)).toContain(unquoted(p.detail));
     expect(text(alert)).toContain('Problem code: confirmation-stale');
     expect(text(alert)).toContain('check them and initialize again');
     const init = buttons(root).find(b => b.textContent === 'Initialize project') as HTMLButtonElement;

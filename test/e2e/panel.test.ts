@@ -1,0 +1,575 @@
+// The notebook interface end to end: the project's prebuilt extension in the real JupyterLab
+// 4.6.4 front end (test/e2e/app), in Debian's headless Chromium, against Debian's jupyter_server
+// 1.23 with Jupyter's base_url /user/alice/, and the real sidecar behind the jupyter-server-proxy
+// stand-in. Both are put in place by the operator's own command, `project-startup jupyter
+// install --user`, run with JUPYTER_CONFIG_DIR / JUPYTER_DATA_DIR set to the server's
+// directories before it starts. The Jupyter server's root_dir and working directory is the
+// project directory, so that is the sidecar's project.
+//
+// States covered, each with a screenshot in test-artifacts/e2e/:
+//   panel-awaiting-confirmation, panel-dialog, panel-ready, panel-ready-dark  (generic platform)
+//   panel-unsupported  (a Jupyter server inside a Slurm job: cluster platform)
+//   panel-not-enabled  (no proxy entry: Jupyter answers 404 at {base_url}project/)
+//   panel-failing      (a proxy entry whose command exits non-zero)
+//
+// Missing Chromium, Jupyter or the built extension fails these tests (with what to do).
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import {
+  Browser,
+  checkPrerequisites,
+  httpRequest,
+  jupyterInstall,
+  LabServer,
+  launchBrowser,
+  openLab,
+  PageProblem,
+  PageProblems,
+  PROJECT_LABEXTENSION,
+  screenshot,
+  startLabServer,
+  stopAllLabServers,
+  waitForSplashGone
+} from './helpers';
+
+const BASE_URL = '/user/alice/';
+const STARTUP_PATH = `${BASE_URL}project/startup`;
+const INITIALIZE_PATH = `${BASE_URL}project/initialize`;
+const PACKAGE = 'jupyterlab-project-startup';
+const PANEL = '#jp-project-startup-panel';
+/** Every readiness check the service reports (README "The startup projection"). */
+const CHECK_IDS = [
+  'platform-evidence',
+  'interface-support',
+  'project-path',
+  'state-path',
+  'approved-storage',
+  'compute-allocation',
+  'gateway-ingress',
+  'browser-route',
+  'credential-backends',
+  'inference-runtimes',
+  'confirmation'
+];
+
+/** A request the page sent to the sidecar's routes. */
+interface SidecarCall {
+  method: string;
+  path: string;
+  /** The `interface` query parameter, or null (JupyterLab adds a cache-busting parameter to GETs). */
+  iface: string | null;
+  body: string | null;
+}
+
+/** "GET /user/alice/project/startup?interface=notebook" */
+function describeCall(call: SidecarCall): string {
+  return `${call.method} ${call.path}${call.iface === null ? '' : `?interface=${call.iface}`}`;
+}
+
+/** Records the page's requests below {base_url}project/ and the statuses they got. */
+function recordSidecarCalls(page: Page): { calls: SidecarCall[]; statuses: string[] } {
+  const calls: SidecarCall[] = [];
+  const statuses: string[] = [];
+  page.on('request', request => {
+    const url = new URL(request.url());
+    if (url.pathname.startsWith(`${BASE_URL}project/`)) {
+      calls.push({ method: request.method(), path: url.pathname, iface: url.searchParams.get('interface'), body: request.postData() });
+    }
+  });
+  page.on('response', response => {
+    const url = new URL(response.url());
+    if (url.pathname.startsWith(`${BASE_URL}project/`)) {
+      statuses.push(`${response.request().method()} ${url.pathname} ${response.status()}`);
+    }
+  });
+  return { calls, statuses };
+}
+
+/** The person's own setting for the plugin (JupyterLab's user-settings directory). */
+function writePluginSetting(dirs: LabServer['dirs'], values: Record<string, unknown>): void {
+  const dir = path.join(dirs.settings, PACKAGE);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'plugin.jupyterlab-settings'), JSON.stringify(values, null, 2));
+}
+
+/** The `project` entry in the files `jupyter install` wrote, changed by `change`. */
+function editProxyEntry(dirs: LabServer['dirs'], change: (entry: Record<string, unknown>) => void): void {
+  for (const file of [
+    path.join(dirs.config, 'jupyter_server_config.json'),
+    path.join(dirs.config, 'jupyter_server_config.d', `${PACKAGE}.json`)
+  ]) {
+    const config = JSON.parse(fs.readFileSync(file, 'utf8')) as { ServerProxy: { servers: { project: Record<string, unknown> } } };
+    change(config.ServerProxy.servers.project);
+    fs.writeFileSync(file, JSON.stringify(config, null, 2));
+  }
+}
+
+/** What `jupyter install` wrote for jupyter_server 1.x, checked as the operator guide says. */
+function expectInstalled(dirs: LabServer['dirs']): void {
+  const config = JSON.parse(fs.readFileSync(path.join(dirs.config, 'jupyter_server_config.json'), 'utf8'));
+  const entry = config.ServerProxy.servers.project;
+  expect(entry).toMatchObject({ unix_socket: true, absolute_url: true });
+  expect(entry.command.slice(2)).toEqual(['serve', '--ingress', 'notebook-server-proxy', '--unix-socket', '{unix_socket}', '--base-url', '{base_url}']);
+  expect(fs.existsSync(path.join(dirs.data, 'labextensions', PACKAGE, 'package.json'))).toBe(true);
+}
+
+function panel(page: Page): Locator {
+  return page.locator(PANEL);
+}
+
+/** The value cell of a row of the panel's overview. */
+function fact(page: Page, term: string): Locator {
+  return panel(page)
+    .locator('.jp-ProjectStartup-summary .jp-ProjectStartup-fact')
+    .filter({ has: page.locator('dt', { hasText: new RegExp(`^${term}$`) }) })
+    .locator('dd');
+}
+
+/** Waits (bounded) for the panel's phase badge. */
+async function waitForPhase(page: Page, phase: string, timeoutMs = 20000): Promise<void> {
+  await panel(page).locator(`.jp-ProjectStartup-phaseBadge.jp-mod-${phase}`).waitFor({ state: 'visible', timeout: timeoutMs });
+}
+
+/** Waits (bounded) until the panel's live region (role=status) says exactly `text`. */
+async function waitForStatus(page: Page, text: string, timeoutMs = 20000): Promise<void> {
+  const status = page.getByRole('region', { name: 'Project Startup' }).getByRole('status');
+  try {
+    await page.waitForFunction(
+      ([selector, expected]) => document.querySelector(selector)?.textContent === expected,
+      [`${PANEL} [role="status"]`, text] as const,
+      { timeout: timeoutMs, polling: 50 }
+    );
+  } catch (error) {
+    throw new Error(`the panel's status did not become "${text}"; it says "${await status.textContent()}"`);
+  }
+  await status.waitFor({ state: 'attached' }); // and it is the region's live region, by role
+}
+
+/** The focused element, described. */
+function focused(page: Page): Promise<{ tag: string; text: string; action: string | null; inPanel: boolean; inDialog: boolean; accept: boolean }> {
+  return page.evaluate(panelSelector => {
+    const active = document.activeElement as HTMLElement | null;
+    return {
+      tag: active?.tagName ?? '',
+      text: (active?.textContent ?? '').trim(),
+      action: active?.getAttribute('data-action') ?? null,
+      inPanel: !!active?.closest(panelSelector),
+      inDialog: !!active?.closest('.jp-Dialog'),
+      accept: !!active?.classList.contains('jp-mod-accept')
+    };
+  }, PANEL);
+}
+
+/** Opens "Open Project Startup" from the command palette with the keyboard only. */
+async function openFromPalette(page: Page): Promise<void> {
+  // The shortcut exists once the host's shortcuts plugin has read its settings.
+  await page.waitForFunction(
+    () => {
+      const g = globalThis as unknown as { jupyterapp: { commands: { keyBindings: readonly { command: string }[] } } };
+      return g.jupyterapp.commands.keyBindings.some(b => b.command === 'apputils:activate-command-palette');
+    },
+    undefined,
+    { timeout: 20000, polling: 100 }
+  );
+  await page.keyboard.press('Control+Shift+C');
+  const palette = page.locator('.jp-ModalCommandPalette');
+  await palette.waitFor({ state: 'visible' });
+  await palette.locator('input').fill('Open Project Startup');
+  const active = palette.locator('.lm-CommandPalette-item.lm-mod-active');
+  await active.filter({ hasText: 'Open Project Startup' }).waitFor({ state: 'visible' });
+  await page.keyboard.press('Enter');
+  await palette.waitFor({ state: 'hidden' });
+}
+
+function commandEnabled(page: Page, id: string): Promise<boolean> {
+  return page.evaluate(command => {
+    const g = globalThis as unknown as { jupyterapp: { commands: { isEnabled(id: string): boolean } } };
+    return g.jupyterapp.commands.isEnabled(command);
+  }, id);
+}
+
+function execute(page: Page, command: string, args: Record<string, unknown> = {}): Promise<void> {
+  return page.evaluate(
+    ([id, a]) => {
+      const g = globalThis as unknown as { jupyterapp: { commands: { execute(id: string, args: unknown): Promise<unknown> } } };
+      void g.jupyterapp.commands.execute(id, a);
+    },
+    [command, args] as const
+  );
+}
+
+/** The service's own answer for the notebook interface (a GET changes nothing). */
+async function projection(server: LabServer): Promise<any> {
+  const answer = await httpRequest(`${server.base}project/startup?interface=notebook`, { headers: { authorization: `token ${server.token}` } });
+  expect(answer.status).toBe(200);
+  return answer.json;
+}
+
+/** Problems this page may have: a 404 or 500 of {base_url}project/startup, and its console line. */
+function startupStatus(status: number): (problem: PageProblem) => boolean {
+  return problem => problem.path === STARTUP_PATH && problem.status === status && (problem.kind === 'http' || problem.kind === 'console-error');
+}
+
+async function pause(ms: number): Promise<void> {
+  await new Promise(resolve => setTimeout(resolve, ms));
+}
+
+describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23, base_url /user/alice/)', () => {
+  let browser: Browser | undefined;
+  let server: LabServer | undefined;
+  let page: Page | undefined;
+  let problems: PageProblems | undefined;
+
+  beforeAll(async () => {
+    checkPrerequisites();
+    if (!fs.existsSync(path.join(PROJECT_LABEXTENSION, 'package.json'))) {
+      throw new Error(`The project's prebuilt extension is missing (${PROJECT_LABEXTENSION}): run \`npm run build\` first.`);
+    }
+    browser = await launchBrowser();
+  }, 90000);
+
+  /** A new page with its problems recorded; the viewport is tall enough for the whole panel. */
+  async function newPage(): Promise<Page> {
+    page = await (browser as Browser).newPage();
+    await page.setViewportSize({ width: 1280, height: 1000 });
+    problems = new PageProblems(page);
+    return page;
+  }
+
+  function expectOnlyProblems(allowed: (problem: PageProblem) => boolean = () => false): void {
+    const found = (problems as PageProblems).unexpected(allowed);
+    if (found.length > 0) {
+      throw new Error(`page problems:\n  ${found.join('\n  ')}\n--- server log (tail) ---\n${server?.logs().slice(-3000)}`);
+    }
+  }
+
+  afterEach(async () => {
+    await page?.close().catch(() => undefined);
+    page = undefined;
+    await server?.stop();
+    server = undefined;
+  }, 60000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stopAllLabServers();
+  }, 60000);
+
+  test('generic platform: palette → awaiting confirmation → dialog → cancel creates nothing → accept → ready', async () => {
+    const startedAt = Date.now();
+    let installOutput = '';
+    server = await startLabServer({
+      baseUrl: BASE_URL,
+      label: 'panel-generic-server',
+      prepare: dirs => {
+        installOutput = jupyterInstall(dirs);
+        // The person turned off "open while incomplete": only the palette opens the panel here.
+        writePluginSetting(dirs, { openWhileIncomplete: false });
+      }
+    });
+    const s = server;
+    expect(installOutput).toContain('Wrote the notebook-server proxy entry "project"');
+    expectInstalled(s.dirs);
+    const statePath = path.join(s.dirs.project, '.project-startup');
+    const recordFile = path.join(statePath, 'initialization.json');
+
+    const p = await newPage();
+    const { calls, statuses } = recordSidecarCalls(p);
+    const firstStartup = p.waitForResponse(r => new URL(r.url()).pathname === STARTUP_PATH, { timeout: 30000 });
+    await openLab(p, s);
+    // The extension is a federated one, loaded from $JUPYTER_DATA_DIR/labextensions.
+    const config = await p.evaluate(() => JSON.parse(document.getElementById('jupyter-config-data')?.textContent ?? '{}'));
+    expect(config.baseUrl).toBe(BASE_URL);
+    expect(config.federated_extensions.map((e: { name: string }) => e.name)).toEqual([PACKAGE]);
+    // The preflight asked the sidecar through the proxy under the base URL, and (setting off)
+    // the panel did not open by itself.
+    expect((await firstStartup).status()).toBe(200);
+    await pause(500);
+    expect(await panel(p).count()).toBe(0);
+
+    // JupyterLab's launcher extension opens a Launcher whenever the layout changes while the
+    // main area is empty, and a Launcher that appears takes the focus, which closes the modal
+    // palette. Open it first, as JupyterLab normally shows one, so nothing races the palette.
+    if ((await p.locator('.jp-Launcher').count()) === 0) {
+      await execute(p, 'launcher:create');
+    }
+    await p.locator('.jp-Launcher:visible').first().waitFor({ state: 'visible' });
+
+    // Open Project Startup from the command palette, with the keyboard.
+    await openFromPalette(p);
+    await panel(p).waitFor({ state: 'visible' });
+    await waitForPhase(p, 'awaiting-confirmation');
+    const region = p.getByRole('region', { name: 'Project Startup' });
+    await region.waitFor({ state: 'visible' });
+    await waitForStatus(p, 'Setup phase: Awaiting confirmation.');
+    const answer = await projection(s);
+    expect(answer).toMatchObject({ platform: 'generic', interface: 'notebook', phase: 'awaiting-confirmation', projectPath: s.dirs.project, statePath });
+
+    await expect(fact(p, 'Platform').textContent()).resolves.toBe('Workstation or container');
+    await expect(fact(p, 'Notebook interface').textContent()).resolves.toMatch(/^Supported — /);
+    await expect(fact(p, 'Setup phase').textContent()).resolves.toBe('Awaiting confirmation');
+    await expect(fact(p, 'Project directory').textContent()).resolves.toBe(s.dirs.project);
+    await expect(fact(p, 'Private state').textContent()).resolves.toBe(statePath);
+    const next = panel(p).locator('.jp-ProjectStartup-nextAction');
+    expect(answer.nextAction.id).toBe('confirm-initialization');
+    await expect(next.locator('.jp-ProjectStartup-actionTitle').textContent()).resolves.toBe(answer.nextAction.title);
+    await expect(next.locator('.jp-ProjectStartup-actionDetail').textContent()).resolves.toBe(answer.nextAction.detail);
+    const rows = panel(p).locator('tr[data-check-id]');
+    expect(await rows.evaluateAll(trs => trs.map(tr => tr.getAttribute('data-check-id')))).toEqual(CHECK_IDS);
+    expect(answer.readinessChecks.map((c: { id: string }) => c.id)).toEqual(CHECK_IDS);
+    for (const check of answer.readinessChecks as { id: string; title: string; status: string }[]) {
+      const row = panel(p).locator(`tr[data-check-id="${check.id}"]`);
+      await expect(row.getAttribute('class')).resolves.toContain(`jp-mod-${check.status}`);
+      await expect(row.locator('th').textContent()).resolves.toContain(check.title);
+    }
+    await expect(p.getByRole('table', { name: 'Readiness checks' }).isVisible()).resolves.toBe(true);
+    expect(await commandEnabled(p, 'project-startup:initialize')).toBe(true);
+    await screenshot(p, 'panel-awaiting-confirmation');
+
+    // Keyboard: the panel took the focus on its first button (Refresh); Tab reaches
+    // "Initialize project" and Enter presses it.
+    expect(await focused(p)).toMatchObject({ inPanel: true, action: 'refresh', text: 'Refresh' });
+    await p.keyboard.press('Tab');
+    expect(await focused(p)).toMatchObject({ inPanel: true, action: 'initialize', text: 'Initialize project' });
+    await p.keyboard.press('Enter');
+    const dialog = p.locator('.jp-Dialog');
+    await dialog.waitFor({ state: 'visible' });
+    await expect(dialog.locator('.jp-Dialog-header').textContent()).resolves.toContain('Initialize project');
+    const body = dialog.locator('.jp-ProjectStartup-dialogBody');
+    await expect(body.locator('.jp-ProjectStartup-dialogPath').textContent()).resolves.toBe(s.dirs.project);
+    const listed = await body.locator('.jp-ProjectStartup-paths li').allTextContents();
+    expect(listed).toEqual([statePath, recordFile]);
+    await expect(body.textContent()).resolves.toContain('Nothing is created if you cancel.');
+    await p.waitForTimeout(300); // the dialog's fade-in, for a clear screenshot
+    await screenshot(p, 'panel-dialog');
+
+    // Cancel: it has the focus and answers Enter. Nothing is sent, nothing is created.
+    expect(await focused(p)).toMatchObject({ inDialog: true, accept: false, text: 'Cancel' });
+    await p.keyboard.press('Enter');
+    await dialog.waitFor({ state: 'detached' });
+    await pause(500);
+    expect(calls.filter(c => c.method === 'POST')).toEqual([]);
+    expect(fs.existsSync(statePath)).toBe(false);
+    await waitForPhase(p, 'awaiting-confirmation');
+    await waitForStatus(p, 'Setup phase: Awaiting confirmation.');
+    expect((await projection(s)).phase).toBe('awaiting-confirmation');
+
+    // Again, and accept (Tab to the accept button, Space presses it).
+    await panel(p).getByRole('button', { name: 'Initialize project' }).click();
+    await dialog.waitFor({ state: 'visible' });
+    await p.keyboard.press('Tab');
+    expect(await focused(p)).toMatchObject({ inDialog: true, accept: true, text: 'Initialize project' });
+    const initialized = p.waitForResponse(r => new URL(r.url()).pathname === INITIALIZE_PATH, { timeout: 20000 });
+    await p.keyboard.press('Space');
+    await dialog.waitFor({ state: 'detached' });
+    expect((await initialized).status()).toBe(201);
+    await waitForPhase(p, 'ready');
+    // The live region says so once the refresh that follows initialize is back.
+    await waitForStatus(p, 'Project initialized. Setup phase: Ready.');
+    await expect(panel(p).locator('.jp-ProjectStartup-success').textContent()).resolves.toBe(`Project initialized: ${statePath} was created.`);
+    await expect(panel(p).locator('.jp-ProjectStartup-phase h3').textContent()).resolves.toBe('The project is set up');
+    await expect(panel(p).locator('.jp-ProjectStartup-phase').textContent()).resolves.toContain('Confirmed through Notebook at ');
+    expect(await panel(p).getByRole('button', { name: 'Initialize project' }).count()).toBe(0);
+    expect(await commandEnabled(p, 'project-startup:initialize')).toBe(false);
+    // The checks come from the refresh after initialize: confirmation now passes.
+    await panel(p).locator('tr[data-check-id="confirmation"].jp-mod-pass').waitFor({ state: 'visible' });
+
+    // Exactly one POST, with the body the dialog confirmed, under the base URL.
+    const posts = calls.filter(c => c.method === 'POST');
+    expect(posts.map(c => c.path)).toEqual([INITIALIZE_PATH]);
+    expect(JSON.parse(posts[0].body ?? '{}')).toEqual({
+      interface: 'notebook',
+      method: 'jupyterlab-dialog',
+      confirm: { projectPath: s.dirs.project, statePath }
+    });
+    for (const call of calls.filter(c => c.method === 'GET')) {
+      expect(describeCall(call)).toBe(`GET ${STARTUP_PATH}?interface=notebook`);
+    }
+    expect(statuses.filter(st => !/ (200|201)$/.test(st))).toEqual([]);
+
+    // The state on disk: 0700 directory, 0600 record of what was confirmed, no credential.
+    expect(fs.lstatSync(statePath).isDirectory()).toBe(true);
+    expect(fs.statSync(statePath).mode & 0o777).toBe(0o700);
+    expect(fs.statSync(recordFile).mode & 0o777).toBe(0o600);
+    const recordText = fs.readFileSync(recordFile, 'utf8');
+    const record = JSON.parse(recordText);
+    expect(record).toMatchObject({
+      kind: 'project-startup-state',
+      projectPath: s.dirs.project,
+      statePath,
+      platform: 'generic',
+      confirmation: { interface: 'notebook', method: 'jupyterlab-dialog', ingress: 'notebook-server-proxy' }
+    });
+    expect(recordText).not.toContain(s.token);
+    expect((await projection(s)).phase).toBe('ready');
+    await screenshot(p, 'panel-ready');
+
+    // The same panel in the dark theme.
+    await execute(p, 'apputils:change-theme', { theme: 'JupyterLab Dark' });
+    await p.waitForFunction(() => document.body.dataset.jpThemeName === 'JupyterLab Dark', undefined, { timeout: 20000 });
+    await waitForSplashGone(p);
+    await waitForPhase(p, 'ready');
+    const background = await panel(p).evaluate(node => getComputedStyle(node).backgroundColor);
+    const [r, g, b] = (background.match(/\d+/g) ?? ['255', '255', '255']).map(Number);
+    expect(r + g + b).toBeLessThan(3 * 96); // a dark background, from the theme's variables
+    await screenshot(p, 'panel-ready-dark');
+
+    expectOnlyProblems();
+    expect(s.logs()).not.toContain(s.token);
+    expect(Date.now() - startedAt).toBeLessThan(90000);
+  }, 120000);
+
+  test('cluster platform (a Jupyter server in a Slurm job): the panel says the notebook interface is unsupported and names the terminal', async () => {
+    server = await startLabServer({
+      baseUrl: BASE_URL,
+      label: 'panel-cluster-server',
+      prepare: dirs => {
+        jupyterInstall(dirs);
+        // This machine has a real Slurm (/usr/bin/squeue). PATH here holds only what the
+        // servers run (python3, node), so the sidecar cannot ask Slurm about job 4242 and
+        // reports its liveness unknown: nothing depends on this machine's Slurm state.
+        const bin = path.join(dirs.root, 'bin');
+        fs.mkdirSync(bin);
+        fs.symlinkSync('/usr/bin/python3', path.join(bin, 'python3'));
+        fs.symlinkSync(process.execPath, path.join(bin, 'node'));
+        return { PATH: bin, SLURM_JOB_ID: '4242', PROJECT_STARTUP_APPROVED_STORAGE: dirs.root };
+      }
+    });
+    const s = server;
+    expect(fs.readdirSync(path.join(s.dirs.root, 'bin')).sort()).toEqual(['node', 'python3']);
+    const p = await newPage();
+    const { calls } = recordSidecarCalls(p);
+    await openLab(p, s);
+    // Setup is incomplete and the setting is at its default: the panel opens by itself.
+    await panel(p).waitFor({ state: 'visible', timeout: 30000 });
+    await waitForPhase(p, 'unsupported-interface');
+    const answer = await projection(s);
+    expect(answer).toMatchObject({ platform: 'cluster', interface: 'notebook', phase: 'unsupported-interface' });
+    expect(answer.nextAction.id).toBe('switch-interface');
+    expect(answer.compute.allocation).toMatchObject({ scheduler: 'slurm', jobId: '4242', live: null });
+    expect(answer.manifest.platform.evidence.signals.map((sig: { name: string }) => sig.name)).toContain('SLURM_JOB_ID');
+    expect(answer.readinessChecks.find((c: { id: string }) => c.id === 'approved-storage').status).toBe('pass');
+
+    await waitForStatus(p, 'Setup phase: Interface not supported.');
+    const intro = panel(p).locator('.jp-ProjectStartup-phase');
+    await expect(intro.locator('h3').textContent()).resolves.toBe('The notebook interface is not available here');
+    await expect(intro.textContent()).resolves.toContain('The Cluster platform does not offer setup through JupyterLab.');
+    const ways = await intro.locator('.jp-ProjectStartup-interfaces li').allTextContents();
+    // The one way, named, with how to reach it (the service's text; it has Markdown backticks).
+    expect(ways).toHaveLength(1);
+    expect(ways[0]).toMatch(/^Terminal: Run `?project-startup status`? in a terminal\.$/);
+    await expect(fact(p, 'Platform').textContent()).resolves.toBe('Cluster platform');
+    await expect(fact(p, 'Notebook interface').textContent()).resolves.toMatch(/^Not supported — /);
+    await expect(panel(p).locator('.jp-ProjectStartup-nextAction .jp-ProjectStartup-actionTitle').textContent()).resolves.toBe(
+      answer.nextAction.title
+    );
+    await expect(panel(p).locator('tr[data-check-id="interface-support"]').getAttribute('class')).resolves.toContain('jp-mod-fail');
+    await expect(panel(p).locator('.jp-ProjectStartup-compute').textContent()).resolves.toContain('slurm job 4242');
+    // Nothing here lets the person initialize from JupyterLab.
+    expect(await panel(p).getByRole('button', { name: 'Initialize project' }).count()).toBe(0);
+    expect(await commandEnabled(p, 'project-startup:initialize')).toBe(false);
+    await screenshot(p, 'panel-unsupported');
+
+    // Refresh is reachable from the keyboard too (Space on it) and asks again.
+    const before = calls.length;
+    await panel(p).getByRole('button', { name: 'Refresh' }).focus();
+    await p.keyboard.press('Space');
+    const deadline = Date.now() + 10000;
+    while (calls.length === before && Date.now() < deadline) {
+      await pause(50);
+    }
+    expect(calls.slice(before).map(describeCall)).toEqual([`GET ${STARTUP_PATH}?interface=notebook`]);
+    await waitForStatus(p, 'Setup phase: Interface not supported.');
+    await waitForPhase(p, 'unsupported-interface');
+    expect(calls.filter(c => c.method === 'POST')).toEqual([]);
+    expect(fs.existsSync(path.join(s.dirs.project, '.project-startup'))).toBe(false);
+    expectOnlyProblems();
+  }, 120000);
+
+  test('not enabled: without the proxy entry the panel says so and how an operator enables it', async () => {
+    server = await startLabServer({
+      baseUrl: BASE_URL,
+      label: 'panel-not-enabled-server',
+      prepare: dirs => {
+        // The extension is installed, the proxy entry is not (e.g. it was removed, or the
+        // install was only half done): Jupyter has nothing at {base_url}project/.
+        jupyterInstall(dirs);
+        fs.rmSync(path.join(dirs.config, 'jupyter_server_config.json'));
+        fs.rmSync(path.join(dirs.config, 'jupyter_server_config.d'), { recursive: true });
+      }
+    });
+    const s = server;
+    const p = await newPage();
+    await openLab(p, s);
+    await panel(p).waitFor({ state: 'visible', timeout: 30000 });
+    const section = panel(p).locator('.jp-ProjectStartup-notEnabled');
+    await section.waitFor({ state: 'visible' });
+    await waitForStatus(p, 'The Project Startup service is not enabled on this Jupyter server.');
+    await expect(section.locator('h3').textContent()).resolves.toBe('The Project Startup service is not enabled');
+    const text = (await section.textContent()) ?? '';
+    expect(text).toContain(`answered "not found" (HTTP 404) for ${s.base}project/startup?interface=notebook`);
+    expect(text).toContain('An operator enables it in the environment that runs the Jupyter server:');
+    const steps = await section.locator('.jp-ProjectStartup-steps li').allTextContents();
+    expect(steps).toEqual([
+      'Install jupyter-server-proxy in that environment.',
+      'Run project-startup jupyter install --sys-prefix in that environment.',
+      'Restart the Jupyter server, then press Refresh.'
+    ]);
+    expect(text).toContain('operator guide in the README');
+    expect(await panel(p).locator('.jp-ProjectStartup-phaseBadge').count()).toBe(0);
+    expect(await commandEnabled(p, 'project-startup:initialize')).toBe(false);
+    await screenshot(p, 'panel-not-enabled');
+    // Expected: Jupyter's 404 for {base_url}project/startup (and Chromium's console line for it).
+    expectOnlyProblems(startupStatus(404));
+    expect(problems?.unexpected().length).toBeGreaterThan(0);
+  }, 120000);
+
+  test('failing: a proxy entry whose command exits non-zero gives a failure with a way forward', async () => {
+    server = await startLabServer({
+      baseUrl: BASE_URL,
+      label: 'panel-failing-server',
+      prepare: dirs => {
+        jupyterInstall(dirs);
+        // An operator's mistake in the entry: an unknown platform stops the sidecar (exit 2).
+        // The proxy's own default start-up timeout (5 s) instead of the installed 20 s keeps
+        // this test short; the proxy restarts the failing command until then.
+        editProxyEntry(dirs, entry => {
+          entry.environment = { PROJECT_STARTUP_PLATFORM: 'bogus' };
+          entry.timeout = 5;
+        });
+      }
+    });
+    const s = server;
+    const p = await newPage();
+    const { calls, statuses } = recordSidecarCalls(p);
+    await openLab(p, s);
+    await panel(p).waitFor({ state: 'visible', timeout: 30000 });
+    const section = panel(p).locator('.jp-ProjectStartup-failing');
+    await section.waitFor({ state: 'visible', timeout: 30000 });
+    await waitForStatus(p, 'The Project Startup service is failing.');
+    await expect(section.locator('h3').textContent()).resolves.toBe('The Project Startup service is failing');
+    const text = (await section.textContent()) ?? '';
+    expect(text).toContain(`The request to ${s.base}project/startup?interface=notebook failed with HTTP 500`);
+    await expect(section.locator('.jp-ProjectStartup-fix').textContent()).resolves.toBe(
+      'Press Refresh to try again. If it keeps failing, check the Jupyter server log: the service and jupyter-server-proxy write their errors there.'
+    );
+    // The log the panel points to says what is wrong.
+    expect(s.logs()).toContain('project-startup: PROJECT_STARTUP_PLATFORM must be one of generic, hosted-notebook, cluster');
+    expect(s.logs()).toMatch(/server-proxy STAND-IN\] project exited with 2; restarting it at once/);
+    expect(s.logs()).not.toContain(s.token);
+    await screenshot(p, 'panel-failing');
+
+    // The way forward works from the keyboard: focus Refresh, press Enter, it asks again.
+    const before = calls.length;
+    await panel(p).getByRole('button', { name: 'Refresh' }).focus();
+    await p.keyboard.press('Enter');
+    await waitForStatus(p, 'Checking the project setup…');
+    await waitForStatus(p, 'The Project Startup service is failing.', 30000);
+    expect(calls.slice(before).map(describeCall)).toEqual([`GET ${STARTUP_PATH}?interface=notebook`]);
+    expect(statuses).toEqual([`GET ${STARTUP_PATH} 500`, `GET ${STARTUP_PATH} 500`]);
+    expect(fs.existsSync(path.join(s.dirs.project, '.project-startup'))).toBe(false);
+    // Expected: the proxy's 500 for {base_url}project/startup (and Chromium's console line).
+    expectOnlyProblems(startupStatus(500));
+  }, 120000);
+});
