@@ -1,19 +1,22 @@
 // `project-startup`: serve the service, and the terminal interface to it (status,
 // capabilities, init, url). Exit codes are documented in HELP and the README.
 import * as path from 'node:path';
-import * as readline from 'node:readline';
 import { parseArgs } from 'node:util';
-import { connect, findRunningService } from './client';
 import { ConfigError, ENV, resolveConfig, ServeOptions } from './config';
-import { formatManifest, formatProblem, formatProjection } from './format';
-import { InstallScope, installJupyter, PACKAGE_NAME, uninstallJupyter } from './jupyter-install';
+import type { InstallScope } from './jupyter-install';
 import { createLogger } from './log';
 import { InvalidPlatformSetting } from './platforms/rules';
 import { asProblemError, ProblemError } from './problems';
 import { startService } from './server';
 import { parseInterface } from './service';
+import { StepHook, TEST_CRASH_AT_ENV, testCrashHook } from './state';
 import { VERSION } from './version';
 import { InterfaceId, labelOf } from './vocabulary';
+
+// What only some commands need is loaded by those commands, so `serve` starts without it.
+const clientModule = () => require('./client') as typeof import('./client');
+const formatModule = () => require('./format') as typeof import('./format');
+const jupyterInstallModule = () => require('./jupyter-install') as typeof import('./jupyter-install');
 
 export const EXIT = {
   ok: 0,
@@ -156,7 +159,7 @@ function report(error: unknown, io: Io): number {
     return EXIT.usage;
   }
   const problem = asProblemError(error);
-  io.stderr.write(formatProblem(problem.toProblem()));
+  io.stderr.write(formatModule().formatProblem(problem.toProblem()));
   return ['confirmation-not-allowed', 'wrong-phase', 'confirmation-stale', 'state-unsafe'].includes(problem.code)
     ? EXIT.refused
     : EXIT.failure;
@@ -185,7 +188,20 @@ async function serve(args: string[], io: Io): Promise<number> {
   };
   const config = resolveConfig(options, io.env, io.cwd);
   const logger = createLogger(config.logLevel, line => io.stderr.write(line));
-  const running = await startService({ config, env: io.env, logger });
+  // TEST-ONLY fault injection (crash-safety tests), read once here; unset means no hook at all.
+  let onCreationStep: StepHook | undefined;
+  try {
+    onCreationStep = testCrashHook(io.env[TEST_CRASH_AT_ENV]);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+  if (onCreationStep) {
+    logger.warn('TEST-ONLY fault injection armed: the process kills itself during initialize', {
+      variable: TEST_CRASH_AT_ENV,
+      step: io.env[TEST_CRASH_AT_ENV]
+    });
+  }
+  const running = await startService({ config, env: io.env, logger, onCreationStep });
   const { service } = running;
   io.stdout.write(
     [
@@ -226,22 +242,26 @@ async function clientCommand(command: 'status' | 'capabilities' | 'init' | 'url'
   if (command === 'url') {
     return printUrl(config, io);
   }
-  const client = connect(config, io.env, Boolean(values.local));
+  const client = connectClient(config, io.env, Boolean(values.local));
   const json = Boolean(values.json);
   switch (command) {
     case 'capabilities': {
       const manifest = await client.capabilities();
-      io.stdout.write(json ? `${JSON.stringify(manifest, null, 2)}\n` : formatManifest(manifest));
+      io.stdout.write(json ? `${JSON.stringify(manifest, null, 2)}\n` : formatModule().formatManifest(manifest));
       return EXIT.ok;
     }
     case 'status': {
       const projection = await client.startup(interfaceOption(values.interface));
-      io.stdout.write(json ? `${JSON.stringify(projection, null, 2)}\n` : formatProjection(projection, client.source));
+      io.stdout.write(json ? `${JSON.stringify(projection, null, 2)}\n` : formatModule().formatProjection(projection, client.source));
       return EXIT.ok;
     }
     case 'init':
       return init(client, json, io);
   }
+}
+
+function connectClient(...args: Parameters<typeof import('./client').connect>): ReturnType<typeof import('./client').connect> {
+  return clientModule().connect(...args);
 }
 
 function jupyter(args: string[], io: Io): number {
@@ -268,15 +288,15 @@ function jupyter(args: string[], io: Io): number {
       ? { kind: 'prefix', prefix: path.resolve(io.cwd, values.prefix as string) }
       : { kind: 'user' };
   if (action === 'uninstall') {
-    const report = uninstallJupyter(scope, io.env);
+    const report = jupyterInstallModule().uninstallJupyter(scope, io.env);
     io.stdout.write(
       report.removed.length > 0
         ? `Removed:\n${report.removed.map(p => `  ${p}`).join('\n')}\nRestart the Jupyter server to unload them.\n`
-        : `Nothing of ${PACKAGE_NAME} is installed under ${report.paths.data} or ${report.paths.config}.\n`
+        : `Nothing of ${jupyterInstallModule().PACKAGE_NAME} is installed under ${report.paths.data} or ${report.paths.config}.\n`
     );
     return EXIT.ok;
   }
-  const report = installJupyter(scope, io.env);
+  const report = jupyterInstallModule().installJupyter(scope, io.env);
   io.stdout.write(
     [
       `Installed the JupyterLab extension: ${report.labextension}`,
@@ -300,7 +320,7 @@ function interfaceOption(value: string | boolean | undefined): InterfaceId {
 }
 
 function printUrl(config: ReturnType<typeof resolveConfig>, io: Io): number {
-  const info = findRunningService(config);
+  const info = clientModule().findRunningService(config);
   if (!info || !info.url) {
     io.stderr.write('project-startup: no service with a browser address runs for this project; start one with `project-startup serve`.\n');
     return EXIT.failure;
@@ -314,7 +334,7 @@ function printUrl(config: ReturnType<typeof resolveConfig>, io: Io): number {
   return EXIT.ok;
 }
 
-async function init(client: ReturnType<typeof connect>, json: boolean, io: Io): Promise<number> {
+async function init(client: ReturnType<typeof connectClient>, json: boolean, io: Io): Promise<number> {
   const projection = await client.startup('terminal');
   const say = (text: string) => (json ? io.stderr : io.stdout).write(text);
   if (!projection.confirmation.allowedInterfaces.includes('terminal')) {
@@ -372,7 +392,7 @@ async function init(client: ReturnType<typeof connect>, json: boolean, io: Io): 
 /** One line from the person; undefined at end of input. The question goes to stderr. */
 function ask(question: string, io: Io): Promise<string | undefined> {
   return new Promise(resolve => {
-    const rl = readline.createInterface({ input: io.stdin, output: io.stderr, terminal: false });
+    const rl = (require('node:readline') as typeof import('node:readline')).createInterface({ input: io.stdin, output: io.stderr, terminal: false });
     let answered = false;
     io.stderr.write(question);
     rl.once('line', line => {

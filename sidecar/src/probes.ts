@@ -1,13 +1,16 @@
 // The I/O the projection needs on every request: each probe is bounded in time, and the slow
 // ones (scheduler, HTTP) are single-flight and cached briefly so load never multiplies them.
-import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
-import * as https from 'node:https';
 import * as path from 'node:path';
 import type { AllocationEvidence } from './evidence';
 import type { AllocationObservation, SchedulerId } from './platforms/types';
 import type { CredentialBackendId } from './vocabulary';
+
+// Loaded when first needed rather than at start-up: a scheduler or D-Bus client is asked only
+// on some platforms, and https only for https probe URLs.
+const childProcess = () => require('node:child_process') as typeof import('node:child_process');
+const httpsModule = () => require('node:https') as typeof import('node:https');
 
 /**
  * Caches one async value for `ttlMs`; concurrent callers share the call in flight. With
@@ -70,6 +73,13 @@ export function observeProjectPath(projectPath: string): ProjectPathObservation 
   if (!stat.isDirectory()) {
     return { ok: false, observed: 'is not a directory', remedy: `Point --project-dir at a directory; ${projectPath} is a file.` };
   }
+  if (fs.realpathSync.native(projectPath) !== projectPath) {
+    return {
+      ok: false,
+      observed: 'is no longer the directory the service started in (a symbolic link took its place)',
+      remedy: `Put the real directory back at ${projectPath}, or restart the service for the new location.`
+    };
+  }
   try {
     fs.accessSync(projectPath, fs.constants.W_OK | fs.constants.X_OK);
   } catch {
@@ -127,7 +137,7 @@ export function probeAllocation(
   }
   const [command, args] = stateQuery(scheduler, jobId);
   return new Promise(resolve => {
-    execFile(command, args, { timeout: timeoutMs, env, maxBuffer: 64 * 1024 }, (error, stdout, stderr) => {
+    childProcess().execFile(command, args, { timeout: timeoutMs, env, maxBuffer: 64 * 1024 }, (error, stdout, stderr) => {
       const code = (error as NodeJS.ErrnoException | null)?.code;
       if (code === 'ENOENT') {
         resolve({ scheduler, jobId, live: null, detail: `\`${command}\` is not installed here, so the allocation's liveness is unknown` });
@@ -171,7 +181,7 @@ export function probeHttp(url: string, timeoutMs: number): Promise<HttpProbe> {
   const target = new URL(url);
   const display = `${target.protocol}//${target.host}${target.pathname}`;
   return new Promise(resolve => {
-    const client = target.protocol === 'https:' ? https : http;
+    const client = target.protocol === 'https:' ? httpsModule() : http;
     const done = (reachable: boolean, observed: string) => resolve({ url: display, reachable, observed });
     const request = client.get(target, { timeout: timeoutMs, headers: { accept: 'application/json' } }, response => {
       response.resume();
@@ -278,7 +288,7 @@ export function probeSecretService(env: NodeJS.ProcessEnv, timeoutMs: number): P
     'string:Collections'
   ];
   return new Promise(resolve => {
-    execFile('dbus-send', args, { env, timeout: timeoutMs + 500, maxBuffer: 64 * 1024 }, (error, stdout) => {
+    childProcess().execFile('dbus-send', args, { env, timeout: timeoutMs + 500, maxBuffer: 64 * 1024 }, (error, stdout) => {
       if ((error as NodeJS.ErrnoException | null)?.code === 'ENOENT') {
         resolve({ backend, available: false, observed: '`dbus-send` is not installed, so the Secret Service could not be asked' });
       } else if (error) {

@@ -10,6 +10,7 @@ export const PROBLEM_CODES = {
   'uri-too-long': { status: 414, title: 'The request URL is too long' },
   'headers-too-large': { status: 431, title: 'The request headers are too large' },
   'malformed-request': { status: 400, title: 'The request is not valid HTTP' },
+  'expectation-failed': { status: 417, title: 'The Expect header cannot be met' },
   'validation-failed': { status: 422, title: 'The request does not have the expected shape' },
   'confirmation-stale': { status: 409, title: 'The confirmation does not match the current projection' },
   'confirmation-not-allowed': { status: 403, title: 'Confirmation is not allowed from this interface' },

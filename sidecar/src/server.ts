@@ -102,6 +102,12 @@ export async function startService(options: StartOptions): Promise<RunningServic
     { requestTimeout: 30000, headersTimeout: 15000, keepAliveTimeout: 5000, requireHostHeader: false },
     app
   );
+  // An Expect other than 100-continue: Node would answer a bare 417; answer problem details.
+  server.on('checkExpectation', (_request: http.IncomingMessage, response: http.ServerResponse) => {
+    const body = JSON.stringify(problemOf('expectation-failed', 'Only "Expect: 100-continue" is understood; send the request without Expect.'));
+    response.writeHead(417, { 'Content-Type': 'application/problem+json; charset=utf-8', Connection: 'close' });
+    response.end(body);
+  });
   server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket) => {
     if (!socket.writable) {
       socket.destroy();

@@ -37,6 +37,13 @@ export interface StartupResult extends Projection {
   manifest: PreparedManifest['manifest'];
 }
 
+/** A projection, the observations it was built from, and its JSON once asked for. */
+interface ProjectionMemo {
+  key: unknown[];
+  projection: Projection;
+  json?: string;
+}
+
 export interface InitializeResult {
   status: 200 | 201;
   body: { schemaVersion: string; created: boolean; record: InitializationRecord; phase: Projection['phase']; nextAction: Projection['nextAction'] };
@@ -92,6 +99,10 @@ export class StartupService {
   private readonly onCreationStep: StepHook | undefined;
   private ingress: IngressObservation | undefined;
   private browserUrlProbe: (() => Promise<string | undefined>) | undefined;
+  /** The last projection built for each interface, with the observations it came from. */
+  private readonly projections = new Map<InterfaceId, ProjectionMemo>();
+  /** Which projection each startup result handed out was made from, for preparedJson. */
+  private readonly resultMemos = new WeakMap<object, ProjectionMemo>();
 
   constructor(options: ServiceOptions) {
     const { config, env } = options;
@@ -181,10 +192,14 @@ export class StartupService {
   private pathsToCreate(): string[] {
     const chain = [...this.placement.parentsToCreate, this.placement.statePath];
     for (let i = 0; i < chain.length; i++) {
-      let stat: fs.Stats;
+      let stat: fs.Stats | undefined;
       try {
-        stat = fs.lstatSync(chain[i]);
+        // Absent is the usual answer: say so without the cost of an exception.
+        stat = fs.lstatSync(chain[i], { throwIfNoEntry: false });
       } catch {
+        stat = undefined;
+      }
+      if (stat === undefined) {
         return chain.slice(i);
       }
       if (!stat.isDirectory()) {
@@ -195,30 +210,94 @@ export class StartupService {
   }
 
   async startup(iface: InterfaceId): Promise<StartupResult> {
+    const memo = await this.project(iface);
+    const result = { ...memo.projection, manifest: this.manifest.manifest };
+    this.resultMemos.set(result, memo);
+    return result;
+  }
+
+  /** The startup result as JSON: exactly `JSON.stringify(await startup(iface))`. */
+  async startupJson(iface: InterfaceId): Promise<string> {
+    return this.memoJson(await this.project(iface));
+  }
+
+  /**
+   * `JSON.stringify(value)` for a value this service handed out (the manifest, a startup
+   * result) when it is known without serializing again; undefined for anything else.
+   */
+  preparedJson(value: unknown): string | undefined {
+    if (value === this.manifest.manifest) {
+      return this.manifest.json;
+    }
+    const memo = value !== null && typeof value === 'object' ? this.resultMemos.get(value) : undefined;
+    return memo ? this.memoJson(memo) : undefined;
+  }
+
+  private memoJson(memo: ProjectionMemo): string {
+    // The manifest's prepared bytes are spliced in as the last member, not serialized again.
+    memo.json ??= `${JSON.stringify(memo.projection).slice(0, -1)},"manifest":${this.manifest.json}}`;
+    return memo.json;
+  }
+
+  /**
+   * Gathers fresh observations on every call; the pure projection (and its JSON) is built
+   * again only when an observation differs from the last call's for the same interface.
+   */
+  private async project(iface: InterfaceId): Promise<ProjectionMemo> {
     const [allocation, runtimes, credentials, browserUrl] = await Promise.all([
       this.allocationProbe?.get(),
       this.runtimeProbe.get(),
       this.observeCredentials(),
       this.browserUrlProbe?.()
     ]);
-    const projection = buildProjection({
-      adapter: this.adapter,
-      decision: this.decision,
-      iface,
-      baseUrl: this.config.baseUrl,
-      projectPath: this.config.projectDir,
-      statePath: this.placement.statePath,
-      creates: this.pathsToCreate(),
-      project: observeProjectPath(this.config.projectDir),
-      state: this.inspector.inspect(),
-      approvedStorage: this.config.approvedStorage,
-      compute: this.adapter.assessCompute(allocation),
-      ingress: this.ingress,
+    const creates = this.pathsToCreate();
+    const project = observeProjectPath(this.config.projectDir);
+    const state = this.inspector.inspect();
+    // Everything buildProjection reads that can change while the service runs. Probe results
+    // are compared by identity (a cached probe answers the same object); the rest by value.
+    const key: unknown[] = [
+      allocation,
+      runtimes,
       browserUrl,
-      credentials,
-      runtimes
-    });
-    return { ...projection, manifest: this.manifest.manifest };
+      this.ingress,
+      creates.join('\0'),
+      project.ok,
+      project.observed,
+      project.remedy,
+      state.kind,
+      state.detail,
+      state.kind === 'unsafe' ? state.remedy : undefined,
+      state.kind === 'initialized' ? state.record : undefined
+    ];
+    for (const c of credentials) {
+      key.push(c.backend, c.available, c.observed);
+    }
+    const last = this.projections.get(iface);
+    if (last && last.key.length === key.length && last.key.every((value, i) => value === key[i])) {
+      return last;
+    }
+    const memo: ProjectionMemo = {
+      key,
+      projection: buildProjection({
+        adapter: this.adapter,
+        decision: this.decision,
+        iface,
+        baseUrl: this.config.baseUrl,
+        projectPath: this.config.projectDir,
+        statePath: this.placement.statePath,
+        creates,
+        project,
+        state,
+        approvedStorage: this.config.approvedStorage,
+        compute: this.adapter.assessCompute(allocation),
+        ingress: this.ingress,
+        browserUrl,
+        credentials,
+        runtimes
+      })
+    };
+    this.projections.set(iface, memo);
+    return memo;
   }
 
   async initialize(body: unknown, via: { ingress: InitializationRecord['confirmation']['ingress'] }): Promise<InitializeResult> {
@@ -339,7 +418,8 @@ export function parseInitializeBody(body: unknown): InitializeRequest {
   // terminal-prompt, which initialize requires for a terminal confirmation.
   let method: ConfirmationMethod = 'http-api';
   if (b.method !== undefined) {
-    if (typeof b.method !== 'string' || !(b.method in CONFIRMATION_METHODS)) {
+    // Own keys only: `in` would also accept toString, constructor, __proto__.
+    if (typeof b.method !== 'string' || !Object.prototype.hasOwnProperty.call(CONFIRMATION_METHODS, b.method)) {
       errors.push({ pointer: '/method', detail: `must be one of ${Object.keys(CONFIRMATION_METHODS).join(', ')}` });
     } else if (!CONFIRMATION_METHODS[b.method as ConfirmationMethod].includes(iface)) {
       errors.push({ pointer: '/method', detail: `${b.method} does not go with interface ${iface}` });

@@ -47,6 +47,9 @@ function directoryProblem(stat: fs.Stats, requirePrivate: boolean): string | und
   if (uid !== -1 && stat.uid !== uid) {
     return 'is owned by another user';
   }
+  if ((stat.mode & 0o002) !== 0 && (stat.mode & 0o1000) === 0) {
+    return 'is writable by other users';
+  }
   if (requirePrivate && (stat.mode & 0o077) !== 0) {
     return `is accessible to other users (mode ${(stat.mode & 0o777).toString(8).padStart(4, '0')})`;
   }
@@ -55,7 +58,8 @@ function directoryProblem(stat: fs.Stats, requirePrivate: boolean): string | und
 
 function lstatOrUndefined(p: string): fs.Stats | undefined {
   try {
-    return fs.lstatSync(p);
+    // Absent (ENOENT) is undefined without the cost of an exception; any other error throws.
+    return fs.lstatSync(p, { throwIfNoEntry: false });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
       return undefined;
@@ -79,6 +83,16 @@ export class StateInspector {
   constructor(private readonly placement: StatePlacement, private readonly projectPath: string) {}
 
   inspect(): StateInspection {
+    // The directory everything is created in (the project, or $HOME on a hosted notebook).
+    const base = path.dirname(this.placement.parentsToCreate[0] ?? this.placement.statePath);
+    const baseStat = lstatOrUndefined(base);
+    if (baseStat === undefined || !baseStat.isDirectory()) {
+      return {
+        kind: 'unsafe',
+        detail: `${base} ${baseStat === undefined ? 'does not exist' : 'is not a directory'}.`,
+        remedy: `Create ${base} (or point the service at an existing one) and run the setup again.`
+      };
+    }
     for (const parent of this.placement.parentsToCreate) {
       const stat = lstatOrUndefined(parent);
       if (stat === undefined) {
@@ -172,15 +186,33 @@ function fsyncDirectory(dir: string): void {
   }
 }
 
-/** Steps of createState, named for the crash-safety tests' fault injection. */
-export type CreationStep =
-  | 'parents-created'
-  | 'directory-created'
-  | 'record-written'
-  | 'record-linked'
-  | 'temporary-removed';
+/** Steps of createState, in order, named for the crash-safety tests' fault injection. */
+export const CREATION_STEPS = ['parents-created', 'directory-created', 'record-written', 'record-linked', 'temporary-removed'] as const;
+export type CreationStep = (typeof CREATION_STEPS)[number];
 
 export type StepHook = (step: CreationStep) => void;
+
+/**
+ * TEST-ONLY fault injection: the name of the variable that `project-startup serve` reads once at
+ * start. Set to a CreationStep, the process kills itself with SIGKILL when createState reaches
+ * that step (the crash-safety tests); unset, there is no hook at all. No request can set it.
+ */
+export const TEST_CRASH_AT_ENV = 'PROJECT_STARTUP_TEST_CRASH_AT';
+
+/** The TEST-ONLY crash hook for `value`, undefined when unset; throws on an unknown step. */
+export function testCrashHook(value: string | undefined): StepHook | undefined {
+  if (value === undefined || value === '') {
+    return undefined;
+  }
+  if (!(CREATION_STEPS as readonly string[]).includes(value)) {
+    throw new RangeError(`${TEST_CRASH_AT_ENV} must be one of ${CREATION_STEPS.join(', ')}`);
+  }
+  return step => {
+    if (step === value) {
+      process.kill(process.pid, 'SIGKILL');
+    }
+  };
+}
 
 /**
  * Creates the state directory and its record atomically: a crash at any step leaves either
@@ -198,6 +230,13 @@ export function createState(
   }
   onStep('parents-created');
   const { statePath } = placement;
+  // The directory above the state must still be what the projection resolved: no link swapped in.
+  const above = path.dirname(statePath);
+  if (fs.realpathSync.native(above) !== above) {
+    throw new ProblemError('state-unsafe', `${above} was replaced by a symbolic link since the service started.`, {
+      remedy: `Inspect ${above}, put the real directory back, and restart the service.`
+    });
+  }
   try {
     fs.mkdirSync(statePath, { mode: 0o700 });
     fs.chmodSync(statePath, 0o700); // a umask can only narrow 0700, but say it outright
@@ -212,12 +251,13 @@ export function createState(
   if (before.kind === 'unsafe') {
     throw new ProblemError('state-unsafe', before.detail, { remedy: before.remedy });
   }
+  removeLeftoverTemporaries(statePath);
   if (before.kind === 'initialized') {
     return { created: false, record: before.record };
   }
-  removeLeftoverTemporaries(statePath);
 
-  const temporary = path.join(statePath, `${TEMP_PREFIX}${randomBytes(8).toString('hex')}.tmp`);
+  // The pid in the name tells a crash's leftover from another live process's file in progress.
+  const temporary = path.join(statePath, `${TEMP_PREFIX}${process.pid}.${randomBytes(8).toString('hex')}.tmp`);
   const fd = fs.openSync(
     temporary,
     fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
@@ -236,10 +276,13 @@ export function createState(
     // link() never replaces an existing record, unlike rename(): the first writer wins.
     fs.linkSync(temporary, path.join(statePath, RECORD_FILE));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EEXIST' && code !== 'ENOENT') {
       fs.rmSync(temporary, { force: true });
       throw error;
     }
+    // EEXIST: another writer linked first. ENOENT: our temporary went (removed by hand): either
+    // way the record that is there now, checked below, is the answer.
     created = false;
   }
   onStep('record-linked');
@@ -274,10 +317,30 @@ function ensureOwnDirectory(dir: string): void {
   }
 }
 
+/** Whether a process with this pid still runs (and so may still be writing its temporary). */
+function processAlive(pid: number): boolean {
+  if (pid === process.pid) {
+    return false; // createState is synchronous: none of ours is in progress while we look
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Removes temporaries that crashed writers left; never another live process's, never a directory. */
 function removeLeftoverTemporaries(statePath: string): void {
   for (const name of fs.readdirSync(statePath)) {
-    if (name.startsWith(TEMP_PREFIX) && name.endsWith('.tmp')) {
-      fs.rmSync(path.join(statePath, name), { force: true });
+    if (!name.startsWith(TEMP_PREFIX) || !name.endsWith('.tmp')) {
+      continue;
     }
+    const pid = Number(/^(\d+)\./.exec(name.slice(TEMP_PREFIX.length))?.[1] ?? NaN);
+    const file = path.join(statePath, name);
+    if ((Number.isInteger(pid) && processAlive(pid)) || !fs.lstatSync(file, { throwIfNoEntry: false })?.isFile()) {
+      continue;
+    }
+    fs.rmSync(file, { force: true });
   }
 }

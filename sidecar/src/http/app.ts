@@ -1,15 +1,22 @@
 // The thin HTTP layer: routes, authentication order and problem rendering. Every decision
 // is the core's; this file only turns requests into calls and answers into responses.
-import express, { NextFunction, Request, Response } from 'express';
+//
+// Two lanes share one implementation of every route. The fast lane answers the requests a
+// sidecar sees all day (capabilities, startup, gateway and health, authenticated) straight on
+// node:http; every other request (redirects, refusals before a route is chosen, the setup page,
+// initialize, the API description, other methods, unknown paths) goes to the express
+// application, which is loaded on first use. A request the fast lane cannot answer exactly as
+// express would is handed over before anything is looked at but its URL and method.
 import * as fs from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as nodePath from 'node:path';
+import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../log';
 import { asProblemError, ProblemError } from '../problems';
 import { parseInterface, StartupService } from '../service';
 import { readJsonBody } from './body';
 import { handleRpc, parseErrorResponse } from './gateway';
 import { checkSameOrigin, IngressGuard, RequestIdentity } from './ingress';
-import { buildOpenApi } from './openapi';
 import type { RateLimiter } from './rate-limit';
 import { INTERFACE_IDS } from '../vocabulary';
 
@@ -21,6 +28,9 @@ export interface AppOptions {
   logger: Logger;
   rateLimiter: RateLimiter;
 }
+
+/** What node:http calls for every request. */
+export type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
 
 /** Routes that answer without authentication: liveness, the API description, the page icon. */
 const PUBLIC_ROUTES = new Set(['/health', '/openapi.json', '/favicon.svg']);
@@ -37,7 +47,7 @@ const STATIC_FILES: Record<string, { file: string; type: string; body?: Buffer }
   '/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' }
 };
 
-function wantsHtml(request: Request): boolean {
+function wantsHtml(request: IncomingMessage): boolean {
   return request.headers['sec-fetch-mode'] === 'navigate' || (request.headers.accept ?? '').includes('text/html');
 }
 
@@ -49,6 +59,7 @@ const SIGN_IN_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"
 <p>and open the address it prints. The token is then kept in a private cookie.</p></main></body></html>
 `;
 
+/** What the first middleware learned about a request, for the routes and the error handler. */
 interface Locals {
   query: URLSearchParams;
   identity: RequestIdentity;
@@ -59,9 +70,29 @@ function locals(response: Response): Locals {
   return response.locals as Locals;
 }
 
-function sendJson(response: Response, status: number, body: string, type = 'application/json'): void {
-  response.status(status).setHeader('Content-Type', `${type}; charset=utf-8`);
+function sendJson(response: ServerResponse, status: number, body: string | Buffer, type = 'application/json'): void {
+  response.statusCode = status;
+  response.setHeader('Content-Type', `${type}; charset=utf-8`);
   response.end(body);
+}
+
+/**
+ * The UTF-8 bytes of the JSON bodies that stay the same from request to request, encoded once:
+ * a Buffer goes to the socket as it is, where a string would be copied and encoded every time.
+ * (The same bytes and the same Content-Length either way.)
+ */
+class EncodedBodies {
+  private readonly bodies = new Map<string, { json: string; bytes: Buffer }>();
+
+  of(key: string, json: string): Buffer {
+    const known = this.bodies.get(key);
+    if (known !== undefined && known.json === json) {
+      return known.bytes;
+    }
+    const bytes = Buffer.from(json, 'utf8');
+    this.bodies.set(key, { json, bytes });
+    return bytes;
+  }
 }
 
 function methodNotAllowed(allow: string) {
@@ -81,21 +112,267 @@ function matchesEtag(header: string | undefined, etag: string): boolean {
   return header.split(',').some(tag => tag.trim().replace(/^W\//, '') === etag);
 }
 
-export function createApp(options: AppOptions): express.Express {
+/**
+ * `JSON.stringify(result)` for what handleRpc returns: one response or a batch of them. A
+ * successful response whose result the service has already serialized (the manifest, a startup
+ * result) reuses those bytes; everything else is serialized as usual.
+ */
+function rpcJson(result: unknown, service: StartupService): string {
+  if (Array.isArray(result)) {
+    return `[${result.map(response => responseJson(response, service)).join(',')}]`;
+  }
+  return responseJson(result, service);
+}
+
+function responseJson(response: unknown, service: StartupService): string {
+  const r = response as { jsonrpc?: unknown; id?: unknown; result?: unknown } | null;
+  if (r !== null && typeof r === 'object' && 'result' in r) {
+    const keys = Object.keys(r);
+    const prepared = service.preparedJson(r.result);
+    // handleRpc answers { jsonrpc, id, result }, in that order.
+    if (prepared !== undefined && keys.length === 3 && keys[0] === 'jsonrpc' && keys[1] === 'id' && keys[2] === 'result') {
+      return `{"jsonrpc":${JSON.stringify(r.jsonrpc)},"id":${JSON.stringify(r.id)},"result":${prepared}}`;
+    }
+  }
+  return JSON.stringify(response);
+}
+
+/** The headers every answer of the service carries, set before anything else. */
+function setCommonHeaders(response: ServerResponse, version: string): void {
+  response.setHeader('X-Project-Startup-Version', version);
+  response.setHeader('X-Content-Type-Options', 'nosniff');
+  response.setHeader('Cache-Control', 'no-store');
+}
+
+/** The routes' work, shared by both lanes. */
+interface Routes {
+  capabilities(request: IncomingMessage, response: ServerResponse): void;
+  startup(response: ServerResponse, query: URLSearchParams): Promise<void>;
+  initialize(request: IncomingMessage, response: ServerResponse, identity: RequestIdentity): Promise<void>;
+  gateway(request: IncomingMessage, response: ServerResponse, identity: RequestIdentity, path: string): Promise<void>;
+  health(response: ServerResponse): void;
+  openapi(response: ServerResponse): void;
+  staticFile(entry: (typeof STATIC_FILES)[string], response: ServerResponse): void;
+  /** Renders any failure as problem details (the express error handler does the same). */
+  fail(error: unknown, request: IncomingMessage, response: ServerResponse, path: string): Promise<void>;
+}
+
+function createRoutes(options: AppOptions): Routes {
   const { service, guard, logger, rateLimiter } = options;
+  const ingress = guard.mode;
+  const encoded = new EncodedBodies();
+  let healthJson: string | undefined;
+  let openApiJson: string | undefined;
+  return {
+    capabilities(request, response) {
+      const { json, etag } = service.manifest;
+      response.setHeader('ETag', etag);
+      response.setHeader('Cache-Control', 'private, no-cache');
+      if (matchesEtag(request.headers['if-none-match'], etag)) {
+        response.statusCode = 304;
+        response.end();
+        return;
+      }
+      sendJson(response, 200, encoded.of('capabilities', json));
+    },
+
+    async startup(response, query) {
+      const values = query.getAll('interface');
+      if (values.length > 1) {
+        throw new ProblemError('unknown-interface', `Give the interface parameter once: one of ${INTERFACE_IDS.join(', ')}.`, {
+          allowedValues: [...INTERFACE_IDS]
+        });
+      }
+      const iface = parseInterface(values[0]);
+      // The projection's JSON is the same string object while nothing observed has changed.
+      sendJson(response, 200, encoded.of(`startup ${iface}`, await service.startupJson(iface)));
+    },
+
+    async initialize(request, response, identity) {
+      checkSameOrigin(request, guard, identity);
+      rateLimiter.take(identity.clientKey);
+      const body = await readJsonBody(request);
+      const result = await service.initialize(body, { ingress });
+      logger.info(result.status === 201 ? 'project state created' : 'project state already present', {
+        interface: result.body.record.confirmation.interface,
+        method: result.body.record.confirmation.method
+      });
+      sendJson(response, result.status, JSON.stringify(result.body));
+    },
+
+    async gateway(request, response, identity, path) {
+      checkSameOrigin(request, guard, identity);
+      let body: unknown;
+      try {
+        body = await readJsonBody(request);
+      } catch (error) {
+        const problem = asProblemError(error);
+        if (problem.code !== 'invalid-json') {
+          throw problem;
+        }
+        sendJson(response, 200, JSON.stringify(parseErrorResponse(problem, path)));
+        return;
+      }
+      const result = await handleRpc(body, {
+        service,
+        ingress,
+        instance: path,
+        beforeInitialize: () => rateLimiter.take(identity.clientKey)
+      });
+      if (result === undefined) {
+        response.statusCode = 204;
+        response.end();
+        return;
+      }
+      sendJson(response, 200, rpcJson(result, service));
+    },
+
+    health(response) {
+      // The same bytes for the life of the process: serialized once.
+      healthJson ??= JSON.stringify({ status: 'pass', version: service.version, instanceId: service.instanceId, platform: service.adapter.id });
+      sendJson(response, 200, encoded.of('health', healthJson), 'application/health+json');
+    },
+
+    openapi(response) {
+      // Read from the schema files on first request only.
+      openApiJson ??= JSON.stringify((require('./openapi') as typeof import('./openapi')).buildOpenApi(service.config.baseUrl, service.version));
+      sendJson(response, 200, openApiJson);
+    },
+
+    staticFile(entry, response) {
+      entry.body ??= fs.readFileSync(nodePath.join(STATIC_DIR, entry.file));
+      response.setHeader('Content-Security-Policy', PAGE_POLICY);
+      response.setHeader('Referrer-Policy', 'no-referrer');
+      response.statusCode = 200;
+      response.setHeader('Content-Type', `${entry.type}; charset=utf-8`);
+      response.end(entry.body);
+    },
+
+    async fail(error, request, response, path) {
+      const problem = asProblemError(problemFromExpress(error));
+      if (problem.code === 'internal') {
+        const e = error as { name?: string; code?: string };
+        logger.error('request failed', { path, method: request.method, error: e?.name, errno: e?.code });
+      }
+      if (response.headersSent) {
+        response.destroy();
+        return;
+      }
+      // Refused before its body was read: take the body first, or a client (or a proxy) still
+      // writing it meets a closed socket and reports that instead of this answer.
+      await drainRequest(request);
+      if (response.destroyed) {
+        return;
+      }
+      for (const [name, value] of Object.entries(problem.headers)) {
+        response.setHeader(name, value);
+      }
+      sendJson(response, problem.status, JSON.stringify(problem.toProblem(path)), 'application/problem+json');
+    }
+  };
+}
+
+export function createApp(options: AppOptions): RequestListener {
+  const routes = createRoutes(options);
+  const fast = createFastLane(options, routes);
+  let slow: RequestListener | undefined;
+  return (request, response) => {
+    if (!fast(request, response)) {
+      slow ??= createExpressApp(options, routes);
+      slow(request, response);
+    }
+  };
+}
+
+/**
+ * The fast lane: takes a request only when its answer cannot differ from the express lane's,
+ * and returns false (having looked at nothing but the URL and method) otherwise. From the moment
+ * it takes a request, every failure (Host, credentials, the route's own) is rendered by the same
+ * code as express's error handler, so nothing is checked twice.
+ */
+function createFastLane(options: AppOptions, routes: Routes): (request: IncomingMessage, response: ServerResponse) => boolean {
+  const { service, guard, logger } = options;
+  const prefix = `${service.config.baseUrl}project`;
+  // The debug request log hangs off express's first middleware: with it on, take nothing.
+  if (logger.enabled('debug')) {
+    return () => false;
+  }
+  type Hot = 'capabilities' | 'startup' | 'gateway' | 'health';
+  const hot = new Map<string, { route: Hot; method: string; isPublic: boolean }>();
+  for (const [route, method] of [
+    ['capabilities', 'GET'],
+    ['startup', 'GET'],
+    ['gateway', 'POST'],
+    ['health', 'GET']
+  ] as const) {
+    hot.set(`${prefix}/${route}`, { route, method, isPublic: guard.publicRoutes && PUBLIC_ROUTES.has(`/${route}`) });
+  }
+  const version = service.version;
+
+  return (request, response) => {
+    const url = request.url as string;
+    if (url.length > URL_LIMIT) {
+      return false;
+    }
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    const entry = hot.get(path);
+    if (entry === undefined || request.method !== entry.method) {
+      return false;
+    }
+    let query: URLSearchParams | undefined;
+    if (!entry.isPublic) {
+      query = new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
+      // A token in the address is traded for a cookie, and maybe a redirect: express does that.
+      if (query.has('token')) {
+        return false;
+      }
+    }
+    // Taken: from here on this lane answers, as the express lane would.
+    setCommonHeaders(response, version);
+    // Should rendering a problem itself fail, end the exchange rather than the process.
+    const onError = (error: unknown) => routes.fail(error, request, response, path).catch(() => response.destroy());
+    let identity: RequestIdentity | undefined;
+    try {
+      guard.checkHost(request);
+      if (query !== undefined) {
+        identity = guard.authenticate(request, response, query);
+      }
+    } catch (error) {
+      void onError(error);
+      return true;
+    }
+    switch (entry.route) {
+      case 'capabilities':
+        routes.capabilities(request, response);
+        break;
+      case 'health':
+        routes.health(response);
+        break;
+      case 'startup':
+        routes.startup(response, query as URLSearchParams).catch(onError);
+        break;
+      case 'gateway':
+        routes.gateway(request, response, identity as RequestIdentity, path).catch(onError);
+        break;
+    }
+    return true;
+  };
+}
+
+/** Every request the fast lane leaves: the complete application, as express routes it. */
+function createExpressApp(options: AppOptions, routes: Routes): RequestListener {
+  const express = require('express') as typeof import('express');
+  const { service, guard, logger } = options;
   const baseUrl = service.config.baseUrl;
   const prefix = `${baseUrl}project`;
-  const ingress = guard.mode;
-  let openApiJson: string | undefined;
 
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
 
   app.use((request: Request, response: Response, next: NextFunction) => {
-    response.setHeader('X-Project-Startup-Version', service.version);
-    response.setHeader('X-Content-Type-Options', 'nosniff');
-    response.setHeader('Cache-Control', 'no-store');
+    setCommonHeaders(response, service.version);
     if (logger.enabled('debug')) {
       const started = process.hrtime.bigint();
       response.on('finish', () => {
@@ -110,7 +387,7 @@ export function createApp(options: AppOptions): express.Express {
     const url = request.url;
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
-    locals(response).path = path.length > 256 ? `${path.slice(0, 256)}...` : path;
+    locals(response).path = instancePath(path);
     if (url.length > URL_LIMIT) {
       throw new ProblemError('uri-too-long', `Request URLs are limited to ${URL_LIMIT} bytes.`, { limitBytes: URL_LIMIT });
     }
@@ -162,107 +439,38 @@ export function createApp(options: AppOptions): express.Express {
 
   router
     .route('/capabilities')
-    .get((request: Request, response: Response) => {
-      const { json, etag } = service.manifest;
-      response.setHeader('ETag', etag);
-      response.setHeader('Cache-Control', 'private, no-cache');
-      if (matchesEtag(request.headers['if-none-match'], etag)) {
-        response.status(304).end();
-        return;
-      }
-      sendJson(response, 200, json);
-    })
+    .get((request: Request, response: Response) => routes.capabilities(request, response))
     .all(methodNotAllowed('GET, HEAD'));
 
   router
     .route('/startup')
-    .get(async (_request: Request, response: Response) => {
-      const values = locals(response).query.getAll('interface');
-      if (values.length > 1) {
-        throw new ProblemError('unknown-interface', `Give the interface parameter once: one of ${INTERFACE_IDS.join(', ')}.`, {
-          allowedValues: [...INTERFACE_IDS]
-        });
-      }
-      const projection = await service.startup(parseInterface(values[0]));
-      sendJson(response, 200, JSON.stringify(projection));
-    })
+    .get((_request: Request, response: Response) => routes.startup(response, locals(response).query))
     .all(methodNotAllowed('GET, HEAD'));
 
   router
     .route('/initialize')
-    .post(async (request: Request, response: Response) => {
-      checkSameOrigin(request, guard, locals(response).identity);
-      rateLimiter.take(locals(response).identity.clientKey);
-      const body = await readJsonBody(request);
-      const result = await service.initialize(body, { ingress });
-      logger.info(result.status === 201 ? 'project state created' : 'project state already present', {
-        interface: result.body.record.confirmation.interface,
-        method: result.body.record.confirmation.method
-      });
-      sendJson(response, result.status, JSON.stringify(result.body));
-    })
+    .post((request: Request, response: Response) => routes.initialize(request, response, locals(response).identity))
     .all(methodNotAllowed('POST'));
 
   router
     .route('/gateway')
-    .post(async (request: Request, response: Response) => {
-      const identity = locals(response).identity;
-      checkSameOrigin(request, guard, identity);
-      let body: unknown;
-      try {
-        body = await readJsonBody(request);
-      } catch (error) {
-        const problem = asProblemError(error);
-        if (problem.code !== 'invalid-json') {
-          throw problem;
-        }
-        sendJson(response, 200, JSON.stringify(parseErrorResponse(problem, locals(response).path)));
-        return;
-      }
-      const result = await handleRpc(body, {
-        service,
-        ingress,
-        instance: locals(response).path,
-        beforeInitialize: () => rateLimiter.take(identity.clientKey)
-      });
-      if (result === undefined) {
-        response.status(204).end();
-        return;
-      }
-      sendJson(response, 200, JSON.stringify(result));
-    })
+    .post((request: Request, response: Response) => routes.gateway(request, response, locals(response).identity, locals(response).path))
     .all(methodNotAllowed('POST'));
 
   router
     .route('/health')
-    .get((_request: Request, response: Response) => {
-      sendJson(
-        response,
-        200,
-        JSON.stringify({ status: 'pass', version: service.version, instanceId: service.instanceId, platform: service.adapter.id }),
-        'application/health+json'
-      );
-    })
+    .get((_request: Request, response: Response) => routes.health(response))
     .all(methodNotAllowed('GET, HEAD'));
 
   router
     .route('/openapi.json')
-    .get((_request: Request, response: Response) => {
-      openApiJson ??= JSON.stringify(buildOpenApi(baseUrl, service.version));
-      sendJson(response, 200, openApiJson);
-    })
+    .get((_request: Request, response: Response) => routes.openapi(response))
     .all(methodNotAllowed('GET, HEAD'));
 
   for (const [route, entry] of Object.entries(STATIC_FILES)) {
     router
       .route(route)
-      .get((_request: Request, response: Response) => {
-        entry.body ??= fs.readFileSync(nodePath.join(STATIC_DIR, entry.file));
-        response.setHeader('Content-Security-Policy', PAGE_POLICY);
-        response.setHeader('Referrer-Policy', 'no-referrer');
-        response.status(200).setHeader('Content-Type', `${entry.type}; charset=utf-8`);
-        response.end(entry.body);
-      })
+      .get((_request: Request, response: Response) => routes.staticFile(entry, response))
       .all(methodNotAllowed('GET, HEAD'));
   }
 
@@ -275,35 +483,29 @@ export function createApp(options: AppOptions): express.Express {
   // Express recognises error handlers by their four parameters.
   app.use(async (error: unknown, request: Request, response: Response, _next: NextFunction) => {
     void _next;
-    const problem = asProblemError(problemFromExpress(error));
-    if (problem.code === 'internal') {
-      const e = error as { name?: string; code?: string };
-      logger.error('request failed', { path: locals(response).path, method: request.method, error: e?.name, errno: e?.code });
-    }
-    if (response.headersSent) {
-      response.destroy();
-      return;
-    }
-    // Refused before its body was read: take the body first, or a client (or a proxy) still
-    // writing it meets a closed socket and reports that instead of this answer.
-    await drainRequest(request);
-    if (response.destroyed) {
-      return;
-    }
-    for (const [name, value] of Object.entries(problem.headers)) {
-      response.setHeader(name, value);
-    }
-    sendJson(response, problem.status, JSON.stringify(problem.toProblem(locals(response).path)), 'application/problem+json');
+    await routes.fail(error, request, response, locals(response).path);
   });
 
   return app;
+}
+
+/**
+ * The request path as problems' `instance` and the logs show it: a valid URI reference of at
+ * most 256 characters, whatever the client sent (stray %, spaces, markup are percent-encoded).
+ */
+export function instancePath(raw: string): string {
+  const cut = raw.length > 256 ? raw.slice(0, 256) : raw;
+  const encoded = cut
+    .replace(/%(?![0-9A-Fa-f]{2})/g, '%25')
+    .replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/g, c => encodeURIComponent(c));
+  return raw.length > 256 ? `${encoded}...` : encoded;
 }
 
 const DRAIN_MAX_BYTES = 1024 * 1024;
 const DRAIN_MAX_MS = 2000;
 
 /** Reads and discards what is left of a request body, within a size and a time bound. */
-function drainRequest(request: Request): Promise<void> {
+function drainRequest(request: IncomingMessage): Promise<void> {
   if (request.complete || request.readableEnded || request.destroyed) {
     return Promise.resolve();
   }

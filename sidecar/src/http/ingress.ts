@@ -1,7 +1,7 @@
 // Who may ask, per ingress mode. Direct loopback: a token (header, or once in the query, then an
 // HttpOnly cookie) and a loopback Host. Notebook-server proxy: Jupyter already authenticated the
 // person. Trusted proxy: a shared secret. Every mode defends state changes against other origins.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ProblemError } from '../problems';
 import type { IngressMode } from '../vocabulary';
@@ -32,6 +32,27 @@ export function secretsEqual(given: string, expected: string): boolean {
   const b = createHash('sha256').update(expected).digest();
   return timingSafeEqual(a, b);
 }
+
+/**
+ * `secretsEqual(given, secret)` for a secret fixed for the life of the process: its digest is
+ * computed once, so each check hashes only what was given. The same single timingSafeEqual of
+ * two 32-byte digests decides.
+ */
+export class SecretMatcher {
+  private readonly digest: Buffer;
+
+  constructor(secret: string) {
+    this.digest = sha256(secret);
+  }
+
+  matches(given: string): boolean {
+    return timingSafeEqual(sha256(given), this.digest);
+  }
+}
+
+/** SHA-256 of a string: one-shot crypto.hash where Node has it (20.12+), else a Hash object. */
+const sha256: (value: string) => Buffer =
+  typeof hash === 'function' ? value => hash('sha256', value, 'buffer') : value => createHash('sha256').update(value).digest();
 
 const LOOPBACK_HOSTS = new Set(['localhost', '[::1]', '::1']);
 
@@ -87,15 +108,24 @@ export class DirectLoopbackGuard implements IngressGuard {
   readonly mode = 'direct-loopback' as const;
   readonly publicRoutes = true;
   private readonly session = randomBytes(32).toString('base64url');
+  private readonly tokenMatcher: SecretMatcher;
+  private readonly sessionMatcher = new SecretMatcher(this.session);
 
   constructor(
-    private readonly token: string,
+    token: string,
     public cookieName: string,
     private readonly cookiePath: string
-  ) {}
+  ) {
+    this.tokenMatcher = new SecretMatcher(token);
+  }
 
   checkHost(request: IncomingMessage): void {
     const host = request.headers.host;
+    // Exactly one Host of the form name[:port] (RFC 9112 3.2); Node keeps only the first of two.
+    const hostLines = request.rawHeaders.filter((_v, i) => i % 2 === 0 && _v.toLowerCase() === 'host').length;
+    if (host && (hostLines > 1 || !/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/.test(host))) {
+      throw new ProblemError('malformed-request', 'The Host header must appear once and name a host and an optional port.');
+    }
     if (!host || !isLoopbackHostname(hostnameOf(host))) {
       throw new ProblemError(
         'forbidden-host',
@@ -112,18 +142,18 @@ export class DirectLoopbackGuard implements IngressGuard {
     const clientKey = request.socket.remoteAddress ?? 'local';
     const bearer = authorizationToken(request);
     if (bearer !== undefined) {
-      if (bearer !== '' && secretsEqual(bearer, this.token)) {
+      if (bearer !== '' && this.tokenMatcher.matches(bearer)) {
         return { via: 'bearer', ambient: false, clientKey };
       }
       throw unauthorized('The token in the Authorization header is wrong. Use the token from the runtime file or PROJECT_STARTUP_TOKEN.');
     }
     const cookie = readCookie(request, this.cookieName);
-    if (cookie !== undefined && secretsEqual(cookie, this.session)) {
+    if (cookie !== undefined && this.sessionMatcher.matches(cookie)) {
       return { via: 'cookie', ambient: true, clientKey };
     }
     const queryToken = query.get('token');
     if (queryToken !== null && (request.method === 'GET' || request.method === 'HEAD')) {
-      if (secretsEqual(queryToken, this.token)) {
+      if (this.tokenMatcher.matches(queryToken)) {
         // Trade the token for a session cookie the page's scripts cannot read.
         response.appendHeader(
           'Set-Cookie',
@@ -166,7 +196,11 @@ export class TrustedProxyGuard implements IngressGuard {
   /** It may listen beyond loopback: nothing answers without the secret. */
   readonly publicRoutes = false;
 
-  constructor(private readonly secret: string) {}
+  private readonly secret: SecretMatcher;
+
+  constructor(secret: string) {
+    this.secret = new SecretMatcher(secret);
+  }
 
   checkHost(): void {
     // The operator's proxy owns the public host name; the shared secret is the gate.
@@ -180,7 +214,7 @@ export class TrustedProxyGuard implements IngressGuard {
     // The whole header value: a secret may itself contain a comma.
     const raw = request.headers[TRUSTED_PROXY_SECRET_HEADER];
     const given = Array.isArray(raw) ? undefined : raw?.trim();
-    if (given === undefined || !secretsEqual(given, this.secret)) {
+    if (given === undefined || !this.secret.matches(given)) {
       throw unauthorized('Only the configured trusted proxy may call this service.');
     }
     // Identity and forwarded headers are believed only now that the proxy proved itself.
