@@ -10,7 +10,7 @@ import { ConfigError } from './config';
 
 export const PACKAGE_NAME = 'jupyterlab-project-startup';
 export const PROXY_ENTRY = 'project';
-const PACKAGE_ROOT = path.join(__dirname, '..', '..');
+const PACKAGE_ROOT = packageRoot(__dirname);
 const LABEXTENSION_BUILD = path.join(PACKAGE_ROOT, 'jupyterlab_project_startup', 'labextension');
 const CONFIG_TEMPLATE = path.join(PACKAGE_ROOT, 'jupyter-config', 'jupyter_server_config.d', `${PACKAGE_NAME}.json`);
 const BIN = path.join(PACKAGE_ROOT, 'bin', 'project-startup.js');
@@ -18,6 +18,24 @@ const CONFIG_D_FILE = path.join('jupyter_server_config.d', `${PACKAGE_NAME}.json
 const CONFIG_FILE = 'jupyter_server_config.json';
 
 type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * The package's root: the nearest directory at or above `start` whose package.json is ours.
+ * The compiled code (sidecar/dist), the production bundle (sidecar/dist/bundle) and the sources
+ * under test (sidecar/src) sit at different depths below it.
+ */
+function packageRoot(start: string): string {
+  for (let dir = start, i = 0; i < 6; i++, dir = path.dirname(dir)) {
+    try {
+      if ((JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: string }).name === PACKAGE_NAME) {
+        return dir;
+      }
+    } catch {
+      // not here: look one level up
+    }
+  }
+  return path.join(start, '..', '..');
+}
 
 export type InstallScope = { kind: 'user' } | { kind: 'sys-prefix' } | { kind: 'prefix'; prefix: string };
 

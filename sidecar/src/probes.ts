@@ -12,6 +12,9 @@ import type { CredentialBackendId } from './vocabulary';
 const childProcess = () => require('node:child_process') as typeof import('node:child_process');
 const httpsModule = () => require('node:https') as typeof import('node:https');
 
+/** SingleFlight.now()'s answer when only waiting would give the value. */
+export const NOT_READY: unique symbol = Symbol('not ready');
+
 /**
  * Caches one async value for `ttlMs`; concurrent callers share the call in flight. With
  * `serveStale`, an expired value is still answered at once while one refresh runs behind it,
@@ -34,6 +37,19 @@ export class SingleFlight<T> {
     }
     const refresh = this.refresh();
     return value && this.serveStale ? Promise.resolve(value.result) : refresh;
+  }
+
+  /**
+   * What get() would resolve to at once, without the promise: the cached value (starting the
+   * same refresh get() would start when it is stale), or NOT_READY when a caller would wait.
+   */
+  now(): T | typeof NOT_READY {
+    const value = this.value;
+    if (value && Date.now() - value.at < this.ttlMs) {
+      return value.result;
+    }
+    this.refresh();
+    return value && this.serveStale ? value.result : NOT_READY;
   }
 
   private refresh(): Promise<T> {

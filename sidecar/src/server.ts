@@ -174,7 +174,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const browserUrlProbe = canVerifyBrowserUrl
     ? new SingleFlight(30000, () => selfProbe(probeUrl as string, service.instanceId))
     : undefined;
-  service.setIngress({ mode: ingress, listening, offered }, browserUrlProbe ? () => browserUrlProbe.get() : undefined);
+  service.setIngress({ mode: ingress, listening, offered }, browserUrlProbe);
   service.warmUp();
   if (browserUrlProbe) {
     await browserUrlProbe.get();

@@ -14,8 +14,10 @@ import {
   CredentialObservation,
   HttpProbe,
   MountedSecretsObserver,
+  NOT_READY,
   observeProjectPath,
   probeAllocation,
+  ProjectPathObservation,
   probeHttp,
   probeSecretService,
   SingleFlight
@@ -27,7 +29,7 @@ import {
   Projection,
   RuntimeProbe
 } from './projection';
-import { ConfirmationMethod, createState, InitializationRecord, StateInspector, StepHook } from './state';
+import { ConfirmationMethod, createState, InitializationRecord, StateInspection, StateInspector, StepHook } from './state';
 import { VERSION } from './version';
 import { INTERFACE_IDS, InterfaceId, isInterfaceId, labelOf, SCHEMA_VERSION } from './vocabulary';
 
@@ -42,6 +44,8 @@ interface ProjectionMemo {
   key: unknown[];
   projection: Projection;
   json?: string;
+  /** What startup() answers: the projection with the manifest. */
+  result?: StartupResult;
 }
 
 export interface InitializeResult {
@@ -98,11 +102,11 @@ export class StartupService {
   private readonly mountedSecrets: MountedSecretsObserver;
   private readonly onCreationStep: StepHook | undefined;
   private ingress: IngressObservation | undefined;
-  private browserUrlProbe: (() => Promise<string | undefined>) | undefined;
+  private browserUrlProbe: SingleFlight<string | undefined> | undefined;
+  /** The file observations of the current turn of the event loop (see observeFiles). */
+  private files: { creates: string[]; project: ProjectPathObservation; state: StateInspection } | undefined;
   /** The last projection built for each interface, with the observations it came from. */
   private readonly projections = new Map<InterfaceId, ProjectionMemo>();
-  /** Which projection each startup result handed out was made from, for preparedJson. */
-  private readonly resultMemos = new WeakMap<object, ProjectionMemo>();
 
   constructor(options: ServiceOptions) {
     const { config, env } = options;
@@ -148,7 +152,7 @@ export class StartupService {
   }
 
   /** Called by the server once it listens, so projections can report the ingress. */
-  setIngress(ingress: IngressObservation, browserUrlProbe?: () => Promise<string | undefined>): void {
+  setIngress(ingress: IngressObservation, browserUrlProbe?: SingleFlight<string | undefined>): void {
     this.ingress = ingress;
     this.browserUrlProbe = browserUrlProbe;
   }
@@ -162,6 +166,10 @@ export class StartupService {
 
   private async observeCredentials(): Promise<CredentialObservation[]> {
     const [identity, keyring] = await Promise.all([this.identityProbe?.get(), this.keyringProbe?.get()]);
+    return this.credentialsFrom(identity, keyring);
+  }
+
+  private credentialsFrom(identity: HttpProbe | undefined, keyring: CredentialObservation | undefined): CredentialObservation[] {
     return this.adapter.credentialBackends.map((backend): CredentialObservation => {
       switch (backend) {
         case 'process':
@@ -183,6 +191,27 @@ export class StartupService {
             : { backend, available: false, observed: 'not configured (PROJECT_STARTUP_MANAGED_IDENTITY_URL)' };
       }
     });
+  }
+
+  /**
+   * The project's files as they are now: what initialize would create, the project directory,
+   * the state. Requests that arrived together (handled in one turn of the event loop, all read
+   * from their sockets before this look) share one look; the next turn looks again, and so does
+   * anything after this service changed the state itself. Under load that saves most of the
+   * stat calls; a single client sees no difference.
+   */
+  private observeFiles(): { creates: string[]; project: ProjectPathObservation; state: StateInspection } {
+    if (this.files === undefined) {
+      this.files = {
+        creates: this.pathsToCreate(),
+        project: observeProjectPath(this.config.projectDir),
+        state: this.inspector.inspect()
+      };
+      setImmediate(() => {
+        this.files = undefined;
+      });
+    }
+    return this.files;
   }
 
   /**
@@ -211,26 +240,37 @@ export class StartupService {
 
   async startup(iface: InterfaceId): Promise<StartupResult> {
     const memo = await this.project(iface);
-    const result = { ...memo.projection, manifest: this.manifest.manifest };
-    this.resultMemos.set(result, memo);
-    return result;
+    // One result object per projection: callers read it, none changes it.
+    memo.result ??= { ...memo.projection, manifest: this.manifest.manifest };
+    return memo.result;
   }
 
-  /** The startup result as JSON: exactly `JSON.stringify(await startup(iface))`. */
-  async startupJson(iface: InterfaceId): Promise<string> {
-    return this.memoJson(await this.project(iface));
+  /**
+   * The startup result as JSON: exactly `JSON.stringify(await startup(iface))`. A string at once
+   * when no probe has to be waited for, else a promise of it.
+   */
+  startupJson(iface: InterfaceId): string | Promise<string> {
+    const memo = this.project(iface);
+    return memo instanceof Promise ? memo.then(m => this.memoJson(m)) : this.memoJson(memo);
   }
 
   /**
    * `JSON.stringify(value)` for a value this service handed out (the manifest, a startup
-   * result) when it is known without serializing again; undefined for anything else.
+   * result) when it is known without serializing again, with what it is (the same JSON as the
+   * capabilities route's, or the startup route's for that interface); undefined otherwise.
    */
-  preparedJson(value: unknown): string | undefined {
+  preparedJson(value: unknown): { json: string; kind: 'capabilities' | `startup ${InterfaceId}` } | undefined {
     if (value === this.manifest.manifest) {
-      return this.manifest.json;
+      return { json: this.manifest.json, kind: 'capabilities' };
     }
-    const memo = value !== null && typeof value === 'object' ? this.resultMemos.get(value) : undefined;
-    return memo ? this.memoJson(memo) : undefined;
+    if (value !== null && typeof value === 'object') {
+      for (const memo of this.projections.values()) {
+        if (memo.result === value) {
+          return { json: this.memoJson(memo), kind: `startup ${memo.projection.interface}` };
+        }
+      }
+    }
+    return undefined;
   }
 
   private memoJson(memo: ProjectionMemo): string {
@@ -241,18 +281,40 @@ export class StartupService {
 
   /**
    * Gathers fresh observations on every call; the pure projection (and its JSON) is built
-   * again only when an observation differs from the last call's for the same interface.
+   * again only when an observation differs from the last call's for the same interface. When
+   * every probe already has its answer (the usual case: they are cached), no promise is made.
    */
-  private async project(iface: InterfaceId): Promise<ProjectionMemo> {
+  private project(iface: InterfaceId): ProjectionMemo | Promise<ProjectionMemo> {
+    const allocation = this.allocationProbe ? this.allocationProbe.now() : undefined;
+    const runtimes = this.runtimeProbe.now();
+    const identity = this.identityProbe ? this.identityProbe.now() : undefined;
+    const keyring = this.keyringProbe ? this.keyringProbe.now() : undefined;
+    const browserUrl = this.browserUrlProbe ? this.browserUrlProbe.now() : undefined;
+    if (allocation === NOT_READY || runtimes === NOT_READY || identity === NOT_READY || keyring === NOT_READY || browserUrl === NOT_READY) {
+      return this.projectLater(iface);
+    }
+    return this.projectFrom(iface, allocation, runtimes, this.credentialsFrom(identity, keyring), browserUrl);
+  }
+
+  /** project() when a probe is still running: waits for the answers, as the first request does. */
+  private async projectLater(iface: InterfaceId): Promise<ProjectionMemo> {
     const [allocation, runtimes, credentials, browserUrl] = await Promise.all([
       this.allocationProbe?.get(),
       this.runtimeProbe.get(),
       this.observeCredentials(),
-      this.browserUrlProbe?.()
+      this.browserUrlProbe?.get()
     ]);
-    const creates = this.pathsToCreate();
-    const project = observeProjectPath(this.config.projectDir);
-    const state = this.inspector.inspect();
+    return this.projectFrom(iface, allocation, runtimes, credentials, browserUrl);
+  }
+
+  private projectFrom(
+    iface: InterfaceId,
+    allocation: AllocationObservation | undefined,
+    runtimes: RuntimeProbe[],
+    credentials: CredentialObservation[],
+    browserUrl: string | undefined
+  ): ProjectionMemo {
+    const { creates, project, state } = this.observeFiles();
     // Everything buildProjection reads that can change while the service runs. Probe results
     // are compared by identity (a cached probe answers the same object); the rest by value.
     const key: unknown[] = [
@@ -366,6 +428,9 @@ export class StartupService {
       outcome = createState(this.placement, this.inspector, record, this.onCreationStep);
     } catch (error) {
       throw fileSystemProblem(error, this.placement.statePath);
+    } finally {
+      // This service changed the files: whatever it saw of them before is out of date.
+      this.files = undefined;
     }
     const after = await this.startup(request.interface);
     return {

@@ -51,6 +51,9 @@ function wantsHtml(request: IncomingMessage): boolean {
   return request.headers['sec-fetch-mode'] === 'navigate' || (request.headers.accept ?? '').includes('text/html');
 }
 
+/** The answer to jupyter-server-proxy's readiness poll (GET / behind the notebook server). */
+const READY = '{"status":"pass"}';
+
 const SIGN_IN_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign in: project startup</title>
 <link rel="icon" href="favicon.svg" type="image/svg+xml"></head>
 <body><main><h1>Sign in to the project startup page</h1>
@@ -113,28 +116,49 @@ function matchesEtag(header: string | undefined, etag: string): boolean {
 }
 
 /**
- * `JSON.stringify(result)` for what handleRpc returns: one response or a batch of them. A
- * successful response whose result the service has already serialized (the manifest, a startup
- * result) reuses those bytes; everything else is serialized as usual.
+ * `JSON.stringify(result)`, as UTF-8 bytes, for what handleRpc returns: one response or a batch.
+ * A successful response whose result the service has already serialized (the manifest, a startup
+ * result) reuses those bytes, encoded once; everything else is serialized as usual.
  */
-function rpcJson(result: unknown, service: StartupService): string {
+function rpcBody(result: unknown, service: StartupService, encoded: EncodedBodies): string | Buffer {
   if (Array.isArray(result)) {
     return `[${result.map(response => responseJson(response, service)).join(',')}]`;
   }
-  return responseJson(result, service);
+  const r = result as { jsonrpc?: unknown; id?: unknown; result?: unknown } | null;
+  const prepared = preparedResult(r, service);
+  if (prepared === undefined) {
+    return JSON.stringify(result);
+  }
+  // Three pieces copied into one Buffer: the large middle one is never rebuilt as a string.
+  const head = `{"jsonrpc":${JSON.stringify(r?.jsonrpc)},"id":${JSON.stringify(r?.id)},"result":`;
+  // The same bytes as the capabilities or startup route's body, encoded once for both.
+  const bytes = encoded.of(prepared.kind, prepared.json);
+  return Buffer.concat([Buffer.from(head, 'utf8'), bytes, CLOSE_BRACE]);
 }
+
+const CLOSE_BRACE = Buffer.from('}');
 
 function responseJson(response: unknown, service: StartupService): string {
   const r = response as { jsonrpc?: unknown; id?: unknown; result?: unknown } | null;
-  if (r !== null && typeof r === 'object' && 'result' in r) {
-    const keys = Object.keys(r);
-    const prepared = service.preparedJson(r.result);
-    // handleRpc answers { jsonrpc, id, result }, in that order.
-    if (prepared !== undefined && keys.length === 3 && keys[0] === 'jsonrpc' && keys[1] === 'id' && keys[2] === 'result') {
-      return `{"jsonrpc":${JSON.stringify(r.jsonrpc)},"id":${JSON.stringify(r.id)},"result":${prepared}}`;
-    }
+  const prepared = preparedResult(r, service);
+  return prepared === undefined
+    ? JSON.stringify(response)
+    : `{"jsonrpc":${JSON.stringify(r?.jsonrpc)},"id":${JSON.stringify(r?.id)},"result":${prepared.json}}`;
+}
+
+/** The prepared JSON of a successful { jsonrpc, id, result } (handleRpc's order), if known. */
+function preparedResult(
+  r: { jsonrpc?: unknown; id?: unknown; result?: unknown } | null,
+  service: StartupService
+): ReturnType<StartupService['preparedJson']> {
+  if (r === null || typeof r !== 'object' || !('result' in r)) {
+    return undefined;
   }
-  return JSON.stringify(response);
+  const keys = Object.keys(r);
+  if (keys.length !== 3 || keys[0] !== 'jsonrpc' || keys[1] !== 'id' || keys[2] !== 'result' || r.id === undefined) {
+    return undefined; // JSON.stringify would drop an undefined id; leave such a shape to it
+  }
+  return service.preparedJson(r.result);
 }
 
 /** The headers every answer of the service carries, set before anything else. */
@@ -184,8 +208,10 @@ function createRoutes(options: AppOptions): Routes {
         });
       }
       const iface = parseInterface(values[0]);
+      const pending = service.startupJson(iface);
+      const json = typeof pending === 'string' ? pending : await pending;
       // The projection's JSON is the same string object while nothing observed has changed.
-      sendJson(response, 200, encoded.of(`startup ${iface}`, await service.startupJson(iface)));
+      sendJson(response, 200, encoded.of(`startup ${iface}`, json));
     },
 
     async initialize(request, response, identity) {
@@ -224,7 +250,7 @@ function createRoutes(options: AppOptions): Routes {
         response.end();
         return;
       }
-      sendJson(response, 200, rpcJson(result, service));
+      sendJson(response, 200, rpcBody(result, service, encoded));
     },
 
     health(response) {
@@ -308,6 +334,7 @@ function createFastLane(options: AppOptions, routes: Routes): (request: Incoming
     hot.set(`${prefix}/${route}`, { route, method, isPublic: guard.publicRoutes && PUBLIC_ROUTES.has(`/${route}`) });
   }
   const version = service.version;
+  const proxied = guard.mode === 'notebook-server-proxy';
 
   return (request, response) => {
     const url = request.url as string;
@@ -316,6 +343,18 @@ function createFastLane(options: AppOptions, routes: Routes): (request: Incoming
     }
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
+    if (path === '/' && proxied && (request.method === 'GET' || request.method === 'HEAD')) {
+      // jupyter-server-proxy's readiness poll, answered without loading express.
+      setCommonHeaders(response, version);
+      try {
+        guard.checkHost(request);
+      } catch (error) {
+        void routes.fail(error, request, response, path).catch(() => response.destroy());
+        return true;
+      }
+      sendJson(response, 200, READY, 'application/health+json');
+      return true;
+    }
     const entry = hot.get(path);
     if (entry === undefined || request.method !== entry.method) {
       return false;
@@ -394,7 +433,7 @@ function createExpressApp(options: AppOptions, routes: Routes): RequestListener 
     guard.checkHost(request);
     if (path === '/' && guard.mode === 'notebook-server-proxy' && (request.method === 'GET' || request.method === 'HEAD')) {
       // jupyter-server-proxy polls GET / until the backend answers; say only that it is up.
-      sendJson(response, 200, '{"status":"pass"}', 'application/health+json');
+      sendJson(response, 200, READY, 'application/health+json');
       return;
     }
     if (path !== prefix && !path.startsWith(`${prefix}/`)) {

@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+'use strict';
+// The baseline: a bare node:http server that answers the sidecar's routes with the very bytes
+// the sidecar served (read once from a JSON file), with nothing else to do: no routing beyond
+// a string compare, no authentication, no headers but the content type. On this machine, no
+// Node HTTP service can answer faster, so the sidecar's figures are compared with it.
+//
+//   node bench/bare-server.js PORT [BODIES.json]
+//
+// BODIES.json maps request keys ("GET /project/capabilities", "POST /project/gateway", ...) to
+// {type, body}. Without it only GET /project/health answers (for the cold-start comparison).
+// Listens on 127.0.0.1 only; ends on SIGTERM/SIGINT.
+const http = require('node:http');
+const fs = require('node:fs');
+
+const port = Number(process.argv[2] || 0);
+const routes = new Map();
+const file = process.argv[3];
+const bodies = file
+  ? JSON.parse(fs.readFileSync(file, 'utf8'))
+  : { 'GET /project/health': { type: 'application/health+json; charset=utf-8', body: '{"status":"pass"}' } };
+for (const [key, { type, body }] of Object.entries(bodies)) {
+  routes.set(key, { type, body: Buffer.from(body, 'utf8') });
+}
+
+const server = http.createServer((request, response) => {
+  const route = routes.get(`${request.method} ${request.url}`);
+  if (route === undefined) {
+    response.statusCode = 404;
+    response.end();
+    return;
+  }
+  const answer = () => {
+    response.setHeader('Content-Type', route.type);
+    response.end(route.body);
+  };
+  if (request.method === 'POST') {
+    // Like any JSON-RPC endpoint, take the whole body before answering.
+    request.on('data', () => undefined);
+    request.on('end', answer);
+  } else {
+    answer();
+  }
+});
+
+server.listen(port, '127.0.0.1', () => {
+  process.stdout.write(`Listening: http://127.0.0.1:${server.address().port}/\n`);
+});
+const stop = () => server.close(() => process.exit(0));
+process.once('SIGTERM', stop);
+process.once('SIGINT', stop);
