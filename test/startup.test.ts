@@ -9,6 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { expectValid } from './helpers/schemas';
 import {
+  CHECK_IDS,
   CLOSED_URL,
   HttpResult,
   NO_SCHEDULER_PATH,
@@ -28,20 +29,6 @@ type Iface = 'terminal' | 'web' | 'notebook';
 const INTERFACES: Iface[] = ['terminal', 'web', 'notebook'];
 const ALLOWED_VALUES = ['terminal', 'web', 'notebook'];
 
-/** design.md "Readiness checks": at least these. */
-const CHECK_IDS = [
-  'platform-evidence',
-  'interface-support',
-  'project-path',
-  'state-path',
-  'approved-storage',
-  'compute-allocation',
-  'gateway-ingress',
-  'browser-route',
-  'credential-backends',
-  'inference-runtimes',
-  'confirmation'
-];
 
 /** service.md's interfaces row, with design.md's ids. */
 const SUPPORTED: Record<PlatformId, Iface[]> = {

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { ConfigError, ENV, ServiceConfig } from './config';
 import type { FileExists } from './evidence';
 import { createApp, URL_LIMIT } from './http/app';
@@ -108,6 +109,11 @@ export async function startService(options: StartOptions): Promise<RunningServic
     response.writeHead(417, { 'Content-Type': 'application/problem+json; charset=utf-8', Connection: 'close' });
     response.end(body);
   });
+  // CONNECT never reaches the app (Node would drop the socket without a word): this is no
+  // forward proxy, so say so in problem details and close.
+  server.on('connect', (_request: http.IncomingMessage, socket: Duplex) => {
+    writeRawProblem(socket, problemOf('method-not-allowed', 'CONNECT is not supported: this service is not a proxy.'), 'Allow: GET, HEAD, POST\r\n');
+  });
   server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket) => {
     if (!socket.writable) {
       socket.destroy();
@@ -120,11 +126,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
         : requestLineTooLong(error.rawPacket)
           ? problemOf('uri-too-long', `Request URLs are limited to ${URL_LIMIT} bytes.`, { limitBytes: URL_LIMIT })
           : problemOf('headers-too-large', 'The request headers are too large.');
-    const body = JSON.stringify(problem);
-    socket.end(
-      `HTTP/1.1 ${problem.status} ${http.STATUS_CODES[problem.status]}\r\n` +
-        `Content-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
-    );
+    writeRawProblem(socket, problem);
   });
 
   if (options.runtimeFile !== false) {
@@ -283,4 +285,17 @@ function selfProbe(url: string, instanceId: string): Promise<string | undefined>
     request.on('timeout', () => request.destroy());
     request.on('error', () => resolve(undefined));
   });
+}
+
+/** Problem details written straight to a socket that Node took away from the HTTP layer. */
+function writeRawProblem(socket: Duplex, problem: ReturnType<typeof problemOf>, extraHeaders = ''): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify(problem);
+  socket.end(
+    `HTTP/1.1 ${problem.status} ${http.STATUS_CODES[problem.status]}\r\n` +
+      `${extraHeaders}Content-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+  );
 }

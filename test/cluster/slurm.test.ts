@@ -178,7 +178,7 @@ describe('a login node: Slurm is configured (SLURM_CONF), no allocation', () => 
     expect(check(p, 'browser-route').status).toBe('skip');
     expect(check(p, 'confirmation')).toMatchObject({ status: 'warn', required: true });
     expect(p.confirmation).toMatchObject({ confirmed: false, allowedInterfaces: ['terminal'], method: 'terminal-prompt' });
-    expect(listTree(where.project)).toEqual(['.']);
+    expect(listTree(where.project)).toEqual([]);
   });
 
   it('human status says the same: needs-compute, the salloc command and the warning with its fix', async () => {
@@ -206,7 +206,7 @@ describe('a login node: Slurm is configured (SLURM_CONF), no allocation', () => 
     expect(looksLikeStack(r.stdout + r.stderr)).toBe(false);
     expect(r.stdout).toContain('needs-compute');
     expect(r.stdout).toMatch(/^ {2}\$ salloc /m);
-    expect(listTree(where.project)).toEqual(['.']);
+    expect(listTree(where.project)).toEqual([]);
   });
 
   it('the browser interfaces are not offered on the cluster: --interface web says to use the terminal', async () => {
@@ -228,7 +228,7 @@ describe('inside an allocation: the scheduler is asked and the phase moves on', 
     expectLiveAllocation(p, jobId as string, where);
     // The step ended with the command, and the scheduler agrees the job is over.
     expect(await cluster.waitForJobState(jobId as string, ['COMPLETED'])).toBe('COMPLETED');
-    expect(listTree(where.project)).toEqual(['.']);
+    expect(listTree(where.project)).toEqual([]);
   });
 
   it('salloc with the command the login node printed: inside it, srun and the salloc shell both see the job live', async () => {
@@ -335,7 +335,7 @@ describe('the same long-running service sees the allocation end', () => {
 
     const stopped = await server.stop();
     expect(stopped.timedOut).toBe(false);
-    expect(listTree(where.project)).toEqual(['.']);
+    expect(listTree(where.project)).toEqual([]);
   });
 });
 
@@ -390,7 +390,7 @@ describe('approved storage, with a live allocation', () => {
     expect(r.stdout).toContain('blocked');
     expect(r.stdout).toContain(where.storage);
     expect(looksLikeStack(r.stdout + r.stderr)).toBe(false);
-    expect(listTree(where.project)).toEqual(['.']);
+    expect(listTree(where.project)).toEqual([]);
   });
 
   it('no approved roots configured: blocked, the remedy asks for PROJECT_STARTUP_APPROVED_STORAGE; init exits 3', async () => {
@@ -406,7 +406,7 @@ describe('approved storage, with a live allocation', () => {
     const r = await runCli(['init'], { env, cwd: where.project, input: 'y\n' });
     expectExit(r, 3);
     expect(r.stdout).toContain('PROJECT_STARTUP_APPROVED_STORAGE');
-    expect(listTree(where.project)).toEqual(['.']);
+    expect(listTree(where.project)).toEqual([]);
   });
 });
 
@@ -456,7 +456,7 @@ describe('project-startup init at the terminal prompt, inside approved storage a
     expectExit(r, 4);
     expect(r.stdout).toContain(where.statePath);
     expect(r.stdout).toMatch(/Declined; nothing was created/);
-    expect(listTree(where.project)).toEqual(['.']);
+    expect(listTree(where.project)).toEqual([]);
   });
 });
 

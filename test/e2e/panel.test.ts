@@ -32,26 +32,13 @@ import {
   stopAllLabServers,
   waitForSplashGone
 } from './helpers';
+import { CHECK_IDS } from '../helpers/harness';
 
 const BASE_URL = '/user/alice/';
 const STARTUP_PATH = `${BASE_URL}project/startup`;
 const INITIALIZE_PATH = `${BASE_URL}project/initialize`;
 const PACKAGE = 'jupyterlab-project-startup';
 const PANEL = '#jp-project-startup-panel';
-/** Every readiness check the service reports (README "The startup projection"). */
-const CHECK_IDS = [
-  'platform-evidence',
-  'interface-support',
-  'project-path',
-  'state-path',
-  'approved-storage',
-  'compute-allocation',
-  'gateway-ingress',
-  'browser-route',
-  'credential-backends',
-  'inference-runtimes',
-  'confirmation'
-];
 
 /** A request the page sent to the sidecar's routes. */
 interface SidecarCall {

@@ -260,12 +260,23 @@ export function readAllFiles(dir: string): Record<string, string> {
   return out;
 }
 
-/** A list of paths below `dir` (relative, sorted), for "nothing was created" checks. */
+/**
+ * Every path below `dir` (relative, sorted; "/" after directories, "@" after symbolic links,
+ * which are not followed), for "nothing was created" checks. An empty directory gives [].
+ */
 export function listTree(dir: string): string[] {
   const out: string[] = [];
   const walk = (p: string) => {
-    const stat = fs.lstatSync(p);
-    out.push(path.relative(dir, p) || '.');
+    let stat: fs.Stats;
+    try {
+      stat = fs.lstatSync(p);
+    } catch {
+      return;
+    }
+    const rel = path.relative(dir, p);
+    if (rel !== '') {
+      out.push(stat.isDirectory() ? `${rel}/` : stat.isSymbolicLink() ? `${rel}@` : rel);
+    }
     if (stat.isDirectory()) {
       for (const name of fs.readdirSync(p).sort()) {
         walk(path.join(p, name));

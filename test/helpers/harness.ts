@@ -26,6 +26,21 @@ export const PLATFORM_EVIDENCE = {
   cluster: { env: { SLURM_CONF: '/etc/slurm/slurm.conf' }, files: ['/etc/slurm/slurm.conf'] }
 } as const;
 
+/** Every readiness check the service reports, in its order (design.md "Readiness checks"). */
+export const CHECK_IDS = [
+  'platform-evidence',
+  'interface-support',
+  'project-path',
+  'state-path',
+  'approved-storage',
+  'compute-allocation',
+  'gateway-ingress',
+  'browser-route',
+  'credential-backends',
+  'inference-runtimes',
+  'confirmation'
+];
+
 export interface TestServiceOptions {
   env?: Record<string, string>;
   files?: readonly string[];

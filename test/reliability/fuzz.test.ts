@@ -642,11 +642,14 @@ describe('requests Node answers before the routes', () => {
     expect(problemViolations(ex.status, ex.headers['content-type'], ex.body)).toEqual([]);
   });
 
-  it('CONNECT: no tunnel and nothing served (Node closes the connection); the service keeps serving', async () => {
+  it('CONNECT: no tunnel, a 405 method-not-allowed problem and a closed connection; the service keeps serving', async () => {
     const port = server.port;
     const ex = await exchange({ port }, `CONNECT 127.0.0.1:${port} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKEN}\r\n\r\n`);
     expect(ex.timedOut).toBe(false);
-    expect(ex.status === 0 || (ex.status >= 400 && ex.status < 500)).toBe(true);
+    expect(ex.status).toBe(405);
+    expect(ex.headers.allow).toBe('GET, HEAD, POST');
+    expect(problemViolations(ex.status, ex.headers['content-type'], ex.body)).toEqual([]);
+    expect(JSON.parse(ex.body).code).toBe('method-not-allowed');
     const health = await exchange({ port }, `GET /project/health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
     expect(health.status).toBe(200);
     expect(alive(server.child.pid as number)).toBe(true);

@@ -216,29 +216,8 @@ export function alive(pid: number): boolean {
   }
 }
 
-/** Every path below `dir` (relative, sorted, "/" after directories; links not followed). */
-export function tree(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (p: string) => {
-    let stat: fs.Stats;
-    try {
-      stat = fs.lstatSync(p);
-    } catch {
-      return;
-    }
-    const rel = path.relative(dir, p);
-    if (rel !== '') {
-      out.push(stat.isDirectory() ? `${rel}/` : stat.isSymbolicLink() ? `${rel}@` : rel);
-    }
-    if (stat.isDirectory()) {
-      for (const name of fs.readdirSync(p).sort()) {
-        walk(path.join(p, name));
-      }
-    }
-  };
-  walk(dir);
-  return out;
-}
+/** Every path below `dir`: the helpers' listTree, under the name these suites use. */
+export { listTree as tree } from '../helpers/cli';
 
 /** Least-squares slope of (x, y) points. */
 export function slope(points: readonly [number, number][]): number {

@@ -72,10 +72,16 @@ describe('absolute-form request targets naming another authority', () => {
     const p = await send(svc, 'GET', '/project/startup?interface=web', [bearer(svc)]);
     const body = method === 'POST' ? JSON.stringify(JSON.parse(p.body).nextAction.request.body) : undefined;
     const r = await send(svc, method, target, [bearer(svc), ...(body ? [JSON_TYPE] : [])], body);
-    // RFC 9112 3.2.2: the target's authority, not the Host header, names the host. Refusing it as
-    // a foreign host or not serving it at all are both safe; serving it is not.
-    expectRefusal(r, { 'forbidden-host': 403, 'not-found': 404 });
+    // RFC 9112 3.2.2: the target's authority, not the Host header, names the host.
+    expectRefusal(r, { 'forbidden-host': 403 });
     expect(sandboxTree(svc)).toEqual(before);
+  });
+
+  it('an absolute-form target naming loopback is served like its origin-form path', async () => {
+    const svc = await start();
+    const r = await send(svc, 'GET', `http://127.0.0.1:${portOf(svc)}/project/capabilities`, [bearer(svc)]);
+    expect(r.status).toBe(200);
+    expect(JSON.parse(r.body).platform.id).toBe('generic');
   });
 });
 

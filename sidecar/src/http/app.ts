@@ -16,7 +16,7 @@ import { asProblemError, ProblemError } from '../problems';
 import { parseInterface, StartupService } from '../service';
 import { readJsonBody } from './body';
 import { handleRpc, parseErrorResponse } from './gateway';
-import { checkSameOrigin, IngressGuard, RequestIdentity } from './ingress';
+import { checkSameOrigin, IngressGuard, originForm, RequestIdentity } from './ingress';
 import type { RateLimiter } from './rate-limit';
 import { INTERFACE_IDS } from '../vocabulary';
 
@@ -423,7 +423,7 @@ function createExpressApp(options: AppOptions, routes: Routes): RequestListener 
         });
       });
     }
-    const url = request.url;
+    const url = originForm(request.url);
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     locals(response).path = instancePath(path);

@@ -26,6 +26,22 @@ export interface IngressGuard {
   expectedHost(request: IncomingMessage): string | undefined;
 }
 
+/** The authority of an absolute-form request target (`http://host:port/path`), if it is one. */
+export function absoluteFormAuthority(target: string): string | undefined {
+  const match = /^https?:\/\/([^/?#]*)/i.exec(target);
+  return match ? match[1] : undefined;
+}
+
+/** The origin-form (`/path?query`) of a request target; absolute-form loses its scheme and authority. */
+export function originForm(target: string): string {
+  const match = /^https?:\/\/[^/?#]*/i.exec(target);
+  if (!match) {
+    return target;
+  }
+  const rest = target.slice(match[0].length);
+  return rest.startsWith('/') ? rest : `/${rest}`;
+}
+
 export function secretsEqual(given: string, expected: string): boolean {
   // Hash both so the comparison takes the same time whatever the lengths.
   const a = createHash('sha256').update(given).digest();
@@ -126,11 +142,15 @@ export class DirectLoopbackGuard implements IngressGuard {
     if (host && (hostLines > 1 || !/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/.test(host))) {
       throw new ProblemError('malformed-request', 'The Host header must appear once and name a host and an optional port.');
     }
-    if (!host || !isLoopbackHostname(hostnameOf(host))) {
-      throw new ProblemError(
-        'forbidden-host',
-        'This service answers only to a loopback Host (127.0.0.1, localhost or [::1]); use one of those addresses.'
-      );
+    // RFC 9112 3.2.2: an absolute-form target's authority, not the Host header, names the host.
+    const authority = absoluteFormAuthority(request.url ?? '');
+    for (const name of authority === undefined ? [host] : [host, authority]) {
+      if (!name || !isLoopbackHostname(hostnameOf(name))) {
+        throw new ProblemError(
+          'forbidden-host',
+          'This service answers only to a loopback Host (127.0.0.1, localhost or [::1]); use one of those addresses.'
+        );
+      }
     }
   }
 
