@@ -201,6 +201,14 @@ async function serve(args: string[], io: Io): Promise<number> {
       step: io.env[TEST_CRASH_AT_ENV]
     });
   }
+  // Signals are caught from here on: one that arrives while the service is still starting stops
+  // it as soon as it is up (and cleans up its runtime file), rather than killing it half-made.
+  let stopRequested: string | undefined;
+  let stop = (signal: string) => {
+    stopRequested ??= signal;
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
   const running = await startService({ config, env: io.env, logger, onCreationStep });
   const { service } = running;
   io.stdout.write(
@@ -218,12 +226,13 @@ async function serve(args: string[], io: Io): Promise<number> {
   );
 
   return new Promise<number>(resolve => {
-    const stop = (signal: string) => {
+    stop = (signal: string) => {
       logger.info('stopping', { signal });
       void running.close().then(() => resolve(EXIT.ok));
     };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
+    if (stopRequested !== undefined) {
+      stop(stopRequested);
+    }
   });
 }
 
