@@ -27,9 +27,9 @@ const crypto = require('node:crypto');
 
 const ROOT = path.resolve(__dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'project-startup.js');
-const BUNDLE = path.join(ROOT, 'sidecar', 'dist', 'bundle', 'project-startup.js');
+// The bin's own rule for which code it runs (required, not run: it starts only as main).
+const { BUNDLE, CODE_CACHE, entry } = require(BIN);
 const DIST_CLI = path.join(ROOT, 'sidecar', 'dist', 'cli.js');
-const CODE_CACHE = path.join(ROOT, 'sidecar', 'dist', 'bundle', 'project-startup.cache');
 const BARE = path.join(__dirname, 'bare-server.js');
 const LOAD = path.join(__dirname, 'load.js');
 const LABEXTENSION_STATIC = path.join(ROOT, 'jupyterlab_project_startup', 'labextension', 'static');
@@ -57,9 +57,7 @@ const HELP = `Usage: node bench/run.js [options]
 
 /** Which code `project-startup` runs, by the rule bin/project-startup.js applies. */
 function sidecarEntry() {
-  const bundle = fs.statSync(BUNDLE, { throwIfNoEntry: false });
-  const compiled = fs.statSync(DIST_CLI, { throwIfNoEntry: false });
-  if (bundle && (!compiled || bundle.mtimeMs >= compiled.mtimeMs)) {
+  if (entry() === BUNDLE) {
     return `${path.relative(ROOT, BUNDLE)}${fs.existsSync(CODE_CACHE) ? ' with its code cache' : ''}`;
   }
   return `${path.relative(ROOT, DIST_CLI)} (no current bundle: npm run build)`;

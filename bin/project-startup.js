@@ -71,4 +71,4 @@ if (require.main === module) {
   });
 }
 
-module.exports = { BUNDLE, CODE_CACHE, loadWithCodeCache };
+module.exports = { BUNDLE, CODE_CACHE, entry, loadWithCodeCache };

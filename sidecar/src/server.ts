@@ -115,10 +115,6 @@ export async function startService(options: StartOptions): Promise<RunningServic
     writeRawProblem(socket, problemOf('method-not-allowed', 'CONNECT is not supported: this service is not a proxy.'), 'Allow: GET, HEAD, POST\r\n');
   });
   server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket) => {
-    if (!socket.writable) {
-      socket.destroy();
-      return;
-    }
     // Node rejects these before express sees them; answer as problem details all the same.
     const problem =
       error.code !== 'HPE_HEADER_OVERFLOW'

@@ -130,10 +130,9 @@ function rpcBody(result: unknown, service: StartupService, encoded: EncodedBodie
     return JSON.stringify(result);
   }
   // Three pieces copied into one Buffer: the large middle one is never rebuilt as a string.
-  const head = `{"jsonrpc":${JSON.stringify(r?.jsonrpc)},"id":${JSON.stringify(r?.id)},"result":`;
   // The same bytes as the capabilities or startup route's body, encoded once for both.
   const bytes = encoded.of(prepared.kind, prepared.json);
-  return Buffer.concat([Buffer.from(head, 'utf8'), bytes, CLOSE_BRACE]);
+  return Buffer.concat([Buffer.from(rpcResultHead(r), 'utf8'), bytes, CLOSE_BRACE]);
 }
 
 const CLOSE_BRACE = Buffer.from('}');
@@ -141,9 +140,12 @@ const CLOSE_BRACE = Buffer.from('}');
 function responseJson(response: unknown, service: StartupService): string {
   const r = response as { jsonrpc?: unknown; id?: unknown; result?: unknown } | null;
   const prepared = preparedResult(r, service);
-  return prepared === undefined
-    ? JSON.stringify(response)
-    : `{"jsonrpc":${JSON.stringify(r?.jsonrpc)},"id":${JSON.stringify(r?.id)},"result":${prepared.json}}`;
+  return prepared === undefined ? JSON.stringify(response) : `${rpcResultHead(r)}${prepared.json}}`;
+}
+
+/** A success response's JSON up to its result: `{"jsonrpc":…,"id":…,"result":`. */
+function rpcResultHead(r: { jsonrpc?: unknown; id?: unknown } | null): string {
+  return `{"jsonrpc":${JSON.stringify(r?.jsonrpc)},"id":${JSON.stringify(r?.id)},"result":`;
 }
 
 /** The prepared JSON of a successful { jsonrpc, id, result } (handleRpc's order), if known. */

@@ -26,15 +26,17 @@ export interface IngressGuard {
   expectedHost(request: IncomingMessage): string | undefined;
 }
 
+/** An absolute-form request target (RFC 9112 3.2.2): scheme, then the authority (group 1). */
+const ABSOLUTE_FORM = /^https?:\/\/([^/?#]*)/i;
+
 /** The authority of an absolute-form request target (`http://host:port/path`), if it is one. */
 export function absoluteFormAuthority(target: string): string | undefined {
-  const match = /^https?:\/\/([^/?#]*)/i.exec(target);
-  return match ? match[1] : undefined;
+  return ABSOLUTE_FORM.exec(target)?.[1];
 }
 
 /** The origin-form (`/path?query`) of a request target; absolute-form loses its scheme and authority. */
 export function originForm(target: string): string {
-  const match = /^https?:\/\/[^/?#]*/i.exec(target);
+  const match = ABSOLUTE_FORM.exec(target);
   if (!match) {
     return target;
   }
