@@ -12,6 +12,7 @@ import {
   looksLikeStack,
   REPO_ROOT,
   runCli,
+  runCliInTty,
   runProcess,
   RunResult,
   startServe,
@@ -109,12 +110,13 @@ describe('help, version and usage errors', () => {
     expect(r.stdout).toBe(`${PACKAGE_VERSION}\n`);
   });
 
-  it('no command prints the usage on stdout and exits 2', async () => {
+  it('no command prints the usage on stderr (a usage error) and exits 2', async () => {
     const s = sandbox();
     const r = await runCli([], { env: s.env, cwd: s.projectDir });
     expectExit(r, 2);
-    expect(r.stdout).toMatch(/^Usage: project-startup <command>/);
-    expect(r.stdout).toMatch(/serve[\s\S]*status[\s\S]*capabilities[\s\S]*init[\s\S]*url/);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^Usage: project-startup <command>/);
+    expect(r.stderr).toMatch(/serve[\s\S]*status[\s\S]*capabilities[\s\S]*init[\s\S]*url/);
   });
 
   it('an unknown command or option exits 2 with a one-line message on stderr and no stack', async () => {
@@ -418,7 +420,7 @@ describe('init', () => {
     const statePath = path.join(s.projectDir, '.project-startup');
     const before = listTree(s.root);
 
-    const [no, eof] = await Promise.all([runCli(['init'], { ...io, input: 'n\n' }), runCli(['init'], io)]);
+    const [no, eof] = await Promise.all([runCliInTty(['init'], { ...io, input: 'n\n' }), runCliInTty(['init'], io)]);
     for (const r of [no, eof]) {
       expectExit(r, 4);
       expect(r.stdout).toContain(`${statePath}/`);
@@ -429,12 +431,12 @@ describe('init', () => {
     expect(eof.stdout).toMatch(/nothing was created/i);
     expect(listTree(s.root)).toEqual(before);
 
-    const yes = await runCli(['init'], { ...io, input: 'y\n' });
+    const yes = await runCliInTty(['init'], { ...io, input: 'y\n' });
     expectExit(yes, 0);
     expect(yes.stdout).toContain(statePath);
     const record = expectStateCreated(s, 'command-line');
 
-    const again = await runCli(['init'], { ...io, input: 'y\n' });
+    const again = await runCliInTty(['init'], { ...io, input: 'y\n' });
     expectExit(again, 0);
     expect(again.stdout).toMatch(/Already set up/);
     expect(again.stderr).not.toMatch(/\[y\/N\]/);
@@ -452,7 +454,7 @@ describe('init', () => {
 
   it('init --json on a cluster allocation prints the initialize response on stdout', async () => {
     const s = sandbox();
-    const r = await runCli(['init', '--json'], { env: clusterEnv(s), cwd: s.projectDir, input: 'yes\n' });
+    const r = await runCliInTty(['init', '--json'], { env: clusterEnv(s), cwd: s.projectDir, input: 'yes\n' });
     expectExit(r, 0);
     const body = JSON.parse(r.stdout);
     expectValid('InitializeResponse', body);
@@ -473,18 +475,18 @@ describe('init', () => {
     expectExit(status, 0);
     expect(status.stdout).toContain(`answered by the service at ${server.url}`);
 
-    const no = await runCli(['init'], { ...io, input: 'n\n' });
+    const no = await runCliInTty(['init'], { ...io, input: 'n\n' });
     expectExit(no, 4);
-    const eof = await runCli(['init'], io);
+    const eof = await runCliInTty(['init'], io);
     expectExit(eof, 4);
     expect(listTree(s.projectDir)).toEqual(before);
 
-    const yes = await runCli(['init'], { ...io, input: 'y\n' });
+    const yes = await runCliInTty(['init'], { ...io, input: 'y\n' });
     expectExit(yes, 0);
     // The service (direct loopback), not the command line, created the state.
     const record = expectStateCreated(s, 'direct-loopback');
 
-    const again = await runCli(['init'], io);
+    const again = await runCliInTty(['init'], io);
     expectExit(again, 0);
     expect(again.stdout).toMatch(/Already set up/);
     expect(JSON.parse(fs.readFileSync(path.join(s.projectDir, '.project-startup', 'initialization.json'), 'utf8'))).toEqual(record);
@@ -493,6 +495,26 @@ describe('init', () => {
     const startup = await request(`${server.url}startup?interface=terminal`, { token });
     expect(startup.json.phase).toBe('ready');
     expect((await server.stop()).code).toBe(0);
+  });
+
+  it('a piped answer is no person at a terminal: `echo y | init` exits 3, asks nothing, creates nothing; --json says so in problem details', async () => {
+    const s = sandbox();
+    const io = { env: clusterEnv(s), cwd: s.projectDir };
+    const before = listTree(s.projectDir);
+    const piped = await runCli(['init'], { ...io, input: 'y\n' });
+    expectExit(piped, 3);
+    expect(piped.stderr).toMatch(/not a TTY/);
+    expect(piped.stderr).not.toMatch(/\[y\/N\]/);
+    const json = await runCli(['init', '--json'], { ...io, input: 'y\n' });
+    expectExit(json, 3);
+    const problem = JSON.parse(json.stdout);
+    expectValid('Problem', problem);
+    expect(problem.code).toBe('confirmation-not-allowed');
+    // Through a running service too: the command line never sends the prompt key for a pipe.
+    const server = await startServe([], { env: io.env, cwd: s.projectDir });
+    expectExit(await runCli(['init'], { ...io, input: 'y\n' }), 3);
+    expect((await server.stop()).code).toBe(0);
+    expect(listTree(s.projectDir)).toEqual(before);
   });
 
   it('on a cluster login node refuses with exit 3 and prints the salloc command', async () => {

@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { HttpResult, PLATFORM_EVIDENCE, postJson, RawResponse, rawRequest, request, TestService, trackedServices } from './helpers/harness';
+import { HttpResult, PLATFORM_EVIDENCE, postJson, promptKeyHeader, RawResponse, rawRequest, request, TestService, trackedServices } from './helpers/harness';
 import { expectValid, validateAgainst } from './helpers/schemas';
 
 const DESIGN_CODES = [
@@ -190,11 +190,12 @@ describe('initialize refusals', () => {
       files: PLATFORM_EVIDENCE.cluster.files
     });
     const p = await request(`${cluster.api}startup?interface=terminal`, { token: cluster.token });
-    const r = await postJson(`${cluster.api}initialize`, cluster.token, {
-      interface: 'terminal',
-      method: 'terminal-prompt',
-      confirm: { projectPath: p.json.projectPath, statePath: p.json.statePath }
-    });
+    const r = await postJson(
+      `${cluster.api}initialize`,
+      cluster.token,
+      { interface: 'terminal', confirm: { projectPath: p.json.projectPath, statePath: p.json.statePath } },
+      promptKeyHeader(cluster)
+    );
     expectProblem(r, 409, 'wrong-phase');
     expect(r.json.phase).toBe('needs-compute');
     expect(r.json.nextAction.id).toBe('request-allocation');

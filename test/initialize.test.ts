@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { HttpResult, PLATFORM_EVIDENCE, postJson, request, TestService, trackedServices } from './helpers/harness';
+import { HttpResult, PLATFORM_EVIDENCE, postJson, promptKeyHeader, request, TestService, trackedServices } from './helpers/harness';
 import { expectProblem, expectValid } from './helpers/schemas';
 
 /** The temporary root of every test service lies below this, so it can serve as approved storage. */
@@ -128,7 +128,8 @@ describe('generic platform: browser confirmations create the state', () => {
       projectPath: svc.projectDir,
       statePath,
       platform: 'generic',
-      confirmation: { interface: 'web', method: 'setup-page', ingress: 'direct-loopback' }
+      // The body said setup-page; a Bearer call is what the service saw.
+      confirmation: { interface: 'web', method: 'http-api', ingress: 'direct-loopback' }
     });
     expect(typeof onDisk.confirmation.confirmedAt).toBe('string');
     for (const value of Object.values(secrets)) {
@@ -194,7 +195,8 @@ describe('hosted-notebook platform', () => {
       platform: 'hosted-notebook',
       projectPath: svc.projectDir,
       statePath,
-      confirmation: { interface: 'notebook', method: 'jupyterlab-dialog', ingress: 'notebook-server-proxy' }
+      // Sent with a token (a script through the notebook server), whatever the body claims.
+      confirmation: { interface: 'notebook', method: 'http-api', ingress: 'notebook-server-proxy' }
     });
     for (const dir of [root, projects, statePath]) {
       expect(fs.lstatSync(dir).isDirectory()).toBe(true);
@@ -217,7 +219,9 @@ describe('cluster platform', () => {
   it('inside an allocation and approved storage, a terminal-prompt confirmation is 201', async () => {
     const svc = await start({ env: CLUSTER_JOB });
     const body = await confirmation(svc, 'terminal', { method: 'terminal-prompt' });
-    const r = await initialize(svc, body);
+    // The body's method is never believed: without the command line's prompt key it is refused.
+    expectProblem(await initialize(svc, body), 403, 'confirmation-not-allowed');
+    const r = await initialize(svc, body, promptKeyHeader(svc));
     expectInitialized(r, 201);
     expect(r.json.record).toMatchObject({
       platform: 'cluster',
@@ -225,7 +229,7 @@ describe('cluster platform', () => {
       confirmation: { interface: 'terminal', method: 'terminal-prompt', ingress: 'direct-loopback' }
     });
     expect(mode(path.join(svc.projectDir, '.project-startup'))).toBe(0o700);
-    expectInitialized(await initialize(svc, body), 200);
+    expectInitialized(await initialize(svc, body, promptKeyHeader(svc)), 200);
   });
 
   it('a terminal confirmation without the prompt method is 403, and a web one is 403', async () => {
@@ -245,7 +249,7 @@ describe('cluster platform', () => {
   it('on a login node (scheduler configured, no allocation) it is 409 wrong-phase with phase needs-compute', async () => {
     const svc = await start({ env: CLUSTER_LOGIN_NODE, files: PLATFORM_EVIDENCE.cluster.files });
     const body = await confirmation(svc, 'terminal', { method: 'terminal-prompt' });
-    const r = await initialize(svc, body);
+    const r = await initialize(svc, body, promptKeyHeader(svc));
     expectProblem(r, 409, 'wrong-phase');
     expect(r.json.phase).toBe('needs-compute');
     expect(r.json.nextAction).toMatchObject({ id: 'request-allocation' });
@@ -255,7 +259,7 @@ describe('cluster platform', () => {
 
   it('outside approved storage it is 409 wrong-phase with phase blocked', async () => {
     const svc = await start({ env: { ...CLUSTER_JOB, PROJECT_STARTUP_APPROVED_STORAGE: '/nonexistent-approved-storage' } });
-    const r = await initialize(svc, await confirmation(svc, 'terminal', { method: 'terminal-prompt' }));
+    const r = await initialize(svc, await confirmation(svc, 'terminal', { method: 'terminal-prompt' }), promptKeyHeader(svc));
     expectProblem(r, 409, 'wrong-phase');
     expect(r.json.phase).toBe('blocked');
     expect(r.json.nextAction).toMatchObject({ id: 'fix-check', checkId: 'approved-storage' });

@@ -15,6 +15,7 @@ import {
   NO_SCHEDULER_PATH,
   PLATFORM_EVIDENCE,
   postJson,
+  promptKeyHeader,
   request,
   snapshot,
   tempRoot,
@@ -286,7 +287,11 @@ describe('startup on cluster', () => {
     expect(check(p, 'approved-storage').status).toBe('pass');
     expect(p.confirmation.allowedInterfaces).toEqual(['terminal']);
 
-    const init = await postJson(`${svc.api}initialize`, svc.token, { ...p.nextAction.request.body, method: 'terminal-prompt' });
+    // No API call confirms on the cluster: the projection offers no request, only the command.
+    expect(p.nextAction.request).toBeUndefined();
+    expect(p.nextAction.command).toBe('project-startup init');
+    const body = { interface: 'terminal', confirm: { projectPath: p.projectPath, statePath: p.statePath } };
+    const init = await postJson(`${svc.api}initialize`, svc.token, body, promptKeyHeader(svc));
     expect(init.status).toBe(201);
     expectValid('InitializeResponse', init.json);
     const after = await projection(svc, 'terminal');
@@ -658,7 +663,8 @@ describe('inspection is read-only', () => {
       const p = (await startup(svc, `interface=${confirm}`)).json;
       expectValid('StartupProjection', p);
       expect(p.phase).toBe('awaiting-confirmation');
-      const init = await postJson(`${svc.api}initialize`, svc.token, { ...p.nextAction.request.body, ...(method ? { method } : {}) });
+      const body = { interface: confirm, confirm: { projectPath: p.projectPath, statePath: p.statePath } };
+      const init = await postJson(`${svc.api}initialize`, svc.token, body, method ? promptKeyHeader(svc) : {});
       expect(init.status).toBe(201);
       expectValid('InitializeResponse', init.json);
       records.push(path.join(p.statePath, 'initialization.json'));

@@ -12,6 +12,7 @@ import { parseInterface } from './service';
 import { StepHook, TEST_CRASH_AT_ENV, testCrashHook } from './state';
 import { VERSION } from './version';
 import { InterfaceId, labelOf } from './vocabulary';
+import { signInLine, urlAnswer } from './sign-in';
 
 // What only some commands need is loaded by those commands, so `serve` starts without it.
 const clientModule = () => require('./client') as typeof import('./client');
@@ -43,7 +44,10 @@ Run \`project-startup <command> --help\` for a command's options.
 Global: --help, --version
 
 Exit codes: 0 done; 1 the service failed; 2 wrong usage or configuration;
-3 refused (not allowed here, or setup not at that step); 4 declined at the prompt.`,
+3 refused (not allowed here, or setup not at that step); 4 declined at the prompt.
+status: 0 when setup can go on (phase ready, awaiting-confirmation or needs-compute),
+3 when it cannot (blocked, or the interface is not offered here).
+With --json, errors are problem details (JSON) on stdout.`,
   serve: `Usage: project-startup serve [options]
 
 Runs the service until interrupted. It selects the platform from the environment,
@@ -64,15 +68,20 @@ The token comes from $${ENV.token} or is generated; it is never printed or logge
 
 Shows the platform, setup phase, next action and readiness checks. Reads nothing
 into state and changes nothing. Uses the running service for this project when
-there is one (--local: evaluate in this process instead).`,
+there is one (--local: evaluate in this process instead). On a cluster, the
+allocation this terminal runs in (SLURM_JOB_ID, PBS_JOBID, LSB_JOBID, FLUX_JOB_ID)
+is sent to the service, which asks the scheduler whether it is live.
+Exit: 0 when setup can go on (ready, awaiting-confirmation, needs-compute);
+3 when it cannot (blocked, unsupported-interface).`,
   capabilities: `Usage: project-startup capabilities [--json] [--project-dir D] [--local]
 
 Shows the capability manifest of the selected platform.`,
   init: `Usage: project-startup init [--project-dir D] [--json] [--local]
 
 Shows the project and state paths that would be created and asks for confirmation
-at the prompt. Only where the platform offers no browser interface (the cluster
-platform) is a terminal confirmation accepted; elsewhere it says where to confirm.`,
+at the prompt, which must be answered in a terminal (its input a TTY, not a pipe).
+Only where the platform offers no browser interface (the cluster platform) is a
+terminal confirmation accepted; elsewhere it says where to confirm.`,
   jupyter: `Usage: project-startup jupyter install|uninstall [--user | --sys-prefix | --prefix P]
 
 install: copies the prebuilt JupyterLab extension into Jupyter's data path and writes the
@@ -87,7 +96,9 @@ uninstall: removes exactly what install wrote.
   url: `Usage: project-startup url [--project-dir D]
 
 Prints the setup page address of the running service with its one-time login token,
-for opening in a browser on this machine. Keep it to yourself.`
+for opening in a browser on this machine. Keep it to yourself. Only where the platform
+has a browser route (the workstation or container platform) and the service listens on
+loopback TCP; elsewhere it says what to use instead and exits 3.`
 };
 
 interface Io {
@@ -124,7 +135,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
   try {
     if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
       const topic = command === 'help' && rest[0] && HELP[rest[0]] ? rest[0] : 'main';
-      io.stdout.write(`${HELP[topic]}\n`);
+      // Asked for, help is the answer (stdout, 0); without a command it explains a usage error.
+      (command === undefined ? io.stderr : io.stdout).write(`${HELP[topic]}\n`);
       return command === undefined ? EXIT.usage : EXIT.ok;
     }
     if (command === '--version' || command === '-V') {
@@ -145,21 +157,31 @@ export async function main(argv: string[], io: Io): Promise<number> {
         throw usage(`Unknown command "${command}". Commands: serve, status, capabilities, init, url, jupyter.`);
     }
   } catch (error) {
-    return report(error, io);
+    return report(error, io, rest.includes('--json'));
   }
 }
 
-function report(error: unknown, io: Io): number {
+function report(error: unknown, io: Io, json = false): number {
   if ((error as { usage?: boolean }).usage) {
     io.stderr.write(`project-startup: ${(error as Error).message}\nRun \`project-startup --help\` for usage.\n`);
+    if (json) {
+      io.stdout.write(`${JSON.stringify(new ProblemError('validation-failed', (error as Error).message).toProblem(), null, 2)}\n`);
+    }
     return EXIT.usage;
   }
   if (error instanceof ConfigError || error instanceof InvalidPlatformSetting) {
     io.stderr.write(`project-startup: ${error.message}\n`);
+    if (json) {
+      io.stdout.write(`${JSON.stringify(new ProblemError('validation-failed', error.message).toProblem(), null, 2)}\n`);
+    }
     return EXIT.usage;
   }
   const problem = asProblemError(error);
   io.stderr.write(formatModule().formatProblem(problem.toProblem()));
+  if (json) {
+    // Scripts read stdout: the same problem details the HTTP side answers.
+    io.stdout.write(`${JSON.stringify(problem.toProblem(), null, 2)}\n`);
+  }
   return ['confirmation-not-allowed', 'wrong-phase', 'confirmation-stale', 'state-unsafe'].includes(problem.code)
     ? EXIT.refused
     : EXIT.failure;
@@ -216,11 +238,11 @@ async function serve(args: string[], io: Io): Promise<number> {
       `Project startup ${service.version}: ${labelOf(service.adapter.id)} (${service.adapter.id}), ${labelOf(running.ingress).toLowerCase()} ingress`,
       `Project: ${config.projectDir}`,
       `Listening: ${running.url ?? `unix socket ${running.socket}`}`,
-      running.ingress === 'direct-loopback'
-        ? `Sign in: run \`project-startup url\` for a browser address; scripts send "Authorization: Bearer <token>" (token in ${running.runtimeFile}${
-            io.env[ENV.token] ? ` or ${ENV.token}` : ''
-          }).`
-        : `Requests are authenticated by the ${labelOf(running.ingress).toLowerCase()}.`,
+      signInLine(
+        { platform: service.adapter.id, ingress: running.ingress, url: running.url, socket: running.socket },
+        // A token from the environment is never copied into the runtime file.
+        io.env[ENV.token] ? ENV.token : `${running.runtimeFile}`
+      ),
       ''
     ].join('\n')
   );
@@ -262,7 +284,8 @@ async function clientCommand(command: 'status' | 'capabilities' | 'init' | 'url'
     case 'status': {
       const projection = await client.startup(interfaceOption(values.interface));
       io.stdout.write(json ? `${JSON.stringify(projection, null, 2)}\n` : formatModule().formatProjection(projection, client.source));
-      return EXIT.ok;
+      // Scripts can branch on it: setup cannot go on in these phases until something changes.
+      return projection.phase === 'blocked' || projection.phase === 'unsupported-interface' ? EXIT.refused : EXIT.ok;
     }
     case 'init':
       return init(client, json, io);
@@ -329,17 +352,12 @@ function interfaceOption(value: string | boolean | undefined): InterfaceId {
 }
 
 function printUrl(config: ReturnType<typeof resolveConfig>, io: Io): number {
-  const info = clientModule().findRunningService(config);
-  if (!info || !info.url) {
-    io.stderr.write('project-startup: no service with a browser address runs for this project; start one with `project-startup serve`.\n');
-    return EXIT.failure;
+  const answer = urlAnswer({ info: clientModule().findRunningService(config), envToken: io.env[ENV.token] });
+  if (!answer.ok) {
+    io.stderr.write(`project-startup: ${answer.message}\n`);
+    return answer.exit;
   }
-  const token = info.tokenSource === 'environment' ? io.env[ENV.token] : info.token;
-  if (!token) {
-    io.stderr.write(`project-startup: the service's ${labelOf(info.ingress).toLowerCase()} ingress has no login token.\n`);
-    return EXIT.failure;
-  }
-  io.stdout.write(`${info.url}?token=${encodeURIComponent(token)}\n`);
+  io.stdout.write(`${answer.url}\n`);
   return EXIT.ok;
 }
 
@@ -347,12 +365,13 @@ async function init(client: ReturnType<typeof connectClient>, json: boolean, io:
   const projection = await client.startup('terminal');
   const say = (text: string) => (json ? io.stderr : io.stdout).write(text);
   if (!projection.confirmation.allowedInterfaces.includes('terminal')) {
-    say(
+    throw new ProblemError(
+      'confirmation-not-allowed',
       `On the ${labelOf(projection.platform)} the project state is created after a confirmation in ${projection.confirmation.allowedInterfaces
         .map(labelOf)
-        .join(' or ')}, not at a terminal prompt.\n${projection.nextAction.detail}\n`
+        .join(' or ')}, not at a terminal prompt. ${projection.nextAction.detail}`,
+      { allowedInterfaces: projection.confirmation.allowedInterfaces }
     );
-    return EXIT.refused;
   }
   if (projection.phase === 'ready') {
     say(`Already set up: ${projection.statePath} holds this project's state. Nothing to do.\n`);
@@ -362,11 +381,31 @@ async function init(client: ReturnType<typeof connectClient>, json: boolean, io:
     return EXIT.ok;
   }
   if (projection.phase !== 'awaiting-confirmation') {
-    say(`Setup is in phase ${projection.phase}; initialization comes later.\nNext: ${projection.nextAction.title}\n  ${projection.nextAction.detail}\n`);
-    if (projection.nextAction.command) {
-      say(`  $ ${projection.nextAction.command}\n`);
-    }
-    return EXIT.refused;
+    const command = projection.nextAction.command ? ` Run \`${projection.nextAction.command}\`.` : '';
+    throw new ProblemError(
+      'wrong-phase',
+      `Setup is in phase ${projection.phase}; initialization comes later. Next: ${projection.nextAction.title}. ${projection.nextAction.detail}${
+        projection.nextAction.detail.includes(projection.nextAction.command ?? '\0') ? '' : command
+      }`,
+      { phase: projection.phase, nextAction: projection.nextAction }
+    );
+  }
+  const readOnly = projection.readinessChecks.find(c => c.id === 'gateway-ingress' && c.status === 'warn');
+  if (readOnly) {
+    // A service on an ingress the platform does not offer changes nothing: say what works.
+    throw new ProblemError(
+      'confirmation-not-allowed',
+      `${readOnly.observed}. Run \`project-startup init --local\` (this command line checks and creates the state itself), or serve with \`--ingress direct-loopback\`.`,
+      { allowedInterfaces: projection.confirmation.allowedInterfaces }
+    );
+  }
+  if (!(io.stdin as NodeJS.ReadStream).isTTY) {
+    // An explicit confirmation is a person at a terminal: `echo y |` answers nobody's question.
+    throw new ProblemError(
+      'confirmation-not-allowed',
+      'init asks a person and needs an interactive terminal: its input is not a TTY (a pipe or a file). Run `project-startup init` in a terminal and answer the question there.',
+      { allowedInterfaces: projection.confirmation.allowedInterfaces }
+    );
   }
   say(
     [
@@ -381,13 +420,15 @@ async function init(client: ReturnType<typeof connectClient>, json: boolean, io:
   const answer = await ask('Create the private project state? [y/N] ', io);
   if (answer === undefined || !/^(y|yes)$/i.test(answer.trim())) {
     say(answer === undefined ? '\nNo answer; nothing was created.\n' : 'Declined; nothing was created.\n');
+    if (json) {
+      io.stdout.write(`${JSON.stringify({ created: false, declined: true, phase: projection.phase }, null, 2)}\n`);
+    }
     return EXIT.declined;
   }
-  const result = await client.initialize({
-    interface: 'terminal',
-    method: 'terminal-prompt',
-    confirm: { projectPath: projection.projectPath, statePath: projection.statePath }
-  });
+  const result = await client.initialize(
+    { interface: 'terminal', confirm: { projectPath: projection.projectPath, statePath: projection.statePath } },
+    true
+  );
   if (json) {
     io.stdout.write(`${JSON.stringify(result.body, null, 2)}\n`);
   } else {

@@ -7,13 +7,16 @@ import { Problem, ProblemError } from './problems';
 import { readRuntimeFile, runtimeFilePath, RuntimeInfo } from './runtime-file';
 import { InitializeResult, parseInterface, StartupResult, StartupService } from './service';
 import type { InterfaceId } from './vocabulary';
+import { allocationClaimFromEnv, formatAllocationClaim } from './allocation-claim';
+import { PROMPT_KEY_HEADER } from './confirmation';
 
 export interface ProjectClient {
   /** Where the answers come from, for a person. */
   readonly source: string;
   capabilities(): Promise<Manifest>;
   startup(iface: InterfaceId): Promise<StartupResult>;
-  initialize(body: object): Promise<InitializeResult>;
+  /** `promptAnswered`: a person answered the command line's prompt on a TTY just now. */
+  initialize(body: object, promptAnswered: boolean): Promise<InitializeResult>;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -35,11 +38,16 @@ export function findRunningService(config: ServiceConfig): RuntimeInfo | undefin
 class RemoteClient implements ProjectClient {
   readonly source: string;
 
-  constructor(private readonly info: RuntimeInfo, private readonly token: string | undefined) {
+  constructor(
+    private readonly info: RuntimeInfo,
+    private readonly token: string | undefined,
+    /** The job this terminal runs in (`slurm:1234`), for the service to verify with the scheduler. */
+    private readonly allocation: string | undefined
+  ) {
     this.source = `answered by the service at ${info.url ?? info.socket} (pid ${info.pid})`;
   }
 
-  private request(method: 'GET' | 'POST', route: string, body?: object): Promise<{ status: number; json: unknown }> {
+  private request(method: 'GET' | 'POST', route: string, body?: object, extraHeaders: Record<string, string> = {}): Promise<{ status: number; json: unknown }> {
     const path = `${this.info.baseUrl}project/${route}`;
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const target = this.info.url ? new URL(this.info.url) : undefined;
@@ -53,7 +61,8 @@ class RemoteClient implements ProjectClient {
             host: target ? target.host : 'localhost',
             accept: 'application/json',
             ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
-            ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {})
+            ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+            ...extraHeaders
           },
           timeout: 15000
         },
@@ -77,8 +86,8 @@ class RemoteClient implements ProjectClient {
     });
   }
 
-  private async expect<T>(method: 'GET' | 'POST', route: string, body?: object): Promise<{ status: number; json: T }> {
-    const { status, json } = await this.request(method, route, body);
+  private async expect<T>(method: 'GET' | 'POST', route: string, body?: object, extraHeaders?: Record<string, string>): Promise<{ status: number; json: T }> {
+    const { status, json } = await this.request(method, route, body, extraHeaders);
     if (status >= 400) {
       const problem = json as Problem;
       const { type: _t, title: _ti, status: _s, detail, code, instance: _i, ...extensions } = problem;
@@ -93,11 +102,18 @@ class RemoteClient implements ProjectClient {
   }
 
   async startup(iface: InterfaceId): Promise<StartupResult> {
-    return (await this.expect<StartupResult>('GET', `startup?interface=${encodeURIComponent(iface)}`)).json;
+    const allocation = this.allocation ? `&allocation=${encodeURIComponent(this.allocation)}` : '';
+    return (await this.expect<StartupResult>('GET', `startup?interface=${encodeURIComponent(iface)}${allocation}`)).json;
   }
 
-  async initialize(body: object): Promise<InitializeResult> {
-    const { status, json } = await this.expect<InitializeResult['body']>('POST', 'initialize', body);
+  async initialize(body: object, promptAnswered: boolean): Promise<InitializeResult> {
+    const headers: Record<string, string> = promptAnswered && this.info.promptKey ? { [PROMPT_KEY_HEADER]: this.info.promptKey } : {};
+    const { status, json } = await this.expect<InitializeResult['body']>(
+      'POST',
+      'initialize',
+      this.allocation ? { ...body, allocation: this.allocation } : body,
+      headers
+    );
     return { status: status === 201 ? 201 : 200, body: json };
   }
 }
@@ -115,8 +131,9 @@ class LocalClient implements ProjectClient {
     return this.service.startup(parseInterface(iface));
   }
 
-  initialize(body: object): Promise<InitializeResult> {
-    return this.service.initialize(body, { ingress: 'command-line' });
+  initialize(body: object, promptAnswered: boolean): Promise<InitializeResult> {
+    // This very process asked the question and saw its input is a TTY.
+    return this.service.initialize(body, { ingress: 'command-line', channel: { kind: promptAnswered ? 'terminal-prompt' : 'api' } });
   }
 }
 
@@ -124,7 +141,8 @@ export function connect(config: ServiceConfig, env: Env, local: boolean): Projec
   const info = local ? undefined : findRunningService(config);
   if (info) {
     const token = info.tokenSource === 'environment' ? env[ENV.token] : info.token;
-    return new RemoteClient(info, token);
+    const claim = allocationClaimFromEnv(env);
+    return new RemoteClient(info, token, claim ? formatAllocationClaim(claim) : undefined);
   }
   return new LocalClient(new StartupService({ config, env }));
 }

@@ -37,7 +37,7 @@ export interface AllocationEvidence {
   jobId?: string;
 }
 
-const ALLOCATION_VARIABLES: ReadonlyArray<[string, SchedulerId]> = [
+export const ALLOCATION_VARIABLES: ReadonlyArray<[string, SchedulerId]> = [
   ['SLURM_JOB_ID', 'slurm'],
   ['PBS_JOBID', 'pbs'],
   ['LSB_JOBID', 'lsf'],

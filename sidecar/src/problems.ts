@@ -2,7 +2,7 @@
 // never taken from exceptions, so no stack trace, internal path or secret can leak.
 
 export const PROBLEM_CODES = {
-  'missing-interface': { status: 400, title: 'The interface query parameter is missing' },
+  'missing-interface': { status: 400, title: 'The interface is missing' },
   'unknown-interface': { status: 400, title: 'Unknown interface' },
   'invalid-json': { status: 400, title: 'The request body is not valid JSON' },
   'unsupported-media-type': { status: 415, title: 'The request body must be application/json' },

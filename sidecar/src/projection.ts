@@ -4,8 +4,8 @@ import type { PlatformDecision } from './platforms/rules';
 import type { ComputeStatus, PlatformAdapter } from './platforms/types';
 import type { CredentialObservation, HttpProbe, ProjectPathObservation } from './probes';
 import type { InitializationRecord, StateInspection } from './state';
+import { apiMayConfirm, confirmationInterfaces } from './confirmation';
 import {
-  BROWSER_INTERFACES,
   InferenceRuntimeId,
   IngressMode,
   InterfaceId,
@@ -72,6 +72,8 @@ export interface ProjectionInputs {
   browserUrl: string | undefined;
   credentials: CredentialObservation[];
   runtimes: RuntimeProbe[];
+  /** Set by buildProjection: a record confirmed on another platform, which does not count here. */
+  foreignRecord?: InitializationRecord;
 }
 
 export interface Projection {
@@ -97,11 +99,7 @@ export interface Projection {
   readinessChecks: ReadinessCheck[];
 }
 
-/** Interfaces through which the person may confirm: browsers, or the terminal where none exists. */
-export function confirmationInterfaces(adapter: PlatformAdapter): InterfaceId[] {
-  const browsers = adapter.interfaces.filter(i => BROWSER_INTERFACES.includes(i));
-  return browsers.length > 0 ? browsers : ['terminal'];
-}
+export { confirmationInterfaces };
 
 export function insideApprovedStorage(projectPath: string, roots: readonly string[]): string | undefined {
   return roots.find(root => projectPath === root || projectPath.startsWith(root.endsWith('/') ? root : `${root}/`));
@@ -114,11 +112,18 @@ function howToReach(iface: InterfaceId, browserUrl: string | undefined): string 
     case 'notebook':
       return 'Open JupyterLab and run "Open Project Startup" from the command palette.';
     case 'web':
+      // Only reached on a platform whose browser route is direct loopback (generic).
       return browserUrl
         ? `Open ${browserUrl} in a browser on this machine (\`project-startup url\` prints an address that signs you in).`
-        : 'Run `project-startup serve` and open the setup page address it prints.';
+        : 'Run `project-startup serve` (loopback TCP, the default), then `project-startup url`, and open the address it prints in a browser on this machine.';
   }
 }
+
+/** The environment variable that points the service at each runtime's probe. */
+const RUNTIME_URL_VARIABLES: Readonly<Record<InferenceRuntimeId, string>> = {
+  'local-lightweight': 'PROJECT_STARTUP_LOCAL_RUNTIME_URL',
+  'high-throughput-serving': 'PROJECT_STARTUP_SERVING_RUNTIME_URL'
+};
 
 export function buildChecks(input: ProjectionInputs): ReadinessCheck[] {
   const { adapter, decision, iface } = input;
@@ -180,7 +185,9 @@ export function buildChecks(input: ProjectionInputs): ReadinessCheck[] {
         ? state.detail
         : state.kind === 'initialized'
           ? `${input.statePath} holds this project's private state`
-          : `${input.statePath} is free; initialize creates it private (mode 0700)`,
+          : input.foreignRecord
+            ? `${input.statePath} holds a record confirmed on the ${labelOf(input.foreignRecord.platform)}; confirming here replaces it`
+            : `${input.statePath} is free; initialize creates it private (mode 0700)`,
     ...(state.kind === 'unsafe' ? { remedy: state.remedy } : {})
   });
 
@@ -276,7 +283,10 @@ export function buildChecks(input: ProjectionInputs): ReadinessCheck[] {
     ...(unreachable.length === 0
       ? {}
       : {
-          remedy: `Start ${unreachable.map(r => labelOf(r.id)).join(' and ')} or point PROJECT_STARTUP_LOCAL_RUNTIME_URL / PROJECT_STARTUP_SERVING_RUNTIME_URL at it; setup does not need it.`
+          // Only the runtimes this platform offers (the cluster has no local runtime).
+          remedy: `Start ${unreachable.map(r => labelOf(r.id)).join(' and ')} or point ${unreachable
+            .map(r => RUNTIME_URL_VARIABLES[r.id])
+            .join(' / ')} at it; setup does not need it.`
         })
   });
 
@@ -288,7 +298,9 @@ export function buildChecks(input: ProjectionInputs): ReadinessCheck[] {
     observed:
       state.kind === 'initialized'
         ? `confirmed through ${labelOf(state.record.confirmation.interface)} at ${state.record.confirmation.confirmedAt}`
-        : 'not confirmed yet',
+        : input.foreignRecord
+          ? `confirmed on the ${labelOf(input.foreignRecord.platform)} (through ${labelOf(input.foreignRecord.confirmation.interface)} at ${input.foreignRecord.confirmation.confirmedAt}), not on the ${labelOf(adapter.id)}: it needs its own confirmation`
+          : 'not confirmed yet',
     ...(state.kind === 'initialized'
       ? {}
       : { remedy: `Confirm initialization through ${confirmationInterfaces(adapter).map(labelOf).join(' or ')}.` })
@@ -367,11 +379,17 @@ function confirmAction(input: ProjectionInputs): NextAction {
   const { iface } = input;
   const allowed = confirmationInterfaces(input.adapter);
   const title = 'Confirm to create the private project state';
-  const request = {
-    method: 'POST' as const,
-    path: `${input.baseUrl}project/initialize`,
-    body: { interface: iface, confirm: { projectPath: input.projectPath, statePath: input.statePath } }
-  };
+  // The exact request that confirms, sent with the service's credential: given only where such
+  // a call is accepted (a running service on an ingress the platform offers, an interface an
+  // API call may confirm), so that sending it verbatim always works.
+  const request =
+    input.ingress?.listening && input.ingress.offered && apiMayConfirm(input.adapter.id, iface, input.adapter)
+      ? {
+          method: 'POST' as const,
+          path: `${input.baseUrl}project/initialize`,
+          body: { interface: iface, confirm: { projectPath: input.projectPath, statePath: input.statePath } }
+        }
+      : undefined;
   if (!allowed.includes(iface)) {
     return {
       id: 'confirm-initialization',
@@ -384,26 +402,55 @@ function confirmAction(input: ProjectionInputs): NextAction {
   const creates = `This creates ${input.statePath} (private, mode 0700) for ${input.projectPath}.`;
   switch (iface) {
     case 'terminal':
-      return { id: 'confirm-initialization', title, detail: `Run \`project-startup init\` and answer its question. ${creates}`, command: 'project-startup init', request };
+      if (input.ingress?.listening && !input.ingress.offered) {
+        // This service answers read-only: the command line can check and create on its own.
+        return {
+          id: 'confirm-initialization',
+          title,
+          detail: `This service answers read-only (the ${labelOf(input.adapter.id)} does not offer the ${labelOf(input.ingress.mode)} ingress). Run \`project-startup init --local\` in a terminal and answer its question, or serve with \`--ingress ${input.adapter.defaultIngress}\`. ${creates}`,
+          command: 'project-startup init --local'
+        };
+      }
+      return { id: 'confirm-initialization', title, detail: `Run \`project-startup init\` in a terminal and answer its question. ${creates}`, command: 'project-startup init', ...(request ? { request } : {}) };
     case 'web':
       return {
         id: 'confirm-initialization',
         title,
-        detail: `Press "Create project state" on the setup page. ${creates}`,
+        detail: input.browserUrl
+          ? `Open the setup page (${input.browserUrl}; \`project-startup url\` signs you in) and press "Create project state". ${creates}`
+          : `${howToReach('web', undefined)} Then press "Create project state" on that page. ${creates}`,
         ...(input.browserUrl ? { url: input.browserUrl } : {}),
-        request
+        ...(request ? { request } : {})
       };
     case 'notebook':
       return {
         id: 'confirm-initialization',
         title,
         detail: `Press "Initialize project" in the Project Startup panel and confirm the dialog. ${creates}`,
-        request
+        ...(request ? { request } : {})
       };
   }
 }
 
-export function buildProjection(input: ProjectionInputs): Projection {
+/**
+ * A record confirmed on another platform (the project moved, or the operator changed the
+ * platform) does not make this one ready: it was confirmed under another platform's rules (a
+ * browser on generic, where the cluster asks a terminal prompt). Decision: confirm again here;
+ * initialize then replaces the record. Pure: the state as this platform counts it.
+ */
+export function stateForPlatform(state: StateInspection, platform: PlatformId): { state: StateInspection; foreign?: InitializationRecord } {
+  if (state.kind === 'initialized' && state.record.platform !== platform) {
+    return {
+      state: { kind: 'absent', detail: `The record was confirmed on the ${labelOf(state.record.platform)}; confirm again here.` },
+      foreign: state.record
+    };
+  }
+  return { state };
+}
+
+export function buildProjection(raw: ProjectionInputs): Projection {
+  const counted = stateForPlatform(raw.state, raw.adapter.id);
+  const input: ProjectionInputs = { ...raw, state: counted.state, foreignRecord: counted.foreign };
   const { adapter, iface, state } = input;
   const supported = adapter.interfaces.includes(iface);
   const checks = buildChecks(input);

@@ -14,9 +14,13 @@ export interface RuntimeInfo {
   projectPath: string;
   version: string;
   ingress: string;
+  /** The selected platform (absent in files of older versions). */
+  platform?: string;
   /** Present only for a generated token; with `environment` the client reads PROJECT_STARTUP_TOKEN. */
   token?: string;
   tokenSource: 'generated' | 'environment' | 'none';
+  /** Sent by `project-startup init` after a person answered its prompt on a TTY. */
+  promptKey?: string;
 }
 
 export function runtimeFilePath(runtimeDir: string, projectPath: string): string {

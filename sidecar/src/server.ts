@@ -9,7 +9,7 @@ import type { Duplex } from 'node:stream';
 import { ConfigError, ENV, ServiceConfig } from './config';
 import type { FileExists } from './evidence';
 import { createApp, URL_LIMIT } from './http/app';
-import { DirectLoopbackGuard, hostnameOf, IngressGuard, isLoopbackHostname, NotebookServerProxyGuard, TrustedProxyGuard } from './http/ingress';
+import { DirectLoopbackGuard, hostnameOf, IngressGuard, isLoopbackHostname, NotebookServerProxyGuard, SecretMatcher, TrustedProxyGuard } from './http/ingress';
 import { RateLimiter } from './http/rate-limit';
 import { createLogger, Logger } from './log';
 import { problemOf } from './problems';
@@ -97,7 +97,11 @@ export async function startService(options: StartOptions): Promise<RunningServic
   }
 
   const rateLimiter = new RateLimiter(config.initializeRateLimit);
-  const app = createApp({ service, guard, logger, rateLimiter });
+  // The command line's proof that its confirmation prompt was answered on a TTY: only in the
+  // private runtime file, never printed, logged or taken from the environment. Without a
+  // runtime file no command line can find this service, so there is no key either.
+  const promptKey = options.runtimeFile !== false ? randomBytes(32).toString('base64url') : undefined;
+  const app = createApp({ service, guard, logger, rateLimiter, promptKey: promptKey ? new SecretMatcher(promptKey) : undefined });
   // requireHostHeader off: a missing Host is answered by the app's own forbidden-host check.
   const server = http.createServer(
     { requestTimeout: 30000, headersTimeout: 15000, keepAliveTimeout: 5000, requireHostHeader: false },
@@ -191,7 +195,9 @@ export async function startService(options: StartOptions): Promise<RunningServic
       projectPath: config.projectDir,
       version: service.version,
       ingress,
+      platform: service.adapter.id,
       ...(token && !fromEnv ? { token } : {}),
+      ...(promptKey ? { promptKey } : {}),
       tokenSource: token === undefined ? 'none' : fromEnv ? 'environment' : 'generated'
     });
   }

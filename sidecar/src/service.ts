@@ -22,16 +22,18 @@ import {
   probeSecretService,
   SingleFlight
 } from './probes';
+import { ConfirmationChannel, confirmationInterfaces, decideConfirmation } from './confirmation';
+import { AllocationClaim, parseAllocationClaim } from './allocation-claim';
 import {
   buildProjection,
-  confirmationInterfaces,
   IngressObservation,
   Projection,
   RuntimeProbe
 } from './projection';
 import { ConfirmationMethod, createState, InitializationRecord, StateInspection, StateInspector, StepHook } from './state';
 import { VERSION } from './version';
-import { INTERFACE_IDS, InterfaceId, isInterfaceId, labelOf, SCHEMA_VERSION } from './vocabulary';
+import { classifyProcessCredentials, describeProcessCredentials, ProcessCredentials } from './provider-credentials';
+import { INTERFACE_IDS, IngressMode, InterfaceId, isInterfaceId, labelOf, SCHEMA_VERSION } from './vocabulary';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -95,9 +97,12 @@ export class StartupService {
   private readonly inspector: StateInspector;
   private readonly allocation: AllocationEvidence | undefined;
   private readonly allocationProbe: SingleFlight<AllocationObservation> | undefined;
+  /** The scheduler's answers about jobs callers named (the terminal's allocation), newest last. */
+  private readonly claimProbes = new Map<string, SingleFlight<AllocationObservation>>();
+  private readonly childEnv: NodeJS.ProcessEnv;
   private readonly runtimeProbe: SingleFlight<RuntimeProbe[]>;
   private readonly identityProbe: SingleFlight<HttpProbe> | undefined;
-  private readonly credentialNames: string[];
+  private readonly processCredentials: ProcessCredentials;
   private readonly keyringProbe: SingleFlight<CredentialObservation> | undefined;
   private readonly mountedSecrets: MountedSecretsObserver;
   private readonly onCreationStep: StepHook | undefined;
@@ -124,6 +129,7 @@ export class StartupService {
     this.allocation = this.adapter.computeModel === 'batch-allocation' ? gatherAllocationEvidence(evidence, env) : undefined;
     // Child processes (scheduler and D-Bus clients) see exactly the service's environment.
     const childEnv = { ...env } as NodeJS.ProcessEnv;
+    this.childEnv = childEnv;
     const allocation = this.allocation;
     this.allocationProbe = allocation
       ? new SingleFlight(2000, () => probeAllocation(allocation, config.probeTimeoutMs * 2, childEnv))
@@ -144,7 +150,7 @@ export class StartupService {
       identityUrl && this.adapter.credentialBackends.includes('managed-identity')
         ? new SingleFlight(5000, () => probeHttp(identityUrl, config.probeTimeoutMs), true)
         : undefined;
-    this.credentialNames = credentialVariableNames(env);
+    this.processCredentials = classifyProcessCredentials(env, credentialVariableNames(env));
     this.keyringProbe = this.adapter.credentialBackends.includes('system-keyring')
       ? new SingleFlight(5000, () => probeSecretService(childEnv, config.probeTimeoutMs), true)
       : undefined;
@@ -175,11 +181,8 @@ export class StartupService {
         case 'process':
           return {
             backend,
-            available: this.credentialNames.length > 0,
-            observed:
-              this.credentialNames.length > 0
-                ? `${this.credentialNames.length} credential variable(s) present: ${this.credentialNames.join(', ')}`
-                : 'no credential-like variables in the environment'
+            available: this.processCredentials.provider.length > 0,
+            observed: describeProcessCredentials(this.processCredentials)
           };
         case 'mounted-file':
           return this.mountedSecrets.observe();
@@ -238,8 +241,30 @@ export class StartupService {
     return [];
   }
 
-  async startup(iface: InterfaceId): Promise<StartupResult> {
-    const memo = await this.project(iface);
+  /**
+   * The probe of an allocation a caller named: on the cluster, the terminal's allocation is the
+   * caller's job, verified with the scheduler, not this process's environment. Elsewhere (or
+   * without a claim) undefined: the service's own compute decides.
+   */
+  private claimProbe(claim: AllocationClaim | undefined): SingleFlight<AllocationObservation> | undefined {
+    if (claim === undefined || this.adapter.computeModel !== 'batch-allocation') {
+      return undefined;
+    }
+    const key = `${claim.scheduler}:${claim.jobId}`;
+    let probe = this.claimProbes.get(key);
+    if (probe === undefined) {
+      // Bounded: a caller naming many jobs only ever costs the newest 32 cached answers.
+      if (this.claimProbes.size >= 32) {
+        this.claimProbes.delete(this.claimProbes.keys().next().value as string);
+      }
+      probe = new SingleFlight(2000, () => probeAllocation(claim, this.config.probeTimeoutMs * 2, this.childEnv));
+      this.claimProbes.set(key, probe);
+    }
+    return probe;
+  }
+
+  async startup(iface: InterfaceId, claim?: AllocationClaim): Promise<StartupResult> {
+    const memo = await this.project(iface, claim);
     // One result object per projection: callers read it, none changes it.
     memo.result ??= { ...memo.projection, manifest: this.manifest.manifest };
     return memo.result;
@@ -249,8 +274,8 @@ export class StartupService {
    * The startup result as JSON: exactly `JSON.stringify(await startup(iface))`. A string at once
    * when no probe has to be waited for, else a promise of it.
    */
-  startupJson(iface: InterfaceId): string | Promise<string> {
-    const memo = this.project(iface);
+  startupJson(iface: InterfaceId, claim?: AllocationClaim): string | Promise<string> {
+    const memo = this.project(iface, claim);
     return memo instanceof Promise ? memo.then(m => this.memoJson(m)) : this.memoJson(memo);
   }
 
@@ -284,22 +309,23 @@ export class StartupService {
    * again only when an observation differs from the last call's for the same interface. When
    * every probe already has its answer (the usual case: they are cached), no promise is made.
    */
-  private project(iface: InterfaceId): ProjectionMemo | Promise<ProjectionMemo> {
-    const allocation = this.allocationProbe ? this.allocationProbe.now() : undefined;
+  private project(iface: InterfaceId, claim?: AllocationClaim): ProjectionMemo | Promise<ProjectionMemo> {
+    const allocationProbe = this.claimProbe(claim) ?? this.allocationProbe;
+    const allocation = allocationProbe ? allocationProbe.now() : undefined;
     const runtimes = this.runtimeProbe.now();
     const identity = this.identityProbe ? this.identityProbe.now() : undefined;
     const keyring = this.keyringProbe ? this.keyringProbe.now() : undefined;
     const browserUrl = this.browserUrlProbe ? this.browserUrlProbe.now() : undefined;
     if (allocation === NOT_READY || runtimes === NOT_READY || identity === NOT_READY || keyring === NOT_READY || browserUrl === NOT_READY) {
-      return this.projectLater(iface);
+      return this.projectLater(iface, allocationProbe);
     }
     return this.projectFrom(iface, allocation, runtimes, this.credentialsFrom(identity, keyring), browserUrl);
   }
 
   /** project() when a probe is still running: waits for the answers, as the first request does. */
-  private async projectLater(iface: InterfaceId): Promise<ProjectionMemo> {
+  private async projectLater(iface: InterfaceId, allocationProbe: SingleFlight<AllocationObservation> | undefined): Promise<ProjectionMemo> {
     const [allocation, runtimes, credentials, browserUrl] = await Promise.all([
-      this.allocationProbe?.get(),
+      allocationProbe?.get(),
       this.runtimeProbe.get(),
       this.observeCredentials(),
       this.browserUrlProbe?.get()
@@ -362,7 +388,15 @@ export class StartupService {
     return memo;
   }
 
-  async initialize(body: unknown, via: { ingress: InitializationRecord['confirmation']['ingress'] }): Promise<InitializeResult> {
+  /**
+   * Creates the state after a confirmation. `via.channel` is what the caller's transport
+   * observed (a browser session, the command line's TTY prompt, or a plain API call); the
+   * record's method comes from it, never from the body.
+   */
+  async initialize(
+    body: unknown,
+    via: { ingress: IngressMode | 'command-line'; channel?: ConfirmationChannel }
+  ): Promise<InitializeResult> {
     const request = parseInitializeBody(body);
     const allowed = confirmationInterfaces(this.adapter);
     if (this.ingress && !this.ingress.offered) {
@@ -372,21 +406,16 @@ export class StartupService {
         { allowedInterfaces: allowed }
       );
     }
-    if (!allowed.includes(request.interface)) {
-      throw new ProblemError(
-        'confirmation-not-allowed',
-        `On the ${labelOf(this.adapter.id)} initialization is confirmed through ${allowed.map(labelOf).join(' or ')}, not ${labelOf(request.interface)}.`,
-        { allowedInterfaces: allowed }
-      );
+    // Nothing observed is the least: a plain API call.
+    const decision = decideConfirmation(this.adapter, request.interface, via.channel ?? { kind: 'api' }, {
+      platform: labelOf(this.adapter.id),
+      allowed: allowed.map(labelOf).join(' or '),
+      iface: labelOf(request.interface)
+    });
+    if (!decision.allowed) {
+      throw new ProblemError('confirmation-not-allowed', decision.detail, { allowedInterfaces: allowed });
     }
-    if (request.interface === 'terminal' && request.method !== 'terminal-prompt') {
-      throw new ProblemError(
-        'confirmation-not-allowed',
-        'A terminal confirmation is given at the interactive prompt of `project-startup init`.',
-        { allowedInterfaces: allowed }
-      );
-    }
-    const projection = await this.startup(request.interface);
+    const projection = await this.startup(request.interface, request.allocation);
     const unsafeState = projection.readinessChecks.find(c => c.id === 'state-path' && c.status === 'fail');
     if (unsafeState) {
       throw new ProblemError('state-unsafe', unsafeState.observed, {
@@ -417,7 +446,7 @@ export class StartupService {
       platform: this.adapter.id,
       confirmation: {
         interface: request.interface,
-        method: request.method,
+        method: decision.method,
         ingress: via.ingress,
         confirmedAt: new Date().toISOString()
       },
@@ -432,7 +461,7 @@ export class StartupService {
       // This service changed the files: whatever it saw of them before is out of date.
       this.files = undefined;
     }
-    const after = await this.startup(request.interface);
+    const after = await this.startup(request.interface, request.allocation);
     return {
       status: outcome.created ? 201 : 200,
       body: {
@@ -448,7 +477,10 @@ export class StartupService {
 
 interface InitializeRequest {
   interface: InterfaceId;
-  method: ConfirmationMethod;
+  /** What the body said of itself: checked for form only; the record keeps what was observed. */
+  method: ConfirmationMethod | undefined;
+  /** The caller's own allocation (the terminal's job on the cluster), verified with the scheduler. */
+  allocation: AllocationClaim | undefined;
   confirm: { projectPath: string; statePath: string };
 }
 
@@ -459,7 +491,7 @@ export function parseInitializeBody(body: unknown): InitializeRequest {
   const b = body as Record<string, unknown>;
   const errors: { pointer: string; detail: string }[] = [];
   for (const key of Object.keys(b)) {
-    if (!['interface', 'confirm', 'method'].includes(key)) {
+    if (!['interface', 'confirm', 'method', 'allocation'].includes(key)) {
       errors.push({ pointer: `/${escapePointer(key)}`, detail: 'is not a known field' });
     }
   }
@@ -479,9 +511,8 @@ export function parseInitializeBody(body: unknown): InitializeRequest {
       }
     }
   }
-  // Without a method the request is a plain API call; only the command line's prompt says
-  // terminal-prompt, which initialize requires for a terminal confirmation.
-  let method: ConfirmationMethod = 'http-api';
+  // Kept for the clients that send it; never believed (the transport decides the method).
+  let method: ConfirmationMethod | undefined;
   if (b.method !== undefined) {
     // Own keys only: `in` would also accept toString, constructor, __proto__.
     if (typeof b.method !== 'string' || !Object.prototype.hasOwnProperty.call(CONFIRMATION_METHODS, b.method)) {
@@ -492,11 +523,17 @@ export function parseInitializeBody(body: unknown): InitializeRequest {
       method = b.method as ConfirmationMethod;
     }
   }
+  let allocation: AllocationClaim | undefined;
+  try {
+    allocation = parseAllocationClaim(b.allocation, '/allocation');
+  } catch {
+    errors.push({ pointer: '/allocation', detail: 'must be <scheduler>:<job id>, such as slurm:1234' });
+  }
   if (errors.length > 0) {
     throw validationFailed(errors);
   }
   const c = confirm as { projectPath: string; statePath: string };
-  return { interface: iface, method, confirm: { projectPath: c.projectPath, statePath: c.statePath } };
+  return { interface: iface, method, allocation, confirm: { projectPath: c.projectPath, statePath: c.statePath } };
 }
 
 function escapePointer(key: string): string {

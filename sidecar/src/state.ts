@@ -72,7 +72,9 @@ function unsafe(where: string, problem: string): StateInspection {
   return {
     kind: 'unsafe',
     detail: `${where} ${problem}.`,
-    remedy: `Inspect ${where} and move it aside (the service never changes it for you); then run the setup again.`
+    remedy: problem.startsWith('is accessible to other users')
+      ? `If ${where} is yours and you trust what it holds, make it private with \`chmod 700 ${where}\`; otherwise move it aside (the service never changes it for you). Then run the setup again.`
+      : `Inspect ${where} and move it aside (the service never changes it for you); then run the setup again.`
   };
 }
 
@@ -252,7 +254,10 @@ export function createState(
     throw new ProblemError('state-unsafe', before.detail, { remedy: before.remedy });
   }
   removeLeftoverTemporaries(statePath);
-  if (before.kind === 'initialized') {
+  // A record confirmed on another platform does not count here (it was confirmed under other
+  // rules): this confirmation replaces it, atomically, by rename.
+  const replacing = before.kind === 'initialized' && before.record.platform !== record.platform;
+  if (before.kind === 'initialized' && !replacing) {
     return { created: false, record: before.record };
   }
 
@@ -272,6 +277,13 @@ export function createState(
   }
   onStep('record-written');
   let created = true;
+  if (replacing) {
+    fs.renameSync(temporary, path.join(statePath, RECORD_FILE));
+    onStep('record-linked');
+    fsyncDirectory(statePath);
+    onStep('temporary-removed');
+    return { created: true, record };
+  }
   try {
     // link() never replaces an existing record, unlike rename(): the first writer wins.
     fs.linkSync(temporary, path.join(statePath, RECORD_FILE));

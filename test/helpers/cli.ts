@@ -103,6 +103,20 @@ export async function runProcess(file: string, args: readonly string[], options:
   return { code, signal, stdout, stderr, timedOut };
 }
 
+/** The helper that gives a command a pseudo-terminal as stdin (see tty-stdin.py). */
+export const TTY_STDIN = path.join(__dirname, 'tty-stdin.py');
+
+/**
+ * Runs `project-startup ...args` with its stdin a TTY, `input` typed into it, as a person at a
+ * terminal answers (stdout and stderr stay separate pipes).
+ */
+export function runCliInTty(args: readonly string[], options: RunOptions): Promise<RunResult> {
+  return runProcess('/usr/bin/python3', [TTY_STDIN, process.execPath, BIN, ...args], {
+    ...options,
+    env: { PYTHONDONTWRITEBYTECODE: '1', ...options.env }
+  });
+}
+
 /** Runs `project-startup ...args` with node to completion. */
 export function runCli(args: readonly string[], options: RunOptions): Promise<RunResult> {
   return runProcess(process.execPath, [BIN, ...args], options);

@@ -214,6 +214,19 @@ export function request(url: string, options: RequestOptions = {}): Promise<Http
   });
 }
 
+/**
+ * The header `project-startup init` sends after a person answered its prompt on a TTY: the
+ * prompt key from the service's private runtime file (what a real command line reads).
+ */
+export function promptKeyHeader(svc: TestService): Record<string, string> {
+  const files = fs.readdirSync(svc.runtimeDir).filter(name => name.endsWith('.json'));
+  const info = JSON.parse(fs.readFileSync(path.join(svc.runtimeDir, files[0]), 'utf8')) as { promptKey?: string };
+  if (!info.promptKey) {
+    throw new Error(`no prompt key in the runtime file of ${svc.api}`);
+  }
+  return { 'x-project-startup-prompt-key': info.promptKey };
+}
+
 /** POST a JSON body with the Bearer token. */
 export function postJson(
   url: string,

@@ -16,9 +16,11 @@ import { asProblemError, ProblemError } from '../problems';
 import { parseInterface, StartupService } from '../service';
 import { readJsonBody } from './body';
 import { handleRpc, parseErrorResponse } from './gateway';
-import { checkSameOrigin, IngressGuard, originForm, RequestIdentity } from './ingress';
+import { checkSameOrigin, IngressGuard, originForm, RequestIdentity, SecretMatcher } from './ingress';
+import { channelOf, ConfirmationChannel, PROMPT_KEY_HEADER } from '../confirmation';
+import { parseAllocationClaim } from '../allocation-claim';
 import type { RateLimiter } from './rate-limit';
-import { INTERFACE_IDS } from '../vocabulary';
+import { INTERFACE_IDS, labelOf } from '../vocabulary';
 
 export const URL_LIMIT = 8 * 1024;
 
@@ -27,7 +29,10 @@ export interface AppOptions {
   guard: IngressGuard;
   logger: Logger;
   rateLimiter: RateLimiter;
+  /** The command line's prompt key (from the runtime file): proves a TTY prompt was answered. */
+  promptKey?: SecretMatcher;
 }
+
 
 /** What node:http calls for every request. */
 export type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
@@ -46,6 +51,9 @@ const STATIC_FILES: Record<string, { file: string; type: string; body?: Buffer }
   '/setup.css': { file: 'setup.css', type: 'text/css' },
   '/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' }
 };
+
+/** The setup page and what only it loads (the icon stays: it names no route). */
+const PAGE_ROUTES = new Set(['/', '/setup.js', '/setup.css']);
 
 function wantsHtml(request: IncomingMessage): boolean {
   return request.headers['sec-fetch-mode'] === 'navigate' || (request.headers.accept ?? '').includes('text/html');
@@ -184,8 +192,14 @@ interface Routes {
 }
 
 function createRoutes(options: AppOptions): Routes {
-  const { service, guard, logger, rateLimiter } = options;
+  const { service, guard, logger, rateLimiter, promptKey } = options;
   const ingress = guard.mode;
+  /** What this request's transport shows about where a confirmation comes from. */
+  const channel = (request: IncomingMessage, identity: RequestIdentity): ConfirmationChannel => {
+    const raw = request.headers[PROMPT_KEY_HEADER];
+    const prompted = promptKey !== undefined && typeof raw === 'string' && promptKey.matches(raw);
+    return channelOf(ingress, identity.via, identity.ambient, prompted);
+  };
   const encoded = new EncodedBodies();
   let healthJson: string | undefined;
   let openApiJson: string | undefined;
@@ -210,7 +224,11 @@ function createRoutes(options: AppOptions): Routes {
         });
       }
       const iface = parseInterface(values[0]);
-      const pending = service.startupJson(iface);
+      const claims = query.getAll('allocation');
+      if (claims.length > 1) {
+        throw new ProblemError('validation-failed', 'Give the allocation parameter once, as <scheduler>:<job id>.');
+      }
+      const pending = service.startupJson(iface, parseAllocationClaim(claims[0], '/allocation'));
       const json = typeof pending === 'string' ? pending : await pending;
       // The projection's JSON is the same string object while nothing observed has changed.
       sendJson(response, 200, encoded.of(`startup ${iface}`, json));
@@ -220,7 +238,7 @@ function createRoutes(options: AppOptions): Routes {
       checkSameOrigin(request, guard, identity);
       rateLimiter.take(identity.clientKey);
       const body = await readJsonBody(request);
-      const result = await service.initialize(body, { ingress });
+      const result = await service.initialize(body, { ingress, channel: channel(request, identity) });
       logger.info(result.status === 201 ? 'project state created' : 'project state already present', {
         interface: result.body.record.confirmation.interface,
         method: result.body.record.confirmation.method
@@ -244,6 +262,7 @@ function createRoutes(options: AppOptions): Routes {
       const result = await handleRpc(body, {
         service,
         ingress,
+        channel: channel(request, identity),
         instance: path,
         beforeInitialize: () => rateLimiter.take(identity.clientKey)
       });
@@ -407,6 +426,9 @@ function createExpressApp(options: AppOptions, routes: Routes): RequestListener 
   const { service, guard, logger } = options;
   const baseUrl = service.config.baseUrl;
   const prefix = `${baseUrl}project`;
+  // The setup page is the browser route: only where the platform has one (generic), through
+  // whichever of its ingress modes the service runs on.
+  const setupPageOffered = service.adapter.browserRoute === 'direct-loopback';
 
   const app = express();
   app.disable('x-powered-by');
@@ -448,6 +470,16 @@ function createExpressApp(options: AppOptions, routes: Routes): RequestListener 
       return;
     }
     const route = path.slice(prefix.length);
+    if (!setupPageOffered && PAGE_ROUTES.has(route)) {
+      // No browser route on this platform (or behind this ingress): no page, and no sign-in
+      // that would trade a token for a cookie nobody can use.
+      throw new ProblemError(
+        'not-found',
+        `The ${labelOf(service.adapter.id)} has no browser route; use ${service.adapter.interfaces
+          .map(labelOf)
+          .join(' or ')} (\`project-startup status\` in a terminal).`
+      );
+    }
     if (!(guard.publicRoutes && PUBLIC_ROUTES.has(route))) {
       try {
         locals(response).identity = guard.authenticate(request, response, query);

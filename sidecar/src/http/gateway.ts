@@ -3,6 +3,8 @@
 import { asProblemError, ProblemError } from '../problems';
 import { parseInterface, StartupService } from '../service';
 import type { InitializationRecord } from '../state';
+import type { ConfirmationChannel } from '../confirmation';
+import { parseAllocationClaim } from '../allocation-claim';
 
 export const JSON_RPC_ERRORS = {
   parseError: -32700,
@@ -24,6 +26,8 @@ type Id = string | number | null;
 export interface RpcContext {
   service: StartupService;
   ingress: InitializationRecord['confirmation']['ingress'];
+  /** What the transport observed, for the record's confirmation method (default: a plain API call). */
+  channel?: ConfirmationChannel;
   /** Called before project.initialize runs (rate limit per client). */
   beforeInitialize: () => void;
   instance: string;
@@ -53,10 +57,10 @@ async function call(method: string, params: unknown, ctx: RpcContext): Promise<u
     case 'project.capabilities':
       return ctx.service.manifest.manifest;
     case 'project.startup':
-      return ctx.service.startup(parseInterface(p.interface));
+      return ctx.service.startup(parseInterface(p.interface), parseAllocationClaim(p.allocation, '/params/allocation'));
     case 'project.initialize':
       ctx.beforeInitialize();
-      return (await ctx.service.initialize(p, { ingress: ctx.ingress })).body;
+      return (await ctx.service.initialize(p, { ingress: ctx.ingress, channel: ctx.channel ?? { kind: 'api' } })).body;
     default:
       return undefined;
   }

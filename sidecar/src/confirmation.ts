@@ -1,0 +1,98 @@
+// Who may confirm initialization, and how the record names the way a confirmation came in.
+// Pure: the HTTP layer and the command line hand in what they observed; nothing here reads a
+// request body's claims about itself.
+import type { PlatformAdapter } from './platforms/types';
+import type { ConfirmationMethod } from './state';
+import { BROWSER_INTERFACES, IngressMode, InterfaceId, PlatformId } from './vocabulary';
+
+/** Header through which `project-startup init` proves its prompt was answered on a TTY. */
+export const PROMPT_KEY_HEADER = 'x-project-startup-prompt-key';
+
+/** How a request proved itself, as the ingress guard saw it (see http/ingress.ts). */
+export type CredentialKind = 'bearer' | 'cookie' | 'query-token' | 'notebook-server' | 'trusted-proxy' | 'none';
+
+/** What the code that carried out a confirmation observed about where it came from. */
+export type ConfirmationChannel =
+  /** A browser session: the setup page's own session cookie, or a cookie-carried request through
+   * the notebook server, which checked Jupyter's XSRF token before proxying. Same origin. */
+  | { kind: 'browser-session' }
+  /** The command line's prompt, answered on a TTY: seen by the process that asked (in-process),
+   * or proved to a running service by the prompt key only the runtime file holds. */
+  | { kind: 'terminal-prompt' }
+  /** Anything else a credential holder sends: a script, curl, a client library. */
+  | { kind: 'api' };
+
+/** Interfaces through which the person may confirm: browsers, or the terminal where none exists. */
+export function confirmationInterfaces(adapter: PlatformAdapter): InterfaceId[] {
+  const browsers = adapter.interfaces.filter(i => BROWSER_INTERFACES.includes(i));
+  return browsers.length > 0 ? browsers : ['terminal'];
+}
+
+/**
+ * Where a plain API call (`http-api`) may confirm. Decision: on a platform with a browser
+ * interface, a holder of the service's credential (the 0600 runtime file's token or
+ * PROJECT_STARTUP_TOKEN, Jupyter's own token through the notebook server, the trusted proxy's
+ * secret) acts for the person in the same way the person's browser does, so it may confirm for
+ * the browser interfaces, through every ingress the platform offers; the record says `http-api`.
+ * On the cluster there is no browser: the one explicit act is the terminal prompt, so an API call
+ * does not confirm there.
+ */
+export function apiMayConfirm(platform: PlatformId, iface: InterfaceId, adapter: PlatformAdapter): boolean {
+  if (platform === 'cluster') {
+    return false;
+  }
+  return confirmationInterfaces(adapter).includes(iface);
+}
+
+/** The request's channel, from the ingress it came through and the credential it proved. */
+export function channelOf(ingress: IngressMode, credential: CredentialKind, ambient: boolean, promptKey: boolean): ConfirmationChannel {
+  if (promptKey) {
+    return { kind: 'terminal-prompt' };
+  }
+  if (ingress === 'direct-loopback' && credential === 'cookie') {
+    return { kind: 'browser-session' };
+  }
+  if (ingress === 'notebook-server-proxy' && credential === 'notebook-server' && ambient) {
+    return { kind: 'browser-session' };
+  }
+  return { kind: 'api' };
+}
+
+export type ConfirmationDecision =
+  | { allowed: true; method: ConfirmationMethod }
+  | { allowed: false; detail: string };
+
+/** The method the record keeps for this channel and interface, or why it may not confirm. */
+export function decideConfirmation(
+  adapter: PlatformAdapter,
+  iface: InterfaceId,
+  channel: ConfirmationChannel,
+  labels: { platform: string; allowed: string; iface: string }
+): ConfirmationDecision {
+  const allowed = confirmationInterfaces(adapter);
+  if (!allowed.includes(iface)) {
+    return { allowed: false, detail: `On the ${labels.platform} initialization is confirmed through ${labels.allowed}, not ${labels.iface}.` };
+  }
+  switch (channel.kind) {
+    case 'terminal-prompt':
+      return iface === 'terminal'
+        ? { allowed: true, method: 'terminal-prompt' }
+        : { allowed: false, detail: `The terminal prompt confirms the terminal interface, not ${labels.iface}.` };
+    case 'browser-session':
+      if (iface === 'terminal') {
+        return { allowed: false, detail: 'A terminal confirmation is given at the interactive prompt of `project-startup init`, not from a browser.' };
+      }
+      return { allowed: true, method: iface === 'web' ? 'setup-page' : 'jupyterlab-dialog' };
+    case 'api':
+      if (apiMayConfirm(adapter.id, iface, adapter)) {
+        return { allowed: true, method: 'http-api' };
+      }
+      return {
+        allowed: false,
+        detail:
+          iface === 'terminal'
+            ? 'On the cluster platform a person confirms at the interactive prompt of `project-startup init` in a terminal (a TTY); a plain API call cannot confirm.'
+            : `A plain API call cannot confirm ${labels.iface} on the ${labels.platform}.`
+      };
+  }
+}

@@ -1,0 +1,89 @@
+// What the command line says about reaching the service: serve's banner and `project-startup
+// url`. Pure decisions over the platform and how the service listens, so that no output names a
+// browser route the manifest does not offer (the setup page exists only where the platform's
+// browser route is direct loopback, and only on a loopback TCP address a browser can open).
+import { adapterFor } from './platforms';
+import type { IngressMode, PlatformId } from './vocabulary';
+import { isPlatformId, labelOf } from './vocabulary';
+
+export interface Listener {
+  platform: PlatformId;
+  ingress: IngressMode;
+  /** http://host:port{base}project/ for a TCP listener; undefined on a Unix socket. */
+  url?: string;
+  socket?: string;
+}
+
+/** Whether a browser on this machine can open the setup page of this service. */
+export function offersSetupPage(listener: Listener): boolean {
+  return adapterFor(listener.platform).browserRoute === 'direct-loopback' && listener.ingress === 'direct-loopback' && listener.url !== undefined;
+}
+
+/** serve's "how to reach me" line. */
+export function signInLine(listener: Listener, tokenWhere: string): string {
+  if (listener.ingress !== 'direct-loopback') {
+    return `Requests are authenticated by the ${labelOf(listener.ingress).toLowerCase()}.`;
+  }
+  const scripts = `scripts send "Authorization: Bearer <token>" (token in ${tokenWhere})`;
+  if (offersSetupPage(listener)) {
+    return `Sign in: run \`project-startup url\` for a browser address; ${scripts}.`;
+  }
+  const adapter = adapterFor(listener.platform);
+  const why =
+    adapter.browserRoute === 'unavailable'
+      ? `the ${labelOf(listener.platform)} has no browser route`
+      : 'a browser cannot open a Unix socket';
+  return `Terminal: run \`project-startup status\` in this project (${why}); ${scripts}.`;
+}
+
+export type UrlAnswer = { ok: true; url: string } | { ok: false; exit: 1 | 3; message: string };
+
+export interface UrlInputs {
+  /** The running service's runtime file, if one runs for this project. */
+  info?: { url?: string; socket?: string; ingress: string; platform?: string; tokenSource: string; token?: string };
+  envToken: string | undefined;
+}
+
+/** The answer of `project-startup url`. Exit 1: nothing to sign in to yet; 3: not offered here. */
+export function urlAnswer({ info, envToken }: UrlInputs): UrlAnswer {
+  if (!info) {
+    return { ok: false, exit: 1, message: 'no service runs for this project; start one with `project-startup serve`, then run `project-startup url` again.' };
+  }
+  const platform = info.platform !== undefined && isPlatformId(info.platform) ? info.platform : undefined;
+  if (platform !== undefined && adapterFor(platform).browserRoute === 'unavailable') {
+    const adapter = adapterFor(platform);
+    return {
+      ok: false,
+      exit: 3,
+      message: `the ${labelOf(platform)} has no browser route, so there is no browser address. Use ${adapter.interfaces
+        .map(labelOf)
+        .join(' or ')}: run \`project-startup status\` in a terminal${adapter.interfaces.includes('notebook') ? ', or "Open Project Startup" in JupyterLab' : ''}.`
+    };
+  }
+  if (!info.url) {
+    return {
+      ok: false,
+      exit: 3,
+      message: `the service for this project listens on the Unix socket ${info.socket ?? '(unknown)'}, which a browser cannot open. For the setup page, run \`project-startup serve\` (loopback TCP, the default) and then \`project-startup url\`.`
+    };
+  }
+  if (info.ingress !== 'direct-loopback') {
+    return {
+      ok: false,
+      exit: 3,
+      message: `the service for this project runs behind the ${labelOf(info.ingress).toLowerCase()}, which signs people in itself; open it through that proxy.`
+    };
+  }
+  const token = info.tokenSource === 'environment' ? envToken : info.token;
+  if (!token) {
+    return {
+      ok: false,
+      exit: 1,
+      message:
+        info.tokenSource === 'environment'
+          ? 'the service took its token from PROJECT_STARTUP_TOKEN, which is not set in this shell: set it to the same value here and run `project-startup url` again.'
+          : 'the runtime file of the service holds no token; restart `project-startup serve`.'
+    };
+  }
+  return { ok: true, url: `${info.url}?token=${encodeURIComponent(token)}` };
+}
