@@ -595,6 +595,61 @@ describe('url', () => {
   });
 });
 
+describe('url and serve name only routes the platform offers (the repros of issue 11)', () => {
+  it('cluster: serve points at the terminal, url exits 3 naming the terminal, no page and no cookie', async () => {
+    const s = sandbox();
+    const token = `env-token-${hex()}`;
+    const env = { ...s.env, PROJECT_STARTUP_PLATFORM: 'cluster', PROJECT_STARTUP_TOKEN: token };
+    const server = await startServe([], { env, cwd: s.projectDir });
+    expect(server.stdout()).not.toMatch(/project-startup url|browser address/);
+    expect(server.stdout()).toMatch(/project-startup status/);
+    const r = await runCli(['url'], { env, cwd: s.projectDir });
+    expectExit(r, 3);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/Cluster platform has no browser route/);
+    expect(r.stderr).toMatch(/project-startup status/);
+    const page = await request(`${server.url}?token=${token}`, { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(404);
+    expect(page.headers['set-cookie']).toBeUndefined();
+    expect((await server.stop()).code).toBe(0);
+  });
+
+  it('hosted notebook with --ingress direct-loopback: url blames the missing browser route, not the ingress', async () => {
+    const s = sandbox();
+    const env = { ...s.env, JUPYTERHUB_API_URL: 'http://127.0.0.1:9/hub/api', JUPYTERHUB_USER: 'alice' };
+    const server = await startServe(['--ingress', 'direct-loopback'], { env, cwd: s.projectDir });
+    expect(server.stdout()).not.toMatch(/project-startup url/);
+    const r = await runCli(['url'], { env, cwd: s.projectDir });
+    expectExit(r, 3);
+    expect(r.stderr).toMatch(/Hosted notebook platform has no browser route/);
+    expect(r.stderr).not.toMatch(/ingress/);
+    expect((await server.stop()).code).toBe(0);
+  });
+
+  it('the token came from PROJECT_STARTUP_TOKEN but this shell lacks it: url says so (not "no login token")', async () => {
+    const s = sandbox();
+    const env = { ...s.env, PROJECT_STARTUP_TOKEN: `env-token-${hex()}` };
+    const server = await startServe([], { env, cwd: s.projectDir });
+    expect(server.stdout()).toMatch(/token in PROJECT_STARTUP_TOKEN\)/);
+    const r = await runCli(['url'], { env: s.env, cwd: s.projectDir });
+    expectExit(r, 1);
+    expect(r.stderr).toMatch(/PROJECT_STARTUP_TOKEN, which is not set in this shell/);
+    expect(r.stderr).not.toMatch(/no login token/);
+    expect((await server.stop()).code).toBe(0);
+  });
+
+  it('a service on a Unix socket runs: url says a browser cannot open the socket (not "no service")', async () => {
+    const s = sandbox();
+    const socket = path.join(s.root, 'ps.sock');
+    const child = await startServe(['--unix-socket', socket], { env: s.env, cwd: s.projectDir });
+    const r = await runCli(['url'], { env: s.env, cwd: s.projectDir });
+    expectExit(r, 3);
+    expect(r.stderr).toContain(`Unix socket ${socket}`);
+    expect(r.stderr).not.toMatch(/no service/);
+    expect((await child.stop()).code).toBe(0);
+  });
+});
+
 describe('npx', () => {
   it('`npx project-startup --help` works in the repository (README: after npm ci)', async () => {
     const s = sandbox();

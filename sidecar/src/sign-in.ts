@@ -55,7 +55,7 @@ export function urlAnswer({ info, envToken }: UrlInputs): UrlAnswer {
     return {
       ok: false,
       exit: 3,
-      message: `the ${labelOf(platform)} has no browser route, so there is no browser address. Use ${adapter.interfaces
+      message: `the ${labelOf(platform)} has no browser route. Use ${adapter.interfaces
         .map(labelOf)
         .join(' or ')}: run \`project-startup status\` in a terminal${adapter.interfaces.includes('notebook') ? ', or "Open Project Startup" in JupyterLab' : ''}.`
     };

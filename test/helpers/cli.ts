@@ -184,13 +184,14 @@ export function startServe(args: readonly string[], options: ServeOptions): Prom
       }
     };
     const onData = () => {
-      const match = /^Listening: (http:\/\/[^\s]+)$/m.exec(stdout);
+      // A TCP address, or "unix socket PATH" (then url is '' and port 0).
+      const match = /^Listening: (http:\/\/[^\s]+|unix socket \S+)$/m.exec(stdout);
       if (match) {
-        const url = match[1];
+        const url = match[1].startsWith('http') ? match[1] : '';
         finish(undefined, {
           child,
           url,
-          port: Number(new URL(url).port),
+          port: url ? Number(new URL(url).port) : 0,
           stdout: () => stdout,
           stderr: () => stderr,
           stop
