@@ -17,7 +17,8 @@ import {
   runProcess,
   RunResult,
   startServe,
-  trackedSandboxes
+  trackedSandboxes,
+  TTY_STDIN
 } from '../helpers/cli';
 import { request } from '../helpers/harness';
 import { SlurmCluster, startSlurmCluster } from './slurm';
@@ -91,8 +92,9 @@ function expectExit(r: RunResult, code: number): void {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
 
-function json(r: RunResult): Json {
-  expectExit(r, 0);
+/** status --json's projection; status exits 3 where setup cannot go on (blocked, unsupported). */
+function json(r: RunResult, code = 0): Json {
+  expectExit(r, code);
   try {
     return JSON.parse(r.stdout);
   } catch {
@@ -110,10 +112,19 @@ function check(p: Json, id: string): Json {
 
 const signalNames = (p: Json): string[] => (p.manifest.platform.evidence.signals as Json[]).map(s => s.name);
 
-/** `srun` running the command line as the job step's task, on this cluster's node. */
-function srun(name: string, cliArgs: readonly string[], where: Site, extra: { input?: string; env?: Record<string, string> } = {}) {
-  return runProcess('/usr/bin/srun', ['-N1', '-n1', '-t', '5', '-J', name, '--quiet', NODE, BIN, ...cliArgs], {
-    env: { ...where.env, ...extra.env },
+/**
+ * `srun` running the command line as the job step's task, on this cluster's node. `tty`: the
+ * command line's stdin is a pseudo-terminal (tty-stdin.py), as a person's terminal gives it.
+ */
+function srun(
+  name: string,
+  cliArgs: readonly string[],
+  where: Site,
+  extra: { input?: string; env?: Record<string, string>; tty?: boolean } = {}
+) {
+  const command = extra.tty ? ['/usr/bin/python3', TTY_STDIN, NODE, BIN, ...cliArgs] : [NODE, BIN, ...cliArgs];
+  return runProcess('/usr/bin/srun', ['-N1', '-n1', '-t', '5', '-J', name, '--quiet', ...command], {
+    env: { ...where.env, PYTHONDONTWRITEBYTECODE: '1', ...extra.env },
     cwd: where.project,
     input: extra.input,
     timeoutMs: 30000
@@ -204,14 +215,14 @@ describe('a login node: Slurm is configured (SLURM_CONF), no allocation', () => 
     const r = await runCli(['init'], { env: where.env, cwd: where.project, input: 'y\n' });
     expectExit(r, 3);
     expect(looksLikeStack(r.stdout + r.stderr)).toBe(false);
-    expect(r.stdout).toContain('needs-compute');
-    expect(r.stdout).toMatch(/^ {2}\$ salloc /m);
+    expect(r.stderr).toContain('needs-compute');
+    expect(r.stderr).toMatch(/`salloc /);
     expect(listTree(where.project)).toEqual([]);
   });
 
   it('the browser interfaces are not offered on the cluster: --interface web says to use the terminal', async () => {
     const where = site();
-    const p = json(await runCli(['status', '--json', '--interface', 'web'], { env: where.env, cwd: where.project }));
+    const p = json(await runCli(['status', '--json', '--interface', 'web'], { env: where.env, cwd: where.project }), 3);
     expect(p.phase).toBe('unsupported-interface');
     expect(p.nextAction.id).toBe('switch-interface');
     expect(p.nextAction.interfaces.map((i: Json) => i.id)).toEqual(['terminal']);
@@ -339,6 +350,78 @@ describe('the same long-running service sees the allocation end', () => {
   });
 });
 
+describe('the ordinary path: the service on the login node, the person in salloc\'s default shell', () => {
+  it('inside the allocation status and init reach ready through the login-node service; when the job ends it is needs-compute again', async () => {
+    const where = site();
+    const token = `tok-${hex()}${hex()}${hex()}${hex()}`;
+    // The login node: Slurm configured, no allocation; the service runs here.
+    const loginEnv = { ...where.env, PROJECT_STARTUP_TOKEN: token };
+    const server = await startServe([], { env: loginEnv, cwd: where.project, timeoutMs: 15000 });
+    const login = json(await runCli(['status', '--json'], { env: loginEnv, cwd: where.project }));
+    expect(login.phase).toBe('needs-compute');
+    expect(check(login, 'gateway-ingress').observed).toContain(`:${server.port}`);
+    const [salloc, ...sallocArgs] = (login.nextAction.command as string).split(/\s+/);
+    expect(salloc).toBe('salloc');
+
+    // salloc without a command: Slurm's default, a shell on the login node in the allocation's
+    // environment. The person types into it; here its stdin is the script.
+    const out = (name: string) => path.join(where.s.root, name);
+    const script = [
+      `echo "$SLURM_JOB_ID" > '${out('job')}'`,
+      `'${NODE}' '${BIN}' status --json > '${out('inside.json')}' 2> '${out('inside.err')}'; echo "status $?" >> '${out('codes')}'`,
+      `printf 'y\\n' | /usr/bin/python3 '${TTY_STDIN}' '${NODE}' '${BIN}' init > '${out('init.out')}' 2> '${out('init.err')}'; echo "init $?" >> '${out('codes')}'`,
+      `'${NODE}' '${BIN}' status --json > '${out('ready.json')}' 2> '${out('ready.err')}'; echo "ready $?" >> '${out('codes')}'`,
+      'exit 0',
+      ''
+    ].join('\n');
+    const shell = await runProcess('/usr/bin/salloc', [...sallocArgs, '-J', jobName('login-shell')], {
+      env: { ...loginEnv, SHELL: '/bin/sh', PYTHONDONTWRITEBYTECODE: '1' },
+      cwd: where.project,
+      input: script,
+      timeoutMs: 60000
+    });
+    const read = (name: string) => (fs.existsSync(out(name)) ? fs.readFileSync(out(name), 'utf8') : `(no ${name})`);
+    const story = () => `${describeRun(shell)}\n--- codes\n${read('codes')}\n--- inside.err\n${read('inside.err')}\n--- init.out\n${read('init.out')}\n--- init.err\n${read('init.err')}`;
+    const jobId = /Granted job allocation (\d+)/.exec(shell.stderr)?.[1];
+    if (jobId === undefined || read('codes') !== 'status 0\ninit 0\nready 0\n') {
+      throw new Error(`the salloc shell did not go as a person's would:\n${story()}`);
+    }
+    expect(read('job').trim()).toBe(jobId);
+
+    // Inside: the login-node service answered, with the shell's job verified by the scheduler.
+    const inside = JSON.parse(read('inside.json'));
+    expect(check(inside, 'gateway-ingress').observed).toContain(`:${server.port}`);
+    expect(inside.compute.allocation).toEqual({ scheduler: 'slurm', jobId, live: true, state: 'RUNNING' });
+    expect(inside.phase).toBe('awaiting-confirmation');
+    expect(inside.nextAction).toMatchObject({ id: 'confirm-initialization', command: 'project-startup init' });
+    expect(inside.nextAction.request).toBeUndefined();
+    expect(read('init.err')).toContain('[y/N]');
+    expect(read('init.out')).toContain(`Created: ${where.statePath} (phase ready)`);
+    const ready = JSON.parse(read('ready.json'));
+    expect(ready.phase).toBe('ready');
+    // The service created the state; the prompt was answered on a TTY (the command line's key).
+    expect(ready.confirmation.record.confirmation).toMatchObject({ interface: 'terminal', method: 'terminal-prompt', ingress: 'direct-loopback' });
+
+    // The shell exited: the job is over. From the login node, and from a shell that still names
+    // the finished job, the same service says needs-compute again.
+    expect(await cluster.waitForJobState(jobId, ['COMPLETED'])).toBe('COMPLETED');
+    const fromLogin = json(await runCli(['status', '--json'], { env: loginEnv, cwd: where.project }));
+    expect(fromLogin.phase).toBe('needs-compute');
+    const staleEnv = { ...loginEnv, SLURM_JOB_ID: jobId };
+    const deadline = Date.now() + 30000;
+    let stale = json(await runCli(['status', '--json'], { env: staleEnv, cwd: where.project }));
+    while (stale.compute.allocation?.live !== false && Date.now() < deadline) {
+      await new Promise(resolve => setTimeout(resolve, 250));
+      stale = json(await runCli(['status', '--json'], { env: staleEnv, cwd: where.project }));
+    }
+    expect(stale.compute.allocation).toEqual({ scheduler: 'slurm', jobId, live: false, state: 'COMPLETED' });
+    expect(stale.phase).toBe('needs-compute');
+    expect(stale.nextAction.command).toMatch(SALLOC);
+    expect(server.child.exitCode).toBeNull();
+    expect((await server.stop()).timedOut).toBe(false);
+  });
+});
+
 describe('a job id the scheduler does not know', () => {
   it('SLURM_JOB_ID=999999: not live, phase needs-compute with the salloc hint', async () => {
     expect(await cluster.jobState('999999')).toBeUndefined();
@@ -370,7 +453,7 @@ describe('approved storage, with a live allocation', () => {
   it('outside the approved roots (srun): blocked, fix-check on approved-storage naming the roots; init exits 3', async () => {
     const where = site('outside');
     const name = jobName('outside');
-    const p = json(await srun(name, ['status', '--json'], where));
+    const p = json(await srun(name, ['status', '--json'], where), 3);
     const jobId = await cluster.jobIdByName(name);
     expect(p.platform).toBe('cluster');
     // The allocation is fine; the storage is what blocks.
@@ -387,8 +470,8 @@ describe('approved storage, with a live allocation', () => {
 
     const r = await runCli(['init'], { env: { ...where.env, SLURM_JOB_ID: held }, cwd: where.project, input: 'y\n' });
     expectExit(r, 3);
-    expect(r.stdout).toContain('blocked');
-    expect(r.stdout).toContain(where.storage);
+    expect(r.stderr).toContain('blocked');
+    expect(r.stderr).toContain(where.storage);
     expect(looksLikeStack(r.stdout + r.stderr)).toBe(false);
     expect(listTree(where.project)).toEqual([]);
   });
@@ -396,7 +479,7 @@ describe('approved storage, with a live allocation', () => {
   it('no approved roots configured: blocked, the remedy asks for PROJECT_STARTUP_APPROVED_STORAGE; init exits 3', async () => {
     const where = site('unconfigured');
     const env = { ...where.env, SLURM_JOB_ID: held };
-    const p = json(await runCli(['status', '--json'], { env, cwd: where.project }));
+    const p = json(await runCli(['status', '--json'], { env, cwd: where.project }), 3);
     expect(p.compute.allocation).toEqual({ scheduler: 'slurm', jobId: held, live: true, state: 'RUNNING' });
     expect(p.phase).toBe('blocked');
     expect(p.nextAction).toMatchObject({ id: 'fix-check', checkId: 'approved-storage' });
@@ -405,7 +488,7 @@ describe('approved storage, with a live allocation', () => {
 
     const r = await runCli(['init'], { env, cwd: where.project, input: 'y\n' });
     expectExit(r, 3);
-    expect(r.stdout).toContain('PROJECT_STARTUP_APPROVED_STORAGE');
+    expect(r.stderr).toContain('PROJECT_STARTUP_APPROVED_STORAGE');
     expect(listTree(where.project)).toEqual([]);
   });
 });
@@ -414,7 +497,7 @@ describe('project-startup init at the terminal prompt, inside approved storage a
   it('answering "y" inside srun creates the private state; a second init says already set up', async () => {
     const where = site();
     const name = jobName('init');
-    const r = await srun(name, ['init'], where, { input: 'y\n' });
+    const r = await srun(name, ['init'], where, { input: 'y\n', tty: true });
     expectExit(r, 0);
     expect(r.stdout).toContain(`Project:  ${where.project}`);
     expect(r.stdout).toContain(`${where.statePath}/initialization.json`);
@@ -437,7 +520,7 @@ describe('project-startup init at the terminal prompt, inside approved storage a
     });
     expect(Number.isNaN(Date.parse(record.confirmation.confirmedAt))).toBe(false);
 
-    const again = await srun(jobName('init-again'), ['init'], where, { input: 'y\n' });
+    const again = await srun(jobName('init-again'), ['init'], where, { input: 'y\n', tty: true });
     expectExit(again, 0);
     expect(again.stdout).toContain('Already set up');
     expect(JSON.parse(fs.readFileSync(recordFile, 'utf8'))).toEqual(record);
@@ -452,7 +535,7 @@ describe('project-startup init at the terminal prompt, inside approved storage a
 
   it('answering "n" creates nothing and exits 4', async () => {
     const where = site();
-    const r = await srun(jobName('init-no'), ['init'], where, { input: 'n\n' });
+    const r = await srun(jobName('init-no'), ['init'], where, { input: 'n\n', tty: true });
     expectExit(r, 4);
     expect(r.stdout).toContain(where.statePath);
     expect(r.stdout).toMatch(/Declined; nothing was created/);
