@@ -451,7 +451,8 @@ describe('process backend', () => {
     const svc = await onPlatform('generic', { ...values, EMPTY_API_TOKEN: '', SOME_SETTING: unrelated });
     const check = await credentialCheck(svc);
     const processPart = parts(check).Process;
-    expect(processPart).toMatch(/^4 credential variable\(s\) present: /);
+    // None of these reaches a model: named, not counted.
+    expect(processPart).toMatch(/^no model provider credential in the environment; not model credentials, not counted: /);
     for (const name of Object.keys(values)) {
       expect(processPart).toContain(name);
     }
@@ -466,9 +467,19 @@ describe('process backend', () => {
   it('no credential-like variables: not available, and then nothing makes the check pass', async () => {
     const svc = await onPlatform('generic');
     const check = await credentialCheck(svc);
-    expect(parts(check).Process).toMatch(/no credential-like variables/);
+    expect(parts(check).Process).toMatch(/no model provider credential/);
     expect(check.status).toBe('warn');
     expect(check.remedy).toMatch(/Process/);
+  });
+
+  it('a hub or forge token alone (JUPYTERHUB_API_TOKEN, JPY_API_TOKEN, GITHUB_TOKEN) does not pass; a provider credential does, by name', async () => {
+    const hubOnly = { JUPYTERHUB_API_TOKEN: `fake-hub-${hex()}`, JPY_API_TOKEN: `fake-jpy-${hex()}`, GITHUB_TOKEN: `fake-gh-${hex()}` };
+    const without = await credentialCheck(await onPlatform('generic', hubOnly));
+    expect(parts(without).Process).toMatch(/^no model provider credential in the environment; not model credentials, not counted: GITHUB_TOKEN, JPY_API_TOKEN, JUPYTERHUB_API_TOKEN$/);
+    const svc = await onPlatform('generic', { ...hubOnly, ANTHROPIC_API_KEY: `fake-ant-${hex()}`, OPENAI_API_KEY: `fake-oai-${hex()}` });
+    const withProvider = await credentialCheck(svc);
+    expect(parts(withProvider).Process).toMatch(/^model provider credential\(s\) present: ANTHROPIC_API_KEY, OPENAI_API_KEY; not model credentials, not counted: /);
+    expect(withProvider.status).toBe('pass');
   });
 
   it("the service's own settings are not model credentials: a secrets directory setting alone does not make the process backend available", async () => {
@@ -479,7 +490,7 @@ describe('process backend', () => {
       PROJECT_STARTUP_TRUSTED_PROXY_SECRET_FILE: path.join(scratch, 'no-such-proxy-secret')
     });
     const check = await credentialCheck(svc);
-    expect(parts(check).Process).toMatch(/no credential-like variables/);
+    expect(parts(check).Process).toMatch(/no model provider credential/);
     expect(check.status).toBe('warn');
   });
 });
