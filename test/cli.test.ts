@@ -517,6 +517,29 @@ describe('init', () => {
     expect(listTree(s.projectDir)).toEqual(before);
   });
 
+  it('against a read-only service (notebook-server proxy on the cluster) init says --local before asking; --local then works', async () => {
+    const s = sandbox();
+    const env = clusterEnv(s);
+    const io = { env, cwd: s.projectDir };
+    const socket = path.join(s.root, 'nb.sock');
+    const server = await startServe(['--ingress', 'notebook-server-proxy', '--unix-socket', socket], { env, cwd: s.projectDir });
+    const status = JSON.parse((await runCli(['status', '--json'], io)).stdout);
+    expect(status.phase).toBe('awaiting-confirmation');
+    expect(status.nextAction.command).toBe('project-startup init --local');
+    expect(status.nextAction.detail).toMatch(/read-only/);
+    expect(status.nextAction.request).toBeUndefined();
+    const refused = await runCliInTty(['init'], { ...io, input: 'y\n' });
+    expectExit(refused, 3);
+    expect(refused.stderr).toMatch(/project-startup init --local/);
+    expect(refused.stderr).toMatch(/--ingress direct-loopback/);
+    expect(refused.stderr).not.toMatch(/\[y\/N\]|cross-origin/);
+    expect(fs.existsSync(path.join(s.projectDir, '.project-startup'))).toBe(false);
+    const local = await runCliInTty(['init', '--local'], { ...io, input: 'y\n' });
+    expectExit(local, 0);
+    expectStateCreated(s, 'command-line');
+    expect((await server.stop()).code).toBe(0);
+  });
+
   it('on a cluster login node refuses with exit 3 and prints the salloc command', async () => {
     const s = sandbox();
     const before = listTree(s.root);

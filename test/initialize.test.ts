@@ -215,6 +215,65 @@ describe('hosted-notebook platform', () => {
   });
 });
 
+describe('a record confirmed on another platform (decision: it needs a new confirmation here)', () => {
+  it('confirmed via the web on generic, the same project under the cluster awaits a terminal confirmation, which replaces the record', async () => {
+    const generic = await start();
+    const first = await initialize(generic, await confirmation(generic, 'web'));
+    expectInitialized(first, 201);
+    const project = generic.projectDir;
+    const cluster = await start({ env: { ...CLUSTER_JOB }, serve: { projectDir: project } });
+    const p = (await request(`${cluster.api}startup?interface=terminal`, { token: cluster.token })).json;
+    expect(p.phase).toBe('awaiting-confirmation');
+    expect(p.confirmation.confirmed).toBe(false);
+    const check = p.readinessChecks.find((c: { id: string }) => c.id === 'confirmation');
+    expect(check.status).toBe('warn');
+    expect(check.observed).toMatch(/confirmed on the Workstation or container \(through Browser at .*\), not on the Cluster platform: it needs its own confirmation/);
+    expect(p.readinessChecks.find((c: { id: string }) => c.id === 'state-path').observed).toMatch(/confirming here replaces it/);
+    // A web confirmation (valid on generic) is not one here; the terminal prompt is.
+    expectProblem(await initialize(cluster, { interface: 'web', confirm: { projectPath: p.projectPath, statePath: p.statePath } }), 403, 'confirmation-not-allowed');
+    const again = await initialize(cluster, { interface: 'terminal', confirm: { projectPath: p.projectPath, statePath: p.statePath } }, promptKeyHeader(cluster));
+    expectInitialized(again, 201);
+    expect(again.json.record).toMatchObject({ platform: 'cluster', confirmation: { interface: 'terminal', method: 'terminal-prompt' } });
+    const onDisk = JSON.parse(fs.readFileSync(path.join(p.statePath, 'initialization.json'), 'utf8'));
+    expect(onDisk).toEqual(again.json.record);
+    expect(fs.readdirSync(p.statePath)).toEqual(['initialization.json']);
+    // And back on generic, the cluster's record is in turn not a generic confirmation.
+    const back = (await request(`${generic.api}startup?interface=web`, { token: generic.token })).json;
+    expect(back.phase).toBe('awaiting-confirmation');
+  });
+});
+
+describe('the method is what the service saw, never what the body says', () => {
+  it('a Bearer call claiming setup-page is recorded http-api; the setup page session is recorded setup-page', async () => {
+    const claimed = await start();
+    const r = await initialize(claimed, await confirmation(claimed, 'web', { method: 'setup-page' }));
+    expectInitialized(r, 201);
+    expect(r.json.record.confirmation.method).toBe('http-api');
+
+    const page = await start();
+    const signIn = await request(`${page.api}?token=${page.token}`, { headers: { accept: 'text/html' } });
+    const cookie = String(([] as string[]).concat(signIn.headers['set-cookie'] ?? [])[0]).split(';')[0];
+    const p = await projection(page, 'web');
+    const viaPage = await request(`${page.api}initialize`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json', origin: page.origin, 'sec-fetch-site': 'same-origin' },
+      body: JSON.stringify({ interface: 'web', confirm: { projectPath: p.projectPath, statePath: p.statePath } })
+    });
+    expectInitialized(viaPage, 201);
+    expect(viaPage.json.record.confirmation).toMatchObject({ interface: 'web', method: 'setup-page', ingress: 'direct-loopback' });
+  });
+
+  it('on the cluster a wrong prompt key is an API call, refused; only the runtime file key records terminal-prompt', async () => {
+    const svc = await start({ env: CLUSTER_JOB });
+    const body = await confirmation(svc, 'terminal');
+    expectProblem(await initialize(svc, body, { 'x-project-startup-prompt-key': 'guessed' }), 403, 'confirmation-not-allowed');
+    expect(fs.readdirSync(svc.projectDir)).toEqual([]);
+    const r = await initialize(svc, body, promptKeyHeader(svc));
+    expectInitialized(r, 201);
+    expect(r.json.record.confirmation.method).toBe('terminal-prompt');
+  });
+});
+
 describe('cluster platform', () => {
   it('inside an allocation and approved storage, a terminal-prompt confirmation is 201', async () => {
     const svc = await start({ env: CLUSTER_JOB });
