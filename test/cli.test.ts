@@ -661,6 +661,23 @@ describe('url and serve name only routes the platform offers (the repros of issu
     expect((await server.stop()).code).toBe(0);
   });
 
+  it('status with the token from PROJECT_STARTUP_TOKEN missing or different here: says so, never "in the runtime file"', async () => {
+    const s = sandbox();
+    const env = { ...s.env, PROJECT_STARTUP_TOKEN: `env-token-${hex()}` };
+    const server = await startServe([], { env, cwd: s.projectDir });
+    const missing = await runCli(['status'], { env: s.env, cwd: s.projectDir });
+    expectExit(missing, 1);
+    expect(missing.stderr).toMatch(/took its token from PROJECT_STARTUP_TOKEN when it started, which is not set in this shell/);
+    expect(missing.stderr).not.toMatch(/runtime file/);
+    const json = await runCli(['status', '--json'], { env: { ...s.env, PROJECT_STARTUP_TOKEN: 'another-value' }, cwd: s.projectDir });
+    expectExit(json, 1);
+    const problem = JSON.parse(json.stdout);
+    expectValid('Problem', problem);
+    expect(problem.code).toBe('unauthorized');
+    expect(problem.detail).toMatch(/the value in this shell differs/);
+    expect((await server.stop()).code).toBe(0);
+  });
+
   it('a service on a Unix socket runs: url says a browser cannot open the socket (not "no service")', async () => {
     const s = sandbox();
     const socket = path.join(s.root, 'ps.sock');

@@ -88,6 +88,10 @@ class RemoteClient implements ProjectClient {
 
   private async expect<T>(method: 'GET' | 'POST', route: string, body?: object, extraHeaders?: Record<string, string>): Promise<{ status: number; json: T }> {
     const { status, json } = await this.request(method, route, body, extraHeaders);
+    if (status === 401) {
+      // Say where this command line took its token from; the service cannot know.
+      throw new ProblemError('unauthorized', unauthorizedDetail(this.info, this.token));
+    }
     if (status >= 400) {
       const problem = json as Problem;
       const { type: _t, title: _ti, status: _s, detail, code, instance: _i, ...extensions } = problem;
@@ -116,6 +120,19 @@ class RemoteClient implements ProjectClient {
     );
     return { status: status === 201 ? 201 : 200, body: json };
   }
+}
+
+/** Why the running service refused this command line's token, and what to do. */
+export function unauthorizedDetail(info: Pick<RuntimeInfo, 'tokenSource' | 'ingress'>, token: string | undefined): string {
+  if (info.tokenSource === 'environment') {
+    return token
+      ? `The service took its token from ${ENV.token} when it started, and the value in this shell differs: set ${ENV.token} here to the same value (or restart \`project-startup serve\`).`
+      : `The service took its token from ${ENV.token} when it started, which is not set in this shell: set it here to the same value.`;
+  }
+  if (info.tokenSource === 'generated') {
+    return 'The service refused the token of its runtime file; it may have been restarted meanwhile: run the command again, or restart `project-startup serve`.';
+  }
+  return `The service (${info.ingress}) needs credentials this command line does not have; use \`--local\` to evaluate in this process.`;
 }
 
 class LocalClient implements ProjectClient {
