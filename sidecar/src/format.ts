@@ -43,6 +43,11 @@ export function formatProjection(p: Projection & { manifest: Manifest }, source:
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * The whole manifest in words a person reads: every capability and its values, each model
+ * source with whether it is secret-backed and its approval modes (by label), and the boundary
+ * with both of its sentences. The setup page renders the same manifest by the same rules.
+ */
 export function formatManifest(m: Manifest): string {
   const lines: string[] = [];
   lines.push(`Capabilities of the ${labelOf(m.platform.id)} (${m.platform.id})`);
@@ -51,14 +56,26 @@ export function formatManifest(m: Manifest): string {
   if (m.platform.evidence.overruled.length > 0) {
     lines.push(`  overruled: ${m.platform.evidence.overruled.map(s => `${s.name} (${s.platform})`).join(', ')}`);
   }
-  lines.push(`  low-risk automation: ${m.policy.lowRiskAutomation}`);
+  lines.push(`  low-risk automation: ${m.policy.lowRiskAutomation} by platform policy`);
   lines.push('');
   const width = Math.max(...m.capabilities.map(c => c.label.length));
   for (const capability of m.capabilities) {
-    const values = capability.values
-      .map(v => (capability.default === v.id ? `${v.label} (default)` : v.label))
-      .join('; ');
-    lines.push(`  ${capability.label.padEnd(width)}  ${values}`);
+    const detailed = capability.values.some(v => Array.isArray(v.approvalModeLabels) || typeof v.excludes === 'string');
+    if (!detailed) {
+      const values = capability.values
+        .map(v => (capability.default === v.id ? `${v.label} (default)` : v.label))
+        .join('; ');
+      lines.push(`  ${capability.label.padEnd(width)}  ${values}`);
+      continue;
+    }
+    lines.push(`  ${capability.label}`);
+    for (const v of capability.values) {
+      if (Array.isArray(v.approvalModeLabels)) {
+        lines.push(`    ${v.label}: ${v.secretBacked ? 'secret-backed' : 'credential-free'}; approval modes: ${(v.approvalModeLabels as string[]).join(', ')}`);
+      } else {
+        lines.push(`    ${v.label}: ${String(v.excludes ?? '')} ${String(v.doesNotIsolate ?? '')}`.trimEnd());
+      }
+    }
   }
   return `${lines.join('\n')}\n`;
 }

@@ -52,7 +52,8 @@ export function modelSourceValue(id: string, policy: LowRiskAutomationPolicy): C
     !secretBacked && policy === 'permitted'
       ? ['review-every-action', 'low-risk-automation']
       : ['review-every-action'];
-  return { id, label: labelOf(id), secretBacked, approvalModes };
+  // The labels too, so every interface can say "Review Every Action" without a table of its own.
+  return { id, label: labelOf(id), secretBacked, approvalModes, approvalModeLabels: approvalModes.map(labelOf) };
 }
 
 export function buildManifest(

@@ -38,6 +38,40 @@
     });
   }
 
+  // The whole manifest in words, by the rules the command line's `capabilities` follows: each
+  // capability with its values, each model source with its approval modes, the boundary in full.
+  function valueText(capability, v) {
+    if (Array.isArray(v.approvalModeLabels)) {
+      return v.label + ': ' + (v.secretBacked ? 'secret-backed' : 'credential-free') + '; approval modes: ' + v.approvalModeLabels.join(', ');
+    }
+    if (typeof v.excludes === 'string') {
+      return v.label + ': ' + v.excludes + ' ' + (v.doesNotIsolate || '');
+    }
+    return v.label + (capability['default'] === v.id ? ' (default)' : '');
+  }
+
+  function renderManifest(m) {
+    var list = byId('capabilities');
+    list.textContent = '';
+    var policy = document.createElement('dt');
+    policy.textContent = 'Low-risk automation';
+    var policyValue = document.createElement('dd');
+    policyValue.textContent = m.policy.lowRiskAutomation + ' by platform policy';
+    list.appendChild(policy);
+    list.appendChild(policyValue);
+    m.capabilities.forEach(function (capability) {
+      var dt = document.createElement('dt');
+      dt.textContent = capability.label;
+      list.appendChild(dt);
+      capability.values.forEach(function (v) {
+        var dd = document.createElement('dd');
+        dd.textContent = valueText(capability, v);
+        list.appendChild(dd);
+      });
+    });
+    byId('offers').hidden = false;
+  }
+
   function render(p) {
     current = p;
     byId('app').setAttribute('aria-busy', 'false');
@@ -73,6 +107,7 @@
       rows.appendChild(tr);
     });
     byId('checks-section').hidden = false;
+    renderManifest(p.manifest);
   }
 
   function load() {
@@ -88,9 +123,9 @@
     if (!current) { return; }
     var button = byId('confirm');
     button.disabled = true;
+    // The service records how the confirmation came (this page's session), not what a body says.
     request('POST', 'initialize', {
       interface: 'web',
-      method: 'setup-page',
       confirm: { projectPath: current.projectPath, statePath: current.statePath }
     }).then(function (result) {
       text('status', (result.created ? 'Created ' : 'Already present: ') + result.record.statePath + '.');
