@@ -55,4 +55,19 @@ describe('wording', () => {
     expect(check.remedy).toContain(`\`chmod 700 ${statePath}\``);
     expect(check.remedy).toMatch(/trust/);
   });
+
+  it('openapi.json states the decisions: the terminal allocation, the observed method and http-api per platform, a record from another platform', async () => {
+    const svc = await start();
+    const doc = (await request(`${svc.api}openapi.json`)).json;
+    const startup = doc.paths['/project/startup'].get;
+    const allocation = startup.parameters.find((x: { name: string }) => x.name === 'allocation');
+    expect(allocation.description).toMatch(/verified with the scheduler/);
+    expect(allocation.description).toMatch(/never judges the caller by its own environment/);
+    const initialize = doc.paths['/project/initialize'].post;
+    expect(initialize.description).toMatch(/method is what the service observed, never what the body says/);
+    expect(initialize.description).toMatch(/http-api call may confirm web and notebook on the workstation or container platform and notebook on the hosted notebook platform/);
+    expect(initialize.description).toMatch(/on the cluster platform it is refused/);
+    expect(initialize.description).toMatch(/record confirmed on another platform does not count here/);
+    expect(initialize.parameters.map((x: { name: string }) => x.name)).toContain('x-project-startup-prompt-key');
+  });
 });

@@ -2,6 +2,7 @@
 // sidecar/schemas so the documentation and the tests validate against the same files.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { PROMPT_KEY_HEADER } from '../confirmation';
 import { PROBLEM_CODES } from '../problems';
 
 export const SCHEMA_DIR = path.join(__dirname, '..', '..', 'schemas');
@@ -45,6 +46,14 @@ function problems(...codes: (keyof typeof PROBLEM_CODES)[]) {
 const COMMON = ['unauthorized', 'forbidden-host', 'uri-too-long', 'rate-limited', 'internal'] as const;
 const POST_COMMON = ['unsupported-media-type', 'payload-too-large', 'invalid-json', 'cross-origin'] as const;
 
+/** The decisions a client needs to know, stated once here and in the schemas' descriptions. */
+const ALLOCATION_DECISION =
+  "The caller's own batch allocation, <scheduler>:<job id> (the command line sends SLURM_JOB_ID, PBS_JOBID, LSB_JOBID or FLUX_JOB_ID). On the cluster platform the terminal's compute is this job, verified with the scheduler (squeue, qstat, bjobs, flux): a service on a login node never judges the caller by its own environment. Without it, the service's own allocation (if any) counts. Ignored elsewhere.";
+const CONFIRMATION_DECISION =
+  "The record's method is what the service observed, never what the body says: setup-page for the setup page's own session (its cookie, same origin), jupyterlab-dialog for JupyterLab's cookie-carried request through the notebook server (Jupyter checked its XSRF token; same origin), terminal-prompt for `project-startup init` answered on a TTY, http-api for any other call with the service's credential. An http-api call may confirm web and notebook on the workstation or container platform and notebook on the hosted notebook platform, through every ingress the platform offers; on the cluster platform it is refused (403 confirmation-not-allowed): only the terminal prompt confirms there. The startup projection's nextAction.request is present exactly where sending it verbatim with the credential succeeds.";
+const FOREIGN_RECORD_DECISION =
+  'A record confirmed on another platform does not count here: the phase is awaiting-confirmation, and a confirmation allowed on this platform replaces the record (201).';
+
 export function buildOpenApi(baseUrl: string, version: string): Record<string, unknown> {
   const p = (route: string) => `${baseUrl}project/${route}`;
   const security = [{ bearer: [] }, { cookie: [] }];
@@ -77,7 +86,14 @@ export function buildOpenApi(baseUrl: string, version: string): Record<string, u
           operationId: 'getStartup',
           summary: 'The startup projection for one interface (read-only)',
           parameters: [
-            { name: 'interface', in: 'query', required: true, schema: { type: 'string', enum: ['terminal', 'web', 'notebook'] } }
+            { name: 'interface', in: 'query', required: true, schema: { type: 'string', enum: ['terminal', 'web', 'notebook'] } },
+            {
+              name: 'allocation',
+              in: 'query',
+              required: false,
+              schema: { type: 'string', pattern: '^(slurm|pbs|lsf|flux):' },
+              description: ALLOCATION_DECISION
+            }
           ],
           responses: {
             '200': json('StartupProjection', 'The projection'),
@@ -89,6 +105,17 @@ export function buildOpenApi(baseUrl: string, version: string): Record<string, u
         post: {
           operationId: 'initialize',
           summary: 'Confirm and create the private project state (idempotent)',
+          description: `${CONFIRMATION_DECISION} ${FOREIGN_RECORD_DECISION}`,
+          parameters: [
+            {
+              name: PROMPT_KEY_HEADER,
+              in: 'header',
+              required: false,
+              schema: { type: 'string' },
+              description:
+                'Sent only by `project-startup init` after a person answered its prompt on a TTY: the prompt key of the private runtime file (never printed or logged). With it the record says terminal-prompt.'
+            }
+          ],
           requestBody: { required: true, content: { 'application/json': { schema: ref('InitializeRequest') } } },
           responses: {
             '201': json('InitializeResponse', 'State created'),
