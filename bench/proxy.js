@@ -448,6 +448,8 @@ function summarize(runs) {
     p50: median(runs.map(r => r.p50)),
     p99: median(runs.map(r => r.p99)),
     cpuUs: median(runs.map(r => r.cpuUs)),
+    // Of that, the sidecar's (the second pid, when there is one).
+    sidecarCpuUs: median(runs.map(r => (r.cpuUsEach.length > 1 ? r.cpuUsEach[1] : null))),
     runs
   };
 }
@@ -577,7 +579,7 @@ function report({ o, pinned, found, cold, warm, memory }) {
     ]);
     rows.push([
       `${TARGETS[name].label} server CPU per request (µs)`,
-      `${fmt(s.cpuUs, 1)} Jupyter + sidecar`,
+      `${fmt(s.cpuUs, 1)} (sidecar ${fmt(s.sidecarCpuUs, 1)})`,
       fmt(status.cpuUs, 1),
       x(ratio(s.cpuUs, status.cpuUs))
     ]);
@@ -607,6 +609,7 @@ function report({ o, pinned, found, cold, warm, memory }) {
     ...rows.map(line),
     '',
     'Ratios: proxied figure / /api/status figure (throughput: above 1 is faster; latency, CPU, cold: below 1 is faster).',
+    'Server CPU: Jupyter (with the proxy in it) plus the sidecar, per answered request; the sidecar\'s own share in brackets.',
     ''
   ];
   process.stdout.write(`${out.join('\n')}\n`);
