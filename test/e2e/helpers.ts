@@ -75,6 +75,18 @@ export interface LabServerOptions {
   /** How long to wait for the server to answer (default 30 s). */
   timeoutMs?: number;
   /**
+   * The Python that runs lab_server.py (default Debian's /usr/bin/python3); e.g. a venv's python
+   * made with `--system-site-packages`, whose `sys.prefix/share/jupyter` and `etc/jupyter` are
+   * then on Jupyter's search paths.
+   */
+  python?: string;
+  /**
+   * Also load the server extensions Jupyter's configuration enables (`jupyter_server_config.d`
+   * files on the config path), as `jupyter lab` would (lab_server.py --load-other-extensions).
+   * Default: only the lab app and the proxy.
+   */
+  loadOtherExtensions?: boolean;
+  /**
    * Runs once the server's directories exist and before it starts (after `serverProxy` and
    * `labextensions` are in place), e.g. to run `project-startup jupyter install --user` into
    * them (see jupyterInstall). What it returns is added to the server's environment last.
@@ -187,10 +199,11 @@ export async function startLabServer(options: LabServerOptions = {}): Promise<La
     '--user-settings-dir',
     dirs.settings,
     '--root-dir',
-    dirs.project
+    dirs.project,
+    ...(options.loadOtherExtensions ? ['--load-other-extensions'] : [])
   ];
   const spawnedAt = Date.now();
-  const child: ChildProcess = spawn(PYTHON, args, {
+  const child: ChildProcess = spawn(options.python ?? PYTHON, args, {
     cwd: dirs.project,
     env,
     detached: true, // its own process group: stop() ends the backends with it
