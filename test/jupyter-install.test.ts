@@ -354,6 +354,8 @@ describe('project-startup jupyter uninstall', () => {
     fs.writeFileSync(path.join(configDir, 'jupyter_server_config.json'), JSON.stringify(existing));
     const otherExtension = path.join(prefix, 'share', 'jupyter', 'labextensions', 'other-ext');
     fs.mkdirSync(otherExtension, { recursive: true });
+    // An empty directory that was there before is not ours to remove.
+    fs.mkdirSync(path.join(configDir, 'jupyter_server_config.d'));
     const before = tree(prefix);
 
     expect((await runCli(['jupyter', 'install', '--prefix', prefix], { env: jupyterEnv(s), cwd: s.projectDir, timeoutMs: 30000 })).code).toBe(0);
@@ -369,11 +371,13 @@ describe('project-startup jupyter uninstall', () => {
     expect(again.stdout).toMatch(/Nothing of jupyterlab-project-startup is installed/);
   });
 
-  it('leaves an empty prefix empty again', async () => {
+  it('leaves an empty prefix empty again, also after installing twice', async () => {
     const s = sandbox();
     const prefix = path.join(s.root, 'prefix');
     fs.mkdirSync(prefix);
-    expect((await runCli(['jupyter', 'install', '--prefix', prefix], { env: jupyterEnv(s), cwd: s.projectDir, timeoutMs: 30000 })).code).toBe(0);
+    for (let i = 0; i < 2; i++) {
+      expect((await runCli(['jupyter', 'install', '--prefix', prefix], { env: jupyterEnv(s), cwd: s.projectDir, timeoutMs: 30000 })).code).toBe(0);
+    }
     expect((await runCli(['jupyter', 'uninstall', '--prefix', prefix], { env: s.env, cwd: s.projectDir })).code).toBe(0);
     expect(tree(prefix)).toEqual([]);
   });

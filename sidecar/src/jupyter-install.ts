@@ -24,6 +24,8 @@ const LABEXTENSION_BUILD = path.join(PACKAGE_ROOT, 'jupyterlab_project_startup',
 const CONFIG_TEMPLATE = path.join(PACKAGE_ROOT, 'jupyter-config', 'jupyter_server_config.d', `${PACKAGE_NAME}.json`);
 const CONFIG_D_FILE = path.join('jupyter_server_config.d', `${PACKAGE_NAME}.json`);
 const CONFIG_FILE = 'jupyter_server_config.json';
+/** In the sidecar's home: what install created besides its own files (the directories). */
+const RECORD_FILE = 'install-record.json';
 /** The runnable sidecar, relative to the package root: what `bin/project-startup.js` needs with no node_modules. */
 const RUNTIME_FILES = {
   bin: ['bin/project-startup.js'],
@@ -356,6 +358,8 @@ function checkWritable(target: string): void {
 class Changes {
   private readonly undo: (() => void)[] = [];
   private readonly leftovers: string[] = [];
+  /** The directories created, parents first: uninstall removes them again when they are empty. */
+  readonly created: string[] = [];
 
   /** Creates `dir` and the missing directories above it. */
   mkdirs(dir: string): void {
@@ -365,6 +369,7 @@ class Changes {
     }
     for (const d of missing) {
       fs.mkdirSync(d, { mode: 0o755 });
+      this.created.push(d);
       this.undo.push(() => fs.rmdirSync(d));
     }
   }
@@ -458,10 +463,27 @@ function checkBuilt(): void {
   }
 }
 
+function packageVersion(): string {
+  return (JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+/** The directories an earlier install recorded as created by it (none without a record). */
+function createdDirectories(home: string): string[] {
+  let record: JsonObject | undefined;
+  try {
+    record = ours.sidecar(home) ? readJsonObject(path.join(home, RECORD_FILE)) : undefined;
+  } catch {
+    record = undefined; // a damaged record: keep every directory
+  }
+  const dirs = record?.createdDirectories;
+  return Array.isArray(dirs) ? dirs.filter((d): d is string => typeof d === 'string' && path.isAbsolute(d)) : [];
+}
+
 /** Fills `dir` with the runnable sidecar: the layout of the wheel's `node/` directory. */
 function copySidecar(dir: string): void {
-  const { name, version } = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
-  fs.writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify({ name, version, private: true }, null, 2)}\n`, { mode: 0o644 });
+  fs.writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify({ name: PACKAGE_NAME, version: packageVersion(), private: true }, null, 2)}\n`, {
+    mode: 0o644
+  });
   for (const file of [...RUNTIME_FILES.bin, ...RUNTIME_FILES.bundle]) {
     fs.mkdirSync(path.join(dir, path.dirname(file)), { recursive: true, mode: 0o755 });
     fs.copyFileSync(path.join(PACKAGE_ROOT, file), path.join(dir, file));
@@ -523,6 +545,7 @@ export function installJupyter(scope: InstallScope, env: Env, options: InstallOp
   for (const target of [labextension, path.join(home, 'node'), configD, mainFile]) {
     checkWritable(target);
   }
+  const earlierCreated = createdDirectories(home);
 
   const sidecar = path.join(home, 'node');
   const entry = proxyEntry(node, path.join(sidecar, RUNTIME_FILES.bin[0]));
@@ -538,6 +561,9 @@ export function installJupyter(scope: InstallScope, env: Env, options: InstallOp
     changes.replaceDir(sidecar, copySidecar);
     changes.writeFile(configD, json({ ServerProxy: { servers: { [PROXY_ENTRY]: entry } } }));
     changes.writeFile(mainFile, json({ ...main, ServerProxy: { ...serverProxy, servers: { ...servers, [PROXY_ENTRY]: entry } } }));
+    // Directories an earlier install created stay ours to remove when empty.
+    const createdDirs = [...new Set([...earlierCreated, ...changes.created])];
+    changes.writeFile(path.join(home, RECORD_FILE), json({ version: packageVersion(), createdDirectories: createdDirs }));
   } catch (error) {
     changes.rollback();
     throw writeFailure(error);
@@ -551,17 +577,6 @@ export function installJupyter(scope: InstallScope, env: Env, options: InstallOp
 export interface UninstallReport {
   paths: JupyterPaths;
   removed: string[];
-}
-
-/** Removes `dir` if it is an empty directory, then its parents up to (not including) `stop`. */
-function pruneEmpty(dir: string, stop: string): void {
-  for (let d = dir; d.startsWith(stop + path.sep) && d !== stop; d = path.dirname(d)) {
-    try {
-      fs.rmdirSync(d);
-    } catch {
-      return; // not empty (or not ours to remove)
-    }
-  }
 }
 
 export function uninstallJupyter(scope: InstallScope, env: Env): UninstallReport {
@@ -590,6 +605,7 @@ export function uninstallJupyter(scope: InstallScope, env: Env): UninstallReport
   for (const target of targets) {
     checkWritable(target);
   }
+  const created = plan.sidecar ? createdDirectories(home) : [];
 
   const removed: string[] = [];
   try {
@@ -627,12 +643,13 @@ export function uninstallJupyter(scope: InstallScope, env: Env): UninstallReport
       `Removing ${e.path ?? 'the install'} failed (${e.code ?? e.message})${removed.length > 0 ? `; already removed: ${removed.join(', ')}` : ''}. Fix that (permissions?) and run the command again.`
     );
   }
-  // The directories install created, when nothing else is in them now; with --prefix, up to it.
-  const dataStop = scope.kind === 'prefix' ? scope.prefix : paths.data;
-  const configStop = scope.kind === 'prefix' ? scope.prefix : paths.config;
-  if (removed.length > 0) {
-    pruneEmpty(path.dirname(labextension), path.resolve(dataStop));
-    pruneEmpty(path.dirname(configD), path.resolve(configStop));
+  // The directories install created, when nothing else is in them now (deepest first).
+  for (const dir of [...created].sort((a, b) => b.length - a.length)) {
+    try {
+      fs.rmdirSync(dir);
+    } catch {
+      // not empty (something else lives there now) or already gone: keep it
+    }
   }
   return { paths, removed };
 }
