@@ -160,6 +160,7 @@ describe('npm package: npm pack → npm install -g → project-startup jupyter i
 
     // 3. The operator's step, with the installed command, into a Jupyter prefix.
     const jupyterPrefix = path.join(root, 'jupyter-prefix');
+    fs.mkdirSync(jupyterPrefix); // the operator's (empty) prefix
     const operatorEnv = { ...npmEnv, PROJECT_STARTUP_PYTHON: PYTHON, PYTHONPATH: VENDOR, PYTHONDONTWRITEBYTECODE: '1' };
     const command = path.join(npmPrefix, 'bin', 'project-startup');
     const install = ok('project-startup jupyter install', run(command, ['jupyter', 'install', '--prefix', jupyterPrefix], operatorEnv, root, 60000));
