@@ -9,9 +9,11 @@ packages, prebuilt (federated) extensions from Jupyter's standard search path
 then each ``$JUPYTER_PATH`` entry, the running Python's ``sys.prefix/share/jupyter`` and the
 system directories), so a labextension a wheel put in a venv's ``share/jupyter/labextensions`` or
 ``project-startup jupyter install --prefix P`` put in ``P/share/jupyter`` (with P on JUPYTER_PATH)
-is found. It also loads ``server_proxy_standin`` (beside this file): a STAND-IN for
-jupyter-server-proxy, configured, like the real one, by ``ServerProxy.servers`` in
-``jupyter_server_config.json``.
+is found. It also loads the real jupyter-server-proxy (4.x) as a server extension, configured
+by ``ServerProxy.servers`` in ``jupyter_server_config.json`` and by the
+``jupyter_serverproxy_servers`` entry points of installed distributions. Where the running Python
+has no jupyter_server_proxy installed, put the vendored copy on PYTHONPATH
+(``<repo>/../shared/vendor/python``; the tests' helpers.ts does) and set PYTHONDONTWRITEBYTECODE=1.
 
 Only this app and the proxy are loaded unless ``--load-other-extensions`` is given: then the
 server extensions that Jupyter's configuration enables (``jpserver_extensions`` in the
@@ -104,12 +106,23 @@ def main(argv):
     with open(info_path, encoding="utf-8") as f:
         build_info = json.load(f)
 
-    sys.path.insert(0, HERE)  # server_proxy_standin
+    try:
+        import jupyter_server_proxy
+    except ImportError as error:
+        fail(
+            f"{sys.executable} cannot import jupyter_server_proxy ({error}). Install jupyter-server-proxy 4.x, "
+            "or put the vendored copy on PYTHONPATH: PYTHONPATH=<repo>/../shared/vendor/python "
+            "PYTHONDONTWRITEBYTECODE=1.",
+            3,
+        )
+    if not jupyter_server_proxy.__version__.startswith("4."):
+        fail(f"jupyter_server_proxy {jupyter_server_proxy.__version__} from {jupyter_server_proxy.__file__}: these tests need 4.x.", 3)
+
     data_dir = os.environ["JUPYTER_DATA_DIR"]
     os.makedirs(os.path.join(data_dir, "labextensions"), exist_ok=True)
     # Jupyter's own search path; it starts with $JUPYTER_DATA_DIR/labextensions.
     search_path = jupyter_path("labextensions")
-    proxy_extension = "server_proxy_standin"
+    proxy_extension = "jupyter_server_proxy"
 
     class E2ELabApp(LabServerApp):
         """JupyterLab's server side for the e2e host app (examples/app style)."""
