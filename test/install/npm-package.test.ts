@@ -1,7 +1,8 @@
 // The npm package, installed as an operator would: `npm pack` of this checkout, `npm install -g
 // --prefix <tmp>` of the tarball (offline, into an empty npm cache: it has no dependencies), then
 // the installed `project-startup jupyter install --prefix <jupyter prefix>`. A real Jupyter
-// (Debian's jupyter_server 1.23 serving the JupyterLab 4 front end, test/e2e/lab_server.py) whose
+// (Debian's jupyter_server 1.23 serving the JupyterLab 4 front end, test/e2e/lab_server.py, behind
+// the real jupyter-server-proxy: an installed one, else ../shared/vendor/python) whose
 // search paths include that prefix (JUPYTER_PATH, JUPYTER_CONFIG_PATH) then serves the panel in
 // Chromium: awaiting confirmation, confirmed, ready, through the proxy entry. While it runs, the
 // npm prefix is moved away, so nothing can depend on it; nothing written names the checkout.
@@ -25,6 +26,7 @@ import {
   PROJECT_LABEXTENSION,
   REPO_ROOT,
   screenshot,
+  serverProxyLocation,
   startLabServer,
   stopAllLabServers
 } from '../e2e/helpers';
@@ -33,8 +35,6 @@ const NAME = 'jupyterlab-project-startup';
 const BASE_URL = '/user/alice/';
 const PANEL = '#jp-project-startup-panel';
 const PYTHON = '/usr/bin/python3';
-/** The real jupyter-server-proxy (../shared/vendor/python), for the install command's version check. */
-const VENDOR = path.resolve(REPO_ROOT, '..', 'shared', 'vendor', 'python');
 const NPM = path.join(path.dirname(process.execPath), 'npm');
 const PATH_WITH_NODE = [path.dirname(process.execPath), '/usr/bin', '/bin'].join(':');
 
@@ -161,7 +161,15 @@ describe('npm package: npm pack → npm install -g → project-startup jupyter i
     // 3. The operator's step, with the installed command, into a Jupyter prefix.
     const jupyterPrefix = path.join(root, 'jupyter-prefix');
     fs.mkdirSync(jupyterPrefix); // the operator's (empty) prefix
-    const operatorEnv = { ...npmEnv, PROJECT_STARTUP_PYTHON: PYTHON, PYTHONPATH: VENDOR, PYTHONDONTWRITEBYTECODE: '1' };
+    // The Jupyter's Python, with the real jupyter-server-proxy the server below runs (installed,
+    // or the vendored copy on PYTHONPATH): the install checks its version.
+    const proxy = serverProxyLocation(PYTHON);
+    const operatorEnv = {
+      ...npmEnv,
+      PROJECT_STARTUP_PYTHON: PYTHON,
+      PYTHONDONTWRITEBYTECODE: '1',
+      ...(proxy.pythonPath ? { PYTHONPATH: proxy.pythonPath } : {})
+    };
     const command = path.join(npmPrefix, 'bin', 'project-startup');
     const install = ok('project-startup jupyter install', run(command, ['jupyter', 'install', '--prefix', jupyterPrefix], operatorEnv, root, 60000));
     expect(install.stderr).toBe('');
@@ -187,8 +195,7 @@ describe('npm package: npm pack → npm install -g → project-startup jupyter i
       label: 'npm-package-server',
       env: {
         JUPYTER_PATH: path.join(jupyterPrefix, 'share', 'jupyter'),
-        JUPYTER_CONFIG_PATH: path.join(jupyterPrefix, 'etc', 'jupyter'),
-        PYTHONPATH: VENDOR
+        JUPYTER_CONFIG_PATH: path.join(jupyterPrefix, 'etc', 'jupyter')
       }
     });
     const s = server;
