@@ -323,6 +323,20 @@ describe('project-startup jupyter install', () => {
     expect(fs.readFileSync(path.join(prefix, 'etc', 'jupyter', 'jupyter_server_config.json'), 'utf8')).toBe('{ not json');
   });
 
+  it('never replaces another app\'s `project` proxy entry', async () => {
+    const s = sandbox();
+    const prefix = path.join(s.root, 'prefix');
+    const mainFile = path.join(prefix, 'etc', 'jupyter', 'jupyter_server_config.json');
+    fs.mkdirSync(path.dirname(mainFile), { recursive: true });
+    const theirs = JSON.stringify({ ServerProxy: { servers: { project: { command: ['their-app', '{port}'] } } } });
+    fs.writeFileSync(mainFile, theirs);
+    const r = await runCli(['jupyter', 'install', '--prefix', prefix], { env: jupyterEnv(s), cwd: s.projectDir, timeoutMs: 30000 });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${mainFile} already has a different ServerProxy.servers.project entry; remove or rename it`);
+    expect(fs.readFileSync(mainFile, 'utf8')).toBe(theirs);
+    expect(fs.existsSync(path.join(prefix, 'share'))).toBe(false);
+  });
+
   it('never replaces a labextension of another package at the same place', async () => {
     const s = sandbox();
     const prefix = path.join(s.root, 'prefix');

@@ -542,6 +542,12 @@ export function installJupyter(scope: InstallScope, env: Env, options: InstallOp
   if (fs.existsSync(home) && !ours.sidecar(home)) {
     throw new ConfigError(`${home} exists and was not written by this command; move it aside first (nothing was changed).`);
   }
+  const existingEntry = isObject(main.ServerProxy) && isObject(main.ServerProxy.servers) ? main.ServerProxy.servers[PROXY_ENTRY] : undefined;
+  if (existingEntry !== undefined && !isOurEntry(existingEntry)) {
+    throw new ConfigError(
+      `${mainFile} already has a different ServerProxy.servers.${PROXY_ENTRY} entry; remove or rename it, then run the command again (nothing was changed).`
+    );
+  }
   for (const target of [labextension, path.join(home, 'node'), configD, mainFile]) {
     checkWritable(target);
   }
