@@ -250,7 +250,7 @@ describe('project-startup jupyter install', () => {
     expect(fs.existsSync(path.join(prefix, 'share', 'jupyter', 'labextensions', NAME))).toBe(true);
   });
 
-  it('refuses a jupyter-server-proxy older than 4.1, changing nothing', async () => {
+  it('refuses a jupyter-server-proxy older than 4.1 (by its metadata, else its __version__), changing nothing', async () => {
     const s = sandbox();
     const old = path.join(s.root, 'old-proxy');
     fs.mkdirSync(path.join(old, 'jupyter_server_proxy'), { recursive: true });
@@ -260,6 +260,19 @@ describe('project-startup jupyter install', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`jupyter-server-proxy 3.2.2 (for ${PYTHON}) is too old: the entry needs 4.1 or newer`);
     expect(r.stderr).toContain("pip install 'jupyter-server-proxy>=4.1'");
+    expect(fs.existsSync(prefix)).toBe(false);
+
+    // An installed distribution's metadata is what counts (the module's __version__ only without one).
+    const dist = path.join(s.root, 'dist');
+    fs.mkdirSync(path.join(dist, 'jupyter_server_proxy-4.0.0.dist-info'), { recursive: true });
+    fs.writeFileSync(path.join(dist, 'jupyter_server_proxy-4.0.0.dist-info', 'METADATA'), 'Metadata-Version: 2.1\nName: jupyter-server-proxy\nVersion: 4.0.0\n');
+    const viaMetadata = await runCli(['jupyter', 'install', '--prefix', prefix], {
+      env: jupyterEnv(s, `${dist}:${VENDOR}`),
+      cwd: s.projectDir,
+      timeoutMs: 30000
+    });
+    expect(viaMetadata.code).toBe(2);
+    expect(viaMetadata.stderr).toContain(`jupyter-server-proxy 4.0.0 (for ${PYTHON}) is too old`);
     expect(fs.existsSync(prefix)).toBe(false);
   });
 
