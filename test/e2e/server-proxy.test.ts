@@ -11,6 +11,7 @@
 // - with `absolute_url` the sidecar gets the full path under Jupyter's base_url, and
 //   `{base_url}project` without a slash redirects to `project/`;
 // - readiness: the first request launches the sidecar and waits until it answers;
+// - a sidecar that exits 0 is not restarted (the proxy answers 500 from then on);
 // - SIGTERM to the Jupyter server ends the sidecar and its Unix socket goes (the proxy leaves
 //   the empty private directory it made for the socket).
 import * as fs from 'node:fs';
@@ -179,6 +180,19 @@ describe('the real jupyter-server-proxy in front of the sidecar', () => {
     expect(sidecarLines.filter(line => line.includes('"message":"service started"'))).toHaveLength(1);
     expect(sidecarLines.join('\n')).not.toContain(s().token);
     expect(sidecarLines.join('\n')).not.toContain(cookie.split(';')[0].split('=')[1]);
+  }, 30000);
+
+  test('a sidecar stopped on its own with exit 0 is not restarted: later requests get the proxy\'s 500 until Jupyter restarts', async () => {
+    const info = sidecarRuntime(s()) as { pid: number };
+    expect(alive(info.pid)).toBe(true);
+    process.kill(info.pid, 'SIGTERM'); // the sidecar stops cleanly: exit 0
+    await until(() => !alive(info.pid), 10000, 'the sidecar to stop');
+    for (let i = 0; i < 3; i += 1) {
+      const answer = await httpRequest(`${api()}health`, { headers: auth() });
+      expect(answer.status).toBe(500);
+      expect(answer.headers['content-type'] ?? '').not.toMatch(/json/); // Jupyter's error page
+    }
+    expect(s().logs().match(/"message":"service started"/g) ?? []).toHaveLength(1);
   }, 30000);
 });
 
