@@ -136,17 +136,40 @@ describe('token attacks on direct loopback', () => {
     expect(r.status).toBe(200);
   });
 
-  it('300 wrong tokens of every length in a row: all the same 401, then the right token still works', async () => {
-    const svc = await start();
+  /**
+   * The n-th of 300 wrong guesses at `token`: a prefix of it; a near miss of its length that
+   * differs from it exactly at one position (so it can never be the token, whatever its
+   * characters: padding with a fixed character could rebuild a token ending in that character);
+   * or a run of one letter of another length than the token's.
+   */
+  function wrongGuess(token: string, n: number): string {
+    const k = n % token.length;
+    switch (n % 3) {
+      case 0:
+        return token.slice(0, k);
+      case 1: {
+        const other = token[k] === '0' ? '1' : '0';
+        return `${token.slice(0, k)}${other}${'0'.repeat(token.length - k - 1)}`;
+      }
+      default:
+        return 'a'.repeat(n >= token.length ? n + 1 : n);
+    }
+  }
+
+  // The generated token, and a worst case for guessing by padding: one that ends in zeros.
+  it.each([
+    ['a generated token', undefined],
+    ['a token ending in zeros', `${'3e1f'.repeat(15)}0000`]
+  ])('300 wrong tokens of every length in a row (%s): all the same 401, then the right token still works', async (_label, envToken) => {
+    const svc = await start(envToken === undefined ? {} : { env: { PROJECT_STARTUP_TOKEN: envToken } });
+    expect(svc.token).toHaveLength(64);
+    const guesses = Array.from({ length: 300 }, (_, n) => wrongGuess(svc.token, n));
+    expect(guesses.filter(g => g === svc.token)).toEqual([]);
     const answers: Exchange[] = [];
     for (let batch = 0; batch < 10; batch += 1) {
       answers.push(
         ...(await Promise.all(
-          Array.from({ length: 30 }, (_, i) => {
-            const n = batch * 30 + i;
-            const guess = n % 3 === 0 ? svc.token.slice(0, n % 64) : n % 3 === 1 ? `${svc.token.slice(0, n % 64)}${'0'.repeat(64 - (n % 64))}` : 'a'.repeat(n);
-            return send(svc, 'GET', '/project/capabilities', [['Authorization', `Bearer ${guess}`]]);
-          })
+          guesses.slice(batch * 30, batch * 30 + 30).map(guess => send(svc, 'GET', '/project/capabilities', [['Authorization', `Bearer ${guess}`]]))
         ))
       );
     }
