@@ -26,6 +26,12 @@ export interface RateLimit {
   seconds: number;
 }
 
+/** How long a browser session of direct loopback lives: since its last use, and at most. */
+export interface SessionLimits {
+  idleSeconds: number;
+  maxSeconds: number;
+}
+
 export interface ServiceConfig {
   projectDir: string;
   homeDir: string | undefined;
@@ -44,6 +50,9 @@ export interface ServiceConfig {
   runtimeUrls: { 'local-lightweight': string; 'high-throughput-serving': string };
   probeTimeoutMs: number;
   initializeRateLimit: RateLimit;
+  sessions: SessionLimits;
+  /** How many proxies of the operator's each append to X-Forwarded-For (trusted-proxy ingress). */
+  trustedProxyHops: number;
   logLevel: LogLevel;
 }
 
@@ -70,8 +79,37 @@ export const ENV = {
   servingRuntimeUrl: 'PROJECT_STARTUP_SERVING_RUNTIME_URL',
   probeTimeoutMs: 'PROJECT_STARTUP_PROBE_TIMEOUT_MS',
   initializeRateLimit: 'PROJECT_STARTUP_INITIALIZE_RATE_LIMIT',
+  sessionIdleSeconds: 'PROJECT_STARTUP_SESSION_IDLE_SECONDS',
+  sessionMaxSeconds: 'PROJECT_STARTUP_SESSION_MAX_SECONDS',
+  trustedProxyHops: 'PROJECT_STARTUP_TRUSTED_PROXY_HOPS',
   logLevel: 'PROJECT_STARTUP_LOG_LEVEL'
 } as const;
+
+/** Two hours since the last request, twelve hours at most: a working day, not a week. */
+export const DEFAULT_SESSION_LIMITS: SessionLimits = { idleSeconds: 2 * 3600, maxSeconds: 12 * 3600 };
+const WEEK_SECONDS = 7 * 24 * 3600;
+
+/**
+ * What a service token may be: 16 to 1024 characters of RFC 6750's b64token (letters, digits,
+ * `-._~+/`, then optional `=` padding), the only characters `Authorization: Bearer` can carry.
+ * 16 is the trusted-proxy secret's minimum too; a generated token has 64 hex digits.
+ */
+export const TOKEN_MIN_LENGTH = 16;
+export const TOKEN_MAX_LENGTH = 1024;
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+/** The token from PROJECT_STARTUP_TOKEN, if it follows the rules; the message never shows it. */
+export function checkServiceToken(token: string): string {
+  const rule = `a token of ${TOKEN_MIN_LENGTH} to ${TOKEN_MAX_LENGTH} characters from A-Z a-z 0-9 - . _ ~ + / (optionally ending in =), which "Authorization: Bearer" can carry`;
+  const fix = `Generate one with \`node -p "require('crypto').randomBytes(32).toString('hex')"\`, or unset ${ENV.token} to have one generated.`;
+  if (token.length < TOKEN_MIN_LENGTH || token.length > TOKEN_MAX_LENGTH) {
+    throw new ConfigError(`${ENV.token} is ${token.length < TOKEN_MIN_LENGTH ? 'too short' : 'too long'}: it must be ${rule}. ${fix}`);
+  }
+  if (!B64TOKEN.test(token)) {
+    throw new ConfigError(`${ENV.token} holds a character it may not: it must be ${rule}. ${fix}`);
+  }
+  return token;
+}
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -139,6 +177,11 @@ export function resolveConfig(options: ServeOptions, env: Env, cwd = process.cwd
     },
     probeTimeoutMs: parseBoundedInt(env, ENV.probeTimeoutMs, 1000, 50, 30000),
     initializeRateLimit: parseRateLimit(setting(env, ENV.initializeRateLimit) ?? '30/60'),
+    sessions: {
+      idleSeconds: parseBoundedInt(env, ENV.sessionIdleSeconds, DEFAULT_SESSION_LIMITS.idleSeconds, 1, WEEK_SECONDS),
+      maxSeconds: parseBoundedInt(env, ENV.sessionMaxSeconds, DEFAULT_SESSION_LIMITS.maxSeconds, 1, WEEK_SECONDS)
+    },
+    trustedProxyHops: parseBoundedInt(env, ENV.trustedProxyHops, 1, 1, 10),
     logLevel: parseLogLevel(setting(env, ENV.logLevel) ?? 'info')
   };
 }
