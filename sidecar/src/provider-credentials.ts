@@ -49,5 +49,6 @@ export function describeProcessCredentials(c: ProcessCredentials): string {
     c.provider.length > 0
       ? `model provider credential(s) present: ${c.provider.join(', ')}`
       : 'no model provider credential in the environment';
-  return c.ignored.length > 0 ? `${found}; not model credentials, not counted: ${c.ignored.join(', ')}` : found;
+  // No ";" inside: the check joins the backends' observations with it.
+  return c.ignored.length > 0 ? `${found} (not model credentials, not counted: ${c.ignored.join(', ')})` : found;
 }

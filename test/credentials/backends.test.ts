@@ -452,7 +452,7 @@ describe('process backend', () => {
     const check = await credentialCheck(svc);
     const processPart = parts(check).Process;
     // None of these reaches a model: named, not counted.
-    expect(processPart).toMatch(/^no model provider credential in the environment; not model credentials, not counted: /);
+    expect(processPart).toMatch(/^no model provider credential in the environment \(not model credentials, not counted: /);
     for (const name of Object.keys(values)) {
       expect(processPart).toContain(name);
     }
@@ -475,10 +475,10 @@ describe('process backend', () => {
   it('a hub or forge token alone (JUPYTERHUB_API_TOKEN, JPY_API_TOKEN, GITHUB_TOKEN) does not pass; a provider credential does, by name', async () => {
     const hubOnly = { JUPYTERHUB_API_TOKEN: `fake-hub-${hex()}`, JPY_API_TOKEN: `fake-jpy-${hex()}`, GITHUB_TOKEN: `fake-gh-${hex()}` };
     const without = await credentialCheck(await onPlatform('generic', hubOnly));
-    expect(parts(without).Process).toMatch(/^no model provider credential in the environment; not model credentials, not counted: GITHUB_TOKEN, JPY_API_TOKEN, JUPYTERHUB_API_TOKEN$/);
+    expect(parts(without).Process).toMatch(/^no model provider credential in the environment \(not model credentials, not counted: GITHUB_TOKEN, JPY_API_TOKEN, JUPYTERHUB_API_TOKEN\)$/);
     const svc = await onPlatform('generic', { ...hubOnly, ANTHROPIC_API_KEY: `fake-ant-${hex()}`, OPENAI_API_KEY: `fake-oai-${hex()}` });
     const withProvider = await credentialCheck(svc);
-    expect(parts(withProvider).Process).toMatch(/^model provider credential\(s\) present: ANTHROPIC_API_KEY, OPENAI_API_KEY; not model credentials, not counted: /);
+    expect(parts(withProvider).Process).toMatch(/^model provider credential\(s\) present: ANTHROPIC_API_KEY, OPENAI_API_KEY \(not model credentials, not counted: /);
     expect(withProvider.status).toBe('pass');
   });
 
