@@ -26,8 +26,9 @@ const JUPYTER_TOKEN = 'jupyter-token-0123456789abcdef';
 
 interface Case {
   platform: PlatformId;
-  /** cluster: inside an allocation (liveness unknown, no squeue here) or on a login node. */
-  where: 'allocation' | 'login-node' | 'host';
+  /** cluster: inside an allocation (liveness unknown, no squeue here), on a login node, or in
+   * an allocation outside the approved storage (blocked). */
+  where: 'allocation' | 'login-node' | 'outside-storage' | 'host';
   ingress: IngressMode;
   listener: 'tcp' | 'unix';
 }
@@ -35,7 +36,7 @@ interface Case {
 function cases(): Case[] {
   const all: Case[] = [];
   for (const platform of PLATFORM_IDS) {
-    for (const where of platform === 'cluster' ? (['allocation', 'login-node'] as const) : (['host'] as const)) {
+    for (const where of platform === 'cluster' ? (['allocation', 'login-node', 'outside-storage'] as const) : (['host'] as const)) {
       for (const ingress of INGRESS_MODES) {
         for (const listener of ['tcp', 'unix'] as const) {
           all.push({ platform, where, ingress, listener });
@@ -67,8 +68,8 @@ async function start(c: Case): Promise<Started> {
     PROJECT_STARTUP_TOKEN: 'direct-loopback-token-0123456789abcdef'
   };
   if (c.platform === 'cluster') {
-    env.PROJECT_STARTUP_APPROVED_STORAGE = fs.realpathSync(os.tmpdir());
-    if (c.where === 'allocation') {
+    env.PROJECT_STARTUP_APPROVED_STORAGE = c.where === 'outside-storage' ? '/nonexistent-approved-storage' : fs.realpathSync(os.tmpdir());
+    if (c.where !== 'login-node') {
       env.SLURM_JOB_ID = '4242';
     } else {
       env.SLURM_CONF = '/etc/slurm/slurm.conf';
@@ -178,7 +179,7 @@ describe('the whole matrix: platform × ingress × listener × interface', () =>
   const all = cases();
 
   it(`covers ${all.length} services × ${INTERFACE_IDS.length} interfaces`, () => {
-    expect(all.length).toBe(PLATFORM_IDS.length * INGRESS_MODES.length * 2 + INGRESS_MODES.length * 2);
+    expect(all.length).toBe(PLATFORM_IDS.length * INGRESS_MODES.length * 2 + 2 * INGRESS_MODES.length * 2);
   });
 
   it.each(all.map(c => [label(c), c] as const))('%s: every offered request succeeds verbatim; no output names an unoffered route', async (_name, c) => {
@@ -228,6 +229,12 @@ describe('the whole matrix: platform × ingress × listener × interface', () =>
           expect({ case: label(c, iface), status: sent.status, body: sent.json }).toMatchObject({ case: label(c, iface), status: 201 });
           expect(sent.json.record.confirmation).toMatchObject({ interface: iface, method: 'http-api', ingress: c.ingress });
           expect(sent.json.phase).toBe('ready');
+          // What every interface says once the project is set up obeys the same rule.
+          for (const after of INTERFACE_IDS) {
+            const now = await get(s, `startup?interface=${after}`);
+            expect(now.status).toBe(200);
+            outputs.push(...strings(now.json, `startup(${after}) after initialize`));
+          }
         } else if (p.phase === 'awaiting-confirmation') {
           // Where no request is offered, a plain API call with the same body is indeed refused:
           // the projection kept nothing back that would have worked.
