@@ -8,6 +8,7 @@
 // serving everything else.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { interpretDiagnostics } from '../../src/responses';
 import { httpRequest } from '../e2e/helpers';
 import { tempRoot } from '../helpers/harness';
 import {
@@ -62,10 +63,14 @@ afterAll(async () => {
 const auth = (j: Jupyter) => ({ authorization: `token ${j.token}` });
 
 async function diagnostics(j: Jupyter): Promise<Diagnostics> {
-  const answer = await httpRequest(`${j.base}${DIAGNOSTICS}`, { headers: auth(j) });
+  const url = `${j.base}${DIAGNOSTICS}`;
+  const answer = await httpRequest(url, { headers: auth(j) });
   expect(answer.status).toBe(200);
   expect(answer.headers['content-type']).toMatch(/^application\/json/);
   expect(answer.text).not.toContain(j.token);
+  // The panel reads this very answer as a report (src/responses.ts).
+  const read = interpretDiagnostics({ url, status: answer.status, statusText: '', contentType: String(answer.headers['content-type']), text: answer.text });
+  expect(read).toEqual({ kind: 'report', report: answer.json });
   return answer.json as Diagnostics;
 }
 
