@@ -249,6 +249,8 @@ async function serve(args: string[], io: Io, onListening?: () => void): Promise<
   process.once('SIGTERM', () => stop('SIGTERM'));
   const running = await startService({ config, env: io.env, logger, onCreationStep });
   const { service } = running;
+  // Listening now; reported before the address is printed, so whoever reads it finds the report.
+  onListening?.();
   io.stdout.write(
     [
       `Project startup ${service.version}: ${labelOf(service.adapter.id)} (${service.adapter.id}), ${labelOf(running.ingress).toLowerCase()} ingress`,
@@ -262,7 +264,6 @@ async function serve(args: string[], io: Io, onListening?: () => void): Promise<
       ''
     ].join('\n')
   );
-  onListening?.();
 
   return new Promise<number>(resolve => {
     stop = (signal: string) => {
