@@ -1,11 +1,12 @@
 // Browser (e2e) test helpers: a real JupyterLab 4.6.4 front end (test/e2e/app, built by
 // `npm run build:e2e-app`) served by Debian's jupyterlab_server on jupyter_server 1.23
-// (test/e2e/lab_server.py, with the jupyter-server-proxy stand-in), driven in Debian's Chromium
-// through playwright-core. Nothing is downloaded: no browser build, no Python package.
+// (test/e2e/lab_server.py, with the real jupyter-server-proxy 4.x: an installed one, else the
+// vendored copy in ../shared/vendor/python), driven in Debian's Chromium through playwright-core.
+// Nothing is downloaded: no browser build, no Python package.
 //
-// Every server gets fresh temporary config, data, runtime, workspaces, settings, root and home
-// directories and a random token, and is stopped by its process group (so the backends the
-// proxy stand-in launched go too). Each browser gets a fresh profile.
+// Every server gets fresh temporary config, data, runtime, workspaces, settings, root, home and
+// temporary (TMPDIR) directories and a random token, and is stopped by its process group (so the
+// backends the proxy launched go too). Each browser gets a fresh profile.
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -23,6 +24,11 @@ export const CHROMIUM = '/usr/bin/chromium';
 export const BIN = path.join(REPO_ROOT, 'bin', 'project-startup.js');
 /** The project's prebuilt extension, written by `npm run build:labextension`. */
 export const PROJECT_LABEXTENSION = path.join(REPO_ROOT, 'jupyterlab_project_startup', 'labextension');
+/**
+ * The real jupyter-server-proxy 4.4.0 and simpervisor, vendored beside the clone (CI clones the
+ * repository with ../shared next to it); used only where the Python has none installed.
+ */
+export const VENDORED_SERVER_PROXY = path.resolve(REPO_ROOT, '..', 'shared', 'vendor', 'python');
 /** A loopback port that refuses connections, so the sidecar's runtime probes fail fast. */
 export const CLOSED_URL = 'http://127.0.0.1:9/';
 
@@ -61,6 +67,55 @@ export function checkPrerequisites(): void {
   }
 }
 
+export interface ServerProxyLocation {
+  /** The PYTHONPATH `python` needs to import it: '' when it has one installed, else the vendored copy. */
+  pythonPath: string;
+  /** Its `__version__`, e.g. 4.4.0. */
+  version: string;
+  /** Where it was imported from. */
+  file: string;
+}
+
+const serverProxyLocations = new Map<string, ServerProxyLocation>();
+
+/**
+ * Where `python` gets the real jupyter-server-proxy: the installed one when it can import one,
+ * else the vendored copy (VENDORED_SERVER_PROXY on PYTHONPATH, with PYTHONDONTWRITEBYTECODE=1 so
+ * nothing is written there). Throws, saying what to do, when there is neither or it is not 4.x.
+ */
+export function serverProxyLocation(python: string = PYTHON): ServerProxyLocation {
+  const known = serverProxyLocations.get(python);
+  if (known) {
+    return known;
+  }
+  const probe = (pythonPath: string) =>
+    spawnSync(python, ['-c', 'import jupyter_server_proxy as j; print(j.__version__); print(j.__file__)'], {
+      encoding: 'utf8',
+      timeout: 20000,
+      env: { PATH: '/usr/bin:/bin', PYTHONDONTWRITEBYTECODE: '1', ...(pythonPath ? { PYTHONPATH: pythonPath } : {}) }
+    });
+  let pythonPath = '';
+  let result = probe(pythonPath);
+  if (result.status !== 0 && fs.existsSync(path.join(VENDORED_SERVER_PROXY, 'jupyter_server_proxy'))) {
+    pythonPath = VENDORED_SERVER_PROXY;
+    result = probe(pythonPath);
+  }
+  if (result.status !== 0) {
+    throw new Error(
+      `${python} cannot import jupyter_server_proxy, and ${VENDORED_SERVER_PROXY} does not provide it ` +
+        `(${(result.stderr || '').trim().split('\n').pop()}). To fix: install jupyter-server-proxy 4.x for ${python}, ` +
+        'or clone the repository with ../shared (holding vendor/python) beside it.'
+    );
+  }
+  const [version, file] = result.stdout.trim().split('\n');
+  if (!version.startsWith('4.')) {
+    throw new Error(`${python} has jupyter_server_proxy ${version} (${file}); these tests need 4.x (4.1 or newer).`);
+  }
+  const location = { pythonPath, version, file };
+  serverProxyLocations.set(python, location);
+  return location;
+}
+
 export interface LabServerOptions {
   /** Jupyter's base_url (default /lab-e2e/). */
   baseUrl?: string;
@@ -74,6 +129,18 @@ export interface LabServerOptions {
   label?: string;
   /** How long to wait for the server to answer (default 30 s). */
   timeoutMs?: number;
+  /**
+   * The Python that runs lab_server.py (default Debian's /usr/bin/python3); e.g. a venv's python
+   * made with `--system-site-packages`, whose `sys.prefix/share/jupyter` and `etc/jupyter` are
+   * then on Jupyter's search paths.
+   */
+  python?: string;
+  /**
+   * Also load the server extensions Jupyter's configuration enables (`jupyter_server_config.d`
+   * files on the config path), as `jupyter lab` would (lab_server.py --load-other-extensions).
+   * Default: only the lab app and the proxy.
+   */
+  loadOtherExtensions?: boolean;
   /**
    * Runs once the server's directories exist and before it starts (after `serverProxy` and
    * `labextensions` are in place), e.g. to run `project-startup jupyter install --user` into
@@ -95,7 +162,21 @@ export interface LabServer {
   pid: number;
   /** Milliseconds from spawn until the server answered. */
   startMs: number;
-  dirs: { root: string; config: string; data: string; runtime: string; workspaces: string; settings: string; project: string; home: string; sidecarRuntime: string };
+  dirs: {
+    root: string;
+    config: string;
+    data: string;
+    runtime: string;
+    workspaces: string;
+    settings: string;
+    project: string;
+    home: string;
+    sidecarRuntime: string;
+    /** The server's TMPDIR, where the proxy makes its Unix socket directories. */
+    tmp: string;
+  };
+  /** Where the server's jupyter-server-proxy comes from. */
+  serverProxy: ServerProxyLocation;
   logs(): string;
   /** Whether the server process is still running. */
   running(): boolean;
@@ -128,6 +209,7 @@ const started = new Set<LabServer>();
 /** Starts lab_server.py and resolves once Jupyter answers `GET {base_url}api/status` with 200. */
 export async function startLabServer(options: LabServerOptions = {}): Promise<LabServer> {
   checkPrerequisites();
+  const serverProxy = serverProxyLocation(options.python ?? PYTHON);
   const baseUrl = options.baseUrl ?? '/lab-e2e/';
   const root = tempRoot('ps-e2e-');
   const dirs = {
@@ -139,7 +221,9 @@ export async function startLabServer(options: LabServerOptions = {}): Promise<La
     settings: path.join(root, 'settings'),
     project: path.join(root, 'project'),
     home: path.join(root, 'home'),
-    sidecarRuntime: path.join(root, 'sidecar-runtime')
+    sidecarRuntime: path.join(root, 'sidecar-runtime'),
+    // TMPDIR of the server: the proxy makes its socket directory (jupyter-server-proxy-*) here.
+    tmp: path.join(root, 'tmp')
   };
   for (const dir of Object.values(dirs)) {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -164,6 +248,8 @@ export async function startLabServer(options: LabServerOptions = {}): Promise<La
     HOME: dirs.home,
     LANG: 'C.UTF-8',
     PYTHONDONTWRITEBYTECODE: '1',
+    ...(serverProxy.pythonPath ? { PYTHONPATH: serverProxy.pythonPath } : {}),
+    TMPDIR: dirs.tmp,
     // ipykernel's kernelspec imports debugpy, which warns about frozen modules on Python 3.11.
     PYDEVD_DISABLE_FILE_VALIDATION: '1',
     JUPYTER_TOKEN: token,
@@ -171,7 +257,7 @@ export async function startLabServer(options: LabServerOptions = {}): Promise<La
     JUPYTER_DATA_DIR: dirs.data,
     JUPYTER_RUNTIME_DIR: dirs.runtime,
     JUPYTER_PLATFORM_DIRS: '0',
-    // For the sidecar, when the proxy stand-in launches it (it inherits this environment).
+    // For the sidecar, when the proxy launches it (it inherits this environment).
     PROJECT_STARTUP_RUNTIME_DIR: dirs.sidecarRuntime,
     PROJECT_STARTUP_LOCAL_RUNTIME_URL: CLOSED_URL,
     PROJECT_STARTUP_SERVING_RUNTIME_URL: CLOSED_URL,
@@ -187,10 +273,11 @@ export async function startLabServer(options: LabServerOptions = {}): Promise<La
     '--user-settings-dir',
     dirs.settings,
     '--root-dir',
-    dirs.project
+    dirs.project,
+    ...(options.loadOtherExtensions ? ['--load-other-extensions'] : [])
   ];
   const spawnedAt = Date.now();
-  const child: ChildProcess = spawn(PYTHON, args, {
+  const child: ChildProcess = spawn(options.python ?? PYTHON, args, {
     cwd: dirs.project,
     env,
     detached: true, // its own process group: stop() ends the backends with it
@@ -233,6 +320,7 @@ export async function startLabServer(options: LabServerOptions = {}): Promise<La
     pid,
     startMs: 0,
     dirs,
+    serverProxy,
     logs: () => log,
     running: () => exit === undefined,
     stop: async (timeoutMs = 10000) => {
@@ -489,7 +577,7 @@ export async function openLab(page: Page, server: LabServer, options: { workspac
   await waitForSplashGone(page, timeoutMs);
 }
 
-/** The sidecar command line the proxy stand-in launches, as an operator would configure it. */
+/** The sidecar command line the proxy launches, as an operator would configure it. */
 export function sidecarServerEntry(extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     command: [process.execPath, BIN, 'serve', '--ingress', 'notebook-server-proxy', '--unix-socket', '{unix_socket}', '--base-url', '{base_url}'],

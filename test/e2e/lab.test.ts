@@ -4,7 +4,7 @@
 // prebuilt (federated) extension from $JUPYTER_DATA_DIR/labextensions: the project's own when
 // `npm run build:labextension` has made it, else a throwaway one built here.
 //
-// Then the notebook-server-proxy ingress end to end over HTTP: the jupyter-server-proxy stand-in
+// Then the notebook-server-proxy ingress end to end over HTTP: the real jupyter-server-proxy
 // (configured as an operator would, in jupyter_server_config.json) launches the real sidecar on a
 // Unix socket and Jupyter's authentication guards it.
 //
@@ -93,7 +93,7 @@ describe('JupyterLab 4.6.4 in Chromium', () => {
       federated.throwaway = true;
     }
     federated.name = (JSON.parse(fs.readFileSync(path.join(federated.dir, 'package.json'), 'utf8')) as { name: string }).name;
-    // The sidecar behind the proxy stand-in, as deployed: the project's extension talks to it.
+    // The sidecar behind the real proxy, as deployed: the project's extension talks to it.
     server = await startLabServer({
       labextensions: [federated.dir],
       serverProxy: { project: sidecarServerEntry() },
@@ -253,7 +253,7 @@ describe('JupyterLab 4.6.4 in Chromium', () => {
   }, 120000);
 });
 
-describe('the notebook-server proxy ingress: the sidecar behind the jupyter-server-proxy stand-in', () => {
+describe('the notebook-server proxy ingress: the sidecar behind the real jupyter-server-proxy', () => {
   let server: LabServer | undefined;
 
   beforeAll(async () => {
@@ -277,7 +277,8 @@ describe('the notebook-server proxy ingress: the sidecar behind the jupyter-serv
     expect(answer.status).toBe(200);
     expect(answer.json).toMatchObject({ status: 'pass', platform: 'generic' });
     expect(answer.headers['x-project-startup-version']).toBe(answer.json.version);
-    expect(s().logs()).toMatch(/server-proxy STAND-IN/);
+    expect(s().logs()).toMatch(/jupyter_server_proxy \| extension was successfully loaded/);
+    expect(s().serverProxy.version).toMatch(/^4\./);
   }, 30000);
 
   test('startup?interface=notebook answers through Jupyter with the token (header or query)', async () => {

@@ -4,17 +4,30 @@
 Runs Debian's ``jupyterlab_server.LabServerApp`` (on jupyter_server 1.23) serving the host app
 that ``test/e2e/app/build.js`` builds from JupyterLab 4.6.4's npm packages, the way JupyterLab's
 ``examples/app`` and ``examples/federated`` serve theirs: settings schemas and themes from the npm
-packages, prebuilt (federated) extensions listed from ``$JUPYTER_DATA_DIR/labextensions`` only.
-It also loads ``server_proxy_standin`` (beside this file): a STAND-IN for jupyter-server-proxy,
-configured, like the real one, by ``ServerProxy.servers`` in ``jupyter_server_config.json``.
+packages, prebuilt (federated) extensions from Jupyter's standard search path
+(``jupyter_core.paths.jupyter_path("labextensions")``: ``$JUPYTER_DATA_DIR/labextensions`` first,
+then each ``$JUPYTER_PATH`` entry, the running Python's ``sys.prefix/share/jupyter`` and the
+system directories), so a labextension a wheel put in a venv's ``share/jupyter/labextensions`` or
+``project-startup jupyter install --prefix P`` put in ``P/share/jupyter`` (with P on JUPYTER_PATH)
+is found. It also loads the real jupyter-server-proxy (4.x) as a server extension, configured
+by ``ServerProxy.servers`` in ``jupyter_server_config.json`` and by the
+``jupyter_serverproxy_servers`` entry points of installed distributions. Where the running Python
+has no jupyter_server_proxy installed, put the vendored copy on PYTHONPATH
+(``<repo>/../shared/vendor/python``; the tests' helpers.ts does) and set PYTHONDONTWRITEBYTECODE=1.
 
-Run it with /usr/bin/python3 (Debian's Python, which has jupyter_server), with JUPYTER_CONFIG_DIR,
-JUPYTER_DATA_DIR and JUPYTER_RUNTIME_DIR pointing at fresh temporary directories and the token in
-JUPYTER_TOKEN (kept out of the process list)::
+Only this app and the proxy are loaded unless ``--load-other-extensions`` is given: then the
+server extensions that Jupyter's configuration enables (``jpserver_extensions`` in the
+``jupyter_server_config.d`` files on the config path, e.g. a venv's ``etc/jupyter``) load too,
+as they would under ``jupyter lab`` (for the install tests).
+
+Run it with a Python that has jupyter_server and jupyterlab_server (Debian's /usr/bin/python3, or
+a venv made with ``--system-site-packages`` from it), with JUPYTER_CONFIG_DIR, JUPYTER_DATA_DIR
+and JUPYTER_RUNTIME_DIR pointing at fresh temporary directories and the token in JUPYTER_TOKEN
+(kept out of the process list)::
 
     JUPYTER_TOKEN=... JUPYTER_CONFIG_DIR=... JUPYTER_DATA_DIR=... JUPYTER_RUNTIME_DIR=... \\
       /usr/bin/python3 test/e2e/lab_server.py --base-url /lab-e2e/ \\
-        --workspaces-dir W --user-settings-dir S --root-dir R [--port 0]
+        --workspaces-dir W --user-settings-dir S --root-dir R [--port 0] [--load-other-extensions]
 
 The server listens on 127.0.0.1 (port 0: a free port) and writes Jupyter's usual
 ``jpserver-<pid>.json`` (with the port it got) into JUPYTER_RUNTIME_DIR. SIGTERM stops it.
@@ -49,6 +62,11 @@ def parse_args(argv):
     parser.add_argument("--root-dir", required=True, help="the Jupyter server's root (contents) directory")
     parser.add_argument("--app-build", default=DEFAULT_BUILD, help="output of test/e2e/app/build.js")
     parser.add_argument("--log-level", default="INFO")
+    parser.add_argument(
+        "--load-other-extensions",
+        action="store_true",
+        help="also load the server extensions Jupyter's configuration enables (jupyter_server_config.d)",
+    )
     args = parser.parse_args(argv)
     base_url = args.base_url
     if not base_url.startswith("/"):
@@ -74,8 +92,9 @@ def main(argv):
         fail("JUPYTER_TOKEN must hold the token the server requires.")
 
     try:
+        from jupyter_core.paths import jupyter_path
+        from jupyter_server.serverapp import ServerApp
         from jupyterlab_server import LabServerApp
-        import jupyter_server
     except ImportError as error:
         fail(f"{sys.executable} cannot import the Jupyter server ({error}). {APT_HINT}", 3)
 
@@ -87,10 +106,23 @@ def main(argv):
     with open(info_path, encoding="utf-8") as f:
         build_info = json.load(f)
 
-    sys.path.insert(0, HERE)  # server_proxy_standin
+    try:
+        import jupyter_server_proxy
+    except ImportError as error:
+        fail(
+            f"{sys.executable} cannot import jupyter_server_proxy ({error}). Install jupyter-server-proxy 4.x, "
+            "or put the vendored copy on PYTHONPATH: PYTHONPATH=<repo>/../shared/vendor/python "
+            "PYTHONDONTWRITEBYTECODE=1.",
+            3,
+        )
+    if not jupyter_server_proxy.__version__.startswith("4."):
+        fail(f"jupyter_server_proxy {jupyter_server_proxy.__version__} from {jupyter_server_proxy.__file__}: these tests need 4.x.", 3)
+
     data_dir = os.environ["JUPYTER_DATA_DIR"]
-    labextensions = os.path.join(data_dir, "labextensions")
-    os.makedirs(labextensions, exist_ok=True)
+    os.makedirs(os.path.join(data_dir, "labextensions"), exist_ok=True)
+    # Jupyter's own search path; it starts with $JUPYTER_DATA_DIR/labextensions.
+    search_path = jupyter_path("labextensions")
+    proxy_extension = "jupyter_server_proxy"
 
     class E2ELabApp(LabServerApp):
         """JupyterLab's server side for the e2e host app (examples/app style)."""
@@ -98,9 +130,7 @@ def main(argv):
         name = "jupyterlab_e2e"
         app_name = "JupyterLab"
         app_version = build_info.get("jupyterlab", "")
-        load_other_extensions = False
-        # Only the stand-in proxy besides this app: nothing else installed on the machine.
-        serverapp_config = {"jpserver_extensions": {"server_proxy_standin": True}}
+        load_other_extensions = args.load_other_extensions
         static_dir = os.path.join(build, "static")
         templates_dir = os.path.join(APP_DIR, "templates")
         schemas_dir = os.path.join(build, "schemas")
@@ -108,8 +138,19 @@ def main(argv):
         app_settings_dir = os.path.join(data_dir, "lab", "settings")
         user_settings_dir = os.path.abspath(args.user_settings_dir)
         workspaces_dir = os.path.abspath(args.workspaces_dir)
-        labextensions_path = [labextensions]
+        labextensions_path = search_path
         extra_labextensions_path = []
+
+        @classmethod
+        def initialize_server(cls, argv=None, load_other_extensions=True, **kwargs):
+            # As ExtensionApp.initialize_server, plus the proxy; with --load-other-extensions the
+            # server also enables what jupyter_server_config.d files on the config path enable.
+            serverapp = ServerApp.instance(
+                jpserver_extensions={cls.get_extension_package(): True, proxy_extension: True}, **kwargs
+            )
+            serverapp.aliases.update(cls.aliases)
+            serverapp.initialize(argv=argv or [], starter_extension=cls.name, find_extensions=cls.load_other_extensions)
+            return serverapp
 
     # Debian's launcher looks the extension up by module name: this script runs as __main__.
     module = sys.modules[__name__]

@@ -1,6 +1,6 @@
 // The notebook interface from inside a notebook: a real .ipynb (nbformat 4) executed by a real
 // kernel (Debian's ipykernel, kernelspec python3) through Debian's nbclient, whose cells call the
-// sidecar through Jupyter (base_url /user/alice/) and the jupyter-server-proxy stand-in, as a
+// sidecar through Jupyter (base_url /user/alice/) and the real jupyter-server-proxy, as a
 // person's notebook would: urllib, with the Jupyter token from the kernel's environment. The
 // proxy entry comes from the operator's own `project-startup jupyter install --user`.
 //
@@ -335,8 +335,9 @@ describe('a notebook run by a real kernel (ipykernel, nbclient) talks to the sid
     const record = JSON.parse(fs.readFileSync(path.join(statePath, 'initialization.json'), 'utf8'));
     expect(record.confirmation).toMatchObject({ interface: 'notebook', method: 'http-api', ingress: 'notebook-server-proxy' });
     expect(fs.statSync(statePath).mode & 0o777).toBe(0o700);
-    // The sidecar was launched by the proxy stand-in from the installed entry.
-    expect(s.logs()).toMatch(/server-proxy STAND-IN\] started project/);
+    // The sidecar was launched by the real proxy from the installed entry, once.
+    expect(s.logs()).toMatch(/jupyter_server_proxy \| extension was successfully loaded/);
+    expect(s.logs().match(/"message":"service started".*"ingress":"notebook-server-proxy"/g) ?? []).toHaveLength(1);
     expect(s.logs()).not.toContain(s.token);
     expect(run.ms).toBeLessThan(RUN_TIMEOUT_MS);
   }, 200000);

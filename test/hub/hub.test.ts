@@ -3,8 +3,8 @@
 //
 // alice's single-user server (Debian's jupyterhub-singleuser on jupyter_server 1.23) is spawned
 // through the hub API. The operator's `project-startup jupyter install --user` wrote the proxy
-// entry into its Jupyter config; the jupyter-server-proxy STAND-IN (test/e2e/server_proxy_standin.py,
-// enabled as a server extension because jupyter-server-proxy cannot be installed here) launches
+// entry into its Jupyter config; the real jupyter-server-proxy (installed, else the vendored copy
+// in ../shared/vendor/python), enabled as a server extension, launches
 // the sidecar from that entry on a Unix socket with the single-user server's environment, after
 // Jupyter authenticated the request with the hub's OAuth. Every request here goes through the
 // hub's public proxy: with a user token created through the hub API (Authorization: token ...),
@@ -14,11 +14,12 @@
 // JUPYTERHUB_API_TOKEN / JPY_API_TOKEN (read from /proc), alice's user token, the service's admin
 // token, the proxy's auth token, alice's password and login cookies appear in no response, no state
 // or runtime file, and no log line (the hub's, the proxy's, the single-user server's, the
-// stand-in's and the sidecar's, which logs at debug level), shutdown included.
+// proxy's (jupyter-server-proxy logs in the single-user server's log) and the sidecar's, which
+// logs at debug level), shutdown included.
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { httpRequest, HttpAnswer } from '../e2e/helpers';
+import { httpRequest, HttpAnswer, PYTHON, serverProxyLocation } from '../e2e/helpers';
 import { readAllFiles } from '../helpers/cli';
 import { expectValid } from '../helpers/schemas';
 import { browserLogin, BrowserSession, Hub, processEnvironment, startHub, stopAllHubs } from './hub';
@@ -108,7 +109,7 @@ describe('hosted-notebook under a real JupyterHub', () => {
     }
   }, 60000);
 
-  test('the hub spawned alice with its evidence; the install command wrote the proxy entry the stand-in serves', async () => {
+  test('the hub spawned alice with its evidence; the install command wrote the proxy entry the real proxy serves', async () => {
     const env = processEnvironment(h().pids.singleUser as number);
     expect(env.JUPYTERHUB_USER).toBe('alice');
     expect(env.JUPYTERHUB_API_URL).toBe(`http://127.0.0.1:${h().ports.hub}/hub/api`);
@@ -121,7 +122,9 @@ describe('hosted-notebook under a real JupyterHub', () => {
     expect(entry).toMatchObject({ unix_socket: true, absolute_url: true });
     expect(entry.command).toEqual(expect.arrayContaining(['serve', '--ingress', 'notebook-server-proxy', '--unix-socket', '{unix_socket}', '--base-url', '{base_url}']));
     expect(fs.existsSync(path.join(h().dirs.jupyterData, 'labextensions', 'jupyterlab-project-startup', 'package.json'))).toBe(true);
-    expect(h().logs()).toMatch(/\[server-proxy STAND-IN\] \(not jupyter-server-proxy\) proxies \/user\/alice\/project\/ to \S+\/project/);
+    // The single-user server loaded the real jupyter-server-proxy (4.x) as a server extension.
+    expect(h().logs()).toMatch(/jupyter_server_proxy \| extension was successfully loaded/);
+    expect(serverProxyLocation(PYTHON).version).toMatch(/^4\./);
   });
 
   test('GET /user/alice/project/capabilities: hosted-notebook, decided by the spawner evidence', async () => {
@@ -151,8 +154,14 @@ describe('hosted-notebook under a real JupyterHub', () => {
     // The sidecar behind it runs with the single-user server's environment.
     const started = sidecarLogLines(h().logs()).find(line => line.message === 'service started');
     expect(started).toMatchObject({ platform: 'hosted-notebook', decidedBy: 'hosted-notebook-spawner', ingress: 'notebook-server-proxy' });
-    sidecarPid = Number(/\[server-proxy STAND-IN\] started project \(pid (\d+)\)/.exec(h().logs())?.[1]);
+    // Its pid, from the runtime file it writes (under alice's home: no XDG_RUNTIME_DIR here).
+    const runtimeDir = path.join(h().dirs.home, '.local', 'share', 'project-startup', 'runtime');
+    const runtimeFiles = fs.readdirSync(runtimeDir).filter(f => /^server-[0-9a-f]{12}\.json$/.test(f));
+    expect(runtimeFiles).toHaveLength(1);
+    sidecarPid = (JSON.parse(fs.readFileSync(path.join(runtimeDir, runtimeFiles[0]), 'utf8')) as { pid: number }).pid;
     expect(sidecarPid).toBeGreaterThan(0);
+    // A child of the single-user server: the proxy launched it.
+    expect(fs.readFileSync(`/proc/${sidecarPid}/stat`, 'utf8').split(') ')[1].split(' ')[1]).toBe(String(h().pids.singleUser));
     const sidecarEnv = processEnvironment(sidecarPid);
     expect(sidecarEnv.JUPYTERHUB_USER).toBe('alice');
     expect(sidecarEnv.JUPYTERHUB_API_TOKEN).toBe(processEnvironment(h().pids.singleUser as number).JUPYTERHUB_API_TOKEN);
@@ -413,14 +422,14 @@ describe('hosted-notebook under a real JupyterHub', () => {
     for (const [file, text] of Object.entries(readAllFiles(path.join(home, '.local', 'share', 'project-startup')))) {
       look(`runtime file ${file}`, text);
     }
-    // The log holds the hub's, the proxy's, the single-user server's, the stand-in's and the sidecar's lines.
+    // The log holds the hub's, the proxy's, the single-user server's (jupyter-server-proxy's among them) and the sidecar's lines.
     // The last request's log line first (lines are written after the answer is sent).
     const lastPath = `last-${randomBytes(6).toString('hex')}`;
     expect((await call('GET last (log marker)', lastPath)).status).toBe(404);
     expect(await sidecarLogged(h().logs, `${h().userBase}${ENTRY}/${lastPath}`)).toBe(true);
     const log = h().logs();
     expect(sidecarRequests(log).length).toBeGreaterThan(5); // the sidecar logged at debug level
-    expect(log).toMatch(/\[server-proxy STAND-IN\]/);
+    expect(log).toMatch(/jupyter_server_proxy \| extension was successfully loaded/);
     log.split('\n').forEach((line, i) => look(`log line ${i + 1}`, line));
     expect(leaks).toEqual([]);
     // Names are fine, values never: the names did show up in the credential check.

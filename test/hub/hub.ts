@@ -7,10 +7,11 @@
 // What is real: the hub, its proxy, its DummyAuthenticator login, SimpleLocalProcessSpawner,
 // Debian's jupyterhub-singleuser (jupyter_server 1.23 with the hub's OAuth), the hub's API and
 // tokens, and the operator's install command (`project-startup jupyter install --user`).
-// What stands in: jupyter-server-proxy cannot be installed here (no PyPI, no Debian package), so
-// test/e2e/server_proxy_standin.py is enabled as a server extension of the single-user server
-// (the way jupyter-server-proxy's own install enables itself: a jupyter_server_config.d file), and
-// reads the `project` entry the install command wrote to jupyter_server_config.json.
+// The real jupyter-server-proxy 4.x too: an installed one, else the vendored copy in
+// ../shared/vendor/python on the single-user server's PYTHONPATH (see serverProxyLocation in
+// ../e2e/helpers.ts), enabled as a server extension the way its own install enables itself (a
+// jupyter_server_config.d file); it reads the `project` entry the install command wrote to
+// jupyter_server_config.json.
 //
 // Process handling: the hub runs in a process group of its own; the proxy and the single-user
 // server start their own sessions (start_new_session in JupyterHub), so stop() ends each group by
@@ -22,7 +23,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { BIN, CLOSED_URL, E2E_DIR, httpRequest, HttpAnswer, PROJECT_LABEXTENSION, PYTHON, REPO_ROOT } from '../e2e/helpers';
+import { BIN, CLOSED_URL, httpRequest, HttpAnswer, PROJECT_LABEXTENSION, PYTHON, REPO_ROOT, serverProxyLocation } from '../e2e/helpers';
 
 export const HUB_ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts', 'hub');
 export const JUPYTERHUB = '/usr/bin/jupyterhub';
@@ -172,7 +173,7 @@ export interface Hub {
   timings: HubTimings;
   /** The install command's output, for the record. */
   installOutput: string;
-  /** Everything the hub, its proxy, the single-user server, the stand-in and the sidecar wrote (stdout and stderr). */
+  /** Everything the hub, its proxy, the single-user server, jupyter-server-proxy and the sidecar wrote (stdout and stderr). */
   logs(): string;
   /** One request to the hub API (through the public proxy) with the service token. */
   api(method: string, apiPath: string, body?: unknown): Promise<HttpAnswer>;
@@ -370,11 +371,12 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     if (install.status !== 0) {
       throw new Error(`\`project-startup jupyter install --user\` failed (status ${install.status}, signal ${install.signal}):\n${hub.installOutput}`);
     }
-    // 2. The stand-in for jupyter-server-proxy, enabled the way an installed server extension is.
+    // 2. jupyter-server-proxy, enabled the way its own install enables it (the file its wheel ships).
+    const serverProxy = serverProxyLocation(PYTHON);
     fs.mkdirSync(path.join(dirs.jupyterConfig, 'jupyter_server_config.d'), { recursive: true });
     fs.writeFileSync(
-      path.join(dirs.jupyterConfig, 'jupyter_server_config.d', 'server_proxy_standin.json'),
-      `${JSON.stringify({ ServerApp: { jpserver_extensions: { server_proxy_standin: true } } }, null, 2)}\n`
+      path.join(dirs.jupyterConfig, 'jupyter_server_config.d', 'jupyter_server_proxy.json'),
+      `${JSON.stringify({ ServerApp: { jpserver_extensions: { jupyter_server_proxy: true } } }, null, 2)}\n`
     );
 
     // 3. The hub's configuration.
@@ -385,8 +387,8 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
       JUPYTER_CONFIG_DIR: dirs.jupyterConfig,
       JUPYTER_DATA_DIR: dirs.jupyterData,
       JUPYTER_PLATFORM_DIRS: '0',
-      // Where the stand-in (server_proxy_standin.py) is imported from.
-      PYTHONPATH: E2E_DIR,
+      // Where jupyter-server-proxy is imported from when it is not installed (the vendored copy).
+      ...(serverProxy.pythonPath ? { PYTHONPATH: serverProxy.pythonPath } : {}),
       PYTHONDONTWRITEBYTECODE: '1',
       // The sidecar inherits the single-user server's environment through the proxy.
       PROJECT_STARTUP_LOG_LEVEL: 'debug',
