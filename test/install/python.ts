@@ -1,19 +1,19 @@
 // The Python package as an operator installs it: the wheel built from this checkout
 // (scripts/build-wheel.js), `python3 -m venv --system-site-packages`, `pip install --no-index
 // --no-deps <wheel>`, then Debian's jupyter_server 1.23 started from that venv's python with no
-// configuration other than enabling jupyter-server-proxy. The real jupyter-server-proxy 4.4.0
-// comes from an installed one where Debian's python has it, else from ../shared/vendor/python
-// (on PYTHONPATH, with PYTHONDONTWRITEBYTECODE=1 so nothing is written there).
+// configuration other than enabling jupyter-server-proxy. The real jupyter-server-proxy 4.x
+// comes from an installed one where the python has it, else from ../shared/vendor/python (on
+// PYTHONPATH, with PYTHONDONTWRITEBYTECODE=1 so nothing is written there): serverProxyLocation.
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
+import { serverProxyLocation } from '../e2e/helpers';
 import { tempRoot } from '../helpers/harness';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 export const PYTHON = '/usr/bin/python3';
-export const VENDOR_PYTHON = path.resolve(REPO_ROOT, '..', 'shared', 'vendor', 'python');
 export const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts', 'install');
 export const PACKAGE_VERSION = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 export const CLOSED_URL = 'http://127.0.0.1:9/';
@@ -33,16 +33,10 @@ export function checkPrerequisites(): void {
   }
 }
 
-/** PYTHONPATH entries for the real jupyter-server-proxy: none when Debian's python has one. */
-export function serverProxyPath(): string[] {
-  const installed = spawnSync(PYTHON, ['-c', 'import jupyter_server_proxy'], { stdio: 'ignore', env: { PATH: '/usr/bin:/bin' } });
-  if (installed.status === 0) {
-    return [];
-  }
-  if (!fs.existsSync(path.join(VENDOR_PYTHON, 'jupyter_server_proxy', '__init__.py'))) {
-    throw new Error(`jupyter-server-proxy is neither installed nor in ${VENDOR_PYTHON} (see ../shared/vendor/README.md).`);
-  }
-  return [VENDOR_PYTHON];
+/** PYTHONPATH entries for the real jupyter-server-proxy: none when the python has one installed. */
+export function serverProxyPath(python: string): string[] {
+  const { pythonPath } = serverProxyLocation(python);
+  return pythonPath ? [pythonPath] : [];
 }
 
 function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs: number }): string {
@@ -151,7 +145,7 @@ export async function startJupyter(options: JupyterOptions): Promise<Jupyter> {
   }
   const token = randomBytes(24).toString('hex');
   const serverProxy = options.serverProxy ?? true;
-  const pythonPath = serverProxy ? serverProxyPath() : [];
+  const pythonPath = serverProxy ? serverProxyPath(options.python) : [];
   const env: Record<string, string> = {
     PATH: options.path ?? '/usr/bin:/bin',
     HOME: dirs.home,

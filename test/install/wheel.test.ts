@@ -9,7 +9,19 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { interpretDiagnostics } from '../../src/responses';
-import { httpRequest } from '../e2e/helpers';
+import type { Page } from 'playwright-core';
+import {
+  Browser,
+  httpRequest,
+  LabServer,
+  launchBrowser,
+  openLab,
+  PageProblem,
+  PageProblems,
+  screenshot,
+  startLabServer,
+  stopAllLabServers
+} from '../e2e/helpers';
 import { tempRoot } from '../helpers/harness';
 import {
   buildWheel,
@@ -55,6 +67,7 @@ beforeAll(() => {
 
 afterAll(async () => {
   await stopAllJupyters();
+  await stopAllLabServers();
   if (root) {
     fs.rmSync(root, { recursive: true, force: true });
   }
@@ -331,4 +344,85 @@ describe('the wheel', () => {
       await expectStillServing(j);
     }, 90000);
   });
+});
+
+describe("the real JupyterLab front end in Chromium, with the extension from the wheel's data files", () => {
+  const BASE_URL = '/user/alice/';
+  const PANEL = '#jp-project-startup-panel';
+  let browser: Browser | undefined;
+  let server: LabServer | undefined;
+  let page: Page | undefined;
+  let problems: PageProblems | undefined;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  }, 90000);
+
+  afterEach(async () => {
+    await page?.close().catch(() => undefined);
+    page = undefined;
+    await server?.stop();
+    server = undefined;
+  }, 60000);
+
+  afterAll(async () => {
+    await browser?.close();
+  }, 60000);
+
+  /** The lab from the venv's python: labextensions from Jupyter's search path (the venv's
+   * share/jupyter), the server extensions its etc/jupyter enables, the real proxy. Nothing copied. */
+  async function openInstalledLab(label: string, env: Record<string, string> = {}): Promise<Page> {
+    server = await startLabServer({ python, loadOtherExtensions: true, baseUrl: BASE_URL, label, env });
+    expect(fs.readdirSync(path.join(server.dirs.data, 'labextensions'))).toEqual([]);
+    page = await (browser as Browser).newPage();
+    await page.setViewportSize({ width: 1280, height: 1000 });
+    problems = new PageProblems(page);
+    await openLab(page, server);
+    const config = await page.evaluate(() => JSON.parse(document.getElementById('jupyter-config-data')?.textContent ?? '{}'));
+    expect(config.baseUrl).toBe(BASE_URL);
+    expect(config.federated_extensions.map((e: { name: string }) => e.name)).toEqual(['jupyterlab-project-startup']);
+    expect(server.logs()).toContain('jupyterlab_project_startup | extension was successfully loaded');
+    return page;
+  }
+
+  function expectOnlyProblems(allowed: (problem: PageProblem) => boolean = () => false): void {
+    const found = (problems as PageProblems).unexpected(allowed);
+    if (found.length > 0) {
+      throw new Error(`page problems:\n  ${found.join('\n  ')}\n--- server log (tail) ---\n${server?.logs().slice(-3000)}`);
+    }
+  }
+
+  it('the panel opens by itself, initializes through the dialog and reaches ready', async () => {
+    const p = await openInstalledLab('wheel-lab-ready');
+    const s = server as LabServer;
+    // openWhileIncomplete (default): the panel opens at start while setup is incomplete.
+    const panel = p.locator(PANEL);
+    await panel.locator('.jp-ProjectStartup-phaseBadge.jp-mod-awaiting-confirmation').waitFor({ state: 'visible', timeout: 30000 });
+    await panel.getByRole('button', { name: 'Initialize project' }).click();
+    const dialog = p.locator('.jp-Dialog');
+    await dialog.waitFor({ state: 'visible' });
+    const statePath = path.join(s.dirs.project, '.project-startup');
+    await expect(dialog.locator('.jp-ProjectStartup-dialogPath').textContent()).resolves.toBe(s.dirs.project);
+    const initialized = p.waitForResponse(r => new URL(r.url()).pathname === `${BASE_URL}project/initialize`, { timeout: 20000 });
+    await dialog.locator('.jp-mod-accept').click();
+    expect((await initialized).status()).toBe(201);
+    await panel.locator('.jp-ProjectStartup-phaseBadge.jp-mod-ready').waitFor({ state: 'visible', timeout: 20000 });
+    await expect(panel.locator('.jp-ProjectStartup-success').textContent()).resolves.toBe(`Project initialized: ${statePath} was created.`);
+    expect(fs.statSync(path.join(statePath, 'initialization.json')).mode & 0o777).toBe(0o600);
+    await screenshot(p, 'wheel-panel-ready');
+    expectOnlyProblems();
+  }, 120000);
+
+  it('Node missing: the panel shows the real cause and fix from the diagnostics route, not a bare HTTP 500', async () => {
+    const p = await openInstalledLab('wheel-lab-node-missing', { PROJECT_STARTUP_NODE: '/nonexistent/bin/node' });
+    const item = p.locator(`${PANEL} [data-problem-code="node-missing"]`);
+    await item.waitFor({ state: 'visible', timeout: 30000 });
+    await expect(item.textContent()).resolves.toContain('PROJECT_STARTUP_NODE is set to /nonexistent/bin/node, which is not an executable file.');
+    await expect(item.textContent()).resolves.toContain('Fix: Set PROJECT_STARTUP_NODE to the path of Node.js 20 or newer');
+    const status = p.locator(`${PANEL} [role="status"]`);
+    await expect(status.textContent()).resolves.toBe('The Project Startup service cannot start: Node.js was not found.');
+    await screenshot(p, 'wheel-panel-node-missing');
+    // The one expected failure: the proxy's 500 for the startup projection (and its console line).
+    expectOnlyProblems(pr => pr.path === `${BASE_URL}project/startup` && pr.status === 500 && (pr.kind === 'http' || pr.kind === 'console-error'));
+  }, 120000);
 });
