@@ -119,6 +119,8 @@ export interface JupyterOptions {
   baseUrl?: string;
   /** Enable jupyter-server-proxy and put it on PYTHONPATH (default true). */
   serverProxy?: boolean;
+  /** PYTHONPATH entries instead of the proxy's. */
+  pythonPath?: string[];
   /** PATH of the server (default /usr/bin:/bin, which has node). */
   path?: string;
   env?: Record<string, string>;
@@ -145,7 +147,7 @@ export async function startJupyter(options: JupyterOptions): Promise<Jupyter> {
   }
   const token = randomBytes(24).toString('hex');
   const serverProxy = options.serverProxy ?? true;
-  const pythonPath = serverProxy ? serverProxyPath(options.python) : [];
+  const pythonPath = options.pythonPath ?? (serverProxy ? serverProxyPath(options.python) : []);
   const env: Record<string, string> = {
     PATH: options.path ?? '/usr/bin:/bin',
     HOME: dirs.home,

@@ -30,6 +30,7 @@ import {
   Jupyter,
   PACKAGE_VERSION,
   runPython,
+  serverProxyPath,
   startJupyter,
   stopAllJupyters,
   wheelNames
@@ -317,6 +318,29 @@ describe('the wheel', () => {
       const report = await diagnostics(j);
       expect(report.serverProxy).toEqual({ version: null, required: '>=4.1' });
       expect(problem(report, 'server-proxy-missing').fix).toContain("pip install 'jupyter-server-proxy>=4.1'");
+    }, 60000);
+
+    it('jupyter-server-proxy too old: a stand-in 3.2.2 on the path', async () => {
+      const oldProxy = path.join(root, 'old-proxy');
+      fs.mkdirSync(path.join(oldProxy, 'jupyter_server_proxy'), { recursive: true });
+      // A STAND-IN for an old jupyter-server-proxy: only its version.
+      fs.writeFileSync(path.join(oldProxy, 'jupyter_server_proxy', '__init__.py'), '__version__ = "3.2.2"\n');
+      const j = await startJupyter({ python, label: 'server-proxy-too-old', serverProxy: false, pythonPath: [oldProxy] });
+      expect(j.logs()).toMatch(/jupyterlab-project-startup: jupyter-server-proxy 3\.2\.2 is too old\./);
+      await expectStillServing(j);
+      const report = await diagnostics(j);
+      expect(report.serverProxy).toEqual({ version: '3.2.2', required: '>=4.1' });
+      expect(problem(report, 'server-proxy-too-old').fix).toContain("pip install -U 'jupyter-server-proxy>=4.1'");
+    }, 60000);
+
+    it('jupyter-server-proxy installed but not enabled: said so, with the command that enables it', async () => {
+      const j = await startJupyter({ python, label: 'server-proxy-disabled', serverProxy: false, pythonPath: serverProxyPath(python) });
+      expect((await httpRequest(`${j.base}project/capabilities`, { headers: auth(j) })).status).toBe(404);
+      const report = await diagnostics(j);
+      expect(report.serverProxy.version).toMatch(/^4\./);
+      const p = problem(report, 'server-proxy-missing');
+      expect(p.title).toBe('jupyter-server-proxy is not enabled');
+      expect(p.fix).toContain('jupyter server extension enable --sys-prefix jupyter_server_proxy');
     }, 60000);
 
     it('a PROJECT_STARTUP_* setting that stops the sidecar: sidecar-failed with its own message', async () => {
