@@ -80,6 +80,11 @@ function main(argv) {
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
     run(npm, ['run', 'build'], 'npm run build (sidecar bundle, lib/, labextension)');
   }
+  const needed = ['jupyterlab_project_startup/labextension/package.json', 'sidecar/dist/bundle/project-startup.js'];
+  const missing = needed.filter(file => !fs.existsSync(path.join(ROOT, file)));
+  if (missing.length > 0) {
+    fail(`${missing.join(' and ')} missing: run \`npm run build\` first, or leave out --skip-npm-build.`);
+  }
   fs.mkdirSync(options.outDir, { recursive: true });
   const before = new Set(fs.readdirSync(options.outDir));
   // --no-isolation: no network, the installed hatchling builds. --skip-dependency-check: hatchling
