@@ -59,6 +59,13 @@ def stage_node_runtime(root, node_dir):
             f"the sidecar bundle is not built ({', '.join(missing)} missing in {bundle}): "
             "run `npm run build` (or `npm run build:wheel`)."
         )
+    compiled = os.path.join(root, "sidecar", "dist", "cli.js")
+    if os.path.isfile(compiled) and os.path.getmtime(compiled) > os.path.getmtime(os.path.join(bundle, BUNDLE_FILES[0])):
+        # bin/project-startup.js would run the newer compiled code in a checkout, but the wheel
+        # carries only the bundle: it must not be older.
+        raise RuntimeError(
+            "the sidecar bundle is older than sidecar/dist (tsc ran after the bundle): run `npm run build:sidecar`."
+        )
     with open(os.path.join(root, "package.json"), encoding="utf-8") as f:
         pkg = json.load(f)
     if os.path.isdir(node_dir):
