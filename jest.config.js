@@ -6,5 +6,7 @@ module.exports = {
   transform: {
     '^.+\\.tsx?$': ['ts-jest', { tsconfig: '<rootDir>/test/tsconfig.json' }]
   },
-  testTimeout: 30000
+  testTimeout: 30000,
+  // Stops a full run at once, with the install command, on a machine without the Debian packages.
+  globalSetup: '<rootDir>/test/helpers/prerequisites.js'
 };

@@ -39,17 +39,39 @@ function loadWithCodeCache(file, cachedData) {
   return { exports: loaded.exports, script };
 }
 
-function load(file) {
-  if (file !== BUNDLE) {
-    return require(file);
-  }
-  let cachedData;
+// The code cache file: a header naming the V8 that made it and the SHA-256 of the payload, then
+// V8's cache data. V8 refuses a cache from another V8 version by itself, but in release builds it
+// does not checksum the payload: a damaged cache can abort the process (seen on Node 20). So the
+// cache is handed to V8 only when this very V8 made it and it is intact; otherwise the bundle is
+// compiled afresh, as if there were no cache.
+const CACHE_MAGIC = 'project-startup-code-cache/1';
+
+function sha256(payload) {
+  return require('node:crypto').createHash('sha256').update(payload).digest('hex');
+}
+
+function codeCacheFile(payload) {
+  return Buffer.concat([Buffer.from(`${CACHE_MAGIC} ${process.versions.v8}\n${sha256(payload)}\n`, 'latin1'), payload]);
+}
+
+function readCodeCache(file = CODE_CACHE) {
+  let data;
   try {
-    cachedData = fs.readFileSync(CODE_CACHE);
+    data = fs.readFileSync(file);
   } catch {
-    cachedData = undefined; // no cache: compile as usual
+    return undefined; // no cache: compile as usual
   }
-  return loadWithCodeCache(file, cachedData).exports;
+  const firstLine = data.indexOf(0x0a);
+  const headerEnd = firstLine < 0 ? -1 : data.indexOf(0x0a, firstLine + 1);
+  if (headerEnd < 0 || data.toString('latin1', 0, firstLine) !== `${CACHE_MAGIC} ${process.versions.v8}`) {
+    return undefined;
+  }
+  const payload = data.subarray(headerEnd + 1);
+  return sha256(payload) === data.toString('latin1', firstLine + 1, headerEnd) ? payload : undefined;
+}
+
+function load(file) {
+  return file === BUNDLE ? loadWithCodeCache(file, readCodeCache()).exports : require(file);
 }
 
 if (require.main === module) {
@@ -71,4 +93,4 @@ if (require.main === module) {
   });
 }
 
-module.exports = { BUNDLE, CODE_CACHE, entry, loadWithCodeCache };
+module.exports = { BUNDLE, CODE_CACHE, codeCacheFile, entry, loadWithCodeCache, readCodeCache };

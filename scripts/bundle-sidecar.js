@@ -124,11 +124,12 @@ function main(argv) {
  * V8's code cache of the bundle after a start: `serve` is started from the bundle (compiled
  * without a cache) in a private temporary directory on a free loopback port, answers one request
  * of each kind it serves all day, and the compiled code is then saved beside the bundle, where
- * bin/project-startup.js hands it to V8. V8 uses it only for the same source and the same V8, so
- * a stale or foreign cache costs a compilation, never a wrong result.
+ * bin/project-startup.js hands it to V8 (with a header naming this V8 and the payload's SHA-256,
+ * which the bin checks first: see readCodeCache there). A stale, foreign or damaged cache costs a
+ * compilation, never a wrong result or a crash.
  */
 function writeCodeCache() {
-  const { BUNDLE, CODE_CACHE, loadWithCodeCache } = require(path.join(ROOT, 'bin', 'project-startup.js'));
+  const { BUNDLE, CODE_CACHE, codeCacheFile, loadWithCodeCache } = require(path.join(ROOT, 'bin', 'project-startup.js'));
   const os = require('node:os');
   const http = require('node:http');
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'project-startup-code-cache-'));
@@ -202,7 +203,7 @@ function writeCodeCache() {
       .then(() => {
         clearTimeout(timer);
         const data = script.createCachedData();
-        fs.writeFileSync(CODE_CACHE, data);
+        fs.writeFileSync(CODE_CACHE, codeCacheFile(data));
         process.stdout.write(`bundle-sidecar: ${path.relative(ROOT, CODE_CACHE)} (${Math.round(data.length / 1024)} KiB code cache)\n`);
         finish(0);
       })

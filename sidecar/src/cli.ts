@@ -74,17 +74,24 @@ Shows the capability manifest of the selected platform.`,
 Shows the project and state paths that would be created and asks for confirmation
 at the prompt. Only where the platform offers no browser interface (the cluster
 platform) is a terminal confirmation accepted; elsewhere it says where to confirm.`,
-  jupyter: `Usage: project-startup jupyter install|uninstall [--user | --sys-prefix | --prefix P]
+  jupyter: `Usage: project-startup jupyter install|uninstall [--user | --sys-prefix | --prefix P] [--skip-proxy-check]
 
-install: copies the prebuilt JupyterLab extension into Jupyter's data path and writes the
-jupyter-server-proxy entry \`project\` (this sidecar on a private Unix socket, under Jupyter's
-base URL) into Jupyter's config path, for jupyter_server 1.x and 2.x. Then says what remains
-(installing jupyter-server-proxy, restarting Jupyter).
-uninstall: removes exactly what install wrote.
+install: copies the prebuilt JupyterLab extension and a runnable copy of this sidecar into
+Jupyter's data directory, and writes the jupyter-server-proxy entry \`project\` (that copy on a
+private Unix socket, under Jupyter's base URL) into Jupyter's config directory, for
+jupyter_server 1.x and 2.x. Nothing written points back into this package, so it may move or go.
+It refuses, changing nothing, when it cannot write there, or when the Jupyter's Python has no
+jupyter-server-proxy >=4.1 (--skip-proxy-check installs anyway). Then says what remains.
+uninstall: removes exactly what install wrote; with nothing installed it says so.
 
-  --user        ~/.local/share/jupyter and ~/.jupyter (or $JUPYTER_DATA_DIR, $JUPYTER_CONFIG_DIR); default
-  --sys-prefix  the sys.prefix of the Python that runs \`jupyter\` (or $PROJECT_STARTUP_PYTHON)
-  --prefix P    P/share/jupyter and P/etc/jupyter`,
+Jupyter's directories are asked from the Python that runs Jupyter: $PROJECT_STARTUP_PYTHON, else
+the interpreter of \`jupyter\` on PATH; without one, jupyter_core's rules are followed
+($JUPYTER_DATA_DIR, $JUPYTER_CONFIG_DIR, $JUPYTER_PLATFORM_DIRS, ~/Library/Jupyter on macOS).
+
+  --user        the user's directories (~/.local/share/jupyter and ~/.jupyter on Linux); default
+  --sys-prefix  the sys.prefix directories of the Python that runs Jupyter (share/jupyter, etc/jupyter)
+  --prefix P    P/share/jupyter and P/etc/jupyter
+  --skip-proxy-check  install even when that Python lacks jupyter-server-proxy >=4.1`,
   url: `Usage: project-startup url [--project-dir D]
 
 Prints the setup page address of the running service with its one-time login token,
@@ -322,7 +329,12 @@ function jupyter(args: string[], io: Io): number {
   if (action !== 'install' && action !== 'uninstall') {
     throw usage(`Unknown jupyter action "${action}"; use install or uninstall.`);
   }
-  const { values } = parse(rest, { user: { type: 'boolean' }, 'sys-prefix': { type: 'boolean' }, prefix: { type: 'string' } });
+  const { values } = parse(rest, {
+    user: { type: 'boolean' },
+    'sys-prefix': { type: 'boolean' },
+    prefix: { type: 'string' },
+    ...(action === 'install' ? { 'skip-proxy-check': { type: 'boolean' } } : {})
+  } as OptionSpec);
   if (values.help) {
     io.stdout.write(`${HELP.jupyter}\n`);
     return EXIT.ok;
@@ -345,10 +357,11 @@ function jupyter(args: string[], io: Io): number {
     );
     return EXIT.ok;
   }
-  const report = jupyterInstallModule().installJupyter(scope, io.env);
+  const report = jupyterInstallModule().installJupyter(scope, io.env, { skipProxyCheck: values['skip-proxy-check'] === true });
   io.stdout.write(
     [
       `Installed the JupyterLab extension: ${report.labextension}`,
+      `Installed the sidecar the proxy runs: ${report.sidecar}`,
       'Wrote the notebook-server proxy entry "project":',
       `  ${report.configFiles[0]} (jupyter_server 2.x)`,
       `  ${report.configFiles[1]} (jupyter_server 1.x)`,
