@@ -102,7 +102,10 @@ function main(argv) {
   if (wheels.length === 0) {
     fail(`no jupyterlab_project_startup-*.whl appeared in ${options.outDir}.`);
   }
-  process.stdout.write(`${path.join(options.outDir, wheels[0].name)}\n`);
+  const wheel = path.join(options.outDir, wheels[0].name);
+  // `build` leaves the file private (0600, from its temporary file); a wheel is for sharing.
+  fs.chmodSync(wheel, 0o644);
+  process.stdout.write(`${wheel}\n`);
 }
 
 main(process.argv.slice(2));
