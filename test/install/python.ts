@@ -239,6 +239,19 @@ export async function startJupyter(options: JupyterOptions): Promise<Jupyter> {
   return jupyter;
 }
 
+/**
+ * Waits (at most timeoutMs) until the server's output matches: a line logged before the server
+ * listens may still be in the pipe when the test reads the log.
+ */
+export async function logged(j: Jupyter, pattern: RegExp | string, timeoutMs = 5000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  const matches = () => (typeof pattern === 'string' ? j.logs().includes(pattern) : pattern.test(j.logs()));
+  while (!matches() && Date.now() < deadline) {
+    await delay(50);
+  }
+  return j.logs();
+}
+
 export async function stopAllJupyters(): Promise<void> {
   await Promise.all([...running].map(j => j.stop()));
 }

@@ -28,6 +28,7 @@ import {
   checkPrerequisites,
   installInVenv,
   Jupyter,
+  logged,
   PACKAGE_VERSION,
   runPython,
   serverProxyPath,
@@ -86,6 +87,11 @@ async function diagnostics(j: Jupyter): Promise<Diagnostics> {
   const read = interpretDiagnostics({ url, status: answer.status, statusText: '', contentType: String(answer.headers['content-type']), text: answer.text });
   expect(read).toEqual({ kind: 'report', report: answer.json });
   return answer.json as Diagnostics;
+}
+
+/** The server's output matches, once what it logged has come through the pipe (bounded). */
+async function expectLogged(j: Jupyter, pattern: RegExp): Promise<void> {
+  expect(await logged(j, pattern)).toMatch(pattern);
 }
 
 function problem(report: Diagnostics, code: string): Problem {
@@ -186,11 +192,11 @@ describe('the wheel', () => {
     }, 60000);
     afterAll(() => jupyter?.stop(), 30000);
 
-    it('logs the start-up checks: jupyter-server-proxy and Node found, where the service and its diagnostics are', () => {
-      expect(jupyter.logs()).toContain('jupyterlab_project_startup | extension was successfully loaded');
-      expect(jupyter.logs()).toMatch(
-        /jupyterlab-project-startup [0-9.]+: jupyter-server-proxy 4\.\d+\.\d+, Node\.js \d+\.\d+\.\d+ \(\/usr\/bin\/node\); the service is at \/user\/alice\/project\/, its diagnostics at \/user\/alice\/api\/project-startup\/diagnostics/
-      );
+    it('logs the start-up checks: jupyter-server-proxy and Node found, where the service and its diagnostics are', async () => {
+      const checks =
+        /jupyterlab-project-startup [0-9.]+: jupyter-server-proxy 4\.\d+\.\d+, Node\.js \d+\.\d+\.\d+ \(\/usr\/bin\/node\); the service is at \/user\/alice\/project\/, its diagnostics at \/user\/alice\/api\/project-startup\/diagnostics/;
+      await expectLogged(jupyter, checks);
+      await expectLogged(jupyter, /jupyterlab_project_startup \| extension was successfully loaded/);
     });
 
     it("answers the panel's endpoints through the entry point `project`, with Jupyter's token", async () => {
@@ -275,13 +281,13 @@ describe('the wheel', () => {
       fs.mkdirSync(emptyBin, { recursive: true });
       const missing = path.join(root, 'no-such-dir', 'node');
       const j = await startJupyter({ python, label: 'node-missing', path: emptyBin, env: { PROJECT_STARTUP_NODE: missing } });
-      expect(j.logs()).toMatch(/jupyterlab-project-startup: Node\.js was not found\. PROJECT_STARTUP_NODE is set to .*no-such-dir\/node, which is not an executable file\. Fix: Set PROJECT_STARTUP_NODE/);
+      await expectLogged(j, /jupyterlab-project-startup: Node\.js was not found\. PROJECT_STARTUP_NODE is set to .*no-such-dir\/node, which is not an executable file\. Fix: Set PROJECT_STARTUP_NODE/);
 
       const startup = await httpRequest(`${j.base}project/startup?interface=notebook`, { headers: auth(j) });
       expect(startup.status).toBe(500);
       await expectStillServing(j);
       // The proxy entry's error reaches the server log as one line, without a traceback.
-      expect(j.logs()).toMatch(/500 GET \/user\/alice\/project\/startup.*Node\.js was not found/);
+      await expectLogged(j, /500 GET \/user\/alice\/project\/startup.*Node\.js was not found/);
       expect(j.logs()).not.toMatch(/Traceback/);
 
       const report = await diagnostics(j);
@@ -299,7 +305,7 @@ describe('the wheel', () => {
       // A STAND-IN for an old Node.js: it only answers --version.
       fs.writeFileSync(path.join(oldBin, 'node'), '#!/bin/sh\necho v18.0.0\n', { mode: 0o755 });
       const j = await startJupyter({ python, label: 'node-too-old', path: `${oldBin}:/usr/bin:/bin` });
-      expect(j.logs()).toMatch(/jupyterlab-project-startup: Node\.js 18\.0\.0 is too old\./);
+      await expectLogged(j, /jupyterlab-project-startup: Node\.js 18\.0\.0 is too old\./);
       expect((await httpRequest(`${j.base}project/capabilities`, { headers: auth(j) })).status).toBe(500);
       await expectStillServing(j);
       const report = await diagnostics(j);
@@ -311,7 +317,7 @@ describe('the wheel', () => {
 
     it('jupyter-server-proxy missing: the server extension loads without it, warns, and says so', async () => {
       const j = await startJupyter({ python, label: 'server-proxy-missing', serverProxy: false });
-      expect(j.logs()).toMatch(/jupyterlab-project-startup: jupyter-server-proxy is not installed\..*Fix: Install it in the same environment/);
+      await expectLogged(j, /jupyterlab-project-startup: jupyter-server-proxy is not installed\..*Fix: Install it in the same environment/);
       // Nothing is proxied: Jupyter's own 404, and its other routes still answer.
       expect((await httpRequest(`${j.base}project/startup?interface=notebook`, { headers: auth(j) })).status).toBe(404);
       await expectStillServing(j);
@@ -326,7 +332,7 @@ describe('the wheel', () => {
       // A STAND-IN for an old jupyter-server-proxy: only its version.
       fs.writeFileSync(path.join(oldProxy, 'jupyter_server_proxy', '__init__.py'), '__version__ = "3.2.2"\n');
       const j = await startJupyter({ python, label: 'server-proxy-too-old', serverProxy: false, pythonPath: [oldProxy] });
-      expect(j.logs()).toMatch(/jupyterlab-project-startup: jupyter-server-proxy 3\.2\.2 is too old\./);
+      await expectLogged(j, /jupyterlab-project-startup: jupyter-server-proxy 3\.2\.2 is too old\./);
       await expectStillServing(j);
       const report = await diagnostics(j);
       expect(report.serverProxy).toEqual({ version: '3.2.2', required: '>=4.1' });
