@@ -123,14 +123,15 @@ def check_server_proxy(enabled=None):
             import jupyter_server_proxy  # a copy without dist-info (on PYTHONPATH) has __version__
 
             version = getattr(jupyter_server_proxy, "__version__", None) or "0"
-        except ImportError:
+        except Exception as error:  # ImportError, or a broken install failing on import
+            why = "" if isinstance(error, ModuleNotFoundError) else f" ({error.__class__.__name__}: {error})"
             return {
                 "version": None,
                 "problem": _problem(
                     "server-proxy-missing",
                     "jupyter-server-proxy is not installed",
                     "The Project Startup service runs behind jupyter-server-proxy (4.1 or newer), "
-                    f"which the Python of this Jupyter server ({sys.executable}) cannot import.",
+                    f"which the Python of this Jupyter server ({sys.executable}) cannot import{why}.",
                     "Install it in the same environment as the Jupyter server "
                     "(`pip install 'jupyter-server-proxy>=4.1'` or `conda install -c conda-forge "
                     "jupyter-server-proxy`), then restart the Jupyter server.",

@@ -32,7 +32,12 @@ class DiagnosticsHandler(APIHandler):
         # environment, so a cross-site page may not read it through the user's cookie either.
         self.check_xsrf_cookie()
         # `node --version` runs in a thread: the server keeps answering meanwhile.
-        report = await IOLoop.current().run_in_executor(None, collect, self.settings["project_startup"])
+        try:
+            report = await IOLoop.current().run_in_executor(None, collect, self.settings["project_startup"])
+        except Exception as error:
+            # An HTTPError: APIHandler answers it as JSON without the traceback it adds otherwise.
+            self.log.warning("jupyterlab-project-startup: the diagnostics failed: %s: %s", error.__class__.__name__, error)
+            raise tornado.web.HTTPError(500, f"the diagnostics could not be collected ({error.__class__.__name__})") from None
         self.set_header("Content-Type", "application/json")
         self.set_header("Cache-Control", "no-store")
         self.finish(json.dumps(report))
