@@ -3,6 +3,7 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, ENV, resolveConfig, ServeOptions } from './config';
+import { DIAGNOSTICS_FILE_ENV, StderrTail, writeDiagnosticsFile } from './diagnostics-file';
 import type { InstallScope } from './jupyter-install';
 import { createLogger } from './log';
 import { InvalidPlatformSetting } from './platforms/rules';
@@ -140,7 +141,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     }
     switch (command) {
       case 'serve':
-        return await serve(rest, io);
+        return await serveReporting(rest, io);
       case 'jupyter':
         return jupyter(rest, io);
       case 'status':
@@ -172,7 +173,44 @@ function report(error: unknown, io: Io): number {
     : EXIT.failure;
 }
 
-async function serve(args: string[], io: Io): Promise<number> {
+/**
+ * `serve`, reporting to $PROJECT_STARTUP_DIAGNOSTICS_FILE when it is set (the Python package's
+ * proxy entry sets it): "running" once listening, or "failed" with the message printed and the
+ * last stderr lines when start-up fails, before exiting.
+ */
+async function serveReporting(args: string[], io: Io): Promise<number> {
+  const file = io.env[DIAGNOSTICS_FILE_ENV];
+  if (!file) {
+    return serve(args, io);
+  }
+  const tail = new StderrTail(io.stderr);
+  const tracked: Io = {
+    stdout: io.stdout,
+    stderr: tail.stream,
+    get stdin() {
+      return io.stdin;
+    },
+    env: io.env,
+    cwd: io.cwd
+  };
+  try {
+    return await serve(args, tracked, () =>
+      writeDiagnosticsFile(file, { state: 'running', pid: process.pid, at: new Date().toISOString() })
+    );
+  } catch (error) {
+    const mark = tail.count;
+    const exitCode = report(error, tracked);
+    const lastError = tail
+      .linesSince(mark)
+      .join('\n')
+      .replace(/^project-startup: /, '')
+      .trim();
+    writeDiagnosticsFile(file, { state: 'failed', at: new Date().toISOString(), exitCode, lastError, logTail: tail.lines() });
+    return exitCode;
+  }
+}
+
+async function serve(args: string[], io: Io, onListening?: () => void): Promise<number> {
   const { values } = parse(args, {
     host: { type: 'string' },
     port: { type: 'string' },
@@ -218,6 +256,8 @@ async function serve(args: string[], io: Io): Promise<number> {
   process.once('SIGTERM', () => stop('SIGTERM'));
   const running = await startService({ config, env: io.env, logger, onCreationStep });
   const { service } = running;
+  // Listening now; reported before the address is printed, so whoever reads it finds the report.
+  onListening?.();
   io.stdout.write(
     [
       `Project startup ${service.version}: ${labelOf(service.adapter.id)} (${service.adapter.id}), ${labelOf(running.ingress).toLowerCase()} ingress`,
