@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ConfigError } from './config';
+import { CREDENTIAL_NAME } from './probes';
 
 export const PACKAGE_NAME = 'jupyterlab-project-startup';
 export const PROXY_ENTRY = 'project';
@@ -72,8 +73,21 @@ export function findJupyterPython(env: Env): string | undefined {
   return undefined;
 }
 
+/**
+ * What the Python asked about sys.prefix and jupyter_server_proxy needs of the environment: its
+ * search paths and virtual environment, the locale, Jupyter's own path variables; never a
+ * credential (names as probes.ts recognises them).
+ */
+const PYTHON_ENV = /^(PATH|HOME|USER|LANG|LANGUAGE|TMPDIR|VIRTUAL_ENV|LD_LIBRARY_PATH|LC_.*|PYTHON.*|CONDA_.*|JUPYTER_.*|XDG_.*)$/;
+
 function askPython(python: string, code: string, env: Env): string {
-  return execFileSync(python, ['-c', code], { env: env as NodeJS.ProcessEnv, timeout: 15000, encoding: 'utf8' }).trim();
+  const childEnv: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined && PYTHON_ENV.test(name) && !CREDENTIAL_NAME.test(name)) {
+      childEnv[name] = value;
+    }
+  }
+  return execFileSync(python, ['-c', code], { env: childEnv, timeout: 15000, encoding: 'utf8' }).trim();
 }
 
 export function resolveJupyterPaths(scope: InstallScope, env: Env): JupyterPaths {
