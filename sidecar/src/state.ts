@@ -113,21 +113,22 @@ export class StateInspector {
       return unsafe(statePath, dirProblem);
     }
     // Looked at through a descriptor from here on: a link swapped in now is not followed.
-    let state: HeldDirectory;
-    try {
-      state = HeldDirectory.open(statePath);
-    } catch (error) {
-      if (error instanceof ProblemError) {
-        return { kind: 'unsafe', detail: error.message, remedy: String(error.extensions.remedy ?? '') };
+    return inHeldDirectories(() => {
+      let state: HeldDirectory | undefined;
+      try {
+        state = HeldDirectory.open(statePath);
+        const heldProblem = directoryProblem(state.stat(), true);
+        return heldProblem ? unsafe(statePath, heldProblem) : this.recordIn(state);
+      } catch (error) {
+        if (error instanceof ProblemError) {
+          // Swapped for a link, moved away or replaced since the lstat above.
+          return { kind: 'unsafe', detail: error.message, remedy: String(error.extensions.remedy ?? '') };
+        }
+        throw error;
+      } finally {
+        state?.close();
       }
-      throw error;
-    }
-    try {
-      const heldProblem = directoryProblem(state.stat(), true);
-      return heldProblem ? unsafe(statePath, heldProblem) : this.recordIn(state);
-    } finally {
-      state.close();
-    }
+    });
   }
 
   /** The record in the held state directory: absent, this project's record, or why it is unsafe. */
@@ -229,37 +230,112 @@ export function testCrashHook(value: string | undefined): StepHook | undefined {
  * A directory held open by descriptor, so that what is done in it happens in *that* directory,
  * whatever is renamed or swapped at its path meanwhile (the symlink race of initialize).
  *
- * Node has no openat()/mkdirat()/linkat(). On Linux, `/proc/self/fd/<fd>/<name>` is resolved
- * by the kernel through the open descriptor (the magic link is followed as a directory, never
- * looked up again by name), so every operation below on `at(name)` is relative to the held
- * directory: closed by construction. Where that does not work (macOS: `/dev/fd/<fd>` is the
- * descriptor itself and cannot be traversed; Linux without /proc), operations go through the
- * path, and the directory's device and inode are compared with the held descriptor's before and
- * after every step: a swap that is in place at any check is refused (state-unsafe) and nothing
- * further is written; one made and undone entirely between two checks is not excluded there.
+ * Node has no openat()/mkdirat()/linkat(), so names are resolved relative to the held directory
+ * in one of two ways, both closed by construction:
+ * - `proc` (Linux): `/proc/self/fd/<fd>/<name>`. The kernel follows the descriptor's magic link
+ *   to the open directory itself; the directory's path is never looked up again.
+ * - `cwd` (macOS, where `/dev/fd/<fd>` is the descriptor and cannot be traversed; any system
+ *   without /proc): the process changes its working directory to the directory's path, checks
+ *   that the working directory now has the held descriptor's device and inode (else refuses,
+ *   state-unsafe, before anything is written), and then uses plain relative names. The working
+ *   directory is a reference to the directory, not a path: a rename or a link swapped in after
+ *   the check changes nothing. The working directory is restored when the synchronous creation
+ *   or inspection ends (inHeldDirectories); nothing else in this process uses relative paths.
  */
+type Traversal = 'proc' | 'cwd';
+let traversal: Traversal | undefined;
+/** The held directory that is the working directory now, checked (`cwd` traversal only). */
+let entered: HeldDirectory | undefined;
+/** Whether the working directory was changed and must be put back. */
+let movedCwd = false;
+
+/**
+ * Which traversal to use: 'auto' (the default) picks `proc` where it works. Tests run the other
+ * platforms' `cwd` path on Linux with this; nothing else calls it.
+ */
+export function useDirectoryTraversal(choice: Traversal | 'auto'): void {
+  traversal = choice === 'auto' ? undefined : choice;
+}
+
+function chooseTraversal(fd: number): Traversal {
+  if (traversal === undefined) {
+    traversal = 'cwd';
+    if (process.platform === 'linux') {
+      // Once per process: /proc is mounted and lets this process through its descriptors.
+      try {
+        const viaProc = fs.statSync(`/proc/self/fd/${fd}/.`);
+        const held = fs.fstatSync(fd);
+        traversal = viaProc.dev === held.dev && viaProc.ino === held.ino ? 'proc' : 'cwd';
+      } catch {
+        traversal = 'cwd';
+      }
+    }
+  }
+  return traversal;
+}
+
+/** Runs `work` (synchronous) and then puts the working directory back if a held one was entered. */
+function inHeldDirectories<T>(work: () => T): T {
+  let original: string;
+  try {
+    original = process.cwd();
+  } catch {
+    original = '/'; // the working directory was removed: nothing better to go back to
+  }
+  try {
+    return work();
+  } finally {
+    entered = undefined;
+    if (movedCwd) {
+      movedCwd = false;
+      try {
+        process.chdir(original);
+      } catch {
+        process.chdir('/');
+      }
+    }
+  }
+}
+
 class HeldDirectory {
   private constructor(
     readonly fd: number,
-    /** The path a person knows it by, for messages and for the path fallback. */
+    /** The path a person knows it by, for messages (and where `cwd` traversal enters it). */
     readonly shown: string,
-    private readonly viaProc: boolean
+    private readonly mode: Traversal
   ) {}
 
-  /** Opens `dir` without following a link in its last component; `expect` guards the rest. */
+  /** Opens `dir` without following a link in its last component; realPath() checks the rest. */
   static open(dir: string): HeldDirectory {
     const fd = openDirectoryNoFollow(dir, dir);
-    return new HeldDirectory(fd, dir, procTraversable(fd));
+    return new HeldDirectory(fd, dir, chooseTraversal(fd));
   }
 
   /** The path of `name` inside this very directory. */
   at(name: string): string {
-    return this.viaProc ? `/proc/self/fd/${this.fd}/${name}` : path.join(this.shown, name);
+    if (this.mode === 'proc') {
+      return `/proc/self/fd/${this.fd}/${name}`;
+    }
+    this.enter();
+    return name;
   }
 
   /** The directory itself, as a path that lists it (readdir). */
   self(): string {
-    return this.viaProc ? `/proc/self/fd/${this.fd}` : this.shown;
+    if (this.mode === 'proc') {
+      return `/proc/self/fd/${this.fd}`;
+    }
+    this.enter();
+    return '.';
+  }
+
+  /** Where the held directory is now, as the kernel knows it. */
+  realPath(): string {
+    if (this.mode === 'proc') {
+      return fs.readlinkSync(`/proc/self/fd/${this.fd}`);
+    }
+    this.enter();
+    return process.cwd();
   }
 
   stat(): fs.Stats {
@@ -268,26 +344,28 @@ class HeldDirectory {
 
   /** Opens the child directory `name` (never through a link), held in its turn. */
   child(name: string): HeldDirectory {
-    this.verify();
     const fd = openDirectoryNoFollow(this.at(name), path.join(this.shown, name));
-    const held = new HeldDirectory(fd, path.join(this.shown, name), this.viaProc);
-    held.verify();
-    return held;
+    return new HeldDirectory(fd, path.join(this.shown, name), this.mode);
   }
 
-  /**
-   * Path fallback only: refuses when the path no longer names the held directory. Through
-   * /proc there is nothing to check: the path is never looked up again.
-   */
-  verify(): void {
-    if (this.viaProc) {
+  /** `cwd` traversal: makes this directory the working directory, checked by device and inode. */
+  private enter(): void {
+    if (entered === this) {
       return;
     }
-    const now = fs.lstatSync(this.shown, { throwIfNoEntry: false });
-    const held = this.stat();
-    if (now === undefined || now.dev !== held.dev || now.ino !== held.ino) {
+    entered = undefined;
+    movedCwd = true;
+    try {
+      process.chdir(this.shown);
+    } catch {
       throw swapped(this.shown);
     }
+    const here = fs.statSync('.');
+    const held = this.stat();
+    if (here.dev !== held.dev || here.ino !== held.ino) {
+      throw swapped(this.shown); // a link or another directory is at the path now: refuse
+    }
+    entered = this;
   }
 
   fsync(): void {
@@ -300,7 +378,7 @@ class HeldDirectory {
 }
 
 function swapped(where: string): ProblemError {
-  return new ProblemError('state-unsafe', `${where} was moved or replaced while the project state was being created.`, {
+  return new ProblemError('state-unsafe', `${where} was moved or replaced while the service was working in it.`, {
     remedy: `Find out what renames entries in ${path.dirname(where)} (only you should be able to); put the real directory back and run the setup again.`
   });
 }
@@ -327,25 +405,6 @@ function openDirectoryNoFollow(p: string, shown: string): number {
   }
 }
 
-/** Whether /proc/self/fd/<fd> reaches the very directory held by `fd` (Linux with /proc). */
-let procWorks: boolean | undefined;
-
-function procTraversable(fd: number): boolean {
-  if (process.platform !== 'linux') {
-    return false; // macOS and the BSDs: /dev/fd/<fd> cannot be traversed
-  }
-  if (procWorks === undefined) {
-    // Checked once per process: /proc is mounted and lets this process through its descriptors.
-    try {
-      const viaProc = fs.statSync(`/proc/self/fd/${fd}/.`);
-      const held = fs.fstatSync(fd);
-      procWorks = viaProc.dev === held.dev && viaProc.ino === held.ino;
-    } catch {
-      procWorks = false;
-    }
-  }
-  return procWorks;
-}
 
 function refuse(where: string, problem: string): ProblemError {
   return new ProblemError('state-unsafe', `${where} ${problem}.`, {
@@ -356,7 +415,6 @@ function refuse(where: string, problem: string): ProblemError {
 /** Creates `name` in `parent` (mode 0700) unless it exists; opens and checks it; true when created. */
 function holdOwnDirectory(parent: HeldDirectory, name: string, requirePrivate: boolean): { dir: HeldDirectory; created: boolean } {
   let created = false;
-  parent.verify();
   try {
     fs.mkdirSync(parent.at(name), { mode: 0o700 });
     created = true;
@@ -399,41 +457,40 @@ export function createState(
   record: InitializationRecord,
   onStep: StepHook = () => undefined
 ): { created: boolean; record: InitializationRecord } {
-  const { statePath } = placement;
-  const chain = [...placement.parentsToCreate, statePath];
-  const base = path.dirname(chain[0]);
-  const held: HeldDirectory[] = [];
-  try {
-    const top = HeldDirectory.open(base);
-    held.push(top);
-    // The directory everything goes into must still be what the service resolved: no link
-    // swapped in above it. (The project and home paths are real paths from the start.)
-    const real = top.self() === base ? fs.realpathSync.native(base) : fs.readlinkSync(top.self());
-    if (real !== base) {
-      throw new ProblemError('state-unsafe', `${base} was replaced by a symbolic link since the service started.`, {
-        remedy: `Inspect ${base}, put the real directory back, and restart the service.`
-      });
+  return inHeldDirectories(() => {
+    const { statePath } = placement;
+    const base = path.dirname(placement.parentsToCreate[0] ?? statePath);
+    const held: HeldDirectory[] = [];
+    try {
+      const top = HeldDirectory.open(base);
+      held.push(top);
+      // The directory everything goes into must still be what the service resolved: no link
+      // swapped in above it. (The project and home paths are real paths from the start.)
+      if (top.realPath() !== base) {
+        throw new ProblemError('state-unsafe', `${base} was replaced by a symbolic link since the service started.`, {
+          remedy: `Inspect ${base}, put the real directory back, and restart the service.`
+        });
+      }
+      let parent = top;
+      for (const dir of placement.parentsToCreate) {
+        parent = holdOwnDirectory(parent, path.basename(dir), false).dir;
+        held.push(parent);
+      }
+      onStep('parents-created');
+      const state = holdOwnDirectory(parent, path.basename(statePath), true).dir;
+      held.push(state);
+      onStep('directory-created');
+      return writeRecord(state, record, onStep, inspector);
+    } finally {
+      for (const dir of held.reverse()) {
+        dir.close();
+      }
     }
-    let parent = top;
-    for (const dir of placement.parentsToCreate) {
-      parent = holdOwnDirectory(parent, path.basename(dir), false).dir;
-      held.push(parent);
-    }
-    onStep('parents-created');
-    const state = holdOwnDirectory(parent, path.basename(statePath), true).dir;
-    held.push(state);
-    onStep('directory-created');
-    return writeRecord(state, statePath, record, onStep, inspector);
-  } finally {
-    for (const dir of held.reverse()) {
-      dir.close();
-    }
-  }
+  });
 }
 
 function writeRecord(
   state: HeldDirectory,
-  statePath: string,
   record: InitializationRecord,
   onStep: StepHook,
   inspector: StateInspector
@@ -449,7 +506,6 @@ function writeRecord(
 
   // The pid in the name tells a crash's leftover from another live process's file in progress.
   const temporary = `${TEMP_PREFIX}${process.pid}.${randomBytes(8).toString('hex')}.tmp`;
-  state.verify();
   const fd = fs.openSync(
     state.at(temporary),
     fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
@@ -460,7 +516,6 @@ function writeRecord(
     fs.fchmodSync(fd, 0o600);
     fs.writeFileSync(fd, `${JSON.stringify(record, null, 2)}\n`);
     fs.fsyncSync(fd);
-    state.verify();
     onStep('record-written');
     try {
       // link() never replaces an existing record, unlike rename(): the first writer wins.
@@ -475,19 +530,10 @@ function writeRecord(
       // way the record that is there now, checked below, is the answer.
       created = false;
     }
-    state.verify();
     onStep('record-linked');
     fs.rmSync(state.at(temporary), { force: true });
     state.fsync();
     onStep('temporary-removed');
-    if (created) {
-      // Path fallback: the record must be the very file written through `fd`, in the held directory.
-      const linked = fs.lstatSync(state.at(RECORD_FILE), { throwIfNoEntry: false });
-      const written = fs.fstatSync(fd);
-      if (linked === undefined || linked.ino !== written.ino || linked.dev !== written.dev) {
-        throw swapped(statePath);
-      }
-    }
   } finally {
     fs.closeSync(fd);
   }

@@ -8,6 +8,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { useDirectoryTraversal } from '../../sidecar/src/state';
 import { trackedServices } from '../helpers/harness';
 import { bearer, JSON_TYPE, send } from './support';
 
@@ -40,7 +41,12 @@ function startSwapper(a: string, b: string): Promise<ChildProcess> {
   });
 }
 
-it('a state directory swapped with a link during initialize: the record lands only in the real directory, never 5xx', async () => {
+afterEach(() => useDirectoryTraversal('auto'));
+
+// `auto` is /proc/self/fd on Linux; `cwd` is the path macOS takes (no traversable /dev/fd),
+// run here on Linux against the same attacker.
+it.each(['auto', 'cwd'] as const)('traversal %s: a state directory swapped with a link during initialize: the record lands only in the real directory, never 5xx', async traversal => {
+  useDirectoryTraversal(traversal);
   const svc = await start({ env: { PROJECT_STARTUP_INITIALIZE_RATE_LIMIT: '100000/1' } });
   const projection = JSON.parse((await send(svc, 'GET', '/project/startup?interface=web', [bearer(svc)])).body);
   expect(projection.phase).toBe('awaiting-confirmation');
@@ -89,7 +95,7 @@ it('a state directory swapped with a link during initialize: the record lands on
   // Figures for the report (the README's threat model quotes a run of this test).
   // A 500's log line (errno only, never a path or secret) says where the race hit.
   const failures = svc.logs.filter(line => line.includes('request failed')).slice(0, 3);
-  process.stdout.write(`state race: ${calls} calls, ${misplaced} misplaced, statuses ${JSON.stringify(statuses)}\n${failures.join('\n')}`);
+  process.stdout.write(`state race (${traversal}): ${calls} calls, ${misplaced} misplaced, statuses ${JSON.stringify(statuses)}\n${failures.join('\n')}`);
   expect(swapper.exitCode === null || swapper.exitCode === 0 || swapper.signalCode === 'SIGKILL').toBe(true);
   expect({ misplaced, createdElsewhere }).toEqual({ misplaced: 0, createdElsewhere: 0 });
   // Only "created", "already there" (never here: the record is removed each time) or "refused as unsafe".
