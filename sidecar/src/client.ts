@@ -146,7 +146,13 @@ export async function findRunningService(config: ServiceConfig, env: Env): Promi
     throw new UnprovenService(`The service at ${where} (pid ${info.pid}) could not be asked who it is: ${answer.why}. Nothing was sent. If it is stuck, stop it; --local evaluates without it.`);
   }
   const body = (answer.body ?? {}) as { instanceId?: unknown; proof?: unknown };
-  if (answer.status !== 200 || body.instanceId !== info.instanceId) {
+  if (answer.status !== 200) {
+    // Behind a trusted proxy even health needs the proxy's secret, which the command line never has.
+    throw new UnprovenService(
+      `The service at ${where} (pid ${info.pid}, ${info.ingress} ingress) did not let the command line ask who it is (HTTP ${answer.status}); nothing was sent. Use --local to evaluate without it.`
+    );
+  }
+  if (body.instanceId !== info.instanceId) {
     return stale(`what answers at ${where} is not the service that wrote it`);
   }
   if (token !== undefined && !proofMatches(body.proof, token, nonce, info.instanceId)) {
