@@ -2,6 +2,7 @@
 // file, or, when none runs, by evaluating the same core in this process.
 import * as fs from 'node:fs';
 import * as http from 'node:http';
+import type { Socket } from 'node:net';
 import { ENV, ServiceConfig } from './config';
 import type { Manifest } from './manifest';
 import { Problem, ProblemError } from './problems';
@@ -30,10 +31,17 @@ export class UnprovenService extends Error {
   readonly unproven = true;
 }
 
+/** A request's connection turned out not to be the proven one (it was closed and replaced). */
+class UnprovenConnection extends Error {}
+
 /** A service the command line may talk to: it proved it holds `token` (when there is one). */
 export interface ProvenService {
   info: RuntimeInfo;
   token: string | undefined;
+  /** The agent holding the one connection... */
+  agent: http.Agent;
+  /** ...whose other end proved it holds the token. */
+  socket: Socket;
 }
 
 export interface ServiceLookup {
@@ -64,10 +72,22 @@ function pidMayBeOurs(pid: number): boolean {
   return owner === undefined || typeof process.getuid !== 'function' || owner === process.getuid();
 }
 
-type HealthAnswer = { kind: 'answered'; status: number; body: unknown } | { kind: 'gone' } | { kind: 'unreachable'; why: string };
+type HealthAnswer =
+  | { kind: 'answered'; status: number; body: unknown; socket: Socket }
+  | { kind: 'gone' }
+  | { kind: 'unreachable'; why: string };
 
-/** GET health?nonce= without any credential, bounded in time and size. */
-function askHealth(info: RuntimeInfo, nonce: string): Promise<HealthAnswer> {
+/**
+ * One kept-alive connection per command, so the credentialed requests go over the very
+ * connection whose other end proved itself: nobody can step in between (a process that takes
+ * the port after the proof gets new connections only, and those are proven afresh).
+ */
+function connectionAgent(): http.Agent {
+  return new http.Agent({ keepAlive: true, maxSockets: 1, maxFreeSockets: 1 });
+}
+
+/** GET health?nonce= without any credential, bounded in time and size, on `agent`'s connection. */
+function askHealth(info: RuntimeInfo, nonce: string, agent: http.Agent): Promise<HealthAnswer> {
   const target = info.url ? new URL(info.url) : undefined;
   return new Promise(resolve => {
     const request = http.request(
@@ -77,9 +97,11 @@ function askHealth(info: RuntimeInfo, nonce: string): Promise<HealthAnswer> {
         ...(target ? { host: target.hostname.replace(/^\[|\]$/g, ''), port: target.port } : { socketPath: info.socket }),
         headers: { host: target ? target.host : 'localhost', accept: 'application/json' },
         timeout: 5000,
-        agent: false
+        agent
       },
       response => {
+        // Taken now: once the answer ends, a kept-alive connection is detached from it.
+        const socket = response.socket;
         const chunks: Buffer[] = [];
         let size = 0;
         response.on('data', (chunk: Buffer) => {
@@ -97,7 +119,7 @@ function askHealth(info: RuntimeInfo, nonce: string): Promise<HealthAnswer> {
           } catch {
             body = undefined;
           }
-          resolve({ kind: 'answered', status: response.statusCode ?? 0, body });
+          resolve({ kind: 'answered', status: response.statusCode ?? 0, body, socket });
         });
         response.on('error', () => resolve({ kind: 'unreachable', why: 'the answer broke off' }));
       }
@@ -137,8 +159,9 @@ export async function findRunningService(config: ServiceConfig, env: Env): Promi
     return stale(`the service that wrote it (pid ${info.pid}) no longer runs`);
   }
   const token = info.tokenSource === 'environment' ? env[ENV.token] : info.token;
+  const agent = connectionAgent();
   const nonce = newNonce();
-  const answer = await askHealth(info, nonce);
+  const answer = await askHealth(info, nonce, agent);
   if (answer.kind === 'gone') {
     return stale(`nothing listens at ${where} any more`);
   }
@@ -166,17 +189,64 @@ export async function findRunningService(config: ServiceConfig, env: Env): Promi
       `Something else answers at ${where}: it could not prove it holds the token of the service that wrote ${file}, so the token was not sent and the file was removed. The service probably stopped and another process took its address; find out which, and start the service again.`
     );
   }
-  return { service: { info, token }, notes: [] };
+  return { service: { info, token, agent, socket: answer.socket }, notes: [] };
 }
 
 class RemoteClient implements ProjectClient {
   readonly source: string;
+  private readonly info: RuntimeInfo;
+  private readonly token: string | undefined;
+  private readonly agent: http.Agent;
+  /** The connection that proved itself; undefined once it must be proven again. */
+  private provenSocket: Socket | undefined;
 
-  constructor(private readonly info: RuntimeInfo, private readonly token: string | undefined) {
-    this.source = `answered by the service at ${info.url ?? info.socket} (pid ${info.pid})`;
+  constructor(proven: ProvenService) {
+    this.info = proven.info;
+    this.token = proven.token;
+    this.agent = proven.agent;
+    this.provenSocket = proven.socket;
+    this.source = `answered by the service at ${this.info.url ?? this.info.socket} (pid ${this.info.pid})`;
   }
 
-  private request(method: 'GET' | 'POST', route: string, body?: object): Promise<{ status: number; json: unknown }> {
+  /** The agent's connection, proven: the one proven before, or a new one proven now. */
+  private async provenConnection(): Promise<Socket> {
+    if (this.provenSocket !== undefined && !this.provenSocket.destroyed) {
+      return this.provenSocket;
+    }
+    // The service closed the idle connection (its keep-alive timeout, say while init waited at
+    // the prompt): prove the new one before anything secret goes over it.
+    const token = this.token as string;
+    const nonce = newNonce();
+    const answer = await askHealth(this.info, nonce, this.agent);
+    const body = (answer.kind === 'answered' ? answer.body ?? {} : {}) as { instanceId?: unknown; proof?: unknown };
+    if (answer.kind !== 'answered' || answer.status !== 200 || body.instanceId !== this.info.instanceId || !proofMatches(body.proof, token, nonce, this.info.instanceId)) {
+      throw new UnprovenService(
+        `The service at ${this.info.url ?? this.info.socket} no longer proves it holds the token, so nothing more was sent. It may have stopped; run the command again.`
+      );
+    }
+    this.provenSocket = answer.socket;
+    return answer.socket;
+  }
+
+  private async request(method: 'GET' | 'POST', route: string, body?: object): Promise<{ status: number; json: unknown }> {
+    for (let attempt = 0; ; attempt++) {
+      const proven = this.token === undefined ? undefined : await this.provenConnection();
+      try {
+        return await this.send(method, route, body, proven);
+      } catch (error) {
+        if (!(error instanceof UnprovenConnection) || attempt > 0) {
+          throw error instanceof UnprovenConnection ? new UnprovenService(error.message) : error;
+        }
+        this.provenSocket = undefined; // closed under us: prove a new connection, once
+      }
+    }
+  }
+
+  /**
+   * One request on the agent. With a token, the Authorization header is added only once the
+   * request has its connection and that is the proven one; otherwise nothing is sent.
+   */
+  private send(method: 'GET' | 'POST', route: string, body: object | undefined, proven: Socket | undefined): Promise<{ status: number; json: unknown }> {
     const path = `${this.info.baseUrl}project/${route}`;
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const target = this.info.url ? new URL(this.info.url) : undefined;
@@ -189,10 +259,10 @@ class RemoteClient implements ProjectClient {
           headers: {
             host: target ? target.host : 'localhost',
             accept: 'application/json',
-            ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
             ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {})
           },
-          timeout: 15000
+          timeout: 15000,
+          agent: this.agent
         },
         response => {
           const chunks: Buffer[] = [];
@@ -206,11 +276,26 @@ class RemoteClient implements ProjectClient {
           });
         }
       );
+      let unproven = false;
       request.on('timeout', () => request.destroy(new Error('timeout')));
       request.on('error', () =>
-        reject(new ProblemError('internal', `Could not reach the service at ${this.info.url ?? this.info.socket}; is it still running?`))
+        reject(
+          unproven
+            ? new UnprovenConnection(`The connection to ${this.info.url ?? this.info.socket} is not the one that proved itself; nothing was sent.`)
+            : new ProblemError('internal', `Could not reach the service at ${this.info.url ?? this.info.socket}; is it still running?`)
+        )
       );
-      request.end(payload);
+      request.once('socket', (socket: Socket) => {
+        if (proven !== undefined) {
+          if (socket !== proven) {
+            unproven = true;
+            request.destroy(new Error('unproven connection'));
+            return;
+          }
+          request.setHeader('authorization', `Bearer ${this.token}`);
+        }
+        request.end(payload);
+      });
     });
   }
 
@@ -260,7 +345,7 @@ class LocalClient implements ProjectClient {
 export async function connect(config: ServiceConfig, env: Env, local: boolean): Promise<{ client: ProjectClient; notes: string[] }> {
   const { service, notes } = local ? { service: undefined, notes: [] } : await findRunningService(config, env);
   if (service) {
-    return { client: new RemoteClient(service.info, service.token), notes };
+    return { client: new RemoteClient(service), notes };
   }
   return { client: new LocalClient(new StartupService({ config, env })), notes };
 }

@@ -9,7 +9,9 @@ import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { request } from '../helpers/harness';
+import type { Socket } from 'node:net';
+import { connect } from '../../sidecar/src/client';
+import { request, trackedServices } from '../helpers/harness';
 import { CliSandbox, runCli, startServe, trackedSandboxes } from '../helpers/cli';
 import { healthProof } from '../../sidecar/src/health-proof';
 
@@ -174,5 +176,26 @@ describe('the health proof', () => {
     expect(r.stderr).toContain('Removed the stale runtime file');
     expect(r.stdout).toContain('read directly');
     expect(fs.existsSync(k.runtimeFile)).toBe(false);
+  });
+});
+
+describe('the proven connection', () => {
+  const start = trackedServices('each');
+
+  it('the token goes only over the connection that proved itself; a connection closed meanwhile is proven again first', async () => {
+    const svc = await start();
+    // The service asks its own health route once at start (browser URL check): count from here.
+    const healthCalls = () => svc.logs.filter(l => l.includes('"path":"/project/health"')).length;
+    const before = healthCalls();
+    const { client } = await connect(svc.running.service.config, svc.env, false);
+    expect(client.source).toContain('answered by the service');
+    expect(healthCalls()).toBe(before + 1);
+    await client.capabilities(); // over the proven connection: no second proof
+    expect(healthCalls()).toBe(before + 1);
+    // The service (or anything) closes the connection: the next request must not simply open
+    // a new one and send the token over it.
+    (client as unknown as { provenSocket: Socket }).provenSocket.destroy();
+    await client.startup('terminal');
+    expect(healthCalls()).toBe(before + 2);
   });
 });
