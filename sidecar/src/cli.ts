@@ -11,6 +11,7 @@ import { asProblemError, ProblemError } from './problems';
 import { startService } from './server';
 import { parseInterface } from './service';
 import { StepHook, TEST_CRASH_AT_ENV, testCrashHook } from './state';
+import { line, terminalSafe, terminalSafeLines } from './terminal-text';
 import { VERSION } from './version';
 import { InterfaceId, labelOf } from './vocabulary';
 
@@ -159,12 +160,17 @@ export async function main(argv: string[], io: Io): Promise<number> {
 
 function report(error: unknown, io: Io): number {
   if ((error as { usage?: boolean }).usage) {
-    io.stderr.write(`project-startup: ${(error as Error).message}\nRun \`project-startup --help\` for usage.\n`);
+    io.stderr.write(`project-startup: ${terminalSafeLines((error as Error).message)}\nRun \`project-startup --help\` for usage.\n`);
     return EXIT.usage;
   }
   if (error instanceof ConfigError || error instanceof InvalidPlatformSetting) {
-    io.stderr.write(`project-startup: ${error.message}\n`);
+    io.stderr.write(`project-startup: ${terminalSafeLines(error.message)}\n`);
     return EXIT.usage;
+  }
+  if ((error as { unproven?: boolean }).unproven) {
+    // The runtime file's address did not prove itself (client.ts): nothing was sent to it.
+    io.stderr.write(`project-startup: ${terminalSafeLines((error as Error).message)}\n`);
+    return EXIT.failure;
   }
   const problem = asProblemError(error);
   io.stderr.write(formatModule().formatProblem(problem.toProblem()));
@@ -261,8 +267,8 @@ async function serve(args: string[], io: Io, onListening?: () => void): Promise<
   io.stdout.write(
     [
       `Project startup ${service.version}: ${labelOf(service.adapter.id)} (${service.adapter.id}), ${labelOf(running.ingress).toLowerCase()} ingress`,
-      `Project: ${config.projectDir}`,
-      `Listening: ${running.url ?? `unix socket ${running.socket}`}`,
+      line`Project: ${config.projectDir}`,
+      line`Listening: ${running.url ?? `unix socket ${running.socket}`}`,
       running.ingress === 'direct-loopback'
         ? `Sign in: run \`project-startup url\` for a browser address; scripts send "Authorization: Bearer <token>" (token in ${running.runtimeFile}${
             io.env[ENV.token] ? ` or ${ENV.token}` : ''
@@ -296,9 +302,12 @@ async function clientCommand(command: 'status' | 'capabilities' | 'init' | 'url'
   }
   const config = resolveConfig({ projectDir: values['project-dir'] as string | undefined }, io.env, io.cwd);
   if (command === 'url') {
-    return printUrl(config, io);
+    return await printUrl(config, io);
   }
-  const client = connectClient(config, io.env, Boolean(values.local));
+  const { client, notes } = await connectClient(config, io.env, Boolean(values.local));
+  for (const note of notes) {
+    io.stderr.write(`project-startup: ${terminalSafeLines(note)}\n`);
+  }
   const json = Boolean(values.json);
   switch (command) {
     case 'capabilities': {
@@ -381,53 +390,57 @@ function interfaceOption(value: string | boolean | undefined): InterfaceId {
   }
 }
 
-function printUrl(config: ReturnType<typeof resolveConfig>, io: Io): number {
-  const info = clientModule().findRunningService(config);
-  if (!info || !info.url) {
+async function printUrl(config: ReturnType<typeof resolveConfig>, io: Io): Promise<number> {
+  // The token goes into an address a person opens: only for a service that proved it holds it.
+  const { service, notes } = await clientModule().findRunningService(config, io.env);
+  for (const note of notes) {
+    io.stderr.write(`project-startup: ${terminalSafeLines(note)}\n`);
+  }
+  if (!service || !service.info.url) {
     io.stderr.write('project-startup: no service with a browser address runs for this project; start one with `project-startup serve`.\n');
     return EXIT.failure;
   }
-  const token = info.tokenSource === 'environment' ? io.env[ENV.token] : info.token;
+  const { info, token } = service;
   if (!token) {
-    io.stderr.write(`project-startup: the service's ${labelOf(info.ingress).toLowerCase()} ingress has no login token.\n`);
+    io.stderr.write(line`project-startup: the service's ${labelOf(info.ingress).toLowerCase()} ingress has no login token.` + '\n');
     return EXIT.failure;
   }
-  io.stdout.write(`${info.url}?token=${encodeURIComponent(token)}\n`);
+  io.stdout.write(`${terminalSafe(info.url)}?token=${encodeURIComponent(token)}\n`);
   return EXIT.ok;
 }
 
-async function init(client: ReturnType<typeof connectClient>, json: boolean, io: Io): Promise<number> {
+async function init(client: import('./client').ProjectClient, json: boolean, io: Io): Promise<number> {
   const projection = await client.startup('terminal');
   const say = (text: string) => (json ? io.stderr : io.stdout).write(text);
   if (!projection.confirmation.allowedInterfaces.includes('terminal')) {
     say(
-      `On the ${labelOf(projection.platform)} the project state is created after a confirmation in ${projection.confirmation.allowedInterfaces
+      `${line`On the ${labelOf(projection.platform)} the project state is created after a confirmation in ${projection.confirmation.allowedInterfaces
         .map(labelOf)
-        .join(' or ')}, not at a terminal prompt.\n${projection.nextAction.detail}\n`
+        .join(' or ')}, not at a terminal prompt.`}\n${terminalSafeLines(projection.nextAction.detail)}\n`
     );
     return EXIT.refused;
   }
   if (projection.phase === 'ready') {
-    say(`Already set up: ${projection.statePath} holds this project's state. Nothing to do.\n`);
+    say(`${line`Already set up: ${projection.statePath} holds this project's state. Nothing to do.`}\n`);
     if (json) {
       io.stdout.write(`${JSON.stringify({ created: false, record: projection.confirmation.record, phase: 'ready' }, null, 2)}\n`);
     }
     return EXIT.ok;
   }
   if (projection.phase !== 'awaiting-confirmation') {
-    say(`Setup is in phase ${projection.phase}; initialization comes later.\nNext: ${projection.nextAction.title}\n  ${projection.nextAction.detail}\n`);
+    say(`${line`Setup is in phase ${projection.phase}; initialization comes later.`}\n${line`Next: ${projection.nextAction.title}`}\n  ${terminalSafeLines(projection.nextAction.detail)}\n`);
     if (projection.nextAction.command) {
-      say(`  $ ${projection.nextAction.command}\n`);
+      say(`${line`  $ ${projection.nextAction.command}`}\n`);
     }
     return EXIT.refused;
   }
   say(
     [
-      `Project:  ${projection.projectPath}`,
-      `Platform: ${labelOf(projection.platform)}`,
+      line`Project:  ${projection.projectPath}`,
+      line`Platform: ${labelOf(projection.platform)}`,
       'This will create, readable only by you:',
-      ...projection.confirmation.creates.map(p => `  ${p}/ (directory, mode 0700)`),
-      `  ${projection.statePath}/initialization.json (mode 0600: what you confirmed, when, and how; no credentials)`,
+      ...projection.confirmation.creates.map((p: string) => line`  ${p}/ (directory, mode 0700)`),
+      line`  ${projection.statePath}/initialization.json (mode 0600: what you confirmed, when, and how; no credentials)`,
       ''
     ].join('\n')
   );
@@ -445,7 +458,7 @@ async function init(client: ReturnType<typeof connectClient>, json: boolean, io:
     io.stdout.write(`${JSON.stringify(result.body, null, 2)}\n`);
   } else {
     io.stdout.write(
-      `${result.body.created ? 'Created' : 'Already present'}: ${result.body.record.statePath} (phase ${result.body.phase}).\n`
+      `${line`${result.body.created ? 'Created' : 'Already present'}: ${result.body.record.statePath} (phase ${result.body.phase}).`}\n`
     );
   }
   return EXIT.ok;

@@ -99,7 +99,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   }
 
   const rateLimiter = new RateLimiter(config.initializeRateLimit);
-  const app = createApp({ service, guard, logger, rateLimiter });
+  const app = createApp({ service, guard, logger, rateLimiter, proofKey: token });
   // requireHostHeader off: a missing Host is answered by the app's own forbidden-host check.
   const server = http.createServer(
     { requestTimeout: 30000, headersTimeout: 15000, keepAliveTimeout: 5000, requireHostHeader: false },
