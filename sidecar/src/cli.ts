@@ -3,6 +3,7 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, ENV, resolveConfig, ServeOptions } from './config';
+import { DIAGNOSTICS_FILE_ENV, StderrTail, writeDiagnosticsFile } from './diagnostics-file';
 import type { InstallScope } from './jupyter-install';
 import { createLogger } from './log';
 import { InvalidPlatformSetting } from './platforms/rules';
@@ -10,6 +11,7 @@ import { asProblemError, ProblemError } from './problems';
 import { startService } from './server';
 import { parseInterface } from './service';
 import { StepHook, TEST_CRASH_AT_ENV, testCrashHook } from './state';
+import { line, terminalSafe, terminalSafeLines } from './terminal-text';
 import { VERSION } from './version';
 import { InterfaceId, labelOf } from './vocabulary';
 import { signInLine, urlAnswer } from './sign-in';
@@ -152,7 +154,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     }
     switch (command) {
       case 'serve':
-        return await serve(rest, io);
+        return await serveReporting(rest, io);
       case 'jupyter':
         return jupyter(rest, io);
       case 'status':
@@ -170,18 +172,27 @@ export async function main(argv: string[], io: Io): Promise<number> {
 
 function report(error: unknown, io: Io, json = false): number {
   if ((error as { usage?: boolean }).usage) {
-    io.stderr.write(`project-startup: ${(error as Error).message}\nRun \`project-startup --help\` for usage.\n`);
+    io.stderr.write(`project-startup: ${terminalSafeLines((error as Error).message)}\nRun \`project-startup --help\` for usage.\n`);
     if (json) {
       io.stdout.write(`${JSON.stringify(new ProblemError('validation-failed', (error as Error).message).toProblem(), null, 2)}\n`);
     }
     return EXIT.usage;
   }
   if (error instanceof ConfigError || error instanceof InvalidPlatformSetting) {
-    io.stderr.write(`project-startup: ${error.message}\n`);
+    io.stderr.write(`project-startup: ${terminalSafeLines(error.message)}\n`);
     if (json) {
       io.stdout.write(`${JSON.stringify(new ProblemError('validation-failed', error.message).toProblem(), null, 2)}\n`);
     }
     return EXIT.usage;
+  }
+  if ((error as { unproven?: boolean }).unproven) {
+    // The runtime file's address did not prove itself (client.ts): nothing was sent to it.
+    io.stderr.write(`project-startup: ${terminalSafeLines((error as Error).message)}\n`);
+    if (json) {
+      // Authentication between the two failed (the service could not prove itself): unauthorized.
+      io.stdout.write(`${JSON.stringify(new ProblemError('unauthorized', (error as Error).message).toProblem(), null, 2)}\n`);
+    }
+    return EXIT.failure;
   }
   const problem = asProblemError(error);
   io.stderr.write(formatModule().formatProblem(problem.toProblem()));
@@ -194,7 +205,44 @@ function report(error: unknown, io: Io, json = false): number {
     : EXIT.failure;
 }
 
-async function serve(args: string[], io: Io): Promise<number> {
+/**
+ * `serve`, reporting to $PROJECT_STARTUP_DIAGNOSTICS_FILE when it is set (the Python package's
+ * proxy entry sets it): "running" once listening, or "failed" with the message printed and the
+ * last stderr lines when start-up fails, before exiting.
+ */
+async function serveReporting(args: string[], io: Io): Promise<number> {
+  const file = io.env[DIAGNOSTICS_FILE_ENV];
+  if (!file) {
+    return serve(args, io);
+  }
+  const tail = new StderrTail(io.stderr);
+  const tracked: Io = {
+    stdout: io.stdout,
+    stderr: tail.stream,
+    get stdin() {
+      return io.stdin;
+    },
+    env: io.env,
+    cwd: io.cwd
+  };
+  try {
+    return await serve(args, tracked, () =>
+      writeDiagnosticsFile(file, { state: 'running', pid: process.pid, at: new Date().toISOString() })
+    );
+  } catch (error) {
+    const mark = tail.count;
+    const exitCode = report(error, tracked);
+    const lastError = tail
+      .linesSince(mark)
+      .join('\n')
+      .replace(/^project-startup: /, '')
+      .trim();
+    writeDiagnosticsFile(file, { state: 'failed', at: new Date().toISOString(), exitCode, lastError, logTail: tail.lines() });
+    return exitCode;
+  }
+}
+
+async function serve(args: string[], io: Io, onListening?: () => void): Promise<number> {
   const { values } = parse(args, {
     host: { type: 'string' },
     port: { type: 'string' },
@@ -240,16 +288,19 @@ async function serve(args: string[], io: Io): Promise<number> {
   process.once('SIGTERM', () => stop('SIGTERM'));
   const running = await startService({ config, env: io.env, logger, onCreationStep });
   const { service } = running;
+  // Listening now; reported before the address is printed, so whoever reads it finds the report.
+  onListening?.();
   io.stdout.write(
     [
       `Project startup ${service.version}: ${labelOf(service.adapter.id)} (${service.adapter.id}), ${labelOf(running.ingress).toLowerCase()} ingress`,
-      `Project: ${config.projectDir}`,
-      `Listening: ${running.url ?? `unix socket ${running.socket}`}`,
-      signInLine(
+      line`Project: ${config.projectDir}`,
+      line`Listening: ${running.url ?? `unix socket ${running.socket}`}`,
+      // The runtime file's path is escaped like every other value from the file system.
+      line`${signInLine(
         { platform: service.adapter.id, ingress: running.ingress, url: running.url, socket: running.socket },
         // A token from the environment is never copied into the runtime file.
         io.env[ENV.token] ? ENV.token : `${running.runtimeFile}`
-      ),
+      )}`,
       ''
     ].join('\n')
   );
@@ -278,9 +329,12 @@ async function clientCommand(command: 'status' | 'capabilities' | 'init' | 'url'
   }
   const config = resolveConfig({ projectDir: values['project-dir'] as string | undefined }, io.env, io.cwd);
   if (command === 'url') {
-    return printUrl(config, io);
+    return await printUrl(config, io);
   }
-  const client = connectClient(config, io.env, Boolean(values.local));
+  const { client, notes } = await connectClient(config, io.env, Boolean(values.local));
+  for (const note of notes) {
+    io.stderr.write(`project-startup: ${terminalSafeLines(note)}\n`);
+  }
   const json = Boolean(values.json);
   switch (command) {
     case 'capabilities': {
@@ -365,17 +419,23 @@ function interfaceOption(value: string | boolean | undefined): InterfaceId {
   }
 }
 
-function printUrl(config: ReturnType<typeof resolveConfig>, io: Io): number {
-  const answer = urlAnswer({ info: clientModule().findRunningService(config), envToken: io.env[ENV.token] });
+async function printUrl(config: ReturnType<typeof resolveConfig>, io: Io): Promise<number> {
+  // The token goes into an address a person opens: only for a service that proved it holds it.
+  const { service, notes } = await clientModule().findRunningService(config, io.env);
+  for (const note of notes) {
+    io.stderr.write(`project-startup: ${terminalSafeLines(note)}\n`);
+  }
+  // Only where a browser can use it: the platform's browser route, loopback TCP (sign-in.ts).
+  const answer = urlAnswer({ info: service?.info, envToken: io.env[ENV.token] });
   if (!answer.ok) {
-    io.stderr.write(`project-startup: ${answer.message}\n`);
+    io.stderr.write(`project-startup: ${terminalSafeLines(answer.message)}\n`);
     return answer.exit;
   }
-  io.stdout.write(`${answer.url}\n`);
+  io.stdout.write(`${terminalSafe(answer.url)}\n`);
   return EXIT.ok;
 }
 
-async function init(client: ReturnType<typeof connectClient>, json: boolean, io: Io): Promise<number> {
+async function init(client: import('./client').ProjectClient, json: boolean, io: Io): Promise<number> {
   const projection = await client.startup('terminal');
   const say = (text: string) => (json ? io.stderr : io.stdout).write(text);
   if (!projection.confirmation.allowedInterfaces.includes('terminal')) {
@@ -388,7 +448,7 @@ async function init(client: ReturnType<typeof connectClient>, json: boolean, io:
     );
   }
   if (projection.phase === 'ready') {
-    say(`Already set up: ${projection.statePath} holds this project's state. Nothing to do.\n`);
+    say(`${line`Already set up: ${projection.statePath} holds this project's state. Nothing to do.`}\n`);
     if (json) {
       io.stdout.write(`${JSON.stringify({ created: false, record: projection.confirmation.record, phase: 'ready' }, null, 2)}\n`);
     }
@@ -423,11 +483,11 @@ async function init(client: ReturnType<typeof connectClient>, json: boolean, io:
   }
   say(
     [
-      `Project:  ${projection.projectPath}`,
-      `Platform: ${labelOf(projection.platform)}`,
+      line`Project:  ${projection.projectPath}`,
+      line`Platform: ${labelOf(projection.platform)}`,
       'This will create, readable only by you:',
-      ...projection.confirmation.creates.map(p => `  ${p}/ (directory, mode 0700)`),
-      `  ${projection.statePath}/initialization.json (mode 0600: what you confirmed, when, and how; no credentials)`,
+      ...projection.confirmation.creates.map((p: string) => line`  ${p}/ (directory, mode 0700)`),
+      line`  ${projection.statePath}/initialization.json (mode 0600: what you confirmed, when, and how; no credentials)`,
       ''
     ].join('\n')
   );
@@ -447,7 +507,7 @@ async function init(client: ReturnType<typeof connectClient>, json: boolean, io:
     io.stdout.write(`${JSON.stringify(result.body, null, 2)}\n`);
   } else {
     io.stdout.write(
-      `${result.body.created ? 'Created' : 'Already present'}: ${result.body.record.statePath} (phase ${result.body.phase}).\n`
+      `${line`${result.body.created ? 'Created' : 'Already present'}: ${result.body.record.statePath} (phase ${result.body.phase}).`}\n`
     );
   }
   return EXIT.ok;

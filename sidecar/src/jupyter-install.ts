@@ -13,6 +13,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ConfigError } from './config';
+import { CREDENTIAL_NAME } from './probes';
 
 export const PACKAGE_NAME = 'jupyterlab-project-startup';
 export const PROXY_ENTRY = 'project';
@@ -151,11 +152,28 @@ export function findJupyterPython(env: Env): string | undefined {
   return undefined;
 }
 
+/**
+ * What the Python asked about Jupyter's paths and jupyter_server_proxy needs of the environment:
+ * its search paths and virtual environment, the locale, Jupyter's own path variables; never a
+ * credential (names as probes.ts recognises them).
+ */
+const PYTHON_ENV = /^(PATH|HOME|USER|LANG|LANGUAGE|TMPDIR|VIRTUAL_ENV|LD_LIBRARY_PATH|LC_.*|PYTHON.*|CONDA_.*|JUPYTER_.*|XDG_.*)$/;
+
+function pythonEnvironment(env: Env): NodeJS.ProcessEnv {
+  const childEnv: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined && PYTHON_ENV.test(name) && !CREDENTIAL_NAME.test(name)) {
+      childEnv[name] = value;
+    }
+  }
+  return childEnv;
+}
+
 function probePython(python: string, env: Env): PythonProbe {
   let stdout: string;
   try {
     stdout = execFileSync(python, ['-c', PROBE], {
-      env: { ...env, PYTHONDONTWRITEBYTECODE: '1' } as NodeJS.ProcessEnv,
+      env: { ...pythonEnvironment(env), PYTHONDONTWRITEBYTECODE: '1' },
       timeout: 30000,
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe']

@@ -103,7 +103,14 @@ export async function startService(options: StartOptions): Promise<RunningServic
   // private runtime file, never printed, logged or taken from the environment. Without a
   // runtime file no command line can find this service, so there is no key either.
   const promptKey = options.runtimeFile !== false ? randomBytes(32).toString('base64url') : undefined;
-  const app = createApp({ service, guard, logger, rateLimiter, promptKey: promptKey ? new SecretMatcher(promptKey) : undefined });
+  const app = createApp({
+    service,
+    guard,
+    logger,
+    rateLimiter,
+    proofKey: token,
+    promptKey: promptKey ? new SecretMatcher(promptKey) : undefined
+  });
   // requireHostHeader off: a missing Host is answered by the app's own forbidden-host check.
   const server = http.createServer(
     { requestTimeout: 30000, headersTimeout: 15000, keepAliveTimeout: 5000, requireHostHeader: false },

@@ -10,6 +10,7 @@ import { PlatformDecision, selectPlatform } from './platforms/rules';
 import type { AllocationObservation, PlatformAdapter, StatePlacement } from './platforms/types';
 import { ProblemError } from './problems';
 import {
+  childEnvironment,
   credentialVariableNames,
   CredentialObservation,
   HttpProbe,
@@ -127,8 +128,8 @@ export class StartupService {
     this.onCreationStep = options.onCreationStep;
 
     this.allocation = this.adapter.computeModel === 'batch-allocation' ? gatherAllocationEvidence(evidence, env) : undefined;
-    // Child processes (scheduler and D-Bus clients) see exactly the service's environment.
-    const childEnv = { ...env } as NodeJS.ProcessEnv;
+    // Child processes (scheduler and D-Bus clients) get only what they need: no credential.
+    const childEnv = childEnvironment(env);
     this.childEnv = childEnv;
     const allocation = this.allocation;
     this.allocationProbe = allocation
