@@ -53,7 +53,14 @@ describe('a project directory whose name is not valid UTF-8', () => {
     ['serve', 'cwd']
   ] as const)('%s (directory given as %s): exit 2, names the bytes and the fix; nothing created', async (args, how) => {
     const { s, r } = await inUndecodable(args, how);
-    expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 2, stdout: '' });
+    // With --json the error is problem details on stdout (issue 11); otherwise stdout stays empty.
+    const json = args.endsWith('--json');
+    expect({ code: r.code, stdout: json ? '(problem details)' : r.stdout }).toEqual({ code: 2, stdout: json ? '(problem details)' : '' });
+    if (json) {
+      const problem = JSON.parse(r.stdout);
+      expect(problem.code).toBe('validation-failed');
+      expect(problem.detail).toContain('is not valid UTF-8');
+    }
     expect(r.stderr).toContain('proj-\\xff\\xfe');
     expect(r.stderr).toContain('is not valid UTF-8');
     expect(r.stderr).toMatch(/Rename it/);
