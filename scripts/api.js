@@ -8,6 +8,9 @@
 //                                  api-types.d.ts differs from what generate would write, and
 //                                  lints the document with Redocly CLI (redocly.yaml)
 //   node scripts/api.js lint       only the lint
+//   node scripts/api.js assets     copies Swagger UI (swagger-ui-dist) into sidecar/dist/api-docs,
+//                                  where the sidecar serves the API docs page's scripts from
+//                                  (npm run build:sidecar runs it; the package ships the copy)
 //
 // Needs the compiled sidecar (npm run build:sidecar): the document is the one the service
 // serves, built by sidecar/dist/http/openapi.js, for base URL "/".
@@ -56,6 +59,24 @@ async function generateTypes(document) {
   return `${HEADER}\n${astToString(ast)}`;
 }
 
+/** The files of swagger-ui-dist the docs page loads, with its licence. */
+const DOCS_ASSETS = ['swagger-ui-bundle.js', 'swagger-ui.css', 'LICENSE', 'NOTICE'];
+const DOCS_DIR = path.join(ROOT, 'sidecar', 'dist', 'api-docs');
+
+function copyDocsAssets() {
+  let dist;
+  try {
+    dist = path.dirname(require.resolve('swagger-ui-dist/package.json', { paths: [ROOT] }));
+  } catch {
+    fail('swagger-ui-dist is not installed: run `npm ci` (it is a devDependency).');
+  }
+  fs.mkdirSync(DOCS_DIR, { recursive: true });
+  for (const file of DOCS_ASSETS) {
+    fs.copyFileSync(path.join(dist, file), path.join(DOCS_DIR, file));
+  }
+  process.stdout.write(`api: copied Swagger UI to ${path.relative(ROOT, DOCS_DIR)}\n`);
+}
+
 function lint() {
   const cli = require.resolve('@redocly/cli/bin/cli.js', { paths: [ROOT] });
   const result = spawnSync(
@@ -83,8 +104,12 @@ function lint() {
 
 async function main(argv) {
   const [command, ...rest] = argv;
-  if (rest.length > 0 || !['generate', 'check', 'lint'].includes(command)) {
-    fail('usage: node scripts/api.js generate|check|lint');
+  if (rest.length > 0 || !['generate', 'check', 'lint', 'assets'].includes(command)) {
+    fail('usage: node scripts/api.js generate|check|lint|assets');
+  }
+  if (command === 'assets') {
+    copyDocsAssets();
+    return;
   }
   if (command === 'lint') {
     writeDocument(buildDocument());

@@ -32,19 +32,37 @@ export interface AppOptions {
 /** What node:http calls for every request. */
 export type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
 
-/** Routes that answer without authentication: liveness, the API description, the page icon. */
-const PUBLIC_ROUTES = new Set(['/health', '/openapi.json', '/favicon.svg']);
+/** The API docs page's Swagger UI files (scripts/api.js copies them from swagger-ui-dist at build time). */
+const DOCS_ASSETS: Record<string, { file: string; type: string }> = {
+  '/api-docs-assets/swagger-ui-bundle.js': { file: 'swagger-ui-bundle.js', type: 'text/javascript' },
+  '/api-docs-assets/swagger-ui.css': { file: 'swagger-ui.css', type: 'text/css' }
+};
+
+/**
+ * Routes that answer without authentication: liveness, the API description and its docs page,
+ * the page icon. None of them holds anything but what the package itself ships.
+ */
+const PUBLIC_ROUTES = new Set(['/health', '/openapi.json', '/favicon.svg', '/api-docs', '/api-docs.js', ...Object.keys(DOCS_ASSETS)]);
 
 const STATIC_DIR = nodePath.join(__dirname, '..', '..', 'static');
+/** sidecar/dist/api-docs, from dist/http, dist/bundle and (tests) src/http alike. */
+const DOCS_DIR = nodePath.join(__dirname, '..', '..', 'dist', 'api-docs');
 const PAGE_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+/**
+ * The API docs page's policy: the setup page's, except that images may be data: URLs, which is
+ * how Swagger UI's stylesheet draws its icons. Scripts stay 'self' only.
+ */
+const DOCS_POLICY = PAGE_POLICY.replace("img-src 'self'", "img-src 'self' data:");
 
 /** The setup page's files, read once on first use. */
-const STATIC_FILES: Record<string, { file: string; type: string; body?: Buffer }> = {
+const STATIC_FILES: Record<string, { file: string; type: string; policy?: string; body?: Buffer }> = {
   '/': { file: 'setup.html', type: 'text/html' },
   '/setup.js': { file: 'setup.js', type: 'text/javascript' },
   '/setup.css': { file: 'setup.css', type: 'text/css' },
-  '/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' }
+  '/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
+  '/api-docs': { file: 'api-docs.html', type: 'text/html', policy: DOCS_POLICY },
+  '/api-docs.js': { file: 'api-docs.js', type: 'text/javascript', policy: DOCS_POLICY }
 };
 
 function wantsHtml(request: IncomingMessage): boolean {
@@ -179,6 +197,7 @@ interface Routes {
   health(response: ServerResponse): void;
   openapi(response: ServerResponse): void;
   staticFile(entry: (typeof STATIC_FILES)[string], response: ServerResponse): void;
+  docsAsset(entry: (typeof DOCS_ASSETS)[string], response: ServerResponse): Promise<void>;
   /** Renders any failure as problem details (the express error handler does the same). */
   fail(error: unknown, request: IncomingMessage, response: ServerResponse, path: string): Promise<void>;
 }
@@ -269,11 +288,33 @@ function createRoutes(options: AppOptions): Routes {
 
     staticFile(entry, response) {
       entry.body ??= fs.readFileSync(nodePath.join(STATIC_DIR, entry.file));
-      response.setHeader('Content-Security-Policy', PAGE_POLICY);
+      response.setHeader('Content-Security-Policy', entry.policy ?? PAGE_POLICY);
       response.setHeader('Referrer-Policy', 'no-referrer');
       response.statusCode = 200;
       response.setHeader('Content-Type', `${entry.type}; charset=utf-8`);
       response.end(entry.body);
+    },
+
+    async docsAsset(entry, response) {
+      // Some 2 MB that a person may never ask for: read from disk on each request, never kept.
+      const file = nodePath.join(DOCS_DIR, entry.file);
+      let size: number;
+      try {
+        size = (await fs.promises.stat(file)).size;
+      } catch {
+        throw new ProblemError('not-found', 'The API docs page is not built here: run `npm run build:sidecar`; the description itself is at openapi.json.');
+      }
+      response.setHeader('Content-Security-Policy', DOCS_POLICY);
+      response.setHeader('Referrer-Policy', 'no-referrer');
+      response.setHeader('Content-Type', `${entry.type}; charset=utf-8`);
+      response.setHeader('Content-Length', size);
+      response.statusCode = 200;
+      await new Promise<void>((resolve, reject) => {
+        const stream = fs.createReadStream(file);
+        stream.once('error', reject);
+        response.once('close', resolve);
+        stream.pipe(response);
+      }).catch(() => response.destroy());
     },
 
     async fail(error, request, response, path) {
@@ -512,6 +553,13 @@ function createExpressApp(options: AppOptions, routes: Routes): RequestListener 
     router
       .route(route)
       .get((_request: Request, response: Response) => routes.staticFile(entry, response))
+      .all(methodNotAllowed('GET, HEAD'));
+  }
+
+  for (const [route, entry] of Object.entries(DOCS_ASSETS)) {
+    router
+      .route(route)
+      .get((_request: Request, response: Response) => routes.docsAsset(entry, response))
       .all(methodNotAllowed('GET, HEAD'));
   }
 

@@ -136,9 +136,13 @@ function problems(...codes: (keyof typeof PROBLEM_CODES)[]) {
 const COMMON = ['unauthorized', 'forbidden-host', 'uri-too-long', 'rate-limited', 'internal'] as const;
 const POST_COMMON = ['unsupported-media-type', 'payload-too-large', 'invalid-json', 'cross-origin'] as const;
 
-export function buildOpenApi(baseUrl: string, version: string): Record<string, unknown> {
+/** The document the service serves at `{baseUrl}project/openapi.json`; `load` reads the schema files. */
+export function buildOpenApi(baseUrl: string, version: string, load: (name: SchemaName) => Record<string, unknown> = loadSchema): Record<string, unknown> {
   const p = (route: string) => `${baseUrl}project/${route}`;
   const security = [{ bearer: [] }, { cookie: [] }];
+  // No jsonSchemaDialect: OpenAPI 3.1's default dialect is JSON Schema 2020-12 with OpenAPI's
+  // vocabulary added, which reads every schema file as 2020-12 does, and docs renderers support
+  // only that default.
   return {
     openapi: '3.1.0',
     info: {
@@ -148,7 +152,6 @@ export function buildOpenApi(baseUrl: string, version: string): Record<string, u
       description:
         'Capability manifest, read-only startup projection, initialization and a JSON-RPC 2.0 gateway. Errors are RFC 9457 problem details with a stable code.'
     },
-    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     servers: [{ url: '/' }],
     security,
     paths: {
@@ -236,7 +239,7 @@ export function buildOpenApi(baseUrl: string, version: string): Record<string, u
         bearer: { type: 'http', scheme: 'bearer', description: 'Direct loopback: the service token (Authorization: Bearer or token).' },
         cookie: { type: 'apiKey', in: 'cookie', name: 'project-startup-session-PORT', description: 'Set after opening a URL with ?token= once.' }
       },
-      schemas: schemaComponents()
+      schemas: schemaComponents(load)
     }
   };
 }
