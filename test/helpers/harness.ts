@@ -215,7 +215,8 @@ export function request(url: string, options: RequestOptions = {}): Promise<Http
             url,
             status: response.statusCode ?? 0,
             contentType: response.headers['content-type'],
-            text
+            text,
+            fromService: response.headers['x-project-startup-version'] !== undefined
           });
           if (mismatches.length > 0) {
             reject(new Error(`the answer does not match the OpenAPI document:\n  ${mismatches.join('\n  ')}`));

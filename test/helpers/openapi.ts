@@ -73,6 +73,11 @@ export interface Answer {
   status: number;
   contentType: string | undefined;
   text: string;
+  /**
+   * Whether the service answered (it sets X-Project-Startup-Version on every answer); false for
+   * what a proxy or Jupyter in front of it said, which the document does not describe.
+   */
+  fromService: boolean;
 }
 
 /**
@@ -80,6 +85,9 @@ export interface Answer {
  * API answer (the setup page and its files, redirects, the API docs page, the proxy's `GET /`).
  */
 export function openApiMismatches(answer: Answer): string[] {
+  if (!answer.fromService) {
+    return [];
+  }
   const { document, validator, cache } = load();
   const pathname = new URL(answer.url, 'http://localhost').pathname;
   const at = pathname.indexOf('/project/');
