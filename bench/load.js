@@ -4,10 +4,12 @@
 // figures. Being its own process, it never shares an event loop (or a core, when run.js pins
 // processes) with the server it measures, and every target meets a loader in the same state.
 //
-// Job: {url, method, headers, body, requests?, connections, warmupSeconds, durationSeconds, pid?}
+// Job: {url, method, headers, body, requests?, connections, warmupSeconds, durationSeconds,
+//      pid? or pids? (the server's processes: bench/proxy.js counts Jupyter and the sidecar)}
 //      or {..., amount} to send a fixed number of requests (no warm-up).
 // Reply: {requests, seconds, rps, p50, p99, mean (ms), cpuUs (server CPU per request, when
-//        the server's pid was given), errors, timeouts, non2xx, bytes}
+//        the server's pids were given) and cpuUsEach (the same, per pid), errors, timeouts,
+//        non2xx, bytes}
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const autocannon = require('autocannon');
@@ -66,7 +68,8 @@ async function measure(job) {
     await run({ ...base, duration: job.warmupSeconds });
   }
   const latencies = [];
-  const cpuBefore = job.pid ? cpuSeconds(job.pid) : null;
+  const pids = job.pids || (job.pid ? [job.pid] : []);
+  const cpuBefore = pids.map(cpuSeconds);
   const started = process.hrtime.bigint();
   const result = await run(
     job.amount ? { ...base, amount: job.amount } : { ...base, duration: job.durationSeconds },
@@ -77,7 +80,8 @@ async function measure(job) {
     }
   );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  const cpu = job.pid ? cpuSeconds(job.pid) - cpuBefore : null;
+  const cpuEach = pids.map((pid, i) => cpuSeconds(pid) - cpuBefore[i]);
+  const cpu = pids.length ? cpuEach.reduce((sum, seconds) => sum + seconds, 0) : null;
   const sorted = Float64Array.from(latencies).sort();
   let sum = 0;
   for (const value of sorted) {
@@ -95,6 +99,7 @@ async function measure(job) {
     // The server's own CPU time (user + system) per answered request, in microseconds: less
     // sensitive than throughput to other work on the machine.
     cpuUs: cpu === null ? null : (cpu * 1e6) / ok,
+    cpuUsEach: cpuEach.map(seconds => (seconds * 1e6) / ok),
     errors: result.errors,
     timeouts: result.timeouts,
     non2xx: result.non2xx,

@@ -16,6 +16,9 @@
 //
 // Every server listens on 127.0.0.1 only; every load is bounded in count and time; the whole
 // run is bounded by a watchdog and cleans up the processes and directories it made.
+//
+// The sidecar as notebook users reach it, behind the real jupyter-server-proxy on Jupyter
+// Server, is measured by bench/proxy.js (`npm run bench:proxy`), a separate run.
 const { spawn, spawnSync, fork } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
@@ -53,7 +56,9 @@ const HELP = `Usage: node bench/run.js [options]
   --memory-requests N  requests before the second memory reading (default 50000)
   --no-jupyter         skip Jupyter Server
   --no-pin             do not pin servers to CPU 0 and the load generator to CPU 1
-  --out FILE           where to write the results (default bench/results.json)`;
+  --out FILE           where to write the results (default bench/results.json)
+
+The real path, behind jupyter-server-proxy on Jupyter Server: npm run bench:proxy`;
 
 /** Which code `project-startup` runs, by the rule bin/project-startup.js applies. */
 function sidecarEntry() {
@@ -589,6 +594,7 @@ async function main() {
   const results = report({ o, pinned, sizes, load, jupyter, jupyterRssMiB, memory, cold, labextension });
   fs.writeFileSync(o.out, `${JSON.stringify(results, null, 2)}\n`);
   log(`wrote ${path.relative(process.cwd(), o.out) || o.out}`);
+  log('the real path, behind jupyter-server-proxy on Jupyter Server: npm run bench:proxy');
 }
 
 // ---------------------------------------------------------------- the table

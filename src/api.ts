@@ -3,9 +3,19 @@
 // proxy at {base_url}project/ (design.md "Paths, ingress and authentication").
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
-import { interpretInitialize, interpretStartup, networkFailure, RawResponse } from './responses';
+import {
+  interpretDiagnostics,
+  interpretInitialize,
+  interpretStartup,
+  networkFailure,
+  RawResponse,
+  wantsDiagnostics
+} from './responses';
 import {
   API_PREFIX,
+  Diagnostics,
+  DIAGNOSTICS_ENDPOINT,
+  Failure,
   INITIALIZE_ENDPOINT,
   InitializeRequest,
   InitializeResponse,
@@ -24,6 +34,11 @@ export function startupUrl(settings: ServerConnection.ISettings): string {
 /** {base_url}project/initialize */
 export function initializeUrl(settings: ServerConnection.ISettings): string {
   return URLExt.join(settings.baseUrl, API_PREFIX, INITIALIZE_ENDPOINT);
+}
+
+/** {base_url}api/project-startup/diagnostics */
+export function diagnosticsUrl(settings: ServerConnection.ISettings): string {
+  return URLExt.join(settings.baseUrl, DIAGNOSTICS_ENDPOINT);
 }
 
 type Sent = { ok: true; raw: RawResponse } | { ok: false; error: unknown };
@@ -53,11 +68,30 @@ async function send(url: string, init: RequestInit, settings: ServerConnection.I
   };
 }
 
+/** GET the server extension's diagnostics. Never throws. */
+export async function fetchDiagnostics(settings: ServerConnection.ISettings): Promise<Diagnostics> {
+  const url = diagnosticsUrl(settings);
+  const sent = await send(url, { method: 'GET', headers: { Accept: 'application/json' } }, settings);
+  if (!sent.ok) {
+    return { kind: 'failed', url, reason: sent.error instanceof Error ? sent.error.message : String(sent.error) };
+  }
+  return interpretDiagnostics(sent.raw);
+}
+
+/** A failure where the sidecar did not answer gets the real cause from the diagnostics route. */
+async function withDiagnostics<T>(result: Result<T>, settings: ServerConnection.ISettings): Promise<Result<T>> {
+  if (result.ok || !wantsDiagnostics(result.failure)) {
+    return result;
+  }
+  const diagnostics = await fetchDiagnostics(settings);
+  return { ok: false, failure: { ...result.failure, diagnostics } as Failure };
+}
+
 /** GET the startup projection for the notebook interface. Never throws. */
 export async function fetchStartup(settings: ServerConnection.ISettings): Promise<Result<StartupProjection>> {
   const url = startupUrl(settings);
   const sent = await send(url, { method: 'GET', headers: { Accept: 'application/json' } }, settings);
-  return sent.ok ? interpretStartup(sent.raw) : { ok: false, failure: networkFailure(url, sent.error) };
+  return withDiagnostics(sent.ok ? interpretStartup(sent.raw) : { ok: false, failure: networkFailure(url, sent.error) }, settings);
 }
 
 /** POST the confirmation. Never throws. */
@@ -75,7 +109,7 @@ export async function postInitialize(
     },
     settings
   );
-  return sent.ok ? interpretInitialize(sent.raw) : { ok: false, failure: networkFailure(url, sent.error) };
+  return withDiagnostics(sent.ok ? interpretInitialize(sent.raw) : { ok: false, failure: networkFailure(url, sent.error) }, settings);
 }
 
 /** The client the model uses, bound to one set of server settings. */

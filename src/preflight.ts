@@ -19,6 +19,16 @@ export function preflight(state: PanelState, trans: ITranslationBundle): Preflig
     return null;
   }
   const failure = view.failure;
+  // The server extension's diagnostics name the real cause (Node, jupyter-server-proxy, a
+  // setting that stops the sidecar) when the sidecar did not answer.
+  const diagnostics = 'diagnostics' in failure ? failure.diagnostics : undefined;
+  const reported = diagnostics?.kind === 'report' ? diagnostics.report.problems : [];
+  if (reported.length > 0) {
+    return {
+      problem: reported.map(p => `${p.title}: ${p.detail}`).join(' '),
+      fix: reported.map(p => p.fix).join(' ')
+    };
+  }
   switch (failure.kind) {
     case 'not-enabled':
       return {

@@ -6,6 +6,7 @@ import { canConfirmHere, ConfirmationTargets, PanelState, View } from './model';
 import { problemNextAction } from './responses';
 import {
   CheckStatus,
+  Diagnostics,
   Failure,
   InterfaceId,
   ITranslationBundle,
@@ -207,8 +208,12 @@ export function statusMessage(state: PanelState, trans: ITranslationBundle): str
   switch (state.view.kind) {
     case 'not-enabled':
       return trans.__('The Project Startup service is not enabled on this Jupyter server.');
-    case 'failing':
-      return trans.__('The Project Startup service is failing.');
+    case 'failing': {
+      const first = reportedProblems(state.view.failure)[0];
+      return first
+        ? trans.__('The Project Startup service cannot start: %1.', first.title)
+        : trans.__('The Project Startup service is failing.');
+    }
     case 'loaded': {
       const phase = phaseLabel(state.view.projection.phase, trans);
       if (state.initializeFailure) {
@@ -296,6 +301,98 @@ export function describeFailure(failure: Failure, trans: ITranslationBundle): HT
   }
 }
 
+/** The problems of a diagnostics report, when it has any. */
+function reportedProblems(failure: Failure): Extract<Diagnostics, { kind: 'report' }>['report']['problems'] {
+  const diagnostics = 'diagnostics' in failure ? failure.diagnostics : undefined;
+  return diagnostics?.kind === 'report' ? diagnostics.report.problems : [];
+}
+
+/**
+ * What the server extension's diagnostics route said about a sidecar that did not answer: each
+ * problem with its detail and fix, and the sidecar's last log lines; or that there is no such
+ * route (the npm package alone) and where the log is instead.
+ */
+export function diagnosticsSection(diagnostics: Diagnostics | undefined, trans: ITranslationBundle): HTMLElement | null {
+  const where = (): HTMLElement =>
+    el(
+      'p',
+      { class: cls('logHint') },
+      ...withNodes(
+        trans.__("The service's log is in the Jupyter server's log: the output (stderr) of %1 or %2.", MARK, MARK),
+        code('jupyter server'),
+        code('jupyter lab')
+      )
+    );
+  if (diagnostics === undefined) {
+    return null;
+  }
+  switch (diagnostics.kind) {
+    case 'unavailable':
+      return el(
+        'div',
+        { class: cls('diagnostics', 'jp-mod-unavailable') },
+        el(
+          'p',
+          {},
+          trans.__(
+            'Diagnostics are unavailable: %1 answered HTTP %2, so the server extension of jupyterlab-project-startup is not installed on this Jupyter server (as with an npm-only install).',
+            diagnostics.url,
+            diagnostics.status
+          )
+        ),
+        where()
+      );
+    case 'failed':
+      return el(
+        'div',
+        { class: cls('diagnostics', 'jp-mod-failed') },
+        el('p', {}, trans.__('The diagnostics could not be read either (%1: %2).', diagnostics.url, diagnostics.reason)),
+        where()
+      );
+    case 'report': {
+      const report = diagnostics.report;
+      if (report.problems.length === 0) {
+        return el(
+          'div',
+          { class: cls('diagnostics', 'jp-mod-ok') },
+          el(
+            'p',
+            {},
+            trans.__(
+              'The server extension found nothing wrong: Node.js %1, jupyter-server-proxy %2, service %3.',
+              report.node.version ?? '?',
+              report.serverProxy.version ?? '?',
+              report.sidecar.state
+            )
+          ),
+          where()
+        );
+      }
+      const tail = report.sidecar.logTail;
+      return section(
+        'diagnostics',
+        trans.__('Why the service cannot start'),
+        el(
+          'ul',
+          { class: cls('problems') },
+          ...report.problems.map(p =>
+            el(
+              'li',
+              { class: cls('problem'), 'data-problem-code': p.code },
+              el('p', { class: cls('problemTitle') }, el('strong', {}, p.title)),
+              el('p', { class: cls('problemDetail') }, serviceText(p.detail)),
+              el('p', { class: cls('fix') }, trans.__('Fix:'), ' ', serviceText(p.fix))
+            )
+          )
+        ),
+        tail.length > 0 ? el('p', {}, trans.__("The service's last log lines:")) : null,
+        tail.length > 0 ? el('pre', { class: cls('logTail') }, tail.join('\n')) : null,
+        where()
+      );
+    }
+  }
+}
+
 /** How to fix a failing service, for a person. */
 function failingFix(failure: Failure, trans: ITranslationBundle): HTMLElement {
   if (failure.kind === 'incompatible') {
@@ -317,10 +414,14 @@ function failingFix(failure: Failure, trans: ITranslationBundle): HTMLElement {
 }
 
 function notEnabledView(failure: Failure, trans: ITranslationBundle): HTMLElement {
+  // With the Python package installed, its server extension says what is missing (such as
+  // jupyter-server-proxy); otherwise the generic steps follow.
+  const diagnostics = failure.kind === 'not-enabled' && reportedProblems(failure).length > 0 ? failure.diagnostics : undefined;
   return section(
     'notEnabled',
     trans.__('The Project Startup service is not enabled'),
     ...describeFailure(failure, trans),
+    diagnosticsSection(diagnostics, trans),
     el('p', {}, trans.__('An operator enables it in the environment that runs the Jupyter server:')),
     el(
       'ol',
@@ -338,6 +439,7 @@ function failingView(failure: Failure, trans: ITranslationBundle): HTMLElement {
     'failing',
     trans.__('The Project Startup service is failing'),
     ...describeFailure(failure, trans),
+    diagnosticsSection('diagnostics' in failure ? failure.diagnostics : undefined, trans),
     failingFix(failure, trans)
   );
 }
@@ -391,6 +493,7 @@ function initializeFailureAlert(failure: Failure, trans: ITranslationBundle): HT
     el('h3', { id, class: cls('sectionTitle') }, trans.__('Initialization failed')),
     ...describeFailure(failure, trans),
     next ? el('p', {}, trans.__('Next action from the service:'), ' ', next.title) : null,
+    diagnosticsSection('diagnostics' in failure && failure.kind !== 'not-enabled' ? failure.diagnostics : undefined, trans),
     el('p', { class: cls('fix') }, ...initializeFix(failure, trans))
   );
 }

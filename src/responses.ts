@@ -3,6 +3,9 @@
 // ServerConnection.makeRequest returned.
 import {
   CHECK_STATUSES,
+  Diagnostics,
+  DiagnosticsProblem,
+  DiagnosticsReport,
   Failure,
   InitializeResponse,
   NextAction,
@@ -255,4 +258,53 @@ export function networkFailure(url: string, error: unknown): Failure {
 export function problemNextAction(problem: Problem | undefined): NextAction | undefined {
   const value = problem?.nextAction;
   return value !== undefined && nextActionFields(value, 'nextAction').length === 0 ? (value as NextAction) : undefined;
+}
+
+function isDiagnosticsProblem(value: unknown): value is DiagnosticsProblem {
+  return isObject(value) && isString(value.code) && isString(value.title) && isString(value.detail) && isString(value.fix);
+}
+
+/** GET {base_url}api/project-startup/diagnostics: the report, unavailable (404) or failed. */
+export function interpretDiagnostics(raw: RawResponse): Diagnostics {
+  if (raw.status === 404) {
+    return { kind: 'unavailable', url: raw.url, status: raw.status };
+  }
+  if (!isSuccess(raw.status)) {
+    return { kind: 'failed', url: raw.url, reason: `HTTP ${raw.status}` };
+  }
+  const json = parseJson(raw.text);
+  const value = json.ok ? json.value : undefined;
+  const sidecar = isObject(value) ? value.sidecar : undefined;
+  if (
+    !isObject(value) ||
+    typeof value.ok !== 'boolean' ||
+    !Array.isArray(value.problems) ||
+    !value.problems.every(isDiagnosticsProblem) ||
+    !isObject(value.node) ||
+    !isObject(value.serverProxy) ||
+    !isObject(sidecar) ||
+    !isString(sidecar.state) ||
+    !Array.isArray(sidecar.logTail) ||
+    !sidecar.logTail.every(isString)
+  ) {
+    return { kind: 'failed', url: raw.url, reason: json.ok ? 'not a diagnostics report' : 'not JSON' };
+  }
+  return { kind: 'report', report: value as unknown as DiagnosticsReport };
+}
+
+/**
+ * Whether the diagnostics route may say more than the failure: the sidecar did not answer (a
+ * 5xx without its problem details, no answer at all), or nothing is proxied (Jupyter's 404,
+ * as when jupyter-server-proxy is missing).
+ */
+export function wantsDiagnostics(failure: Failure): boolean {
+  switch (failure.kind) {
+    case 'network':
+    case 'not-enabled':
+      return true;
+    case 'http':
+      return failure.status >= 500 && failure.problem === undefined;
+    default:
+      return false;
+  }
 }

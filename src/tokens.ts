@@ -33,6 +33,12 @@ export const API_PREFIX = 'project';
 export const STARTUP_ENDPOINT = 'startup';
 export const INITIALIZE_ENDPOINT = 'initialize';
 
+/**
+ * The diagnostics route of the Python package's Jupyter server extension, below the Jupyter
+ * server's base URL (not behind the proxy: it answers when the sidecar cannot start).
+ */
+export const DIAGNOSTICS_ENDPOINT = 'api/project-startup/diagnostics';
+
 /** The projection's schema major version this extension understands (semver: minor is additive). */
 export const SUPPORTED_SCHEMA_MAJOR = 1;
 
@@ -86,17 +92,52 @@ export type InitializeResponse = Schemas['InitializeResponse'];
 /** RFC 9457 problem details with the sidecar's stable `code` (sidecar/src/problems.ts). */
 export type Problem = Schemas['Problem'];
 
+/** One problem the server extension found: what, in detail, and how to fix it. */
+export interface DiagnosticsProblem {
+  code: 'node-missing' | 'node-too-old' | 'server-proxy-missing' | 'server-proxy-too-old' | 'sidecar-failed' | string;
+  title: string;
+  detail: string;
+  fix: string;
+}
+
+/** GET {base_url}api/project-startup/diagnostics (jupyterlab_project_startup/handlers.py). */
+export interface DiagnosticsReport {
+  version: string;
+  ok: boolean;
+  problems: DiagnosticsProblem[];
+  node: { path: string | null; version: string | null; required: string };
+  serverProxy: { version: string | null; required: string };
+  sidecar: {
+    state: 'not-started' | 'running' | 'failed' | string;
+    lastError: string | null;
+    /** The sidecar's last stderr lines (at most 20) when its start failed. */
+    logTail: string[];
+    diagnosticsFile: string;
+  };
+}
+
+/** What the panel learnt from the diagnostics route after the sidecar failed. */
+export type Diagnostics =
+  | { kind: 'report'; report: DiagnosticsReport }
+  /** 404: no server extension on this Jupyter server (the npm package alone was installed). */
+  | { kind: 'unavailable'; url: string; status: number }
+  /** The diagnostics route failed too. */
+  | { kind: 'failed'; url: string; reason: string };
+
 /**
  * Why a call did not give what the panel needs. Each kind has its own message and fix in the
  * panel (render.ts), so nothing here is a user-visible string.
  */
 export type Failure =
   /** 404 from the Jupyter server: the sidecar is not behind {base_url}project/. */
-  | { kind: 'not-enabled'; url: string; status: number }
+  | { kind: 'not-enabled'; url: string; status: number; diagnostics?: Diagnostics }
   /** The request never got an answer (server down, connection refused, offline). */
-  | { kind: 'network'; url: string; message: string }
-  /** An HTTP error status; `problem` when the body was the sidecar's problem details. */
-  | { kind: 'http'; url: string; status: number; statusText: string; problem?: Problem }
+  | { kind: 'network'; url: string; message: string; diagnostics?: Diagnostics }
+  /**
+   * An HTTP error status; `problem` when the body was the sidecar's problem details, and
+   * `diagnostics` when the sidecar did not answer (a 5xx of the proxy).
+   */
+  | { kind: 'http'; url: string; status: number; statusText: string; problem?: Problem; diagnostics?: Diagnostics }
   /** A success status whose body is not what the service sends (e.g. a login page). */
   | { kind: 'unexpected-body'; url: string; status: number; contentType: string; reason: string }
   /** The service speaks a projection schema this extension does not understand. */

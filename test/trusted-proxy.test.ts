@@ -220,7 +220,8 @@ describe('forwarded headers are believed only behind the secret', () => {
   it('trusted proxy: X-Forwarded-For keys the initialize rate limit, one bucket per client', async () => {
     const svc = await proxied(LIMIT);
     const body = await initializeBody(svc, withSecret());
-    const as = (client: string) => ({ [HEADER]: SECRET, 'x-forwarded-for': `${client}, 10.0.0.1` });
+    // The proxy appends the address it saw; what the client wrote before that is ignored.
+    const as = (client: string) => ({ [HEADER]: SECRET, 'x-forwarded-for': `198.51.100.99, ${client}` });
     expect((await initialize(svc, body, as('203.0.113.1'))).status).toBe(201);
     expect((await initialize(svc, body, as('203.0.113.1'))).status).toBe(200);
     const limited = await initialize(svc, body, as('203.0.113.1'));
@@ -240,6 +241,52 @@ describe('forwarded headers are believed only behind the secret', () => {
     expect((await initialize(svc, body, as('203.0.113.3'))).status).toBe(200);
     expect((await initialize(svc, body, as('203.0.113.3'))).status).toBe(200);
     expectProblem(await initialize(svc, body, as('203.0.113.3')), 429, 'rate-limited');
+  });
+
+  it('trusted proxy: varying the client-written first X-Forwarded-For entry does not escape the limit', async () => {
+    // The attack: a client behind the proxy writes its own X-Forwarded-For, which the proxy
+    // extends with the address it really saw. Keyed on the first entry, every call was a new
+    // client (and 10,000 made the limiter forget the oldest): unlimited initialize calls.
+    const svc = await proxied(LIMIT);
+    const body = await initializeBody(svc, withSecret());
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      const r = await initialize(svc, body, { [HEADER]: SECRET, 'x-forwarded-for': `10.${i}.${i}.${i}, 203.0.113.7` });
+      statuses.push(r.status);
+      if (r.status === 429) {
+        expectProblem(r, 429, 'rate-limited');
+      }
+    }
+    expect(statuses).toEqual([201, 200, ...Array(10).fill(429)]);
+    // Several X-Forwarded-For lines are one list (RFC 9110 5.3): the last entry still decides.
+    const split = await request(`${svc.api}initialize`, {
+      method: 'POST',
+      headers: { [HEADER]: SECRET, 'content-type': 'application/json', 'x-forwarded-for': ['10.9.9.9', '203.0.113.7'] as unknown as string },
+      body
+    });
+    expectProblem(split, 429, 'rate-limited');
+  });
+
+  it('trusted proxy: with PROJECT_STARTUP_TRUSTED_PROXY_HOPS=2 the client is the second entry from the right', async () => {
+    const svc = await proxied({ ...LIMIT, PROJECT_STARTUP_TRUSTED_PROXY_HOPS: '2' });
+    const body = await initializeBody(svc, withSecret());
+    // client-written, then what the outer proxy saw (the client), then what the inner one saw.
+    const via = (written: string, client: string) => ({ [HEADER]: SECRET, 'x-forwarded-for': `${written}, ${client}, 10.0.0.2` });
+    expect((await initialize(svc, body, via('1.1.1.1', '203.0.113.8'))).status).toBe(201);
+    expect((await initialize(svc, body, via('2.2.2.2', '203.0.113.8'))).status).toBe(200);
+    expectProblem(await initialize(svc, body, via('3.3.3.3', '203.0.113.8')), 429, 'rate-limited');
+    // Another client behind the same inner proxy is another bucket.
+    expect((await initialize(svc, body, via('3.3.3.3', '203.0.113.9'))).status).toBe(200);
+  });
+
+  it('PROJECT_STARTUP_TRUSTED_PROXY_HOPS must be a whole number from 1 to 10', async () => {
+    for (const bad of ['0', '11', 'two', '-1']) {
+      const error = await startError(
+        { PROJECT_STARTUP_TRUSTED_PROXY_SECRET_FILE: secretFile(`${SECRET}\n`), PROJECT_STARTUP_TRUSTED_PROXY_HOPS: bad },
+        { ingress: 'trusted-proxy' }
+      );
+      expect(error.message).toBe('PROJECT_STARTUP_TRUSTED_PROXY_HOPS must be a whole number from 1 to 10.');
+    }
   });
 
   it('direct loopback: X-Forwarded-For is ignored, so varying it does not escape the limit', async () => {

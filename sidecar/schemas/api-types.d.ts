@@ -78,7 +78,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness, version and instance id (no authentication, except behind a trusted proxy: its secret) */
+        /** Liveness, version and instance id (no authentication, except behind a trusted proxy: its secret); with ?nonce=, a proof that this service holds the token */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -517,6 +517,8 @@ export interface components {
              * @description Changes with every start of the service.
              */
             instanceId: string;
+            /** @description Only when asked with ?nonce= and the service has a token (direct loopback): HMAC-SHA256 keyed by the token over "project-startup health proof v1\n<nonce>\n<instanceId>", hex. Proves the answer comes from the service holding the token without sending it. */
+            proof?: string;
             /** @enum {unknown} */
             platform: "generic" | "hosted-notebook" | "cluster";
         };
@@ -942,7 +944,10 @@ export interface operations {
     };
     getHealth: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A fresh random value (32 to 128 lowercase hex characters); the answer then carries proof = HMAC-SHA256(token, context, nonce, instanceId) */
+                nonce?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -978,6 +983,15 @@ export interface operations {
             };
             /** @description Problem details; code uri-too-long */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code validation-failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

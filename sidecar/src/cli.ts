@@ -3,6 +3,7 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, ENV, resolveConfig, ServeOptions } from './config';
+import { DIAGNOSTICS_FILE_ENV, StderrTail, writeDiagnosticsFile } from './diagnostics-file';
 import type { InstallScope } from './jupyter-install';
 import { createLogger } from './log';
 import { InvalidPlatformSetting } from './platforms/rules';
@@ -10,6 +11,7 @@ import { asProblemError, ProblemError } from './problems';
 import { startService } from './server';
 import { parseInterface } from './service';
 import { StepHook, TEST_CRASH_AT_ENV, testCrashHook } from './state';
+import { line, terminalSafe, terminalSafeLines } from './terminal-text';
 import { VERSION } from './version';
 import { InterfaceId, labelOf } from './vocabulary';
 
@@ -73,17 +75,24 @@ Shows the capability manifest of the selected platform.`,
 Shows the project and state paths that would be created and asks for confirmation
 at the prompt. Only where the platform offers no browser interface (the cluster
 platform) is a terminal confirmation accepted; elsewhere it says where to confirm.`,
-  jupyter: `Usage: project-startup jupyter install|uninstall [--user | --sys-prefix | --prefix P]
+  jupyter: `Usage: project-startup jupyter install|uninstall [--user | --sys-prefix | --prefix P] [--skip-proxy-check]
 
-install: copies the prebuilt JupyterLab extension into Jupyter's data path and writes the
-jupyter-server-proxy entry \`project\` (this sidecar on a private Unix socket, under Jupyter's
-base URL) into Jupyter's config path, for jupyter_server 1.x and 2.x. Then says what remains
-(installing jupyter-server-proxy, restarting Jupyter).
-uninstall: removes exactly what install wrote.
+install: copies the prebuilt JupyterLab extension and a runnable copy of this sidecar into
+Jupyter's data directory, and writes the jupyter-server-proxy entry \`project\` (that copy on a
+private Unix socket, under Jupyter's base URL) into Jupyter's config directory, for
+jupyter_server 1.x and 2.x. Nothing written points back into this package, so it may move or go.
+It refuses, changing nothing, when it cannot write there, or when the Jupyter's Python has no
+jupyter-server-proxy >=4.1 (--skip-proxy-check installs anyway). Then says what remains.
+uninstall: removes exactly what install wrote; with nothing installed it says so.
 
-  --user        ~/.local/share/jupyter and ~/.jupyter (or $JUPYTER_DATA_DIR, $JUPYTER_CONFIG_DIR); default
-  --sys-prefix  the sys.prefix of the Python that runs \`jupyter\` (or $PROJECT_STARTUP_PYTHON)
-  --prefix P    P/share/jupyter and P/etc/jupyter`,
+Jupyter's directories are asked from the Python that runs Jupyter: $PROJECT_STARTUP_PYTHON, else
+the interpreter of \`jupyter\` on PATH; without one, jupyter_core's rules are followed
+($JUPYTER_DATA_DIR, $JUPYTER_CONFIG_DIR, $JUPYTER_PLATFORM_DIRS, ~/Library/Jupyter on macOS).
+
+  --user        the user's directories (~/.local/share/jupyter and ~/.jupyter on Linux); default
+  --sys-prefix  the sys.prefix directories of the Python that runs Jupyter (share/jupyter, etc/jupyter)
+  --prefix P    P/share/jupyter and P/etc/jupyter
+  --skip-proxy-check  install even when that Python lacks jupyter-server-proxy >=4.1`,
   url: `Usage: project-startup url [--project-dir D]
 
 Prints the setup page address of the running service with its one-time login token,
@@ -133,7 +142,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     }
     switch (command) {
       case 'serve':
-        return await serve(rest, io);
+        return await serveReporting(rest, io);
       case 'jupyter':
         return jupyter(rest, io);
       case 'status':
@@ -151,12 +160,17 @@ export async function main(argv: string[], io: Io): Promise<number> {
 
 function report(error: unknown, io: Io): number {
   if ((error as { usage?: boolean }).usage) {
-    io.stderr.write(`project-startup: ${(error as Error).message}\nRun \`project-startup --help\` for usage.\n`);
+    io.stderr.write(`project-startup: ${terminalSafeLines((error as Error).message)}\nRun \`project-startup --help\` for usage.\n`);
     return EXIT.usage;
   }
   if (error instanceof ConfigError || error instanceof InvalidPlatformSetting) {
-    io.stderr.write(`project-startup: ${error.message}\n`);
+    io.stderr.write(`project-startup: ${terminalSafeLines(error.message)}\n`);
     return EXIT.usage;
+  }
+  if ((error as { unproven?: boolean }).unproven) {
+    // The runtime file's address did not prove itself (client.ts): nothing was sent to it.
+    io.stderr.write(`project-startup: ${terminalSafeLines((error as Error).message)}\n`);
+    return EXIT.failure;
   }
   const problem = asProblemError(error);
   io.stderr.write(formatModule().formatProblem(problem.toProblem()));
@@ -165,7 +179,44 @@ function report(error: unknown, io: Io): number {
     : EXIT.failure;
 }
 
-async function serve(args: string[], io: Io): Promise<number> {
+/**
+ * `serve`, reporting to $PROJECT_STARTUP_DIAGNOSTICS_FILE when it is set (the Python package's
+ * proxy entry sets it): "running" once listening, or "failed" with the message printed and the
+ * last stderr lines when start-up fails, before exiting.
+ */
+async function serveReporting(args: string[], io: Io): Promise<number> {
+  const file = io.env[DIAGNOSTICS_FILE_ENV];
+  if (!file) {
+    return serve(args, io);
+  }
+  const tail = new StderrTail(io.stderr);
+  const tracked: Io = {
+    stdout: io.stdout,
+    stderr: tail.stream,
+    get stdin() {
+      return io.stdin;
+    },
+    env: io.env,
+    cwd: io.cwd
+  };
+  try {
+    return await serve(args, tracked, () =>
+      writeDiagnosticsFile(file, { state: 'running', pid: process.pid, at: new Date().toISOString() })
+    );
+  } catch (error) {
+    const mark = tail.count;
+    const exitCode = report(error, tracked);
+    const lastError = tail
+      .linesSince(mark)
+      .join('\n')
+      .replace(/^project-startup: /, '')
+      .trim();
+    writeDiagnosticsFile(file, { state: 'failed', at: new Date().toISOString(), exitCode, lastError, logTail: tail.lines() });
+    return exitCode;
+  }
+}
+
+async function serve(args: string[], io: Io, onListening?: () => void): Promise<number> {
   const { values } = parse(args, {
     host: { type: 'string' },
     port: { type: 'string' },
@@ -211,11 +262,13 @@ async function serve(args: string[], io: Io): Promise<number> {
   process.once('SIGTERM', () => stop('SIGTERM'));
   const running = await startService({ config, env: io.env, logger, onCreationStep });
   const { service } = running;
+  // Listening now; reported before the address is printed, so whoever reads it finds the report.
+  onListening?.();
   io.stdout.write(
     [
       `Project startup ${service.version}: ${labelOf(service.adapter.id)} (${service.adapter.id}), ${labelOf(running.ingress).toLowerCase()} ingress`,
-      `Project: ${config.projectDir}`,
-      `Listening: ${running.url ?? `unix socket ${running.socket}`}`,
+      line`Project: ${config.projectDir}`,
+      line`Listening: ${running.url ?? `unix socket ${running.socket}`}`,
       running.ingress === 'direct-loopback'
         ? `Sign in: run \`project-startup url\` for a browser address; scripts send "Authorization: Bearer <token>" (token in ${running.runtimeFile}${
             io.env[ENV.token] ? ` or ${ENV.token}` : ''
@@ -249,9 +302,12 @@ async function clientCommand(command: 'status' | 'capabilities' | 'init' | 'url'
   }
   const config = resolveConfig({ projectDir: values['project-dir'] as string | undefined }, io.env, io.cwd);
   if (command === 'url') {
-    return printUrl(config, io);
+    return await printUrl(config, io);
   }
-  const client = connectClient(config, io.env, Boolean(values.local));
+  const { client, notes } = await connectClient(config, io.env, Boolean(values.local));
+  for (const note of notes) {
+    io.stderr.write(`project-startup: ${terminalSafeLines(note)}\n`);
+  }
   const json = Boolean(values.json);
   switch (command) {
     case 'capabilities': {
@@ -282,7 +338,12 @@ function jupyter(args: string[], io: Io): number {
   if (action !== 'install' && action !== 'uninstall') {
     throw usage(`Unknown jupyter action "${action}"; use install or uninstall.`);
   }
-  const { values } = parse(rest, { user: { type: 'boolean' }, 'sys-prefix': { type: 'boolean' }, prefix: { type: 'string' } });
+  const { values } = parse(rest, {
+    user: { type: 'boolean' },
+    'sys-prefix': { type: 'boolean' },
+    prefix: { type: 'string' },
+    ...(action === 'install' ? { 'skip-proxy-check': { type: 'boolean' } } : {})
+  } as OptionSpec);
   if (values.help) {
     io.stdout.write(`${HELP.jupyter}\n`);
     return EXIT.ok;
@@ -305,10 +366,11 @@ function jupyter(args: string[], io: Io): number {
     );
     return EXIT.ok;
   }
-  const report = jupyterInstallModule().installJupyter(scope, io.env);
+  const report = jupyterInstallModule().installJupyter(scope, io.env, { skipProxyCheck: values['skip-proxy-check'] === true });
   io.stdout.write(
     [
       `Installed the JupyterLab extension: ${report.labextension}`,
+      `Installed the sidecar the proxy runs: ${report.sidecar}`,
       'Wrote the notebook-server proxy entry "project":',
       `  ${report.configFiles[0]} (jupyter_server 2.x)`,
       `  ${report.configFiles[1]} (jupyter_server 1.x)`,
@@ -328,53 +390,57 @@ function interfaceOption(value: string | boolean | undefined): InterfaceId {
   }
 }
 
-function printUrl(config: ReturnType<typeof resolveConfig>, io: Io): number {
-  const info = clientModule().findRunningService(config);
-  if (!info || !info.url) {
+async function printUrl(config: ReturnType<typeof resolveConfig>, io: Io): Promise<number> {
+  // The token goes into an address a person opens: only for a service that proved it holds it.
+  const { service, notes } = await clientModule().findRunningService(config, io.env);
+  for (const note of notes) {
+    io.stderr.write(`project-startup: ${terminalSafeLines(note)}\n`);
+  }
+  if (!service || !service.info.url) {
     io.stderr.write('project-startup: no service with a browser address runs for this project; start one with `project-startup serve`.\n');
     return EXIT.failure;
   }
-  const token = info.tokenSource === 'environment' ? io.env[ENV.token] : info.token;
+  const { info, token } = service;
   if (!token) {
-    io.stderr.write(`project-startup: the service's ${labelOf(info.ingress).toLowerCase()} ingress has no login token.\n`);
+    io.stderr.write(line`project-startup: the service's ${labelOf(info.ingress).toLowerCase()} ingress has no login token.` + '\n');
     return EXIT.failure;
   }
-  io.stdout.write(`${info.url}?token=${encodeURIComponent(token)}\n`);
+  io.stdout.write(`${terminalSafe(info.url)}?token=${encodeURIComponent(token)}\n`);
   return EXIT.ok;
 }
 
-async function init(client: ReturnType<typeof connectClient>, json: boolean, io: Io): Promise<number> {
+async function init(client: import('./client').ProjectClient, json: boolean, io: Io): Promise<number> {
   const projection = await client.startup('terminal');
   const say = (text: string) => (json ? io.stderr : io.stdout).write(text);
   if (!projection.confirmation.allowedInterfaces.includes('terminal')) {
     say(
-      `On the ${labelOf(projection.platform)} the project state is created after a confirmation in ${projection.confirmation.allowedInterfaces
+      `${line`On the ${labelOf(projection.platform)} the project state is created after a confirmation in ${projection.confirmation.allowedInterfaces
         .map(labelOf)
-        .join(' or ')}, not at a terminal prompt.\n${projection.nextAction.detail}\n`
+        .join(' or ')}, not at a terminal prompt.`}\n${terminalSafeLines(projection.nextAction.detail)}\n`
     );
     return EXIT.refused;
   }
   if (projection.phase === 'ready') {
-    say(`Already set up: ${projection.statePath} holds this project's state. Nothing to do.\n`);
+    say(`${line`Already set up: ${projection.statePath} holds this project's state. Nothing to do.`}\n`);
     if (json) {
       io.stdout.write(`${JSON.stringify({ created: false, record: projection.confirmation.record, phase: 'ready' }, null, 2)}\n`);
     }
     return EXIT.ok;
   }
   if (projection.phase !== 'awaiting-confirmation') {
-    say(`Setup is in phase ${projection.phase}; initialization comes later.\nNext: ${projection.nextAction.title}\n  ${projection.nextAction.detail}\n`);
+    say(`${line`Setup is in phase ${projection.phase}; initialization comes later.`}\n${line`Next: ${projection.nextAction.title}`}\n  ${terminalSafeLines(projection.nextAction.detail)}\n`);
     if (projection.nextAction.command) {
-      say(`  $ ${projection.nextAction.command}\n`);
+      say(`${line`  $ ${projection.nextAction.command}`}\n`);
     }
     return EXIT.refused;
   }
   say(
     [
-      `Project:  ${projection.projectPath}`,
-      `Platform: ${labelOf(projection.platform)}`,
+      line`Project:  ${projection.projectPath}`,
+      line`Platform: ${labelOf(projection.platform)}`,
       'This will create, readable only by you:',
-      ...projection.confirmation.creates.map(p => `  ${p}/ (directory, mode 0700)`),
-      `  ${projection.statePath}/initialization.json (mode 0600: what you confirmed, when, and how; no credentials)`,
+      ...projection.confirmation.creates.map((p: string) => line`  ${p}/ (directory, mode 0700)`),
+      line`  ${projection.statePath}/initialization.json (mode 0600: what you confirmed, when, and how; no credentials)`,
       ''
     ].join('\n')
   );
@@ -392,7 +458,7 @@ async function init(client: ReturnType<typeof connectClient>, json: boolean, io:
     io.stdout.write(`${JSON.stringify(result.body, null, 2)}\n`);
   } else {
     io.stdout.write(
-      `${result.body.created ? 'Created' : 'Already present'}: ${result.body.record.statePath} (phase ${result.body.phase}).\n`
+      `${line`${result.body.created ? 'Created' : 'Already present'}: ${result.body.record.statePath} (phase ${result.body.phase}).`}\n`
     );
   }
   return EXIT.ok;

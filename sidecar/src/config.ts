@@ -1,5 +1,6 @@
 // Turns command-line options and PROJECT_STARTUP_* variables into one checked configuration.
 // Pure apart from resolving the project directory's real path.
+import { isUtf8 } from 'node:buffer';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -26,6 +27,12 @@ export interface RateLimit {
   seconds: number;
 }
 
+/** How long a browser session of direct loopback lives: since its last use, and at most. */
+export interface SessionLimits {
+  idleSeconds: number;
+  maxSeconds: number;
+}
+
 export interface ServiceConfig {
   projectDir: string;
   homeDir: string | undefined;
@@ -44,6 +51,9 @@ export interface ServiceConfig {
   runtimeUrls: { 'local-lightweight': string; 'high-throughput-serving': string };
   probeTimeoutMs: number;
   initializeRateLimit: RateLimit;
+  sessions: SessionLimits;
+  /** How many proxies of the operator's each append to X-Forwarded-For (trusted-proxy ingress). */
+  trustedProxyHops: number;
   logLevel: LogLevel;
 }
 
@@ -70,8 +80,37 @@ export const ENV = {
   servingRuntimeUrl: 'PROJECT_STARTUP_SERVING_RUNTIME_URL',
   probeTimeoutMs: 'PROJECT_STARTUP_PROBE_TIMEOUT_MS',
   initializeRateLimit: 'PROJECT_STARTUP_INITIALIZE_RATE_LIMIT',
+  sessionIdleSeconds: 'PROJECT_STARTUP_SESSION_IDLE_SECONDS',
+  sessionMaxSeconds: 'PROJECT_STARTUP_SESSION_MAX_SECONDS',
+  trustedProxyHops: 'PROJECT_STARTUP_TRUSTED_PROXY_HOPS',
   logLevel: 'PROJECT_STARTUP_LOG_LEVEL'
 } as const;
+
+/** Two hours since the last request, twelve hours at most: a working day, not a week. */
+export const DEFAULT_SESSION_LIMITS: SessionLimits = { idleSeconds: 2 * 3600, maxSeconds: 12 * 3600 };
+const WEEK_SECONDS = 7 * 24 * 3600;
+
+/**
+ * What a service token may be: 16 to 1024 characters of RFC 6750's b64token (letters, digits,
+ * `-._~+/`, then optional `=` padding), the only characters `Authorization: Bearer` can carry.
+ * 16 is the trusted-proxy secret's minimum too; a generated token has 64 hex digits.
+ */
+export const TOKEN_MIN_LENGTH = 16;
+export const TOKEN_MAX_LENGTH = 1024;
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+/** The token from PROJECT_STARTUP_TOKEN, if it follows the rules; the message never shows it. */
+export function checkServiceToken(token: string): string {
+  const rule = `a token of ${TOKEN_MIN_LENGTH} to ${TOKEN_MAX_LENGTH} characters from A-Z a-z 0-9 - . _ ~ + / (optionally ending in =), which "Authorization: Bearer" can carry`;
+  const fix = `Generate one with \`node -p "require('crypto').randomBytes(32).toString('hex')"\`, or unset ${ENV.token} to have one generated.`;
+  if (token.length < TOKEN_MIN_LENGTH || token.length > TOKEN_MAX_LENGTH) {
+    throw new ConfigError(`${ENV.token} is ${token.length < TOKEN_MIN_LENGTH ? 'too short' : 'too long'}: it must be ${rule}. ${fix}`);
+  }
+  if (!B64TOKEN.test(token)) {
+    throw new ConfigError(`${ENV.token} holds a character it may not: it must be ${rule}. ${fix}`);
+  }
+  return token;
+}
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -139,6 +178,11 @@ export function resolveConfig(options: ServeOptions, env: Env, cwd = process.cwd
     },
     probeTimeoutMs: parseBoundedInt(env, ENV.probeTimeoutMs, 1000, 50, 30000),
     initializeRateLimit: parseRateLimit(setting(env, ENV.initializeRateLimit) ?? '30/60'),
+    sessions: {
+      idleSeconds: parseBoundedInt(env, ENV.sessionIdleSeconds, DEFAULT_SESSION_LIMITS.idleSeconds, 1, WEEK_SECONDS),
+      maxSeconds: parseBoundedInt(env, ENV.sessionMaxSeconds, DEFAULT_SESSION_LIMITS.maxSeconds, 1, WEEK_SECONDS)
+    },
+    trustedProxyHops: parseBoundedInt(env, ENV.trustedProxyHops, 1, 1, 10),
     logLevel: parseLogLevel(setting(env, ENV.logLevel) ?? 'info')
   };
 }
@@ -162,7 +206,64 @@ function realOrResolved(p: string, cwd = process.cwd()): string {
 }
 
 function resolveProjectDir(p: string, cwd: string): string {
-  return realOrResolved(p, cwd);
+  const resolved = realOrResolved(p, cwd);
+  const undecodable = undecodableComponent(resolved);
+  if (undecodable !== undefined) {
+    throw new ConfigError(
+      `The project directory ${undecodable} has a name that is not valid UTF-8. The service names the project in JSON, on the setup page and in its record, all UTF-8 text, so it cannot name this directory exactly (a look-alike name would point somewhere else). Rename it to a UTF-8 name, for example with \`mv\` in a shell, or start the service in another directory.`
+    );
+  }
+  return resolved;
+}
+
+/**
+ * Node decodes the working directory, arguments and variables as UTF-8, replacing bytes that
+ * are not (U+FFFD): a project directory whose real name is not UTF-8 then looks missing. When
+ * `p` does not exist, finds the first component that does not, and looks in its parent (by
+ * bytes) for the entry whose name decodes to it; returns the path so far with the offending
+ * bytes shown as \xNN, or undefined when no such entry is the reason.
+ */
+function undecodableComponent(p: string): string | undefined {
+  if (!p.includes('\ufffd') || fs.existsSync(p)) {
+    return undefined;
+  }
+  const parts = p.split(path.sep);
+  let parent = parts[0] === '' ? path.sep : parts[0];
+  for (const part of parts.slice(1)) {
+    const next = path.join(parent, part);
+    if (fs.existsSync(next)) {
+      parent = next;
+      continue;
+    }
+    let entries: Buffer[];
+    try {
+      entries = fs.readdirSync(parent, { encoding: 'buffer' });
+    } catch {
+      return undefined;
+    }
+    const raw = entries.find(name => !isUtf8(name) && name.toString('utf8') === part);
+    return raw === undefined ? undefined : path.join(parent, showBytes(raw));
+  }
+  return undefined;
+}
+
+/** The name with its valid UTF-8 characters as they are and every other byte as \xNN. */
+function showBytes(bytes: Buffer): string {
+  let out = '';
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i];
+    const length = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    const sequence = bytes.subarray(i, i + length);
+    if (length > 0 && sequence.length === length && isUtf8(sequence)) {
+      out += sequence.toString('utf8');
+      i += length;
+    } else {
+      out += `\\x${b.toString(16).padStart(2, '0')}`;
+      i += 1;
+    }
+  }
+  return out;
 }
 
 export function normalizeBaseUrl(value: string): string {

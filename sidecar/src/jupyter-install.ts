@@ -1,21 +1,38 @@
-// `project-startup jupyter install|uninstall`: puts the prebuilt labextension and the
-// notebook-server proxy entry where Jupyter looks (the paths `jupyter --paths` reports), and
-// takes them away again. Only our own files and our own `project` entry are ever touched.
+// `project-startup jupyter install|uninstall`: puts the prebuilt labextension, a runnable copy of
+// the sidecar and the notebook-server proxy entry where Jupyter looks, and takes them away again.
+// Only our own files and our own `project` entry are ever touched.
+//
+// Nothing written points into the package this runs from (a checkout or npm's global prefix may
+// move or go): the sidecar is copied next to the labextension in Jupyter's data directory, laid
+// out like the wheel's `node/` directory, and the proxy entry runs that copy. An install either
+// completes or leaves everything as it was: every target is checked first, and each change is
+// undone if a later one fails.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ConfigError } from './config';
+import { CREDENTIAL_NAME } from './probes';
 
 export const PACKAGE_NAME = 'jupyterlab-project-startup';
 export const PROXY_ENTRY = 'project';
+/** jupyter-server-proxy releases before this lack what the entry needs (`unix_socket`, callables). */
+export const MIN_SERVER_PROXY = [4, 1] as const;
+const MIN_NODE_MAJOR = 20;
 const PACKAGE_ROOT = packageRoot(__dirname);
 const LABEXTENSION_BUILD = path.join(PACKAGE_ROOT, 'jupyterlab_project_startup', 'labextension');
 const CONFIG_TEMPLATE = path.join(PACKAGE_ROOT, 'jupyter-config', 'jupyter_server_config.d', `${PACKAGE_NAME}.json`);
-const BIN = path.join(PACKAGE_ROOT, 'bin', 'project-startup.js');
 const CONFIG_D_FILE = path.join('jupyter_server_config.d', `${PACKAGE_NAME}.json`);
 const CONFIG_FILE = 'jupyter_server_config.json';
+/** In the sidecar's home: what install created besides its own files (the directories). */
+const RECORD_FILE = 'install-record.json';
+/** The runnable sidecar, relative to the package root: what `bin/project-startup.js` needs with no node_modules. */
+const RUNTIME_FILES = {
+  bin: ['bin/project-startup.js'],
+  bundle: ['sidecar/dist/bundle/project-startup.js', 'sidecar/dist/bundle/express.js', 'sidecar/dist/bundle/project-startup.cache'],
+  dirs: ['sidecar/static', 'sidecar/schemas']
+};
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -44,6 +61,20 @@ export interface JupyterPaths {
   config: string;
   /** The Python that runs Jupyter, where it could be found. */
   python?: string;
+  /** How the paths were found, for the report. */
+  source: 'jupyter' | 'rules' | 'prefix';
+}
+
+/** What the Jupyter's Python says about itself (see PROBE). */
+export interface PythonProbe {
+  prefix: string;
+  /** jupyter_core's user and sys.prefix directories; absent when jupyter_core cannot be imported. */
+  userData?: string;
+  userConfig?: string;
+  envData?: string;
+  envConfig?: string;
+  /** jupyter-server-proxy's version, null when it is not installed. */
+  serverProxy: string | null;
 }
 
 type JsonObject = Record<string, unknown>;
@@ -52,77 +83,224 @@ function isObject(value: unknown): value is JsonObject {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-/** The interpreter of the `jupyter` command on PATH, else python3: the Python Jupyter runs on. */
+/**
+ * Asks the Jupyter's own jupyter_core where it looks (the directories `jupyter --paths` lists
+ * first for the user and for sys.prefix) and which jupyter-server-proxy it has: the installed
+ * distribution's metadata, else the module's `__version__` (a copy on PYTHONPATH has no
+ * metadata). Python 3.8+ standard library only.
+ */
+const PROBE = `
+import json, sys
+out = {"prefix": sys.prefix, "serverProxy": None}
+try:
+    from jupyter_core import paths
+    out.update(userData=paths.jupyter_data_dir(), userConfig=paths.jupyter_config_dir(),
+               envData=paths.ENV_JUPYTER_PATH[0], envConfig=paths.ENV_CONFIG_PATH[0])
+except Exception:
+    pass
+try:
+    from importlib.metadata import version
+    out["serverProxy"] = version("jupyter-server-proxy")
+except Exception:
+    try:
+        import jupyter_server_proxy
+        out["serverProxy"] = str(getattr(jupyter_server_proxy, "__version__", "0"))
+    except Exception:
+        pass
+print(json.dumps(out))
+`;
+
+/** Reads PROBE's output; throws when it is not what PROBE prints. */
+export function parseProbe(stdout: string): PythonProbe {
+  const value: unknown = JSON.parse(stdout.trim().split('\n').pop() ?? '');
+  if (!isObject(value) || typeof value.prefix !== 'string') {
+    throw new Error('unexpected answer');
+  }
+  const text = (key: string) => (typeof value[key] === 'string' ? (value[key] as string) : undefined);
+  return {
+    prefix: value.prefix,
+    userData: text('userData'),
+    userConfig: text('userConfig'),
+    envData: text('envData'),
+    envConfig: text('envConfig'),
+    serverProxy: text('serverProxy') ?? null
+  };
+}
+
+/**
+ * The interpreter that runs Jupyter: $PROJECT_STARTUP_PYTHON, else the one named in the `#!`
+ * line of the first `jupyter`, `jupyter-server` or `jupyter-lab` on PATH. (Not any python3 on
+ * PATH: that one need not be the Jupyter's.)
+ */
 export function findJupyterPython(env: Env): string | undefined {
   if (env.PROJECT_STARTUP_PYTHON) {
     return env.PROJECT_STARTUP_PYTHON;
   }
-  for (const dir of (env.PATH ?? '').split(':').filter(Boolean)) {
-    const jupyter = path.join(dir, 'jupyter');
-    try {
-      const first = fs.readFileSync(jupyter, 'utf8').split('\n', 1)[0];
-      const match = /^#!\s*(\S+)(?:\s+(\S+))?/.exec(first);
-      if (match) {
-        return match[1].endsWith('/env') && match[2] ? match[2] : match[1];
+  for (const dir of (env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
+    for (const command of ['jupyter', 'jupyter-server', 'jupyter-lab']) {
+      try {
+        const first = fs.readFileSync(path.join(dir, command), 'utf8').split('\n', 1)[0];
+        const match = /^#!\s*(\S+)(?:\s+(\S+))?/.exec(first);
+        if (match) {
+          return match[1].endsWith('/env') && match[2] ? match[2] : match[1];
+        }
+      } catch {
+        // not here
       }
-    } catch {
-      // not here
     }
   }
   return undefined;
 }
 
-function askPython(python: string, code: string, env: Env): string {
-  return execFileSync(python, ['-c', code], { env: env as NodeJS.ProcessEnv, timeout: 15000, encoding: 'utf8' }).trim();
+/**
+ * What the Python asked about Jupyter's paths and jupyter_server_proxy needs of the environment:
+ * its search paths and virtual environment, the locale, Jupyter's own path variables; never a
+ * credential (names as probes.ts recognises them).
+ */
+const PYTHON_ENV = /^(PATH|HOME|USER|LANG|LANGUAGE|TMPDIR|VIRTUAL_ENV|LD_LIBRARY_PATH|LC_.*|PYTHON.*|CONDA_.*|JUPYTER_.*|XDG_.*)$/;
+
+function pythonEnvironment(env: Env): NodeJS.ProcessEnv {
+  const childEnv: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined && PYTHON_ENV.test(name) && !CREDENTIAL_NAME.test(name)) {
+      childEnv[name] = value;
+    }
+  }
+  return childEnv;
 }
 
-export function resolveJupyterPaths(scope: InstallScope, env: Env): JupyterPaths {
-  const python = findJupyterPython(env);
-  switch (scope.kind) {
-    case 'user': {
-      const home = env.HOME ?? os.homedir();
-      const dataHome = env.XDG_DATA_HOME || path.join(home, '.local', 'share');
-      return {
-        data: path.resolve(env.JUPYTER_DATA_DIR || path.join(dataHome, 'jupyter')),
-        config: path.resolve(env.JUPYTER_CONFIG_DIR || path.join(home, '.jupyter')),
-        python
-      };
-    }
-    case 'prefix':
-      return { data: path.resolve(scope.prefix, 'share', 'jupyter'), config: path.resolve(scope.prefix, 'etc', 'jupyter'), python };
-    case 'sys-prefix': {
-      if (!python) {
-        throw new ConfigError(
-          '--sys-prefix needs the Python that runs Jupyter: put `jupyter` on PATH, set PROJECT_STARTUP_PYTHON, or use --prefix.'
-        );
-      }
-      let prefix: string;
-      try {
-        prefix = askPython(python, 'import sys; print(sys.prefix)', env);
-      } catch {
-        throw new ConfigError(`Could not ask ${python} for its sys.prefix; set PROJECT_STARTUP_PYTHON or use --prefix.`);
-      }
-      return { data: path.join(prefix, 'share', 'jupyter'), config: path.join(prefix, 'etc', 'jupyter'), python };
-    }
+function probePython(python: string, env: Env): PythonProbe {
+  let stdout: string;
+  try {
+    stdout = execFileSync(python, ['-c', PROBE], {
+      env: { ...pythonEnvironment(env), PYTHONDONTWRITEBYTECODE: '1' },
+      timeout: 30000,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe']
+    });
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'it does not exist' : 'it failed';
+    throw new ConfigError(
+      `Could not ask the Jupyter's Python (${python}) where Jupyter looks: ${reason}. Set PROJECT_STARTUP_PYTHON to the python that runs Jupyter, or use --prefix.`
+    );
+  }
+  try {
+    return parseProbe(stdout);
+  } catch {
+    throw new ConfigError(`${python} gave an unexpected answer; set PROJECT_STARTUP_PYTHON to the python that runs Jupyter, or use --prefix.`);
   }
 }
 
-/** The proxy entry with the command pinned to this Node and this package's command line. */
-export function proxyEntry(): JsonObject {
+function truthy(value: string | undefined): boolean {
+  // jupyter_core's envset(): set and not one of its "false" words.
+  return value !== undefined && !['', 'no', 'n', 'false', 'off', '0', '0.0'].includes(value.toLowerCase());
+}
+
+/**
+ * jupyter_core's rules for the user's data and config directories, for when no Jupyter can be
+ * asked (jupyter_core.paths.jupyter_data_dir / jupyter_config_dir, with JUPYTER_PLATFORM_DIRS
+ * as platformdirs applies it).
+ */
+export function userJupyterPaths(env: Env, platform: NodeJS.Platform, home: string): { data: string; config: string } {
+  const platformDirs = truthy(env.JUPYTER_PLATFORM_DIRS);
+  let config: string;
+  if (env.JUPYTER_CONFIG_DIR) {
+    config = env.JUPYTER_CONFIG_DIR;
+  } else if (platformDirs) {
+    config =
+      platform === 'darwin'
+        ? path.join(home, 'Library', 'Application Support', 'jupyter')
+        : platform === 'win32'
+          ? path.join(env.LOCALAPPDATA || path.join(home, 'AppData', 'Local'), 'jupyter')
+          : path.join(env.XDG_CONFIG_HOME || path.join(home, '.config'), 'jupyter');
+  } else {
+    config = path.join(home, '.jupyter');
+  }
+  let data: string;
+  if (env.JUPYTER_DATA_DIR) {
+    data = env.JUPYTER_DATA_DIR;
+  } else if (platformDirs) {
+    data =
+      platform === 'darwin'
+        ? path.join(home, 'Library', 'Application Support', 'jupyter')
+        : platform === 'win32'
+          ? path.join(env.LOCALAPPDATA || path.join(home, 'AppData', 'Local'), 'jupyter')
+          : path.join(env.XDG_DATA_HOME || path.join(home, '.local', 'share'), 'jupyter');
+  } else if (platform === 'darwin') {
+    data = path.join(home, 'Library', 'Jupyter');
+  } else if (platform === 'win32') {
+    data = env.APPDATA ? path.join(env.APPDATA, 'jupyter') : path.join(config, 'data');
+  } else {
+    data = path.join(env.XDG_DATA_HOME || path.join(home, '.local', 'share'), 'jupyter');
+  }
+  return { data: path.resolve(data), config: path.resolve(config) };
+}
+
+/** Where the install goes, from the scope and (when there is one) the Jupyter's own answer. */
+export function jupyterPaths(scope: InstallScope, probe: PythonProbe | undefined, env: Env, platform: NodeJS.Platform, home: string): JupyterPaths {
+  switch (scope.kind) {
+    case 'prefix':
+      return { data: path.resolve(scope.prefix, 'share', 'jupyter'), config: path.resolve(scope.prefix, 'etc', 'jupyter'), source: 'prefix' };
+    case 'user':
+      if (probe?.userData && probe.userConfig) {
+        return { data: probe.userData, config: probe.userConfig, source: 'jupyter' };
+      }
+      return { ...userJupyterPaths(env, platform, home), source: 'rules' };
+    case 'sys-prefix':
+      if (!probe) {
+        throw new ConfigError(
+          '--sys-prefix needs the Python that runs Jupyter: put `jupyter` on PATH or set PROJECT_STARTUP_PYTHON to that python, or use --prefix.'
+        );
+      }
+      if (probe.envData && probe.envConfig) {
+        return { data: probe.envData, config: probe.envConfig, source: 'jupyter' };
+      }
+      return { data: path.join(probe.prefix, 'share', 'jupyter'), config: path.join(probe.prefix, 'etc', 'jupyter'), source: 'rules' };
+  }
+}
+
+/** Why this jupyter-server-proxy version cannot serve the entry, and the fix; undefined when it can. */
+export function serverProxyProblem(version: string | null, python: string): { problem: string; fix: string } | undefined {
+  const fix = `Install it into the Python that runs Jupyter: \`${python} -m pip install 'jupyter-server-proxy>=${MIN_SERVER_PROXY.join('.')}'\` (or \`conda install -c conda-forge jupyter-server-proxy\`).`;
+  if (version === null) {
+    return { problem: `jupyter-server-proxy is not installed for ${python}, so Jupyter would answer 404 at {base_url}${PROXY_ENTRY}/.`, fix };
+  }
+  const match = /^(\d+)\.(\d+)/.exec(version);
+  const [major, minor] = match ? [Number(match[1]), Number(match[2])] : [0, 0];
+  if (major < MIN_SERVER_PROXY[0] || (major === MIN_SERVER_PROXY[0] && minor < MIN_SERVER_PROXY[1])) {
+    return { problem: `jupyter-server-proxy ${version} (for ${python}) is too old: the entry needs ${MIN_SERVER_PROXY.join('.')} or newer (Unix sockets).`, fix };
+  }
+  return undefined;
+}
+
+/** The Node the proxy entry runs: $PROJECT_STARTUP_NODE (checked) or this one. */
+function nodeForEntry(env: Env): string {
+  const chosen = env.PROJECT_STARTUP_NODE;
+  if (!chosen) {
+    return process.execPath;
+  }
+  let version = '';
+  try {
+    version = execFileSync(chosen, ['--version'], { encoding: 'utf8', timeout: 15000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    throw new ConfigError(`PROJECT_STARTUP_NODE=${chosen} does not run; set it to a Node.js ${MIN_NODE_MAJOR} or newer, or unset it to use this Node.`);
+  }
+  const major = Number(/^v(\d+)\./.exec(version)?.[1] ?? 0);
+  if (major < MIN_NODE_MAJOR) {
+    throw new ConfigError(`PROJECT_STARTUP_NODE=${chosen} is Node ${version || '(unknown)'}; Node.js ${MIN_NODE_MAJOR} or newer is needed. Point it at a newer Node, or unset it.`);
+  }
+  return path.resolve(chosen);
+}
+
+/** The proxy entry running `bin` with `node`. */
+export function proxyEntry(node: string, bin: string): JsonObject {
   const template = JSON.parse(fs.readFileSync(CONFIG_TEMPLATE, 'utf8')) as { ServerProxy: { servers: JsonObject } };
   const entry = template.ServerProxy.servers[PROXY_ENTRY] as JsonObject & { command: string[] };
-  return { ...entry, command: [process.execPath, BIN, ...entry.command.slice(1)] };
+  return { ...entry, command: [node, bin, ...entry.command.slice(1)] };
 }
 
 function isOurEntry(value: unknown): boolean {
   return isObject(value) && Array.isArray(value.command) && value.command.some(part => String(part).includes('project-startup'));
-}
-
-function writeJsonAtomically(file: string, value: unknown): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-  fs.writeFileSync(temporary, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o644 });
-  fs.renameSync(temporary, file);
 }
 
 function readJsonObject(file: string): JsonObject | undefined {
@@ -144,75 +322,280 @@ function readJsonObject(file: string): JsonObject | undefined {
   return value;
 }
 
-export interface InstallReport {
-  paths: JupyterPaths;
-  labextension: string;
-  configFiles: string[];
-  /** What the operator still has to do. */
-  remaining: string[];
+function packageNameAt(file: string): string | undefined {
+  try {
+    return (JSON.parse(fs.readFileSync(file, 'utf8')) as { name?: string }).name;
+  } catch {
+    return undefined;
+  }
 }
 
 function labextensionTarget(paths: JupyterPaths): string {
   return path.join(paths.data, 'labextensions', PACKAGE_NAME);
 }
 
-function ownLabextension(dir: string): boolean {
+/** `<data>/jupyterlab-project-startup/`, holding `node/`: the sidecar copy the proxy entry runs. */
+function sidecarHome(paths: JupyterPaths): string {
+  return path.join(paths.data, PACKAGE_NAME);
+}
+
+const ours = {
+  labextension: (dir: string) => packageNameAt(path.join(dir, 'package.json')) === PACKAGE_NAME,
+  sidecar: (home: string) => packageNameAt(path.join(home, 'node', 'package.json')) === PACKAGE_NAME
+};
+
+const WRITE_FIX =
+  'Nothing was changed. Run the command as a user who may write there (for a system-wide Jupyter, e.g. with sudo), or install for yourself with --user, or choose a --prefix you own.';
+
+/** Throws when `target` could not be created or replaced: its nearest existing ancestor must be a writable directory. */
+function checkWritable(target: string): void {
+  let dir = path.dirname(target);
+  while (!fs.existsSync(dir)) {
+    const parent = path.dirname(dir);
+    if (parent === dir) {
+      break;
+    }
+    dir = parent;
+  }
+  if (!fs.statSync(dir).isDirectory()) {
+    throw new ConfigError(`Cannot create ${target}: ${dir} is not a directory. ${WRITE_FIX}`);
+  }
   try {
-    return (JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: string }).name === PACKAGE_NAME;
+    // access() asks the kernel with this process's credentials (root passes; a read-only
+    // mount still fails later, and is then rolled back).
+    fs.accessSync(dir, fs.constants.W_OK | fs.constants.X_OK);
+    if (fs.existsSync(target) && fs.statSync(target).isDirectory()) {
+      fs.accessSync(target, fs.constants.W_OK | fs.constants.X_OK);
+    }
   } catch {
-    return false;
+    throw new ConfigError(`Cannot write to ${fs.existsSync(target) ? target : dir} (permission denied), so ${PACKAGE_NAME} cannot be installed there. ${WRITE_FIX}`);
   }
 }
 
-function serverProxyInstalled(python: string | undefined, env: Env): boolean | undefined {
-  if (!python) {
-    return undefined;
+/** Changes made so far, each with its undo, so a failed install leaves everything as it was. */
+class Changes {
+  private readonly undo: (() => void)[] = [];
+  private readonly leftovers: string[] = [];
+  /** The directories created, parents first: uninstall removes them again when they are empty. */
+  readonly created: string[] = [];
+
+  /** Creates `dir` and the missing directories above it. */
+  mkdirs(dir: string): void {
+    const missing: string[] = [];
+    for (let d = dir; !fs.existsSync(d); d = path.dirname(d)) {
+      missing.unshift(d);
+    }
+    for (const d of missing) {
+      fs.mkdirSync(d, { mode: 0o755 });
+      this.created.push(d);
+      this.undo.push(() => fs.rmdirSync(d));
+    }
   }
-  try {
-    askPython(python, 'import jupyter_server_proxy', env);
-    return true;
-  } catch {
-    return false;
+
+  /** Puts a directory filled by `fill` at `target`, replacing what was there. */
+  replaceDir(target: string, fill: (dir: string) => void): void {
+    this.mkdirs(path.dirname(target));
+    const suffix = randomBytes(6).toString('hex');
+    const staged = `${target}.${suffix}.new`;
+    this.undo.push(() => fs.rmSync(staged, { recursive: true, force: true }));
+    fs.mkdirSync(staged, { mode: 0o755 });
+    fill(staged);
+    if (fs.existsSync(target)) {
+      const old = `${target}.${suffix}.old`;
+      fs.renameSync(target, old);
+      this.undo.push(() => fs.renameSync(old, target));
+      this.leftovers.push(old);
+    }
+    fs.renameSync(staged, target);
+    this.undo.push(() => fs.rmSync(target, { recursive: true, force: true }));
+  }
+
+  /** Writes `file` (temporary file, then rename), keeping its old content for the undo. */
+  writeFile(file: string, text: string): void {
+    this.mkdirs(path.dirname(file));
+    let before: { text: Buffer; mode: number } | undefined;
+    try {
+      before = { text: fs.readFileSync(file), mode: fs.statSync(file).mode & 0o7777 };
+    } catch {
+      before = undefined;
+    }
+    const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+    this.undo.push(() => fs.rmSync(temporary, { force: true }));
+    fs.writeFileSync(temporary, text, { mode: before?.mode ?? 0o644 });
+    fs.renameSync(temporary, file);
+    this.undo.push(() => (before ? fs.writeFileSync(file, before.text) : fs.rmSync(file, { force: true })));
+  }
+
+  rollback(): void {
+    for (const step of this.undo.reverse()) {
+      try {
+        step();
+      } catch {
+        // keep undoing the rest
+      }
+    }
+  }
+
+  commit(): void {
+    for (const old of this.leftovers) {
+      fs.rmSync(old, { recursive: true, force: true });
+    }
   }
 }
 
-export function installJupyter(scope: InstallScope, env: Env): InstallReport {
-  if (!ownLabextension(LABEXTENSION_BUILD) || !fs.existsSync(path.join(LABEXTENSION_BUILD, 'static'))) {
-    throw new ConfigError(`The prebuilt labextension is missing: run \`npm run build:labextension\` in ${PACKAGE_ROOT} first.`);
+function writeFailure(error: unknown): Error {
+  if (error instanceof ConfigError) {
+    return error;
   }
-  const paths = resolveJupyterPaths(scope, env);
-  // Read the 1.x file before changing anything, so a broken one stops the whole install.
+  const e = error as NodeJS.ErrnoException & { dest?: string };
+  const where = e.dest ?? e.path ?? '';
+  if (e.code === 'EACCES' || e.code === 'EPERM' || e.code === 'EROFS') {
+    return new ConfigError(`Cannot write to ${where} (${e.code === 'EROFS' ? 'read-only file system' : 'permission denied'}). ${WRITE_FIX}`);
+  }
+  return new ConfigError(`Writing ${where || 'the install'} failed (${e.code ?? e.message}). Nothing was changed; fix that and run the command again.`);
+}
+
+export interface InstallOptions {
+  /** Install even when the Jupyter's Python has no (or too old a) jupyter-server-proxy. */
+  skipProxyCheck?: boolean;
+}
+
+export interface InstallReport {
+  paths: JupyterPaths;
+  labextension: string;
+  /** The sidecar copy the proxy entry runs (`<data>/jupyterlab-project-startup/node`). */
+  sidecar: string;
+  configFiles: string[];
+  /** What the operator still has to do. */
+  remaining: string[];
+}
+
+function checkBuilt(): void {
+  if (packageNameAt(path.join(LABEXTENSION_BUILD, 'package.json')) !== PACKAGE_NAME || !fs.existsSync(path.join(LABEXTENSION_BUILD, 'static'))) {
+    throw new ConfigError(`The prebuilt labextension is missing from ${PACKAGE_ROOT}: in a checkout, run \`npm run build\` first; from npm, reinstall the package.`);
+  }
+  for (const file of [...RUNTIME_FILES.bin, ...RUNTIME_FILES.bundle, ...RUNTIME_FILES.dirs]) {
+    if (!fs.existsSync(path.join(PACKAGE_ROOT, file))) {
+      throw new ConfigError(`${file} is missing from ${PACKAGE_ROOT}: in a checkout, run \`npm run build\` first; from npm, reinstall the package.`);
+    }
+  }
+}
+
+function packageVersion(): string {
+  return (JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+/** The directories an earlier install recorded as created by it (none without a record). */
+function createdDirectories(home: string): string[] {
+  let record: JsonObject | undefined;
+  try {
+    record = ours.sidecar(home) ? readJsonObject(path.join(home, RECORD_FILE)) : undefined;
+  } catch {
+    record = undefined; // a damaged record: keep every directory
+  }
+  const dirs = record?.createdDirectories;
+  return Array.isArray(dirs) ? dirs.filter((d): d is string => typeof d === 'string' && path.isAbsolute(d)) : [];
+}
+
+/** Fills `dir` with the runnable sidecar: the layout of the wheel's `node/` directory. */
+function copySidecar(dir: string): void {
+  fs.writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify({ name: PACKAGE_NAME, version: packageVersion(), private: true }, null, 2)}\n`, {
+    mode: 0o644
+  });
+  for (const file of [...RUNTIME_FILES.bin, ...RUNTIME_FILES.bundle]) {
+    fs.mkdirSync(path.join(dir, path.dirname(file)), { recursive: true, mode: 0o755 });
+    fs.copyFileSync(path.join(PACKAGE_ROOT, file), path.join(dir, file));
+  }
+  fs.chmodSync(path.join(dir, RUNTIME_FILES.bin[0]), 0o755);
+  for (const sub of RUNTIME_FILES.dirs) {
+    fs.cpSync(path.join(PACKAGE_ROOT, sub), path.join(dir, sub), { recursive: true });
+  }
+}
+
+function installJson(scope: InstallScope): string {
+  const option = scope.kind === 'prefix' ? `--prefix ${scope.prefix}` : `--${scope.kind}`;
+  return `${JSON.stringify(
+    {
+      packageManager: 'npm',
+      packageName: PACKAGE_NAME,
+      uninstallInstructions: `Run \`project-startup jupyter uninstall ${option}\`, then \`npm uninstall -g ${PACKAGE_NAME}\``
+    },
+    null,
+    2
+  )}\n`;
+}
+
+export function installJupyter(scope: InstallScope, env: Env, options: InstallOptions = {}): InstallReport {
+  checkBuilt();
+  const python = findJupyterPython(env);
+  const probe = python ? probePython(python, env) : undefined;
+  const paths = { ...jupyterPaths(scope, probe, env, process.platform, env.HOME || os.homedir()), python };
+  const remaining: string[] = [];
+  if (python && probe) {
+    const found = serverProxyProblem(probe.serverProxy, python);
+    if (found && !options.skipProxyCheck) {
+      throw new ConfigError(
+        `${found.problem} Nothing was changed. ${found.fix} Then run this command again. If Jupyter runs from another Python, set PROJECT_STARTUP_PYTHON to it; to install anyway (the proxy comes later, e.g. in an image build), add --skip-proxy-check.`
+      );
+    }
+    if (found) {
+      remaining.push(`${found.problem} ${found.fix}`);
+    }
+  } else {
+    remaining.push(
+      `No Jupyter was found to check (no \`jupyter\` on PATH, no PROJECT_STARTUP_PYTHON): make sure jupyter-server-proxy ${MIN_SERVER_PROXY.join('.')} or newer is installed where Jupyter runs.`
+    );
+  }
+  const node = nodeForEntry(env);
+
+  // Read and check everything before changing anything.
   const mainFile = path.join(paths.config, CONFIG_FILE);
   const main = readJsonObject(mainFile) ?? {};
-
-  const target = labextensionTarget(paths);
-  if (fs.existsSync(target)) {
-    if (!ownLabextension(target)) {
-      throw new ConfigError(`${target} exists and is not this package's labextension; move it aside first.`);
-    }
-    fs.rmSync(target, { recursive: true, force: true });
-  }
-  fs.mkdirSync(path.dirname(target), { recursive: true });
-  fs.cpSync(LABEXTENSION_BUILD, target, { recursive: true });
-
-  const entry = proxyEntry();
   const configD = path.join(paths.config, CONFIG_D_FILE);
-  writeJsonAtomically(configD, { ServerProxy: { servers: { [PROXY_ENTRY]: entry } } });
+  const labextension = labextensionTarget(paths);
+  const home = sidecarHome(paths);
+  if (fs.existsSync(labextension) && !ours.labextension(labextension)) {
+    throw new ConfigError(`${labextension} exists and is not this package's labextension; move it aside first (nothing was changed).`);
+  }
+  if (fs.existsSync(home) && !ours.sidecar(home)) {
+    throw new ConfigError(`${home} exists and was not written by this command; move it aside first (nothing was changed).`);
+  }
+  const existingEntry = isObject(main.ServerProxy) && isObject(main.ServerProxy.servers) ? main.ServerProxy.servers[PROXY_ENTRY] : undefined;
+  if (existingEntry !== undefined && !isOurEntry(existingEntry)) {
+    throw new ConfigError(
+      `${mainFile} already has a different ServerProxy.servers.${PROXY_ENTRY} entry; remove or rename it, then run the command again (nothing was changed).`
+    );
+  }
+  for (const target of [labextension, path.join(home, 'node'), configD, mainFile]) {
+    checkWritable(target);
+  }
+  const earlierCreated = createdDirectories(home);
+
+  const sidecar = path.join(home, 'node');
+  const entry = proxyEntry(node, path.join(sidecar, RUNTIME_FILES.bin[0]));
   const serverProxy = isObject(main.ServerProxy) ? main.ServerProxy : {};
   const servers = isObject(serverProxy.servers) ? serverProxy.servers : {};
-  writeJsonAtomically(mainFile, { ...main, ServerProxy: { ...serverProxy, servers: { ...servers, [PROXY_ENTRY]: entry } } });
-
-  const remaining: string[] = [];
-  const proxy = serverProxyInstalled(paths.python, env);
-  if (proxy === false) {
-    remaining.push(
-      `Install jupyter-server-proxy for ${paths.python} (for example \`${paths.python} -m pip install jupyter-server-proxy\`, or your distribution's package); without it Jupyter answers 404 at {base_url}project/.`
-    );
-  } else if (proxy === undefined) {
-    remaining.push('Make sure jupyter-server-proxy is installed where Jupyter runs (`pip install jupyter-server-proxy`); it could not be checked from here.');
+  const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+  const changes = new Changes();
+  try {
+    changes.replaceDir(labextension, dir => {
+      fs.cpSync(LABEXTENSION_BUILD, dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, 'install.json'), installJson(scope), { mode: 0o644 });
+    });
+    changes.replaceDir(sidecar, copySidecar);
+    changes.writeFile(configD, json({ ServerProxy: { servers: { [PROXY_ENTRY]: entry } } }));
+    changes.writeFile(mainFile, json({ ...main, ServerProxy: { ...serverProxy, servers: { ...servers, [PROXY_ENTRY]: entry } } }));
+    // Directories an earlier install created stay ours to remove when empty.
+    const createdDirs = [...new Set([...earlierCreated, ...changes.created])];
+    changes.writeFile(path.join(home, RECORD_FILE), json({ version: packageVersion(), createdDirectories: createdDirs }));
+  } catch (error) {
+    changes.rollback();
+    throw writeFailure(error);
   }
+  changes.commit();
+
   remaining.push('Restart the Jupyter server (for JupyterHub: restart the single-user servers) to load the extension and the proxy entry.');
-  return { paths, labextension: target, configFiles: [configD, mainFile], remaining };
+  return { paths, labextension, sidecar, configFiles: [configD, mainFile], remaining };
 }
 
 export interface UninstallReport {
@@ -221,37 +604,76 @@ export interface UninstallReport {
 }
 
 export function uninstallJupyter(scope: InstallScope, env: Env): UninstallReport {
-  const paths = resolveJupyterPaths(scope, env);
-  const removed: string[] = [];
-  const target = labextensionTarget(paths);
-  if (ownLabextension(target)) {
-    fs.rmSync(target, { recursive: true, force: true });
-    removed.push(target);
-  }
+  const python = findJupyterPython(env);
+  // --prefix needs no Python; the others ask it where Jupyter looks, as install did.
+  const probe = python && scope.kind !== 'prefix' ? probePython(python, env) : undefined;
+  const paths = { ...jupyterPaths(scope, probe, env, process.platform, env.HOME || os.homedir()), python };
+  const labextension = labextensionTarget(paths);
+  const home = sidecarHome(paths);
   const configD = path.join(paths.config, CONFIG_D_FILE);
-  if (fs.existsSync(configD)) {
-    fs.rmSync(configD, { force: true });
-    removed.push(configD);
-  }
   const mainFile = path.join(paths.config, CONFIG_FILE);
+
   const main = readJsonObject(mainFile);
   const serverProxy = main && isObject(main.ServerProxy) ? main.ServerProxy : undefined;
   const servers = serverProxy && isObject(serverProxy.servers) ? serverProxy.servers : undefined;
-  if (main && serverProxy && servers && isOurEntry(servers[PROXY_ENTRY])) {
-    const { [PROXY_ENTRY]: _ours, ...otherServers } = servers;
-    void _ours;
-    const { servers: _servers, ...otherProxy } = serverProxy;
-    void _servers;
-    const nextProxy = Object.keys(otherServers).length > 0 ? { ...otherProxy, servers: otherServers } : otherProxy;
-    const { ServerProxy: _proxy, ...rest } = main;
-    void _proxy;
-    const next = Object.keys(nextProxy).length > 0 ? { ...rest, ServerProxy: nextProxy } : rest;
-    if (Object.keys(next).length === 0) {
-      fs.rmSync(mainFile, { force: true });
-    } else {
-      writeJsonAtomically(mainFile, next);
+  const configDEntry = readJsonObject(configD);
+  const plan = {
+    labextension: ours.labextension(labextension),
+    sidecar: ours.sidecar(home),
+    configD: configDEntry !== undefined && isObject(configDEntry.ServerProxy) && isOurEntry((configDEntry.ServerProxy as JsonObject & { servers?: JsonObject }).servers?.[PROXY_ENTRY]),
+    mainEntry: servers !== undefined && isOurEntry(servers[PROXY_ENTRY])
+  };
+  const targets = [plan.labextension && labextension, plan.sidecar && home, plan.configD && configD, plan.mainEntry && mainFile].filter(
+    (t): t is string => typeof t === 'string'
+  );
+  for (const target of targets) {
+    checkWritable(target);
+  }
+  const created = plan.sidecar ? createdDirectories(home) : [];
+
+  const removed: string[] = [];
+  try {
+    if (plan.mainEntry && main && serverProxy && servers) {
+      const { [PROXY_ENTRY]: _ours, ...otherServers } = servers;
+      void _ours;
+      const { servers: _servers, ...otherProxy } = serverProxy;
+      void _servers;
+      const nextProxy = Object.keys(otherServers).length > 0 ? { ...otherProxy, servers: otherServers } : otherProxy;
+      const { ServerProxy: _proxy, ...rest } = main;
+      void _proxy;
+      const next = Object.keys(nextProxy).length > 0 ? { ...rest, ServerProxy: nextProxy } : rest;
+      if (Object.keys(next).length === 0) {
+        fs.rmSync(mainFile, { force: true });
+      } else {
+        new Changes().writeFile(mainFile, `${JSON.stringify(next, null, 2)}\n`);
+      }
+      removed.push(`${mainFile} (ServerProxy.servers.${PROXY_ENTRY})`);
     }
-    removed.push(`${mainFile} (ServerProxy.servers.${PROXY_ENTRY})`);
+    if (plan.configD) {
+      fs.rmSync(configD, { force: true });
+      removed.push(configD);
+    }
+    if (plan.sidecar) {
+      fs.rmSync(home, { recursive: true, force: true });
+      removed.push(home);
+    }
+    if (plan.labextension) {
+      fs.rmSync(labextension, { recursive: true, force: true });
+      removed.push(labextension);
+    }
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    throw new ConfigError(
+      `Removing ${e.path ?? 'the install'} failed (${e.code ?? e.message})${removed.length > 0 ? `; already removed: ${removed.join(', ')}` : ''}. Fix that (permissions?) and run the command again.`
+    );
+  }
+  // The directories install created, when nothing else is in them now (deepest first).
+  for (const dir of [...created].sort((a, b) => b.length - a.length)) {
+    try {
+      fs.rmdirSync(dir);
+    } catch {
+      // not empty (something else lives there now) or already gone: keep it
+    }
   }
   return { paths, removed };
 }

@@ -104,6 +104,32 @@ export function observeProjectPath(projectPath: string): ProjectPathObservation 
   return { ok: true, observed: 'an existing directory you can write to' };
 }
 
+/**
+ * The environment a child process (scheduler client, dbus-send) gets: an allow-list of what such
+ * clients read, never the whole environment, so provider credentials (API keys, cloud secrets)
+ * stay in this process. Names: the search path and locale; the home and temporary directories;
+ * the schedulers' own variables (Slurm, PBS, LSF, Flux: configuration, server, the job id);
+ * the D-Bus session address and XDG_RUNTIME_DIR, where the bus socket lives; the library path a
+ * module system sets for a site's scheduler client. A name that looks like a credential is
+ * dropped even under an allowed prefix. SQUEUE_* and the like are left out: they would change
+ * the output format the probe parses.
+ */
+const CHILD_ENV_NAMES = new Set(['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LANGUAGE', 'TZ', 'TMPDIR', 'LD_LIBRARY_PATH', 'DBUS_SESSION_BUS_ADDRESS', 'XDG_RUNTIME_DIR']);
+const CHILD_ENV_PREFIXES = ['LC_', 'SLURM_', 'PBS_', 'LSB_', 'LSF_', 'FLUX_'];
+
+export function childEnvironment(env: Readonly<Record<string, string | undefined>>): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || CREDENTIAL_NAME.test(name)) {
+      continue;
+    }
+    if (CHILD_ENV_NAMES.has(name) || CHILD_ENV_PREFIXES.some(prefix => name.startsWith(prefix))) {
+      out[name] = value;
+    }
+  }
+  return out;
+}
+
 /** Scheduler states in which an allocation can run work. */
 const LIVE_STATES: Readonly<Record<SchedulerId, readonly string[]>> = {
   // COMPLETING and STAGE_OUT are a job on its way out: no longer somewhere to work.

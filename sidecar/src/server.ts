@@ -6,11 +6,12 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { ConfigError, ENV, ServiceConfig } from './config';
+import { checkServiceToken, ConfigError, ENV, ServiceConfig } from './config';
 import type { FileExists } from './evidence';
 import { createApp, URL_LIMIT } from './http/app';
 import { DirectLoopbackGuard, hostnameOf, IngressGuard, isLoopbackHostname, NotebookServerProxyGuard, TrustedProxyGuard } from './http/ingress';
 import { RateLimiter } from './http/rate-limit';
+import { SessionStore } from './http/sessions';
 import { createLogger, Logger } from './log';
 import { problemOf } from './problems';
 import { SingleFlight } from './probes';
@@ -84,20 +85,21 @@ export async function startService(options: StartOptions): Promise<RunningServic
   let guard: IngressGuard;
   switch (ingress) {
     case 'direct-loopback': {
-      token = env[ENV.token] || randomBytes(32).toString('hex');
-      guard = new DirectLoopbackGuard(token, 'project-startup-session', cookiePath);
+      const fromEnv = env[ENV.token];
+      token = fromEnv ? checkServiceToken(fromEnv) : randomBytes(32).toString('hex');
+      guard = new DirectLoopbackGuard(token, 'project-startup-session', cookiePath, new SessionStore(config.sessions));
       break;
     }
     case 'notebook-server-proxy':
       guard = new NotebookServerProxyGuard();
       break;
     case 'trusted-proxy':
-      guard = new TrustedProxyGuard(readProxySecret(config.trustedProxySecretFile));
+      guard = new TrustedProxyGuard(readProxySecret(config.trustedProxySecretFile), config.trustedProxyHops);
       break;
   }
 
   const rateLimiter = new RateLimiter(config.initializeRateLimit);
-  const app = createApp({ service, guard, logger, rateLimiter });
+  const app = createApp({ service, guard, logger, rateLimiter, proofKey: token });
   // requireHostHeader off: a missing Host is answered by the app's own forbidden-host check.
   const server = http.createServer(
     { requestTimeout: 30000, headersTimeout: 15000, keepAliveTimeout: 5000, requireHostHeader: false },

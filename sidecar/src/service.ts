@@ -10,6 +10,7 @@ import { PlatformDecision, selectPlatform } from './platforms/rules';
 import type { AllocationObservation, PlatformAdapter, StatePlacement } from './platforms/types';
 import { ProblemError } from './problems';
 import {
+  childEnvironment,
   credentialVariableNames,
   CredentialObservation,
   HttpProbe,
@@ -123,8 +124,8 @@ export class StartupService {
     this.onCreationStep = options.onCreationStep;
 
     this.allocation = this.adapter.computeModel === 'batch-allocation' ? gatherAllocationEvidence(evidence, env) : undefined;
-    // Child processes (scheduler and D-Bus clients) see exactly the service's environment.
-    const childEnv = { ...env } as NodeJS.ProcessEnv;
+    // Child processes (scheduler and D-Bus clients) get only what they need: no credential.
+    const childEnv = childEnvironment(env);
     const allocation = this.allocation;
     this.allocationProbe = allocation
       ? new SingleFlight(2000, () => probeAllocation(allocation, config.probeTimeoutMs * 2, childEnv))

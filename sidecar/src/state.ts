@@ -68,7 +68,7 @@ function unsafe(where: string, problem: string): StateInspection {
 export class StateInspector {
   private cached: { key: string; record: InitializationRecord | string } | undefined;
 
-  constructor(private readonly placement: StatePlacement, private readonly projectPath: string) {}
+  constructor(private readonly placement: StatePlacement, readonly projectPath: string) {}
 
   inspect(): StateInspection {
     // The directory everything is created in (the project, or $HOME on a hosted notebook).
@@ -100,8 +100,29 @@ export class StateInspector {
     if (dirProblem) {
       return unsafe(statePath, dirProblem);
     }
-    const recordPath = path.join(statePath, RECORD_FILE);
-    const file = lstatOrUndefined(recordPath);
+    // Looked at through a descriptor from here on: a link swapped in now is not followed.
+    return inHeldDirectories(() => {
+      let state: HeldDirectory | undefined;
+      try {
+        state = HeldDirectory.open(statePath);
+        const heldProblem = directoryProblem(state.stat(), true);
+        return heldProblem ? unsafe(statePath, heldProblem) : this.recordIn(state);
+      } catch (error) {
+        if (error instanceof ProblemError) {
+          // Swapped for a link, moved away or replaced since the lstat above.
+          return { kind: 'unsafe', detail: error.message, remedy: String(error.extensions.remedy ?? '') };
+        }
+        throw error;
+      } finally {
+        state?.close();
+      }
+    });
+  }
+
+  /** The record in the held state directory: absent, this project's record, or why it is unsafe. */
+  recordIn(state: HeldDirectory): StateInspection {
+    const recordPath = path.join(state.shown, RECORD_FILE);
+    const file = fs.lstatSync(state.at(RECORD_FILE), { throwIfNoEntry: false });
     if (file === undefined) {
       // A private directory without a record: an initialize that never finished.
       return { kind: 'absent', detail: 'The state directory exists but holds no record yet.' };
@@ -109,7 +130,7 @@ export class StateInspector {
     if (!file.isFile() || (uid !== -1 && file.uid !== uid) || (file.mode & 0o077) !== 0) {
       return unsafe(recordPath, 'is not a private regular file of yours');
     }
-    const record = this.readRecord(recordPath, file);
+    const record = this.readRecord(state.at(RECORD_FILE), file);
     if (typeof record === 'string') {
       return unsafe(recordPath, record);
     }
@@ -165,15 +186,6 @@ function parseRecord(text: string, statePath: string, projectPath: string): Init
   return r as InitializationRecord;
 }
 
-function fsyncDirectory(dir: string): void {
-  const fd = fs.openSync(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
 /** Steps of createState, in order, named for the crash-safety tests' fault injection. */
 export const CREATION_STEPS = ['parents-created', 'directory-created', 'record-written', 'record-linked', 'temporary-removed'] as const;
 export type CreationStep = (typeof CREATION_STEPS)[number];
@@ -203,9 +215,229 @@ export function testCrashHook(value: string | undefined): StepHook | undefined {
 }
 
 /**
+ * A directory held open by descriptor, so that what is done in it happens in *that* directory,
+ * whatever is renamed or swapped at its path meanwhile (the symlink race of initialize).
+ *
+ * Node has no openat()/mkdirat()/linkat(), so names are resolved relative to the held directory
+ * in one of two ways, both closed by construction:
+ * - `proc` (Linux): `/proc/self/fd/<fd>/<name>`. The kernel follows the descriptor's magic link
+ *   to the open directory itself; the directory's path is never looked up again.
+ * - `cwd` (macOS, where `/dev/fd/<fd>` is the descriptor and cannot be traversed; any system
+ *   without /proc): the process changes its working directory to the directory's path, checks
+ *   that the working directory now has the held descriptor's device and inode (else refuses,
+ *   state-unsafe, before anything is written), and then uses plain relative names. The working
+ *   directory is a reference to the directory, not a path: a rename or a link swapped in after
+ *   the check changes nothing. The working directory is restored when the synchronous creation
+ *   or inspection ends (inHeldDirectories); nothing else in this process uses relative paths.
+ */
+type Traversal = 'proc' | 'cwd';
+let traversal: Traversal | undefined;
+/** The held directory that is the working directory now, checked (`cwd` traversal only). */
+let entered: HeldDirectory | undefined;
+/** Whether the working directory was changed and must be put back. */
+let movedCwd = false;
+
+/**
+ * Which traversal to use: 'auto' (the default) picks `proc` where it works. Tests run the other
+ * platforms' `cwd` path on Linux with this; nothing else calls it.
+ */
+export function useDirectoryTraversal(choice: Traversal | 'auto'): void {
+  traversal = choice === 'auto' ? undefined : choice;
+}
+
+function chooseTraversal(fd: number): Traversal {
+  if (traversal === undefined) {
+    traversal = 'cwd';
+    if (process.platform === 'linux') {
+      // Once per process: /proc is mounted and lets this process through its descriptors.
+      try {
+        const viaProc = fs.statSync(`/proc/self/fd/${fd}/.`);
+        const held = fs.fstatSync(fd);
+        traversal = viaProc.dev === held.dev && viaProc.ino === held.ino ? 'proc' : 'cwd';
+      } catch {
+        traversal = 'cwd';
+      }
+    }
+  }
+  return traversal;
+}
+
+/** Runs `work` (synchronous) and then puts the working directory back if a held one was entered. */
+function inHeldDirectories<T>(work: () => T): T {
+  let original: string;
+  try {
+    original = process.cwd();
+  } catch {
+    original = '/'; // the working directory was removed: nothing better to go back to
+  }
+  try {
+    return work();
+  } finally {
+    entered = undefined;
+    if (movedCwd) {
+      movedCwd = false;
+      try {
+        process.chdir(original);
+      } catch {
+        process.chdir('/');
+      }
+    }
+  }
+}
+
+class HeldDirectory {
+  private constructor(
+    readonly fd: number,
+    /** The path a person knows it by, for messages (and where `cwd` traversal enters it). */
+    readonly shown: string,
+    private readonly mode: Traversal
+  ) {}
+
+  /** Opens `dir` without following a link in its last component; realPath() checks the rest. */
+  static open(dir: string): HeldDirectory {
+    const fd = openDirectoryNoFollow(dir, dir);
+    return new HeldDirectory(fd, dir, chooseTraversal(fd));
+  }
+
+  /** The path of `name` inside this very directory. */
+  at(name: string): string {
+    if (this.mode === 'proc') {
+      return `/proc/self/fd/${this.fd}/${name}`;
+    }
+    this.enter();
+    return name;
+  }
+
+  /** The directory itself, as a path that lists it (readdir). */
+  self(): string {
+    if (this.mode === 'proc') {
+      return `/proc/self/fd/${this.fd}`;
+    }
+    this.enter();
+    return '.';
+  }
+
+  /** Where the held directory is now, as the kernel knows it. */
+  realPath(): string {
+    if (this.mode === 'proc') {
+      return fs.readlinkSync(`/proc/self/fd/${this.fd}`);
+    }
+    this.enter();
+    return process.cwd();
+  }
+
+  stat(): fs.Stats {
+    return fs.fstatSync(this.fd);
+  }
+
+  /** Opens the child directory `name` (never through a link), held in its turn. */
+  child(name: string): HeldDirectory {
+    const fd = openDirectoryNoFollow(this.at(name), path.join(this.shown, name));
+    return new HeldDirectory(fd, path.join(this.shown, name), this.mode);
+  }
+
+  /** `cwd` traversal: makes this directory the working directory, checked by device and inode. */
+  private enter(): void {
+    if (entered === this) {
+      return;
+    }
+    entered = undefined;
+    movedCwd = true;
+    try {
+      process.chdir(this.shown);
+    } catch {
+      throw swapped(this.shown);
+    }
+    const here = fs.statSync('.');
+    const held = this.stat();
+    if (here.dev !== held.dev || here.ino !== held.ino) {
+      throw swapped(this.shown); // a link or another directory is at the path now: refuse
+    }
+    entered = this;
+  }
+
+  fsync(): void {
+    fs.fsyncSync(this.fd);
+  }
+
+  close(): void {
+    fs.closeSync(this.fd);
+  }
+}
+
+function swapped(where: string): ProblemError {
+  return new ProblemError('state-unsafe', `${where} was moved or replaced while the service was working in it.`, {
+    remedy: `Find out what renames entries in ${path.dirname(where)} (only you should be able to); put the real directory back and run the setup again.`
+  });
+}
+
+function openDirectoryNoFollow(p: string, shown: string): number {
+  try {
+    return fs.openSync(p, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') {
+      throw new ProblemError('state-unsafe', `${shown} is a symbolic link.`, {
+        remedy: `Inspect ${shown} and move the link aside; the service never follows links.`
+      });
+    }
+    if (code === 'ENOTDIR') {
+      throw new ProblemError('state-unsafe', `${shown} is not a directory.`, {
+        remedy: `Inspect ${shown} and move it aside (the service never changes it for you); then run the setup again.`
+      });
+    }
+    if (code === 'ENOENT') {
+      throw swapped(shown); // it was there a moment ago (created or seen): moved away since
+    }
+    throw error;
+  }
+}
+
+
+function refuse(where: string, problem: string): ProblemError {
+  return new ProblemError('state-unsafe', `${where} ${problem}.`, {
+    remedy: `Inspect ${where} and move it aside (the service never changes it for you); then run the setup again.`
+  });
+}
+
+/** Creates `name` in `parent` (mode 0700) unless it exists; opens and checks it; true when created. */
+function holdOwnDirectory(parent: HeldDirectory, name: string, requirePrivate: boolean): { dir: HeldDirectory; created: boolean } {
+  let created = false;
+  try {
+    fs.mkdirSync(parent.at(name), { mode: 0o700 });
+    created = true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+      throw error;
+    }
+  }
+  const dir = parent.child(name);
+  try {
+    if (created) {
+      fs.fchmodSync(dir.fd, 0o700); // a umask can only narrow 0700, but say it outright
+      parent.fsync();
+    }
+    const problem = directoryProblem(dir.stat(), requirePrivate);
+    if (problem) {
+      throw refuse(dir.shown, problem);
+    }
+    return { dir, created };
+  } catch (error) {
+    dir.close();
+    throw error;
+  }
+}
+
+/**
  * Creates the state directory and its record atomically: a crash at any step leaves either
  * no record (the projection says awaiting-confirmation) or the complete record.
  * Returns created=false with the record already there when another call won.
+ *
+ * Every step after the first open happens through held directory descriptors (HeldDirectory):
+ * the directory above the state is opened once and checked to be the one the service resolved;
+ * each directory below it is created and then opened without following a link, and checked
+ * (owner, mode) on the descriptor itself. Renaming or swapping any of them for a link after
+ * that changes nothing about where the record goes.
  */
 export function createState(
   placement: StatePlacement,
@@ -213,96 +445,94 @@ export function createState(
   record: InitializationRecord,
   onStep: StepHook = () => undefined
 ): { created: boolean; record: InitializationRecord } {
-  for (const parent of placement.parentsToCreate) {
-    ensureOwnDirectory(parent);
-  }
-  onStep('parents-created');
-  const { statePath } = placement;
-  // The directory above the state must still be what the projection resolved: no link swapped in.
-  const above = path.dirname(statePath);
-  if (fs.realpathSync.native(above) !== above) {
-    throw new ProblemError('state-unsafe', `${above} was replaced by a symbolic link since the service started.`, {
-      remedy: `Inspect ${above}, put the real directory back, and restart the service.`
-    });
-  }
-  try {
-    fs.mkdirSync(statePath, { mode: 0o700 });
-    fs.chmodSync(statePath, 0o700); // a umask can only narrow 0700, but say it outright
-    fsyncDirectory(path.dirname(statePath));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-      throw error;
+  return inHeldDirectories(() => {
+    const { statePath } = placement;
+    const base = path.dirname(placement.parentsToCreate[0] ?? statePath);
+    const held: HeldDirectory[] = [];
+    try {
+      const top = HeldDirectory.open(base);
+      held.push(top);
+      // The directory everything goes into must still be what the service resolved: no link
+      // swapped in above it. (The project and home paths are real paths from the start.)
+      if (top.realPath() !== base) {
+        throw new ProblemError('state-unsafe', `${base} was replaced by a symbolic link since the service started.`, {
+          remedy: `Inspect ${base}, put the real directory back, and restart the service.`
+        });
+      }
+      let parent = top;
+      for (const dir of placement.parentsToCreate) {
+        parent = holdOwnDirectory(parent, path.basename(dir), false).dir;
+        held.push(parent);
+      }
+      onStep('parents-created');
+      const state = holdOwnDirectory(parent, path.basename(statePath), true).dir;
+      held.push(state);
+      onStep('directory-created');
+      return writeRecord(state, record, onStep, inspector);
+    } finally {
+      for (const dir of held.reverse()) {
+        dir.close();
+      }
     }
-  }
-  onStep('directory-created');
-  const before = inspector.inspect();
+  });
+}
+
+function writeRecord(
+  state: HeldDirectory,
+  record: InitializationRecord,
+  onStep: StepHook,
+  inspector: StateInspector
+): { created: boolean; record: InitializationRecord } {
+  const before = inspector.recordIn(state);
   if (before.kind === 'unsafe') {
     throw new ProblemError('state-unsafe', before.detail, { remedy: before.remedy });
   }
-  removeLeftoverTemporaries(statePath);
+  removeLeftoverTemporaries(state);
   if (before.kind === 'initialized') {
     return { created: false, record: before.record };
   }
 
   // The pid in the name tells a crash's leftover from another live process's file in progress.
-  const temporary = path.join(statePath, `${TEMP_PREFIX}${process.pid}.${randomBytes(8).toString('hex')}.tmp`);
+  const temporary = `${TEMP_PREFIX}${process.pid}.${randomBytes(8).toString('hex')}.tmp`;
   const fd = fs.openSync(
-    temporary,
+    state.at(temporary),
     fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
     0o600
   );
+  let created = true;
   try {
     fs.fchmodSync(fd, 0o600);
     fs.writeFileSync(fd, `${JSON.stringify(record, null, 2)}\n`);
     fs.fsyncSync(fd);
+    onStep('record-written');
+    try {
+      // link() never replaces an existing record, unlike rename(): the first writer wins.
+      fs.linkSync(state.at(temporary), state.at(RECORD_FILE));
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'EEXIST' && code !== 'ENOENT') {
+        fs.rmSync(state.at(temporary), { force: true });
+        throw error;
+      }
+      // EEXIST: another writer linked first. ENOENT: our temporary went (removed by hand): either
+      // way the record that is there now, checked below, is the answer.
+      created = false;
+    }
+    onStep('record-linked');
+    fs.rmSync(state.at(temporary), { force: true });
+    state.fsync();
+    onStep('temporary-removed');
   } finally {
     fs.closeSync(fd);
   }
-  onStep('record-written');
-  let created = true;
-  try {
-    // link() never replaces an existing record, unlike rename(): the first writer wins.
-    fs.linkSync(temporary, path.join(statePath, RECORD_FILE));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'EEXIST' && code !== 'ENOENT') {
-      fs.rmSync(temporary, { force: true });
-      throw error;
-    }
-    // EEXIST: another writer linked first. ENOENT: our temporary went (removed by hand): either
-    // way the record that is there now, checked below, is the answer.
-    created = false;
-  }
-  onStep('record-linked');
-  fs.rmSync(temporary, { force: true });
-  fsyncDirectory(statePath);
-  onStep('temporary-removed');
   if (!created) {
-    const after = inspector.inspect();
+    const after = inspector.recordIn(state);
     if (after.kind !== 'initialized') {
       throw new ProblemError('state-unsafe', after.detail, after.kind === 'unsafe' ? { remedy: after.remedy } : {});
     }
     return { created: false, record: after.record };
   }
   return { created: true, record };
-}
-
-function ensureOwnDirectory(dir: string): void {
-  try {
-    fs.mkdirSync(dir, { mode: 0o700 });
-    fs.chmodSync(dir, 0o700);
-    return;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-      throw error;
-    }
-  }
-  const problem = directoryProblem(fs.lstatSync(dir), false);
-  if (problem) {
-    throw new ProblemError('state-unsafe', `${dir} ${problem}.`, {
-      remedy: `Inspect ${dir} and move it aside (the service never changes it for you); then run the setup again.`
-    });
-  }
 }
 
 /** Whether a process with this pid still runs (and so may still be writing its temporary). */
@@ -319,16 +549,15 @@ function processAlive(pid: number): boolean {
 }
 
 /** Removes temporaries that crashed writers left; never another live process's, never a directory. */
-function removeLeftoverTemporaries(statePath: string): void {
-  for (const name of fs.readdirSync(statePath)) {
+function removeLeftoverTemporaries(state: HeldDirectory): void {
+  for (const name of fs.readdirSync(state.self())) {
     if (!name.startsWith(TEMP_PREFIX) || !name.endsWith('.tmp')) {
       continue;
     }
     const pid = Number(/^(\d+)\./.exec(name.slice(TEMP_PREFIX.length))?.[1] ?? NaN);
-    const file = path.join(statePath, name);
-    if ((Number.isInteger(pid) && processAlive(pid)) || !fs.lstatSync(file, { throwIfNoEntry: false })?.isFile()) {
+    if ((Number.isInteger(pid) && processAlive(pid)) || !fs.lstatSync(state.at(name), { throwIfNoEntry: false })?.isFile()) {
       continue;
     }
-    fs.rmSync(file, { force: true });
+    fs.rmSync(state.at(name), { force: true });
   }
 }

@@ -193,9 +193,16 @@ async function projection(server: LabServer): Promise<any> {
   return answer.json;
 }
 
-/** Problems this page may have: a 404 or 500 of {base_url}project/startup, and its console line. */
+/**
+ * Problems this page may have: a 404 or 500 of {base_url}project/startup, and its console line;
+ * then the panel asks the Python package's diagnostics route, a 404 here (npm install: no
+ * server extension).
+ */
 function startupStatus(status: number): (problem: PageProblem) => boolean {
-  return problem => problem.path === STARTUP_PATH && problem.status === status && (problem.kind === 'http' || problem.kind === 'console-error');
+  const diagnostics = `${BASE_URL}api/project-startup/diagnostics`;
+  return problem =>
+    ((problem.path === STARTUP_PATH && problem.status === status) || (problem.path === diagnostics && problem.status === 404)) &&
+    (problem.kind === 'http' || problem.kind === 'console-error');
 }
 
 async function pause(ms: number): Promise<void> {
@@ -541,6 +548,12 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     await expect(section.locator('.jp-ProjectStartup-fix').textContent()).resolves.toBe(
       'Press Refresh to try again. If it keeps failing, check the Jupyter server log: the service and jupyter-server-proxy write their errors there.'
     );
+    // No server extension here (the npm route): the panel says the diagnostics are unavailable
+    // and where the sidecar's log is.
+    expect(text).toContain(
+      `Diagnostics are unavailable: ${s.base}api/project-startup/diagnostics answered HTTP 404, so the server extension of jupyterlab-project-startup is not installed on this Jupyter server (as with an npm-only install).`
+    );
+    expect(text).toContain("The service's log is in the Jupyter server's log: the output (stderr) of jupyter server or jupyter lab.");
     // The log the panel points to says what is wrong.
     expect(s.logs()).toContain('project-startup: PROJECT_STARTUP_PLATFORM must be one of generic, hosted-notebook, cluster');
     // The proxy (simpervisor) restarted the command each time it exited non-zero, until its

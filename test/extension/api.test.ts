@@ -3,19 +3,25 @@
 // (Jupyter's token, JSON body and headers), and how answers map to results: 200, Jupyter's own
 // 404, the sidecar's problem details, 5xx, bodies that are not the service's JSON, no answer.
 import { ServerConnection } from '@jupyterlab/services';
-import { createClient, fetchStartup, initializeUrl, postInitialize, startupUrl } from '../../src/api';
+import { createClient, diagnosticsUrl, fetchDiagnostics, fetchStartup, initializeUrl, postInitialize, startupUrl } from '../../src/api';
 import { genericPlatform } from '../../sidecar/src/platforms/generic';
 import { fakeServer, ORIGIN } from './fake-server';
 import {
   asExtensionProjection,
+  diagnosticsReport,
+  DIAGNOSTICS_URL,
   FakeAnswer,
   FakeRequest,
   initializeAnswer,
   json,
   JUPYTER_404,
+  NODE_MISSING,
+  PLATFORM_MESSAGE,
   problem,
   problemAnswer,
-  projectionFor
+  projectionFor,
+  SERVER_PROXY_MISSING,
+  SIDECAR_FAILED
 } from './fixtures';
 
 function settingsAnswering(...answers: (FakeAnswer | Error)[]): { settings: ServerConnection.ISettings; requests: FakeRequest[] } {
@@ -28,6 +34,8 @@ describe('URLs', () => {
     const { settings } = settingsAnswering();
     expect(startupUrl(settings)).toBe(`${ORIGIN}/user/alice/project/startup?interface=notebook`);
     expect(initializeUrl(settings)).toBe(`${ORIGIN}/user/alice/project/initialize`);
+    // The diagnostics route is the Jupyter server's own, not behind the proxy.
+    expect(diagnosticsUrl(settings)).toBe(DIAGNOSTICS_URL);
   });
 });
 
@@ -43,13 +51,26 @@ describe('fetchStartup', () => {
     expect(requests[0].headers.get('Authorization')).toBe('token jupyter-token-123');
   });
 
-  it("404 from the Jupyter server (its HTML page): not enabled", async () => {
-    const { settings } = settingsAnswering(JUPYTER_404);
+  it("404 from the Jupyter server (its HTML page): not enabled; no diagnostics route either (npm-only install)", async () => {
+    const { settings, requests } = settingsAnswering(JUPYTER_404, JUPYTER_404);
     const result = await fetchStartup(settings);
     expect(result).toEqual({
       ok: false,
-      failure: { kind: 'not-enabled', url: `${ORIGIN}/user/alice/project/startup?interface=notebook`, status: 404 }
+      failure: {
+        kind: 'not-enabled',
+        url: `${ORIGIN}/user/alice/project/startup?interface=notebook`,
+        status: 404,
+        diagnostics: { kind: 'unavailable', url: DIAGNOSTICS_URL, status: 404 }
+      }
     });
+    expect(requests.map(r => r.url.split('?')[0])).toEqual([`${ORIGIN}/user/alice/project/startup`, DIAGNOSTICS_URL]);
+  });
+
+  it("404 from the Jupyter server with the server extension there: its report says jupyter-server-proxy is missing", async () => {
+    const report = diagnosticsReport([SERVER_PROXY_MISSING]);
+    const { settings } = settingsAnswering(JUPYTER_404, json(200, report));
+    const result = await fetchStartup(settings);
+    expect(!result.ok && result.failure).toMatchObject({ kind: 'not-enabled', diagnostics: { kind: 'report', report } });
   });
 
   it('404 with the sidecar problem details: the sidecar answered, so it is failing, not missing', async () => {
@@ -60,9 +81,9 @@ describe('fetchStartup', () => {
     expect(!result.ok && result.failure).toMatchObject({ kind: 'http', status: 404, problem: { code: 'not-found' } });
   });
 
-  it('5xx with problem details: failing, with the problem kept for the panel', async () => {
+  it('5xx with problem details: failing, with the problem kept for the panel (the sidecar answered: no diagnostics)', async () => {
     const p = problem('internal', 'The service failed to answer. Try again; if it persists, restart the service and read its log.');
-    const { settings } = settingsAnswering(problemAnswer(p));
+    const { settings, requests } = settingsAnswering(problemAnswer(p));
     const result = await fetchStartup(settings);
     expect(!result.ok && result.failure).toEqual({
       kind: 'http',
@@ -71,13 +92,31 @@ describe('fetchStartup', () => {
       statusText: '',
       problem: p
     });
+    expect(requests).toHaveLength(1);
   });
 
-  it('5xx without problem details (the proxy could not start the sidecar): failing, no problem', async () => {
-    const { settings } = settingsAnswering({ status: 500, statusText: 'Internal Server Error', contentType: 'text/html', body: '<html>500</html>' });
+  it('5xx without problem details (the proxy could not start the sidecar): failing, with the diagnostics report', async () => {
+    const report = diagnosticsReport([NODE_MISSING], {}, { path: null, version: null, required: '>=20' });
+    const { settings, requests } = settingsAnswering(
+      { status: 500, statusText: 'Internal Server Error', contentType: 'text/html', body: '<html>500</html>' },
+      json(200, report)
+    );
     const result = await fetchStartup(settings);
     expect(!result.ok && result.failure).toMatchObject({ kind: 'http', status: 500, statusText: 'Internal Server Error' });
     expect(!result.ok && result.failure.kind === 'http' && result.failure.problem).toBeUndefined();
+    expect(!result.ok && result.failure.kind === 'http' && result.failure.diagnostics).toEqual({ kind: 'report', report });
+    // Asked like every other call: GET through ServerConnection, with Jupyter's token.
+    expect(requests).toHaveLength(2);
+    expect(requests[1].method).toBe('GET');
+    expect(requests[1].url.split('?')[0]).toBe(DIAGNOSTICS_URL);
+    expect(requests[1].headers.get('Authorization')).toBe('token jupyter-token-123');
+  });
+
+  it.each([502, 503, 504])('%i from the proxy: the diagnostics are asked too', async status => {
+    const report = diagnosticsReport([SIDECAR_FAILED], { state: 'failed', lastError: PLATFORM_MESSAGE, logTail: [`project-startup: ${PLATFORM_MESSAGE}`] });
+    const { settings } = settingsAnswering({ status, contentType: 'text/html', body: '' }, json(200, report));
+    const result = await fetchStartup(settings);
+    expect(!result.ok && result.failure).toMatchObject({ kind: 'http', status, diagnostics: { kind: 'report', report } });
   });
 
   it('200 that is not JSON (a sign-in page): unexpected body', async () => {
@@ -99,10 +138,37 @@ describe('fetchStartup', () => {
     expect(!result.ok && result.failure).toMatchObject({ kind: 'incompatible', schemaVersion: '2.0.0' });
   });
 
-  it('no answer at all: a network failure, never a thrown error', async () => {
-    const { settings } = settingsAnswering(new TypeError('Failed to fetch'));
+  it('no answer at all: a network failure, never a thrown error; the diagnostics failed too', async () => {
+    const { settings } = settingsAnswering(new TypeError('Failed to fetch'), new TypeError('Failed to fetch'));
     const result = await fetchStartup(settings);
-    expect(!result.ok && result.failure).toMatchObject({ kind: 'network', message: 'Failed to fetch' });
+    expect(!result.ok && result.failure).toEqual({
+      kind: 'network',
+      url: `${ORIGIN}/user/alice/project/startup?interface=notebook`,
+      message: 'Failed to fetch',
+      diagnostics: { kind: 'failed', url: DIAGNOSTICS_URL, reason: 'Failed to fetch' }
+    });
+  });
+});
+
+describe('fetchDiagnostics', () => {
+  it('200 with a report: the report', async () => {
+    const report = diagnosticsReport([]);
+    const { settings } = settingsAnswering(json(200, report));
+    expect(await fetchDiagnostics(settings)).toEqual({ kind: 'report', report });
+  });
+
+  it('404: unavailable (no server extension)', async () => {
+    const { settings } = settingsAnswering(JUPYTER_404);
+    expect(await fetchDiagnostics(settings)).toEqual({ kind: 'unavailable', url: DIAGNOSTICS_URL, status: 404 });
+  });
+
+  it.each([
+    ['403 (Jupyter refused)', json(403, { message: 'Forbidden' }), 'HTTP 403'],
+    ['200 that is not JSON', { status: 200, contentType: 'text/html', body: '<html></html>' }, 'not JSON'],
+    ['200 JSON of another shape', json(200, { ok: true, problems: [{ code: 'x' }] }), 'not a diagnostics report']
+  ] as [string, FakeAnswer, string][])('%s: failed, with the reason', async (_name, answer, reason) => {
+    const { settings } = settingsAnswering(answer);
+    expect(await fetchDiagnostics(settings)).toEqual({ kind: 'failed', url: DIAGNOSTICS_URL, reason });
   });
 });
 
@@ -149,8 +215,15 @@ describe('postInitialize', () => {
     expect(!result.ok && result.failure).toMatchObject({ kind: 'http', status, problem: { code, detail: `detail of ${code}` } });
   });
 
+  it('a 500 from the proxy: the diagnostics say why', async () => {
+    const report = diagnosticsReport([SIDECAR_FAILED], { state: 'failed', lastError: PLATFORM_MESSAGE });
+    const { settings } = settingsAnswering({ status: 500, contentType: 'text/html', body: '' }, json(200, report));
+    const result = await postInitialize(body, settings);
+    expect(!result.ok && result.failure).toMatchObject({ kind: 'http', status: 500, diagnostics: { kind: 'report', report } });
+  });
+
   it("Jupyter's 404: not enabled (the sidecar went away)", async () => {
-    const { settings } = settingsAnswering(JUPYTER_404);
+    const { settings } = settingsAnswering(JUPYTER_404, JUPYTER_404);
     const result = await postInitialize(body, settings);
     expect(!result.ok && result.failure.kind).toBe('not-enabled');
   });

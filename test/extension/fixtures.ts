@@ -12,7 +12,14 @@ import { ProblemCode, problemOf } from '../../sidecar/src/problems';
 import { buildProjection, ProjectionInputs } from '../../sidecar/src/projection';
 import type { InitializeResult, StartupResult } from '../../sidecar/src/service';
 import type { InitializationRecord, StateInspection } from '../../sidecar/src/state';
-import type { InitializeResponse, ITranslationBundle, Problem, StartupProjection } from '../../src/tokens';
+import type {
+  DiagnosticsProblem,
+  DiagnosticsReport,
+  InitializeResponse,
+  ITranslationBundle,
+  Problem,
+  StartupProjection
+} from '../../src/tokens';
 
 export const PROJECT = '/home/alice/work/alpha';
 export const HOME = '/home/alice';
@@ -280,4 +287,58 @@ export const JUPYTER_404: FakeAnswer = {
   statusText: 'Not Found',
   contentType: 'text/html',
   body: '<!DOCTYPE HTML><html><head><title>404: Not Found</title></head><body>404 : Not Found</body></html>'
+};
+
+// ------------------------------------------------------------------------ diagnostics
+
+/**
+ * Reports of the Python package's diagnostics route ({base_url}api/project-startup/diagnostics),
+ * as jupyterlab_project_startup/checks.py writes them (test/install/wheel.test.ts checks the
+ * real route's answers against the same interpreter).
+ */
+export const DIAGNOSTICS_URL = 'http://localhost:8888/user/alice/api/project-startup/diagnostics';
+
+export function diagnosticsReport(
+  problems: DiagnosticsProblem[],
+  sidecar: Partial<DiagnosticsReport['sidecar']> = {},
+  node: DiagnosticsReport['node'] = { path: '/usr/bin/node', version: '20.20.2', required: '>=20' }
+): DiagnosticsReport {
+  return {
+    version: '0.1.0',
+    ok: problems.length === 0,
+    problems,
+    node,
+    serverProxy: { version: '4.4.0', required: '>=4.1' },
+    sidecar: {
+      state: 'not-started',
+      lastError: null,
+      logTail: [],
+      diagnosticsFile: '/home/alice/.local/share/jupyter/runtime/project-startup-4242.json',
+      ...sidecar
+    }
+  };
+}
+
+export const NODE_MISSING: DiagnosticsProblem = {
+  code: 'node-missing',
+  title: 'Node.js was not found',
+  detail: "Node.js 20 or newer is needed to run the Project Startup service, and there is no `node` on the Jupyter server's PATH and no PROJECT_STARTUP_NODE.",
+  fix: "Install Node.js 20 or newer (22 or 24 recommended) where the Jupyter server runs and put it on its PATH, or set PROJECT_STARTUP_NODE to the path of that node executable; then restart the Jupyter server."
+};
+
+export const PLATFORM_MESSAGE =
+  'PROJECT_STARTUP_PLATFORM must be one of generic, hosted-notebook, cluster; it is set to an unknown value. Unset it to select the platform from evidence.';
+
+export const SIDECAR_FAILED: DiagnosticsProblem = {
+  code: 'sidecar-failed',
+  title: 'The Project Startup service could not start',
+  detail: PLATFORM_MESSAGE,
+  fix: "Correct what the message names (often a PROJECT_STARTUP_* variable in the Jupyter server's environment, such as the single-user image or the hub's extraEnv), then restart the Jupyter server. The full log is in the Jupyter server's output (stderr)."
+};
+
+export const SERVER_PROXY_MISSING: DiagnosticsProblem = {
+  code: 'server-proxy-missing',
+  title: 'jupyter-server-proxy is not installed',
+  detail: 'The Project Startup service runs behind jupyter-server-proxy (4.1 or newer), which the Python of this Jupyter server (/opt/conda/bin/python) cannot import.',
+  fix: "Install it in the same environment as the Jupyter server (`pip install 'jupyter-server-proxy>=4.1'` or `conda install -c conda-forge jupyter-server-proxy`), then restart the Jupyter server."
 };

@@ -11,7 +11,17 @@ import { Widget } from '@lumino/widgets';
 import { clusterPlatform } from '../../sidecar/src/platforms/cluster';
 import { genericPlatform } from '../../sidecar/src/platforms/generic';
 import { fakeServer, FakeServer } from './fake-server';
-import { initializeAnswer, json, JUPYTER_404, PROJECT, projectionFor, trans } from './fixtures';
+import {
+  diagnosticsReport,
+  initializeAnswer,
+  json,
+  JUPYTER_404,
+  PLATFORM_MESSAGE,
+  PROJECT,
+  projectionFor,
+  SIDECAR_FAILED,
+  trans
+} from './fixtures';
 
 jest.mock('@jupyterlab/application', () => {
   const { Token } = jest.requireActual('@lumino/coreutils');
@@ -209,7 +219,7 @@ describe('openWhileIncomplete', () => {
   });
 
   it('not enabled: the preflight says how to fix it, and the panel opens with the steps', async () => {
-    const h = activate({ answers: [JUPYTER_404] });
+    const h = activate({ answers: [JUPYTER_404, JUPYTER_404] });
     await h.restore();
     expect(h.warn).toHaveBeenCalledTimes(1);
     const message = String(h.warn.mock.calls[0][0]);
@@ -218,6 +228,22 @@ describe('openWhileIncomplete', () => {
     expect(message).toContain('jupyter-server-proxy');
     const panel = h.shell.add.mock.calls[0][0] as StartupPanel;
     expect(panel.node.textContent).toContain('The Project Startup service is not enabled');
+  });
+
+  it('the proxy could not start the sidecar: the preflight and the panel give the real cause from the diagnostics route', async () => {
+    const report = diagnosticsReport([SIDECAR_FAILED], { state: 'failed', lastError: PLATFORM_MESSAGE, logTail: [`project-startup: ${PLATFORM_MESSAGE}`] });
+    const h = activate({ answers: [{ status: 500, statusText: 'Internal Server Error', contentType: 'text/html', body: '<html>500</html>' }, json(200, report)] });
+    await h.restore();
+    expect(h.server.requests.map(r => r.url.split('?')[0])).toEqual([
+      'http://localhost:8888/user/alice/project/startup',
+      'http://localhost:8888/user/alice/api/project-startup/diagnostics'
+    ]);
+    const message = String(h.warn.mock.calls[0][0]);
+    expect(message).toContain(`The Project Startup service could not start: ${PLATFORM_MESSAGE}`);
+    expect(message).toContain('PROJECT_STARTUP_* variable');
+    const panel = h.shell.add.mock.calls[0][0] as StartupPanel;
+    expect(panel.node.textContent).toContain(PLATFORM_MESSAGE);
+    expect(panel.node.querySelector('pre')?.textContent).toBe(`project-startup: ${PLATFORM_MESSAGE}`);
   });
 
   it('settings that fail to load: the defaults apply and the warning says what to check', async () => {

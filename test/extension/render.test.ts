@@ -11,13 +11,19 @@ import { renderConfirmationBody, renderPanel, statusMessage } from '../../src/re
 import { Failure, StartupProjection } from '../../src/tokens';
 import {
   clusterWithNotebooks,
+  diagnosticsReport,
+  DIAGNOSTICS_URL,
   HOME,
   initializeAnswer,
+  NODE_MISSING,
   PHASE_CASES,
+  PLATFORM_MESSAGE,
   problem,
   PROJECT,
   projectionFor,
   recordingTrans,
+  SERVER_PROXY_MISSING,
+  SIDECAR_FAILED,
   stringLeaves,
   textNodes,
   trans
@@ -125,6 +131,96 @@ describe('failing', () => {
     const root = render(failing({ kind: 'incompatible', url: URL, schemaVersion: '2.0.0' }));
     expect(text(root)).toContain('version 2.0.0 of the startup projection; this extension understands version 1.x');
     expect(text(root)).toContain('install the same version of jupyterlab-project-startup');
+  });
+});
+
+describe('failing, with the diagnostics of the server extension', () => {
+  const proxy500 = { kind: 'http' as const, url: URL, status: 500, statusText: 'Internal Server Error' };
+
+  it('Node missing: the problem, its detail and fix instead of a bare HTTP 500', () => {
+    const report = diagnosticsReport([NODE_MISSING], {}, { path: null, version: null, required: '>=20' });
+    const state = failing({ ...proxy500, diagnostics: { kind: 'report', report } });
+    const root = render(state);
+    const t = text(root);
+    expect(t).toContain('Why the service cannot start');
+    const item = root.querySelector('[data-problem-code="node-missing"]') as HTMLElement;
+    expect(item).not.toBeNull();
+    expect(text(item)).toContain('Node.js was not found');
+    expect(text(item)).toContain(unquoted(NODE_MISSING.detail));
+    expect(text(item)).toContain(`Fix: ${NODE_MISSING.fix}`);
+    expect(root.querySelector('pre')).toBeNull();
+    expect(t).toContain("The service's log is in the Jupyter server's log: the output (stderr) of jupyter server or jupyter lab.");
+    expect(statusMessage(state, trans)).toBe('The Project Startup service cannot start: Node.js was not found.');
+  });
+
+  it("a setting that stops the sidecar: its own message and its last log lines", () => {
+    const logTail = ['{"level":"info","message":"starting"}', `project-startup: ${PLATFORM_MESSAGE}`];
+    const report = diagnosticsReport([SIDECAR_FAILED], { state: 'failed', lastError: PLATFORM_MESSAGE, logTail });
+    const root = render(failing({ ...proxy500, diagnostics: { kind: 'report', report } }));
+    const item = root.querySelector('[data-problem-code="sidecar-failed"]') as HTMLElement;
+    expect(text(item)).toContain('The Project Startup service could not start');
+    expect(text(item)).toContain(PLATFORM_MESSAGE);
+    expect(text(root)).toContain("The service's last log lines:");
+    // Log lines are shown as text, never as markup.
+    expect(root.querySelector('pre')?.textContent).toBe(logTail.join('\n'));
+  });
+
+  it('several problems: each one listed', () => {
+    const report = diagnosticsReport([SERVER_PROXY_MISSING, NODE_MISSING]);
+    const root = render(failing({ kind: 'network', url: URL, message: 'Failed to fetch', diagnostics: { kind: 'report', report } }));
+    expect(Array.from(root.querySelectorAll('[data-problem-code]')).map(n => n.getAttribute('data-problem-code'))).toEqual([
+      'server-proxy-missing',
+      'node-missing'
+    ]);
+    expect(text(root)).toContain(`JupyterLab got no answer from ${URL} (Failed to fetch).`);
+  });
+
+  it('no diagnostics route (npm-only install): says they are unavailable and where the log is', () => {
+    const root = render(failing({ ...proxy500, diagnostics: { kind: 'unavailable', url: DIAGNOSTICS_URL, status: 404 } }));
+    const t = text(root);
+    expect(t).toContain(`The request to ${URL} failed with HTTP 500 Internal Server Error.`);
+    expect(t).toContain(
+      `Diagnostics are unavailable: ${DIAGNOSTICS_URL} answered HTTP 404, so the server extension of jupyterlab-project-startup is not installed on this Jupyter server (as with an npm-only install).`
+    );
+    expect(t).toContain("the output (stderr) of jupyter server or jupyter lab");
+    expect(Array.from(root.querySelectorAll('code')).map(c => c.textContent)).toEqual(['jupyter server', 'jupyter lab']);
+  });
+
+  it('diagnostics that failed too, and a report with no problem: said plainly', () => {
+    const failed = render(failing({ ...proxy500, diagnostics: { kind: 'failed', url: DIAGNOSTICS_URL, reason: 'HTTP 403' } }));
+    expect(text(failed)).toContain(`The diagnostics could not be read either (${DIAGNOSTICS_URL}: HTTP 403).`);
+    const fine = render(failing({ ...proxy500, diagnostics: { kind: 'report', report: diagnosticsReport([], { state: 'running' }) } }));
+    expect(text(fine)).toContain('The server extension found nothing wrong: Node.js 20.20.2, jupyter-server-proxy 4.4.0, service running.');
+  });
+
+  it('not enabled, with the report: jupyter-server-proxy is missing, and how to install it', () => {
+    const report = diagnosticsReport([SERVER_PROXY_MISSING]);
+    const root = render(failing({ kind: 'not-enabled', url: URL, status: 404, diagnostics: { kind: 'report', report } }));
+    const item = root.querySelector('[data-problem-code="server-proxy-missing"]') as HTMLElement;
+    expect(text(item)).toContain("pip install 'jupyter-server-proxy>=4.1'");
+    expect(text(root)).toContain('The Project Startup service is not enabled');
+  });
+
+  it('a failed initialize behind a 500: the alert carries the diagnostics', () => {
+    const projection = projectionFor(genericPlatform);
+    const report = diagnosticsReport([SIDECAR_FAILED], { state: 'failed', lastError: PLATFORM_MESSAGE });
+    const root = render(loaded(projection, { initializeFailure: { ...proxy500, diagnostics: { kind: 'report', report } } }));
+    const alert = root.querySelector('[role="alert"]') as HTMLElement;
+    expect(text(alert)).toContain('Initialization failed');
+    expect(text(alert)).toContain(PLATFORM_MESSAGE);
+  });
+
+  it('every visible string is translated or comes from the diagnostics report', () => {
+    const { trans: recording, outputs } = recordingTrans();
+    const report = diagnosticsReport([SIDECAR_FAILED, NODE_MISSING], { state: 'failed', lastError: PLATFORM_MESSAGE, logTail: ['line one', 'line two'] });
+    const root = renderPanel(failing({ ...proxy500, diagnostics: { kind: 'report', report } }), recording, noop);
+    const fromService = stringLeaves(report);
+    fromService.add(report.sidecar.logTail.join('\n'));
+    // Sentences with code inside are translated whole, then split around the code elements.
+    const pieces = new Set(outputs.flatMap(o => o.split('\u0001').map(piece => piece.trim())));
+    const commands = ['jupyter server', 'jupyter lab'];
+    const untranslated = textNodes(root).filter(t => !pieces.has(t) && !fromService.has(t) && !commands.includes(t));
+    expect(untranslated).toEqual([]);
   });
 });
 

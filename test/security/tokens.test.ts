@@ -24,6 +24,7 @@ jest.mock('node:crypto', () => {
 });
 
 import { secretsEqual } from '../../sidecar/src/http/ingress';
+import { killAllChildren, looksLikeStack, makeSandbox, runCli } from '../helpers/cli';
 import { tempRoot, trackedServices } from '../helpers/harness';
 import { Exchange } from '../reliability/support';
 import { expectProblemAnswer, sandboxTree, send } from './support';
@@ -136,17 +137,40 @@ describe('token attacks on direct loopback', () => {
     expect(r.status).toBe(200);
   });
 
-  it('300 wrong tokens of every length in a row: all the same 401, then the right token still works', async () => {
-    const svc = await start();
+  /**
+   * The n-th of 300 wrong guesses at `token`: a prefix of it; a near miss of its length that
+   * differs from it exactly at one position (so it can never be the token, whatever its
+   * characters: padding with a fixed character could rebuild a token ending in that character);
+   * or a run of one letter of another length than the token's.
+   */
+  function wrongGuess(token: string, n: number): string {
+    const k = n % token.length;
+    switch (n % 3) {
+      case 0:
+        return token.slice(0, k);
+      case 1: {
+        const other = token[k] === '0' ? '1' : '0';
+        return `${token.slice(0, k)}${other}${'0'.repeat(token.length - k - 1)}`;
+      }
+      default:
+        return 'a'.repeat(n >= token.length ? n + 1 : n);
+    }
+  }
+
+  // The generated token, and a worst case for guessing by padding: one that ends in zeros.
+  it.each([
+    ['a generated token', undefined],
+    ['a token ending in zeros', `${'3e1f'.repeat(15)}0000`]
+  ])('300 wrong tokens of every length in a row (%s): all the same 401, then the right token still works', async (_label, envToken) => {
+    const svc = await start(envToken === undefined ? {} : { env: { PROJECT_STARTUP_TOKEN: envToken } });
+    expect(svc.token).toHaveLength(64);
+    const guesses = Array.from({ length: 300 }, (_, n) => wrongGuess(svc.token, n));
+    expect(guesses.filter(g => g === svc.token)).toEqual([]);
     const answers: Exchange[] = [];
     for (let batch = 0; batch < 10; batch += 1) {
       answers.push(
         ...(await Promise.all(
-          Array.from({ length: 30 }, (_, i) => {
-            const n = batch * 30 + i;
-            const guess = n % 3 === 0 ? svc.token.slice(0, n % 64) : n % 3 === 1 ? `${svc.token.slice(0, n % 64)}${'0'.repeat(64 - (n % 64))}` : 'a'.repeat(n);
-            return send(svc, 'GET', '/project/capabilities', [['Authorization', `Bearer ${guess}`]]);
-          })
+          guesses.slice(batch * 30, batch * 30 + 30).map(guess => send(svc, 'GET', '/project/capabilities', [['Authorization', `Bearer ${guess}`]]))
         ))
       );
     }
@@ -155,5 +179,47 @@ describe('token attacks on direct loopback', () => {
     expectProblemAnswer(answers[0], 401, 'unauthorized');
     const right = await send(svc, 'GET', '/project/capabilities', [['Authorization', `Bearer ${svc.token}`]]);
     expect(right.status).toBe(200);
+  });
+});
+
+describe('PROJECT_STARTUP_TOKEN rules, enforced at start-up', () => {
+  // 16 to 1024 characters of RFC 6750's b64token: what "Authorization: Bearer" can carry, and
+  // the trusted-proxy secret's 16-character minimum.
+  afterEach(killAllChildren);
+
+  it.each([
+    ['one character', 'a', /too short/],
+    ['15 characters', 'abcdefghijklmno', /too short/],
+    ['a space inside', 'correct horse battery staple', /character it may not/],
+    ['a colon', 'user:password-0123456789', /character it may not/],
+    ['a non-ASCII letter', 'geheimnis-ßchlüssel-0123', /character it may not/],
+    ['"=" not at the end', 'abc=def0123456789abcdef', /character it may not/],
+    ['1025 characters', 'x'.repeat(1025), /too long/]
+  ])('%s: `serve` stops with exit 2, names the rule and the fix, never shows the token', async (_label, token, why) => {
+    const s = makeSandbox();
+    try {
+      const run = await runCli(['serve'], { env: { ...s.env, PROJECT_STARTUP_TOKEN: token }, cwd: s.projectDir });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(why);
+      expect(run.stderr).toContain('PROJECT_STARTUP_TOKEN');
+      expect(run.stderr).toContain('16 to 1024 characters from A-Z a-z 0-9 - . _ ~ + /');
+      expect(run.stderr).toContain("randomBytes(32).toString('hex')");
+      expect(`${run.stdout}${run.stderr}`).not.toContain(token.length > 1 ? token : '=a');
+      expect(looksLikeStack(run.stderr)).toBe(false);
+      expect(run.stdout).not.toMatch(/Listening/);
+      expect(fs.existsSync(s.runtimeDir) ? fs.readdirSync(s.runtimeDir) : []).toEqual([]); // no runtime file
+    } finally {
+      s.remove();
+    }
+  });
+
+  it('a 16-character token of every allowed character works as a Bearer token and in the address', async () => {
+    const token = 'aZ09-._~+/Qq7x==';
+    expect(token).toHaveLength(16);
+    const svc = await start({ env: { PROJECT_STARTUP_TOKEN: token } });
+    expect((await send(svc, 'GET', '/project/capabilities', [['Authorization', `Bearer ${token}`]])).status).toBe(200);
+    const signIn = await send(svc, 'GET', `/project/capabilities?token=${encodeURIComponent(token)}`, []);
+    expect(signIn.status).toBe(200);
+    expect(signIn.headers['set-cookie']).toBeDefined();
   });
 });

@@ -14,6 +14,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../log';
 import { asProblemError, ProblemError } from '../problems';
 import { parseInterface, StartupService } from '../service';
+import { healthProof, NONCE_PATTERN } from '../health-proof';
 import { readJsonBody } from './body';
 import { handleRpc, parseErrorResponse } from './gateway';
 import { checkSameOrigin, IngressGuard, originForm, RequestIdentity } from './ingress';
@@ -27,6 +28,8 @@ export interface AppOptions {
   guard: IngressGuard;
   logger: Logger;
   rateLimiter: RateLimiter;
+  /** The token the health route proves it holds (health-proof.ts); none, no proof. */
+  proofKey?: string;
 }
 
 /** What node:http calls for every request. */
@@ -194,7 +197,7 @@ interface Routes {
   startup(response: ServerResponse, query: URLSearchParams): Promise<void>;
   initialize(request: IncomingMessage, response: ServerResponse, identity: RequestIdentity): Promise<void>;
   gateway(request: IncomingMessage, response: ServerResponse, identity: RequestIdentity, path: string): Promise<void>;
-  health(response: ServerResponse): void;
+  health(response: ServerResponse, query: URLSearchParams): void;
   openapi(response: ServerResponse): void;
   staticFile(entry: (typeof STATIC_FILES)[string], response: ServerResponse): void;
   docsAsset(entry: (typeof DOCS_ASSETS)[string], response: ServerResponse): Promise<void>;
@@ -274,10 +277,22 @@ function createRoutes(options: AppOptions): Routes {
       sendJson(response, 200, rpcBody(result, service, encoded));
     },
 
-    health(response) {
+    health(response, query) {
       // The same bytes for the life of the process: serialized once.
       healthJson ??= JSON.stringify({ status: 'pass', version: service.version, instanceId: service.instanceId, platform: service.adapter.id });
-      sendJson(response, 200, encoded.of('health', healthJson), 'application/health+json');
+      const nonce = query.get('nonce');
+      if (nonce === null || options.proofKey === undefined) {
+        sendJson(response, 200, encoded.of('health', healthJson), 'application/health+json');
+        return;
+      }
+      if (query.getAll('nonce').length > 1 || !NONCE_PATTERN.test(nonce)) {
+        throw new ProblemError('validation-failed', 'nonce must be given once, as 32 to 128 lowercase hexadecimal characters.', {
+          errors: [{ pointer: '/nonce', detail: 'must match ^[0-9a-f]{32,128}$' }]
+        });
+      }
+      // The proof binds the client's nonce to this instance; the token itself is never sent.
+      const proof = healthProof(options.proofKey, nonce, service.instanceId);
+      sendJson(response, 200, `${healthJson.slice(0, -1)},"proof":${JSON.stringify(proof)}}`, 'application/health+json');
     },
 
     openapi(response) {
@@ -429,7 +444,11 @@ function createFastLane(options: AppOptions, routes: Routes): (request: Incoming
         routes.capabilities(request, response);
         break;
       case 'health':
-        routes.health(response);
+        try {
+          routes.health(response, new URLSearchParams(q === -1 ? '' : url.slice(q + 1)));
+        } catch (error) {
+          void onError(error);
+        }
         break;
       case 'startup':
         routes.startup(response, query as URLSearchParams).catch(onError);
@@ -541,7 +560,7 @@ function createExpressApp(options: AppOptions, routes: Routes): RequestListener 
 
   router
     .route('/health')
-    .get((_request: Request, response: Response) => routes.health(response))
+    .get((_request: Request, response: Response) => routes.health(response, locals(response).query))
     .all(methodNotAllowed('GET, HEAD'));
 
   router

@@ -1,10 +1,12 @@
 // Who may ask, per ingress mode. Direct loopback: a token (header, or once in the query, then an
 // HttpOnly cookie) and a loopback Host. Notebook-server proxy: Jupyter already authenticated the
 // person. Trusted proxy: a shared secret. Every mode defends state changes against other origins.
-import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DEFAULT_SESSION_LIMITS } from '../config';
 import { ProblemError } from '../problems';
 import type { IngressMode } from '../vocabulary';
+import { SessionStore } from './sessions';
 
 export interface RequestIdentity {
   /** How the request proved itself. */
@@ -125,14 +127,14 @@ function authorizationToken(request: IncomingMessage): string | undefined {
 export class DirectLoopbackGuard implements IngressGuard {
   readonly mode = 'direct-loopback' as const;
   readonly publicRoutes = true;
-  private readonly session = randomBytes(32).toString('base64url');
   private readonly tokenMatcher: SecretMatcher;
-  private readonly sessionMatcher = new SecretMatcher(this.session);
 
   constructor(
     token: string,
     public cookieName: string,
-    private readonly cookiePath: string
+    private readonly cookiePath: string,
+    /** One fresh session per sign-in, in memory: a restart ends them all. */
+    private readonly sessions = new SessionStore(DEFAULT_SESSION_LIMITS)
   ) {
     this.tokenMatcher = new SecretMatcher(token);
   }
@@ -170,33 +172,73 @@ export class DirectLoopbackGuard implements IngressGuard {
       throw unauthorized('The token in the Authorization header is wrong. Use the token from the runtime file or PROJECT_STARTUP_TOKEN.');
     }
     const cookie = readCookie(request, this.cookieName);
-    if (cookie !== undefined && this.sessionMatcher.matches(cookie)) {
+    if (cookie !== undefined && this.sessions.check(cookie)) {
       return { via: 'cookie', ambient: true, clientKey };
     }
     const queryToken = query.get('token');
     if (queryToken !== null && (request.method === 'GET' || request.method === 'HEAD')) {
       if (this.tokenMatcher.matches(queryToken)) {
-        // Trade the token for a session cookie the page's scripts cannot read.
+        // Trade the token for a new session whose cookie the page's scripts cannot read. No
+        // Max-Age: the browser forgets it when it closes; the service ends it sooner (sessions.ts).
         response.appendHeader(
           'Set-Cookie',
-          `${this.cookieName}=${this.session}; Path=${this.cookiePath}; HttpOnly; SameSite=Strict`
+          `${this.cookieName}=${this.sessions.create()}; Path=${this.cookiePath}; HttpOnly; SameSite=Strict`
         );
         return { via: 'query-token', ambient: true, clientKey };
       }
       throw unauthorized('The token in the address is wrong. Run `project-startup url` for a working address.');
     }
     throw unauthorized(
-      'Send the service token as "Authorization: Bearer <token>" (it is in the runtime file or PROJECT_STARTUP_TOKEN), or open the address `project-startup url` prints.'
+      cookie !== undefined
+        ? 'The session has ended (it expired, or the service restarted). Run `project-startup url` and open the address it prints to sign in again.'
+        : 'Send the service token as "Authorization: Bearer <token>" (it is in the runtime file or PROJECT_STARTUP_TOKEN), or open the address `project-startup url` prints.'
     );
   }
 }
+
+/**
+ * A Host as a proxy may pass it on: a name (any characters a name or address may hold, so
+ * `my_container:8888` passes) or a bracketed IPv6 address, then an optional port.
+ */
+const FORWARDED_HOST = /^(\[[0-9A-Fa-f:.]+\]|[^\s:/?#@[\]]+)(?::(\d{1,5}))?$/;
 
 export class NotebookServerProxyGuard implements IngressGuard {
   readonly mode = 'notebook-server-proxy' as const;
   readonly publicRoutes = true;
 
-  checkHost(): void {
-    // Jupyter checked the Host before proxying; the backend is reachable only through it.
+  /**
+   * DNS rebinding on a TCP port. jupyter-server-proxy passes the browser's Host through
+   * unchanged (the hub's public name, or Jupyter's own host:port), so Hosts cannot be listed in
+   * advance. But a browser always names in Host the port it connected to, and scripts cannot
+   * set Host (a forbidden header name): a page that reaches this port itself, through a name
+   * rebound to 127.0.0.1, sends `Host: its-name:THIS_PORT`. Jupyter listens on another port, so
+   * a Host naming this port came straight here, and is accepted only when it names loopback.
+   * On a Unix socket no browser can connect at all (only processes that may open the 0600
+   * socket: Jupyter, or this user), and Jupyter vetted the Host it passes on: no check there.
+   */
+  checkHost(request: IncomingMessage): void {
+    const ownPort = request.socket.localPort;
+    if (ownPort === undefined) {
+      return; // a Unix socket
+    }
+    const authority = absoluteFormAuthority(request.url ?? '');
+    for (const name of authority === undefined ? [request.headers.host] : [request.headers.host, authority]) {
+      if (name === undefined) {
+        continue; // no browser sends a request without Host
+      }
+      const parsed = FORWARDED_HOST.exec(name.trim());
+      if (parsed === null) {
+        throw new ProblemError('malformed-request', 'The Host header must name a host and an optional port.');
+      }
+      // No port: the scheme's default. This service speaks plain HTTP, so a browser meant 80.
+      const port = parsed[2] === undefined ? 80 : Number(parsed[2]);
+      if (port === ownPort && !isLoopbackHostname(parsed[1].toLowerCase())) {
+        throw new ProblemError(
+          'forbidden-host',
+          'On its own port this service answers only to a loopback Host (127.0.0.1, localhost or [::1]); reach it through Jupyter.'
+        );
+      }
+    }
   }
 
   expectedHost(request: IncomingMessage): string | undefined {
@@ -220,7 +262,11 @@ export class TrustedProxyGuard implements IngressGuard {
 
   private readonly secret: SecretMatcher;
 
-  constructor(secret: string) {
+  constructor(
+    secret: string,
+    /** How many of the operator's proxies each append one address to X-Forwarded-For. */
+    private readonly hops = 1
+  ) {
     this.secret = new SecretMatcher(secret);
   }
 
@@ -239,10 +285,33 @@ export class TrustedProxyGuard implements IngressGuard {
     if (given === undefined || !this.secret.matches(given)) {
       throw unauthorized('Only the configured trusted proxy may call this service.');
     }
-    // Identity and forwarded headers are believed only now that the proxy proved itself.
-    const clientKey = firstHeader(request, 'x-forwarded-for') ?? request.socket.remoteAddress ?? 'proxy';
+    // Identity and forwarded headers are believed only now that the proxy proved itself, and
+    // only the part the operator's proxies wrote (see forwardedClient).
+    const clientKey = forwardedClient(request.headers['x-forwarded-for'], this.hops) ?? request.socket.remoteAddress ?? 'proxy';
     return { via: 'trusted-proxy', ambient: request.headers.cookie !== undefined, clientKey };
   }
+}
+
+/**
+ * The client address in X-Forwarded-For that the operator's proxies vouch for. Each proxy
+ * appends the address it received the request from, so the list reads "whatever the client
+ * wrote, then one entry per proxy": with `hops` proxies the client is the `hops`-th entry from
+ * the right, and everything left of it is the client's own invention. A list shorter than
+ * that (a proxy that did not append) gives its leftmost entry, which a proxy wrote.
+ */
+export function forwardedClient(header: string | string[] | undefined, hops: number): string | undefined {
+  if (header === undefined) {
+    return undefined;
+  }
+  const entries = (Array.isArray(header) ? header.join(',') : header)
+    .split(',')
+    .map(e => e.trim())
+    .filter(e => e !== '');
+  if (entries.length === 0) {
+    return undefined;
+  }
+  // Bounded: a key of the rate limiter's map, whatever length the header had.
+  return entries[Math.max(0, entries.length - hops)].slice(0, 100);
 }
 
 /** State changes must come from this origin: checked from Origin and Sec-Fetch-Site. */

@@ -217,9 +217,21 @@ export function buildOpenApi(baseUrl: string, version: string, load: (name: Sche
       [p('health')]: {
         get: {
           operationId: 'getHealth',
-          summary: 'Liveness, version and instance id (no authentication, except behind a trusted proxy: its secret)',
+          summary: 'Liveness, version and instance id (no authentication, except behind a trusted proxy: its secret); with ?nonce=, a proof that this service holds the token',
           security: [],
-          responses: { '200': json('Health', 'The service answers', 'application/health+json'), ...problems('forbidden-host', 'uri-too-long', 'unauthorized') }
+          parameters: [
+            {
+              name: 'nonce',
+              in: 'query',
+              required: false,
+              description: 'A fresh random value (32 to 128 lowercase hex characters); the answer then carries proof = HMAC-SHA256(token, context, nonce, instanceId)',
+              schema: { type: 'string', pattern: '^[0-9a-f]{32,128}$' }
+            }
+          ],
+          responses: {
+            '200': json('Health', 'The service answers', 'application/health+json'),
+            ...problems('validation-failed', 'forbidden-host', 'uri-too-long', 'unauthorized')
+          }
         }
       },
       [p('openapi.json')]: {

@@ -1,0 +1,166 @@
+"""jupyterlab-project-startup for Jupyter.
+
+Three things, as the wheel installs them:
+
+- the prebuilt JupyterLab extension (share/jupyter/labextensions/jupyterlab-project-startup);
+- ``setup_project_startup``, the ``jupyter_serverproxy_servers`` entry point ``project``: the
+  Node sidecar (``node/`` in this package), started by jupyter-server-proxy on first use on a
+  private Unix socket under ``{base_url}project/``;
+- a Jupyter server extension that checks at start that jupyter-server-proxy (>= 4.1) and
+  Node.js (>= 20) are there, and serves ``{base_url}api/project-startup/diagnostics``, from
+  which the panel shows why the sidecar cannot start.
+"""
+
+import atexit
+import json
+import os
+
+from tornado.web import HTTPError
+
+from .checks import (
+    DIAGNOSTICS_FILE_ENV,
+    check_node,
+    check_server_proxy,
+    diagnostics_file_path,
+    node_error_message,
+    remove_quietly,
+)
+
+PACKAGE_NAME = "jupyterlab-project-startup"
+HERE = os.path.dirname(os.path.abspath(__file__))
+NODE_RUNTIME = os.path.join(HERE, "node")
+SIDECAR_BIN = os.path.join(NODE_RUNTIME, "bin", "project-startup.js")
+
+
+def _read_version():
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version(PACKAGE_NAME)
+        except PackageNotFoundError:
+            pass
+    except ImportError:  # pragma: no cover - Python < 3.8
+        pass
+    # Not installed (a checkout on sys.path): the version npm and the wheel take.
+    for candidate in (os.path.join(NODE_RUNTIME, "package.json"), os.path.join(HERE, "..", "package.json")):
+        try:
+            with open(candidate, encoding="utf-8") as f:
+                return json.load(f)["version"]
+        except (OSError, ValueError, KeyError):
+            continue
+    return "0.0.0"
+
+
+__version__ = _read_version()
+
+
+def _jupyter_labextension_paths():
+    return [{"src": "labextension", "dest": PACKAGE_NAME}]
+
+
+def _jupyter_server_extension_points():
+    return [{"module": "jupyterlab_project_startup"}]
+
+
+def _escape_template(text):
+    # jupyter-server-proxy formats every string with str.format({port}, {unix_socket}, {base_url}).
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+class NodeUnavailable(HTTPError):
+    """Node.js is missing or too old: jupyter-server-proxy answers 500 and the server logs this
+    one line (what is wrong and how to fix it), without a traceback."""
+
+    def __init__(self, message):
+        super().__init__(500, message.replace("%", "%%"))
+
+
+def _runtime_dir():
+    from jupyter_core.paths import jupyter_runtime_dir
+
+    return jupyter_runtime_dir()
+
+
+def _sidecar_command():
+    # Called by jupyter-server-proxy at each launch, so a Node installed (or PROJECT_STARTUP_NODE
+    # set) since the server started is found; the same check feeds the diagnostics route.
+    node = check_node()
+    if node["problem"] is not None:
+        raise NodeUnavailable(node_error_message(node["problem"]))
+    return [
+        _escape_template(node["path"]),
+        _escape_template(SIDECAR_BIN),
+        "serve",
+        "--ingress",
+        "notebook-server-proxy",
+        "--unix-socket",
+        "{unix_socket}",
+        "--base-url",
+        "{base_url}",
+    ]
+
+
+def _sidecar_environment():
+    return {DIAGNOSTICS_FILE_ENV: _escape_template(diagnostics_file_path(_runtime_dir()))}
+
+
+def setup_project_startup():
+    """The jupyter-server-proxy entry ``project`` (entry point group jupyter_serverproxy_servers)."""
+    return {
+        "command": _sidecar_command,
+        "environment": _sidecar_environment,
+        "unix_socket": True,
+        "absolute_url": True,
+        "timeout": 20,
+        "new_browser_tab": False,
+        # The JupyterLab extension has its own launcher item and palette command.
+        "launcher_entry": {"enabled": False},
+    }
+
+
+def _load_jupyter_server_extension(serverapp):
+    from jupyter_server.utils import url_path_join
+
+    from .handlers import DIAGNOSTICS_ROUTE, DiagnosticsHandler
+
+    log = serverapp.log
+    base_url = serverapp.base_url
+    diagnostics_file = diagnostics_file_path(_runtime_dir())
+    # A report left by an earlier server with the same pid is not about this one.
+    remove_quietly(diagnostics_file)
+
+    server_proxy = check_server_proxy(getattr(serverapp, "jpserver_extensions", None))
+    node = check_node()
+    for problem in (server_proxy["problem"], node["problem"]):
+        if problem is not None:
+            log.warning(
+                "jupyterlab-project-startup: %s. %s Fix: %s", problem["title"], problem["detail"], problem["fix"]
+            )
+    diagnostics_url = url_path_join(base_url, DIAGNOSTICS_ROUTE)
+    if server_proxy["problem"] is None and node["problem"] is None:
+        log.info(
+            "jupyterlab-project-startup %s: jupyter-server-proxy %s, Node.js %s (%s); the service is at %s, "
+            "its diagnostics at %s",
+            __version__,
+            server_proxy["version"],
+            node["version"],
+            node["path"],
+            url_path_join(base_url, "project/"),
+            diagnostics_url,
+        )
+    else:
+        log.warning(
+            "jupyterlab-project-startup %s: the Project Startup service cannot start until this is fixed; "
+            "the panel shows the same from %s",
+            __version__,
+            diagnostics_url,
+        )
+
+    serverapp.web_app.settings["project_startup"] = {
+        "version": __version__,
+        "diagnostics_file": diagnostics_file,
+        "jpserver_extensions": dict(getattr(serverapp, "jpserver_extensions", {}) or {}),
+    }
+    serverapp.web_app.add_handlers(".*$", [(diagnostics_url, DiagnosticsHandler)])
+    atexit.register(remove_quietly, diagnostics_file)

@@ -1,0 +1,242 @@
+"""What the sidecar needs, checked the same way at server start, at each launch and in the
+diagnostics route: Node.js >= 20 and jupyter-server-proxy >= 4.1. Each problem is a dict
+``{code, title, detail, fix}`` (the diagnostics contract); nothing here raises."""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+NODE_ENV = "PROJECT_STARTUP_NODE"
+NODE_REQUIRED = (20,)
+NODE_REQUIRED_TEXT = ">=20"
+SERVER_PROXY_REQUIRED = (4, 1)
+SERVER_PROXY_REQUIRED_TEXT = ">=4.1"
+DIAGNOSTICS_FILE_ENV = "PROJECT_STARTUP_DIAGNOSTICS_FILE"
+LOG_TAIL_LINES = 20
+
+NODE_FIX = (
+    "Install Node.js 20 or newer (22 or 24 recommended) where the Jupyter server runs and put it "
+    f"on its PATH, or set {NODE_ENV} to the path of that node executable; then restart the "
+    "Jupyter server."
+)
+
+
+def _problem(code, title, detail, fix):
+    return {"code": code, "title": title, "detail": detail, "fix": fix}
+
+
+def _version_tuple(text):
+    match = re.match(r"v?(\d+)\.(\d+)\.(\d+)", text.strip())
+    return tuple(int(part) for part in match.groups()) if match else None
+
+
+def check_node(env=None):
+    """Find Node.js ($PROJECT_STARTUP_NODE first, then PATH) and check its version.
+
+    Returns ``{"path", "version", "problem"}``; ``problem`` is None when it is usable."""
+    env = os.environ if env is None else env
+    override = env.get(NODE_ENV, "")
+    if override:
+        # A bare name is looked up on PATH like a command; anything else is a path.
+        path = shutil.which(override, path=env.get("PATH")) if os.sep not in override else override
+        if path is None or not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            return {
+                "path": None,
+                "version": None,
+                "problem": _problem(
+                    "node-missing",
+                    "Node.js was not found",
+                    f"{NODE_ENV} is set to {override}, which is not an executable file.",
+                    f"Set {NODE_ENV} to the path of Node.js 20 or newer (for example /usr/bin/node), "
+                    "or unset it to use the node on the Jupyter server's PATH; then restart the Jupyter server.",
+                ),
+            }
+    else:
+        path = shutil.which("node", path=env.get("PATH"))
+        if path is None:
+            return {
+                "path": None,
+                "version": None,
+                "problem": _problem(
+                    "node-missing",
+                    "Node.js was not found",
+                    "Node.js 20 or newer is needed to run the Project Startup service, and there is "
+                    f"no `node` on the Jupyter server's PATH and no {NODE_ENV}.",
+                    NODE_FIX,
+                ),
+            }
+    try:
+        answer = subprocess.run(
+            [path, "--version"], capture_output=True, text=True, timeout=15, stdin=subprocess.DEVNULL
+        )
+        version = _version_tuple(answer.stdout) if answer.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError) as error:
+        answer, version = None, None
+        reason = f"running `{path} --version` failed ({error.__class__.__name__}: {error})"
+    if version is None:
+        if answer is not None:
+            reason = f"`{path} --version` did not print a Node.js version (exit {answer.returncode})"
+        return {
+            "path": path,
+            "version": None,
+            "problem": _problem("node-missing", "Node.js does not run", f"{reason}.", NODE_FIX),
+        }
+    text = ".".join(str(part) for part in version)
+    if version[: len(NODE_REQUIRED)] < NODE_REQUIRED:
+        return {
+            "path": path,
+            "version": text,
+            "problem": _problem(
+                "node-too-old",
+                f"Node.js {text} is too old",
+                f"The Project Startup service needs Node.js 20 or newer; {path} is {text}.",
+                NODE_FIX,
+            ),
+        }
+    return {"path": path, "version": text, "problem": None}
+
+
+def node_error_message(problem):
+    """The one-line message the proxy entry raises with (it reaches the server log)."""
+    return f"{problem['title']}: {problem['detail']} {problem['fix']}"
+
+
+def check_server_proxy(enabled=None):
+    """jupyter-server-proxy's version, and a problem when it is missing, too old or not enabled.
+
+    ``enabled`` is the server's ``jpserver_extensions`` (None: not known)."""
+    version = None
+    try:
+        from importlib.metadata import PackageNotFoundError, version as dist_version
+
+        try:
+            version = dist_version("jupyter-server-proxy")
+        except PackageNotFoundError:
+            version = None
+    except ImportError:  # pragma: no cover - Python < 3.8
+        version = None
+    if version is None:
+        try:
+            import jupyter_server_proxy  # a copy without dist-info (on PYTHONPATH) has __version__
+
+            version = getattr(jupyter_server_proxy, "__version__", None) or "0"
+        except Exception as error:  # ImportError, or a broken install failing on import
+            why = "" if isinstance(error, ModuleNotFoundError) else f" ({error.__class__.__name__}: {error})"
+            return {
+                "version": None,
+                "problem": _problem(
+                    "server-proxy-missing",
+                    "jupyter-server-proxy is not installed",
+                    "The Project Startup service runs behind jupyter-server-proxy (4.1 or newer), "
+                    f"which the Python of this Jupyter server ({sys.executable}) cannot import{why}.",
+                    "Install it in the same environment as the Jupyter server "
+                    "(`pip install 'jupyter-server-proxy>=4.1'` or `conda install -c conda-forge "
+                    "jupyter-server-proxy`), then restart the Jupyter server.",
+                ),
+            }
+    parsed = _version_tuple(version if version.count(".") >= 2 else version + ".0")
+    if parsed is None or parsed[:2] < SERVER_PROXY_REQUIRED:
+        return {
+            "version": version,
+            "problem": _problem(
+                "server-proxy-too-old",
+                f"jupyter-server-proxy {version} is too old",
+                "The Project Startup service needs jupyter-server-proxy 4.1 or newer "
+                "(Unix sockets and entry points with callable commands).",
+                "Upgrade it in the Jupyter server's environment (`pip install -U 'jupyter-server-proxy>=4.1'`), "
+                "then restart the Jupyter server.",
+            ),
+        }
+    if enabled is not None and not enabled.get("jupyter_server_proxy", False):
+        return {
+            "version": version,
+            "problem": _problem(
+                "server-proxy-missing",
+                "jupyter-server-proxy is not enabled",
+                f"jupyter-server-proxy {version} is installed but not enabled as a Jupyter server "
+                "extension, so nothing serves {base_url}project/.",
+                "Enable it: `jupyter server extension enable --sys-prefix jupyter_server_proxy` "
+                '(or ServerApp.jpserver_extensions = {"jupyter_server_proxy": True}), then restart the Jupyter server.',
+            ),
+        }
+    return {"version": version, "problem": None}
+
+
+def diagnostics_file_path(runtime_dir, server_pid=None):
+    """Where the sidecar launched for this Jupyter server reports its state."""
+    pid = os.getpid() if server_pid is None else server_pid
+    return os.path.join(runtime_dir, f"project-startup-{pid}.json")
+
+
+def _pid_alive(pid):
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    if sys.platform == "win32":
+        # os.kill would terminate the process on Windows; assume the report is current.
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def read_sidecar_state(path):
+    """The sidecar's own report (written by `project-startup serve`), as the contract shows it."""
+    state = {"state": "not-started", "lastError": None, "logTail": [], "diagnosticsFile": path}
+    try:
+        with open(path, encoding="utf-8") as f:
+            report = json.load(f)
+    except (OSError, ValueError):
+        return state
+    if not isinstance(report, dict):
+        return state
+    if report.get("state") == "running":
+        # A sidecar that is gone (stopped, killed) is started again by the proxy on the next request.
+        state["state"] = "running" if _pid_alive(report.get("pid")) else "not-started"
+    elif report.get("state") == "failed":
+        state["state"] = "failed"
+        last_error = report.get("lastError")
+        state["lastError"] = last_error if isinstance(last_error, str) else None
+        tail = report.get("logTail")
+        if isinstance(tail, list):
+            state["logTail"] = [line for line in tail if isinstance(line, str)][-LOG_TAIL_LINES:]
+    return state
+
+
+def sidecar_problem(sidecar):
+    if sidecar["state"] != "failed":
+        return None
+    return _problem(
+        "sidecar-failed",
+        "The Project Startup service could not start",
+        sidecar["lastError"] or "The sidecar stopped during start-up without a message; see its last log lines.",
+        "Correct what the message names (often a PROJECT_STARTUP_* variable in the Jupyter server's "
+        "environment, such as the single-user image or the hub's extraEnv), then restart the Jupyter "
+        "server. The full log is in the Jupyter server's output (stderr).",
+    )
+
+
+def diagnostics_report(version, node, server_proxy, sidecar):
+    """The diagnostics route's answer: a pure function of what was checked."""
+    problems = [p for p in (server_proxy["problem"], node["problem"], sidecar_problem(sidecar)) if p]
+    return {
+        "version": version,
+        "ok": not problems,
+        "problems": problems,
+        "node": {"path": node["path"], "version": node["version"], "required": NODE_REQUIRED_TEXT},
+        "serverProxy": {"version": server_proxy["version"], "required": SERVER_PROXY_REQUIRED_TEXT},
+        "sidecar": sidecar,
+    }
+
+
+def remove_quietly(path):
+    try:
+        os.remove(path)
+    except OSError:
+        pass

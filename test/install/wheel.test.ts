@@ -1,0 +1,458 @@
+// The Python package, installed as an operator would: the wheel built from this checkout, a fresh
+// `python3 -m venv --system-site-packages`, `pip install --no-index --no-deps <wheel>` (pip
+// cannot resolve the real jupyter-server-proxy's own requirement of jupyter-server >= 1.24 against
+// Debian's 1.23 here), then Debian's jupyter_server started from the venv's python with nothing
+// configured but jupyter-server-proxy enabled, at base_url /user/alice/. Then the bad inputs:
+// Node missing, Node too old, jupyter-server-proxy missing, a setting that stops the sidecar;
+// each answered by the diagnostics route with the problem and its fix, while the server keeps
+// serving everything else.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { interpretDiagnostics } from '../../src/responses';
+import type { Page } from 'playwright-core';
+import {
+  Browser,
+  httpRequest,
+  LabServer,
+  launchBrowser,
+  openLab,
+  PageProblem,
+  PageProblems,
+  screenshot,
+  startLabServer,
+  stopAllLabServers
+} from '../e2e/helpers';
+import { tempRoot } from '../helpers/harness';
+import {
+  buildWheel,
+  checkPrerequisites,
+  installInVenv,
+  Jupyter,
+  logged,
+  PACKAGE_VERSION,
+  runPython,
+  serverProxyPath,
+  startJupyter,
+  stopAllJupyters,
+  wheelNames
+} from './python';
+
+const LABEXT = 'share/jupyter/labextensions/jupyterlab-project-startup';
+const DIAGNOSTICS = 'api/project-startup/diagnostics';
+
+interface Problem {
+  code: string;
+  title: string;
+  detail: string;
+  fix: string;
+}
+
+interface Diagnostics {
+  version: string;
+  ok: boolean;
+  problems: Problem[];
+  node: { path: string | null; version: string | null; required: string };
+  serverProxy: { version: string | null; required: string };
+  sidecar: { state: string; lastError: string | null; logTail: string[]; diagnosticsFile: string };
+}
+
+let root: string;
+let wheel: string;
+let python: string;
+
+beforeAll(() => {
+  checkPrerequisites();
+  root = tempRoot('ps-wheel-');
+  wheel = buildWheel(path.join(root, 'dist'));
+  python = installInVenv(wheel, path.join(root, 'venv'));
+}, 300000);
+
+afterAll(async () => {
+  await stopAllJupyters();
+  await stopAllLabServers();
+  if (root) {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}, 60000);
+
+const auth = (j: Jupyter) => ({ authorization: `token ${j.token}` });
+
+async function diagnostics(j: Jupyter): Promise<Diagnostics> {
+  const url = `${j.base}${DIAGNOSTICS}`;
+  const answer = await httpRequest(url, { headers: auth(j) });
+  expect(answer.status).toBe(200);
+  expect(answer.headers['content-type']).toMatch(/^application\/json/);
+  expect(answer.text).not.toContain(j.token);
+  // The panel reads this very answer as a report (src/responses.ts).
+  const read = interpretDiagnostics({ url, status: answer.status, statusText: '', contentType: String(answer.headers['content-type']), text: answer.text });
+  expect(read).toEqual({ kind: 'report', report: answer.json });
+  return answer.json as Diagnostics;
+}
+
+/** The server's output matches, once what it logged has come through the pipe (bounded). */
+async function expectLogged(j: Jupyter, pattern: RegExp): Promise<void> {
+  expect(await logged(j, pattern)).toMatch(pattern);
+}
+
+function problem(report: Diagnostics, code: string): Problem {
+  const found = report.problems.find(p => p.code === code);
+  if (!found) {
+    throw new Error(`no problem ${code} in ${JSON.stringify(report.problems)}`);
+  }
+  for (const field of ['title', 'detail', 'fix'] as const) {
+    expect(found[field].length).toBeGreaterThan(10);
+  }
+  return found;
+}
+
+describe('the wheel', () => {
+  it('holds the labextension with install.json, the config.d file, the sidecar runtime without node_modules, and the entry point', () => {
+    const names = wheelNames(wheel);
+    const data = `jupyterlab_project_startup-${PACKAGE_VERSION}.data/data/`;
+    expect(names).toEqual(
+      expect.arrayContaining([
+        `${data}${LABEXT}/package.json`,
+        `${data}${LABEXT}/install.json`,
+        `${data}${LABEXT}/schemas/jupyterlab-project-startup/plugin.json`,
+        `${data}etc/jupyter/jupyter_server_config.d/jupyterlab_project_startup.json`,
+        'jupyterlab_project_startup/__init__.py',
+        'jupyterlab_project_startup/handlers.py',
+        'jupyterlab_project_startup/checks.py',
+        'jupyterlab_project_startup/node/package.json',
+        'jupyterlab_project_startup/node/bin/project-startup.js',
+        'jupyterlab_project_startup/node/sidecar/dist/bundle/project-startup.js',
+        'jupyterlab_project_startup/node/sidecar/dist/bundle/express.js',
+        'jupyterlab_project_startup/node/sidecar/dist/bundle/project-startup.cache',
+        'jupyterlab_project_startup/node/sidecar/static/setup.html',
+        'jupyterlab_project_startup/node/sidecar/schemas/startup.schema.json',
+        `jupyterlab_project_startup-${PACKAGE_VERSION}.dist-info/entry_points.txt`
+      ])
+    );
+    expect(names.some(n => n.startsWith(`${data}${LABEXT}/static/remoteEntry.`))).toBe(true);
+    expect(names.filter(n => n.includes('node_modules'))).toEqual([]);
+    // The labextension is shared data only, not a second copy inside the package.
+    expect(names.filter(n => n.startsWith('jupyterlab_project_startup/labextension/'))).toEqual([]);
+    // Only the runtime: no unbundled sidecar, no TypeScript, no tests.
+    expect(names.filter(n => /\.ts$|\/test\/|sidecar\/src\//.test(n))).toEqual([]);
+
+    const site = fs.readdirSync(path.join(root, 'venv', 'lib')).map(v => path.join(root, 'venv', 'lib', v, 'site-packages'))[0];
+    const entryPoints = fs.readFileSync(path.join(site, `jupyterlab_project_startup-${PACKAGE_VERSION}.dist-info`, 'entry_points.txt'), 'utf8');
+    expect(entryPoints).toMatch(/\[jupyter_serverproxy_servers\]\s*\nproject = jupyterlab_project_startup:setup_project_startup/);
+    const metadata = fs.readFileSync(path.join(site, `jupyterlab_project_startup-${PACKAGE_VERSION}.dist-info`, 'METADATA'), 'utf8');
+    expect(metadata).toMatch(/^Requires-Python: >=3\.9$/m);
+    expect(metadata).toMatch(/^Requires-Dist: jupyter-server-proxy>=4\.1$/m);
+    expect(metadata).toMatch(/^Requires-Dist: jupyter-server>=1\.23$/m);
+    expect(JSON.parse(fs.readFileSync(path.join(site, 'jupyterlab_project_startup', 'node', 'package.json'), 'utf8'))).toEqual({
+      name: 'jupyterlab-project-startup',
+      version: PACKAGE_VERSION
+    });
+    const installJson = JSON.parse(fs.readFileSync(path.join(root, 'venv', LABEXT, 'install.json'), 'utf8'));
+    expect(installJson).toMatchObject({ packageManager: 'python', packageName: 'jupyterlab-project-startup' });
+  });
+
+  it('`jupyter server extension list` with the venv python shows the server extension enabled and OK', () => {
+    const env = { PATH: '/usr/bin:/bin', HOME: path.join(root, 'home'), LANG: 'C.UTF-8', PYTHONDONTWRITEBYTECODE: '1', JUPYTER_CONFIG_DIR: path.join(root, 'config') };
+    const listed = runPython(python, ['-m', 'jupyter_server.extension.serverextension', 'list'], env);
+    expect(listed.status).toBe(0);
+    expect(listed.output).toContain(`Config dir: ${path.join(root, 'venv', 'etc', 'jupyter')}`);
+    expect(listed.output).toMatch(/jupyterlab_project_startup enabled/);
+    expect(listed.output).toContain(`jupyterlab_project_startup ${PACKAGE_VERSION} OK`);
+  });
+
+  it("Debian's jupyterlab_server lists the labextension from the venv's share/jupyter/labextensions", () => {
+    const script = [
+      'import json',
+      'from jupyter_core.paths import jupyter_path',
+      'from jupyterlab_server.config import get_federated_extensions',
+      'found = get_federated_extensions(jupyter_path("labextensions"))',
+      'print(json.dumps({k: {"ext_path": v["ext_path"], "install": v.get("install"), "load": v["jupyterlab"]["_build"]["load"]} for k, v in found.items()}))'
+    ].join('\n');
+    const env = {
+      PATH: '/usr/bin:/bin',
+      HOME: path.join(root, 'home'),
+      LANG: 'C.UTF-8',
+      PYTHONDONTWRITEBYTECODE: '1',
+      JUPYTER_DATA_DIR: path.join(root, 'data'),
+      JUPYTER_PLATFORM_DIRS: '0'
+    };
+    const listed = runPython(python, ['-c', script], env);
+    expect(listed.status).toBe(0);
+    const found = JSON.parse(listed.output.trim().split('\n').pop() ?? '{}');
+    expect(found['jupyterlab-project-startup']).toEqual({
+      ext_path: path.join(root, 'venv', LABEXT),
+      install: expect.objectContaining({ packageManager: 'python', packageName: 'jupyterlab-project-startup' }),
+      load: expect.stringMatching(/^static\/remoteEntry\.[0-9a-f]+\.js$/)
+    });
+  });
+
+  describe('a Jupyter server from the venv with only jupyter-server-proxy enabled', () => {
+    let jupyter: Jupyter;
+    beforeAll(async () => {
+      jupyter = await startJupyter({ python, label: 'wheel-installed' });
+    }, 60000);
+    afterAll(() => jupyter?.stop(), 30000);
+
+    it('logs the start-up checks: jupyter-server-proxy and Node found, where the service and its diagnostics are', async () => {
+      const checks =
+        /jupyterlab-project-startup [0-9.]+: jupyter-server-proxy 4\.\d+\.\d+, Node\.js \d+\.\d+\.\d+ \(\/usr\/bin\/node\); the service is at \/user\/alice\/project\/, its diagnostics at \/user\/alice\/api\/project-startup\/diagnostics/;
+      await expectLogged(jupyter, checks);
+      await expectLogged(jupyter, /jupyterlab_project_startup \| extension was successfully loaded/);
+    });
+
+    it("answers the panel's endpoints through the entry point `project`, with Jupyter's token", async () => {
+      const before = await diagnostics(jupyter);
+      expect(before.sidecar.state).toBe('not-started');
+
+      const startup = await httpRequest(`${jupyter.base}project/startup?interface=notebook`, { headers: auth(jupyter) });
+      expect(startup.status).toBe(200);
+      expect(startup.json).toMatchObject({ interface: 'notebook', platform: 'generic', projectPath: jupyter.dirs.project });
+      const capabilities = await httpRequest(`${jupyter.base}project/capabilities`, { headers: auth(jupyter) });
+      expect(capabilities.status).toBe(200);
+      expect(capabilities.json).toMatchObject({ platform: { id: 'generic' } });
+      const ingress = (capabilities.json.capabilities as { id: string; default?: string }[]).find(c => c.id === 'gateway-ingress-modes');
+      expect(ingress).toBeDefined();
+      // Without Jupyter's credentials, Jupyter refuses before the proxy.
+      const anonymous = await httpRequest(`${jupyter.base}project/capabilities`);
+      expect([302, 403]).toContain(anonymous.status);
+
+      const after = await diagnostics(jupyter);
+      expect(after).toEqual({
+        version: PACKAGE_VERSION,
+        ok: true,
+        problems: [],
+        node: { path: '/usr/bin/node', version: expect.stringMatching(/^\d+\.\d+\.\d+$/), required: '>=20' },
+        serverProxy: { version: expect.stringMatching(/^4\.\d+\.\d+/), required: '>=4.1' },
+        sidecar: {
+          state: 'running',
+          lastError: null,
+          logTail: [],
+          diagnosticsFile: path.join(jupyter.dirs.runtime, `project-startup-${jupyter.pid}.json`)
+        }
+      });
+      const report = fs.statSync(after.sidecar.diagnosticsFile);
+      expect(report.mode & 0o777).toBe(0o600);
+    });
+
+    it('the diagnostics route: refused without credentials, XSRF-checked for cookies even on GET, GET only', async () => {
+      const url = `${jupyter.base}${DIAGNOSTICS}`;
+      expect((await httpRequest(url)).status).toBe(403);
+      expect((await httpRequest(url, { headers: { authorization: 'token wrong-token' } })).status).toBe(403);
+
+      // A browser session: the login cookie (from ?token=) and Jupyter's _xsrf cookie.
+      const login = await httpRequest(`${jupyter.base}api/status?token=${jupyter.token}`);
+      const session = (login.headers['set-cookie'] ?? []).map(c => c.split(';')[0]).find(c => c.startsWith('username-'));
+      expect(session).toBeDefined();
+      const xsrfCookie = ((await httpRequest(`${jupyter.base}login`)).headers['set-cookie'] ?? [])
+        .map(c => c.split(';')[0])
+        .find(c => c.startsWith('_xsrf='));
+      expect(xsrfCookie).toBeDefined();
+      const xsrf = (xsrfCookie as string).slice('_xsrf='.length);
+
+      // Jupyter's own API answers the cookie alone; this route does not, unless the page is
+      // Jupyter's own (same-origin Referer) or sends the XSRF token as JupyterLab does.
+      expect((await httpRequest(`${jupyter.base}api/status`, { headers: { cookie: session as string } })).status).toBe(200);
+      expect((await httpRequest(url, { headers: { cookie: session as string } })).status).toBe(403);
+      expect((await httpRequest(url, { headers: { cookie: session as string, referer: 'http://evil.example/page' } })).status).toBe(403);
+      const withXsrf = await httpRequest(url, { headers: { cookie: `${session}; ${xsrfCookie}`, 'x-xsrftoken': xsrf } });
+      expect(withXsrf.status).toBe(200);
+      expect((withXsrf.json as Diagnostics).ok).toBe(true);
+      expect((await httpRequest(url, { headers: { cookie: session as string, referer: `${jupyter.base}lab` } })).status).toBe(200);
+
+      // GET only: a cookie POST without XSRF is refused first, a token POST is not allowed.
+      expect((await httpRequest(url, { method: 'POST', headers: { cookie: session as string }, body: '' })).status).toBe(403);
+      expect((await httpRequest(url, { method: 'POST', headers: auth(jupyter), body: '' })).status).toBe(405);
+      // No credential or environment value in any answer.
+      expect(withXsrf.text).not.toContain(jupyter.token);
+      expect(withXsrf.text).not.toContain(xsrf);
+      expect(withXsrf.text).not.toContain(jupyter.dirs.sidecarRuntime);
+    });
+  });
+
+  describe('bad input: a clear problem and fix, and the server keeps serving', () => {
+    afterEach(() => stopAllJupyters(), 30000);
+
+    async function expectStillServing(j: Jupyter): Promise<void> {
+      const status = await httpRequest(`${j.base}api/status`, { headers: auth(j) });
+      expect(status.status).toBe(200);
+    }
+
+    it('Node missing: PROJECT_STARTUP_NODE names nothing and PATH has no node', async () => {
+      const emptyBin = path.join(root, 'empty-bin');
+      fs.mkdirSync(emptyBin, { recursive: true });
+      const missing = path.join(root, 'no-such-dir', 'node');
+      const j = await startJupyter({ python, label: 'node-missing', path: emptyBin, env: { PROJECT_STARTUP_NODE: missing } });
+      await expectLogged(j, /jupyterlab-project-startup: Node\.js was not found\. PROJECT_STARTUP_NODE is set to .*no-such-dir\/node, which is not an executable file\. Fix: Set PROJECT_STARTUP_NODE/);
+
+      const startup = await httpRequest(`${j.base}project/startup?interface=notebook`, { headers: auth(j) });
+      expect(startup.status).toBe(500);
+      await expectStillServing(j);
+      // The proxy entry's error reaches the server log as one line, without a traceback.
+      await expectLogged(j, /500 GET \/user\/alice\/project\/startup.*Node\.js was not found/);
+      expect(j.logs()).not.toMatch(/Traceback/);
+
+      const report = await diagnostics(j);
+      expect(report.ok).toBe(false);
+      expect(report.node).toEqual({ path: null, version: null, required: '>=20' });
+      const p = problem(report, 'node-missing');
+      expect(p.detail).toContain(missing);
+      expect(p.fix).toContain('PROJECT_STARTUP_NODE');
+      expect(report.sidecar.state).toBe('not-started');
+    }, 60000);
+
+    it('Node too old: a stand-in `node` on PATH that says v18.0.0', async () => {
+      const oldBin = path.join(root, 'old-node-bin');
+      fs.mkdirSync(oldBin, { recursive: true });
+      // A STAND-IN for an old Node.js: it only answers --version.
+      fs.writeFileSync(path.join(oldBin, 'node'), '#!/bin/sh\necho v18.0.0\n', { mode: 0o755 });
+      const j = await startJupyter({ python, label: 'node-too-old', path: `${oldBin}:/usr/bin:/bin` });
+      await expectLogged(j, /jupyterlab-project-startup: Node\.js 18\.0\.0 is too old\./);
+      expect((await httpRequest(`${j.base}project/capabilities`, { headers: auth(j) })).status).toBe(500);
+      await expectStillServing(j);
+      const report = await diagnostics(j);
+      expect(report.node).toEqual({ path: path.join(oldBin, 'node'), version: '18.0.0', required: '>=20' });
+      const p = problem(report, 'node-too-old');
+      expect(p.fix).toMatch(/Node\.js 20 or newer/);
+      expect(report.problems.map(x => x.code)).toEqual(['node-too-old']);
+    }, 60000);
+
+    it('jupyter-server-proxy missing: the server extension loads without it, warns, and says so', async () => {
+      const j = await startJupyter({ python, label: 'server-proxy-missing', serverProxy: false });
+      await expectLogged(j, /jupyterlab-project-startup: jupyter-server-proxy is not installed\..*Fix: Install it in the same environment/);
+      // Nothing is proxied: Jupyter's own 404, and its other routes still answer.
+      expect((await httpRequest(`${j.base}project/startup?interface=notebook`, { headers: auth(j) })).status).toBe(404);
+      await expectStillServing(j);
+      const report = await diagnostics(j);
+      expect(report.serverProxy).toEqual({ version: null, required: '>=4.1' });
+      expect(problem(report, 'server-proxy-missing').fix).toContain("pip install 'jupyter-server-proxy>=4.1'");
+    }, 60000);
+
+    it('jupyter-server-proxy too old: a stand-in 3.2.2 on the path', async () => {
+      const oldProxy = path.join(root, 'old-proxy');
+      fs.mkdirSync(path.join(oldProxy, 'jupyter_server_proxy'), { recursive: true });
+      // A STAND-IN for an old jupyter-server-proxy: only its version.
+      fs.writeFileSync(path.join(oldProxy, 'jupyter_server_proxy', '__init__.py'), '__version__ = "3.2.2"\n');
+      const j = await startJupyter({ python, label: 'server-proxy-too-old', serverProxy: false, pythonPath: [oldProxy] });
+      await expectLogged(j, /jupyterlab-project-startup: jupyter-server-proxy 3\.2\.2 is too old\./);
+      await expectStillServing(j);
+      const report = await diagnostics(j);
+      expect(report.serverProxy).toEqual({ version: '3.2.2', required: '>=4.1' });
+      expect(problem(report, 'server-proxy-too-old').fix).toContain("pip install -U 'jupyter-server-proxy>=4.1'");
+    }, 60000);
+
+    it('jupyter-server-proxy installed but not enabled: said so, with the command that enables it', async () => {
+      const j = await startJupyter({ python, label: 'server-proxy-disabled', serverProxy: false, pythonPath: serverProxyPath(python) });
+      expect((await httpRequest(`${j.base}project/capabilities`, { headers: auth(j) })).status).toBe(404);
+      const report = await diagnostics(j);
+      expect(report.serverProxy.version).toMatch(/^4\./);
+      const p = problem(report, 'server-proxy-missing');
+      expect(p.title).toBe('jupyter-server-proxy is not enabled');
+      expect(p.fix).toContain('jupyter server extension enable --sys-prefix jupyter_server_proxy');
+    }, 60000);
+
+    it('a PROJECT_STARTUP_* setting that stops the sidecar: sidecar-failed with its own message', async () => {
+      const j = await startJupyter({ python, label: 'sidecar-failed', env: { PROJECT_STARTUP_PLATFORM: 'nonsense' } });
+      // The proxy restarts a sidecar that exits non-zero until its timeout (20 s), then answers 500.
+      const pending = httpRequest(`${j.base}project/startup?interface=notebook`, { headers: auth(j), timeoutMs: 40000 });
+      let report: Diagnostics | undefined;
+      for (let i = 0; i < 100 && report?.sidecar.state !== 'failed'; i++) {
+        await new Promise(resolve => setTimeout(resolve, 100));
+        report = await diagnostics(j);
+      }
+      expect(report?.sidecar.state).toBe('failed');
+      const failed = report as Diagnostics;
+      expect(failed.sidecar.lastError).toBe(
+        'PROJECT_STARTUP_PLATFORM must be one of generic, hosted-notebook, cluster; it is set to an unknown value. Unset it to select the platform from evidence.'
+      );
+      expect(failed.sidecar.logTail.length).toBeGreaterThan(0);
+      expect(failed.sidecar.logTail.length).toBeLessThanOrEqual(20);
+      expect(failed.sidecar.logTail.join('\n')).toContain('PROJECT_STARTUP_PLATFORM must be one of');
+      const p = problem(failed, 'sidecar-failed');
+      expect(p.detail).toBe(failed.sidecar.lastError);
+      expect(p.fix).toContain('PROJECT_STARTUP_');
+      await expectStillServing(j);
+      expect((await pending).status).toBe(500);
+      await expectStillServing(j);
+    }, 90000);
+  });
+});
+
+describe("the real JupyterLab front end in Chromium, with the extension from the wheel's data files", () => {
+  const BASE_URL = '/user/alice/';
+  const PANEL = '#jp-project-startup-panel';
+  let browser: Browser | undefined;
+  let server: LabServer | undefined;
+  let page: Page | undefined;
+  let problems: PageProblems | undefined;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  }, 90000);
+
+  afterEach(async () => {
+    await page?.close().catch(() => undefined);
+    page = undefined;
+    await server?.stop();
+    server = undefined;
+  }, 60000);
+
+  afterAll(async () => {
+    await browser?.close();
+  }, 60000);
+
+  /** The lab from the venv's python: labextensions from Jupyter's search path (the venv's
+   * share/jupyter), the server extensions its etc/jupyter enables, the real proxy. Nothing copied. */
+  async function openInstalledLab(label: string, env: Record<string, string> = {}): Promise<Page> {
+    server = await startLabServer({ python, loadOtherExtensions: true, baseUrl: BASE_URL, label, env });
+    expect(fs.readdirSync(path.join(server.dirs.data, 'labextensions'))).toEqual([]);
+    page = await (browser as Browser).newPage();
+    await page.setViewportSize({ width: 1280, height: 1000 });
+    problems = new PageProblems(page);
+    await openLab(page, server);
+    const config = await page.evaluate(() => JSON.parse(document.getElementById('jupyter-config-data')?.textContent ?? '{}'));
+    expect(config.baseUrl).toBe(BASE_URL);
+    expect(config.federated_extensions.map((e: { name: string }) => e.name)).toEqual(['jupyterlab-project-startup']);
+    expect(server.logs()).toContain('jupyterlab_project_startup | extension was successfully loaded');
+    return page;
+  }
+
+  function expectOnlyProblems(allowed: (problem: PageProblem) => boolean = () => false): void {
+    const found = (problems as PageProblems).unexpected(allowed);
+    if (found.length > 0) {
+      throw new Error(`page problems:\n  ${found.join('\n  ')}\n--- server log (tail) ---\n${server?.logs().slice(-3000)}`);
+    }
+  }
+
+  it('the panel opens by itself, initializes through the dialog and reaches ready', async () => {
+    const p = await openInstalledLab('wheel-lab-ready');
+    const s = server as LabServer;
+    // openWhileIncomplete (default): the panel opens at start while setup is incomplete.
+    const panel = p.locator(PANEL);
+    await panel.locator('.jp-ProjectStartup-phaseBadge.jp-mod-awaiting-confirmation').waitFor({ state: 'visible', timeout: 30000 });
+    await panel.getByRole('button', { name: 'Initialize project' }).click();
+    const dialog = p.locator('.jp-Dialog');
+    await dialog.waitFor({ state: 'visible' });
+    const statePath = path.join(s.dirs.project, '.project-startup');
+    await expect(dialog.locator('.jp-ProjectStartup-dialogPath').textContent()).resolves.toBe(s.dirs.project);
+    const initialized = p.waitForResponse(r => new URL(r.url()).pathname === `${BASE_URL}project/initialize`, { timeout: 20000 });
+    await dialog.locator('.jp-mod-accept').click();
+    expect((await initialized).status()).toBe(201);
+    await panel.locator('.jp-ProjectStartup-phaseBadge.jp-mod-ready').waitFor({ state: 'visible', timeout: 20000 });
+    await expect(panel.locator('.jp-ProjectStartup-success').textContent()).resolves.toBe(`Project initialized: ${statePath} was created.`);
+    expect(fs.statSync(path.join(statePath, 'initialization.json')).mode & 0o777).toBe(0o600);
+    await screenshot(p, 'wheel-panel-ready');
+    expectOnlyProblems();
+  }, 120000);
+
+  it('Node missing: the panel shows the real cause and fix from the diagnostics route, not a bare HTTP 500', async () => {
+    const p = await openInstalledLab('wheel-lab-node-missing', { PROJECT_STARTUP_NODE: '/nonexistent/bin/node' });
+    const item = p.locator(`${PANEL} [data-problem-code="node-missing"]`);
+    await item.waitFor({ state: 'visible', timeout: 30000 });
+    await expect(item.textContent()).resolves.toContain('PROJECT_STARTUP_NODE is set to /nonexistent/bin/node, which is not an executable file.');
+    await expect(item.textContent()).resolves.toContain('Fix: Set PROJECT_STARTUP_NODE to the path of Node.js 20 or newer');
+    const status = p.locator(`${PANEL} [role="status"]`);
+    await expect(status.textContent()).resolves.toBe('The Project Startup service cannot start: Node.js was not found.');
+    await screenshot(p, 'wheel-panel-node-missing');
+    // The one expected failure: the proxy's 500 for the startup projection (and its console line).
+    expectOnlyProblems(pr => pr.path === `${BASE_URL}project/startup` && pr.status === 500 && (pr.kind === 'http' || pr.kind === 'console-error'));
+  }, 120000);
+});
