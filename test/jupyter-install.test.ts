@@ -151,16 +151,19 @@ describe('project-startup jupyter install', () => {
       process.execPath,
       [
         '-e',
-        `const b = require(process.argv[1]); const fs = require('fs'); const vm = require('vm');
-         const source = fs.readFileSync(b.BUNDLE, 'utf8');
-         const wrapped = '(function (exports, require, module, __filename, __dirname) { ' + source + '\\n});';
-         const script = new vm.Script(wrapped, { filename: b.BUNDLE, cachedData: fs.readFileSync(b.CODE_CACHE) });
-         process.stdout.write(JSON.stringify({ bundle: b.BUNDLE, rejected: script.cachedDataRejected }));`,
+        `const b = require(process.argv[1]);
+         const cache = b.readCodeCache();
+         const { script } = b.loadWithCodeCache(b.BUNDLE, cache);
+         process.stdout.write(JSON.stringify({ bundle: b.BUNDLE, handedToV8: cache !== undefined, rejected: script.cachedDataRejected === true }));`,
         path.join(sidecar, 'bin', 'project-startup.js')
       ],
       { env: s.env, cwd: s.root }
     );
-    expect(JSON.parse(cacheCheck.stdout)).toEqual({ bundle: path.join(sidecar, 'sidecar', 'dist', 'bundle', 'project-startup.js'), rejected: false });
+    expect(JSON.parse(cacheCheck.stdout)).toEqual({
+      bundle: path.join(sidecar, 'sidecar', 'dist', 'bundle', 'project-startup.js'),
+      handedToV8: true,
+      rejected: false
+    });
 
     expect(r.stdout).toContain(installed);
     expect(r.stdout).toContain(sidecar);
