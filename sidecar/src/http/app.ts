@@ -5,8 +5,13 @@
 // sidecar sees all day (capabilities, startup, gateway and health, authenticated) straight on
 // node:http; every other request (redirects, refusals before a route is chosen, the setup page,
 // initialize, the API description, other methods, unknown paths) goes to the express
-// application, which is loaded on first use. A request the fast lane cannot answer exactly as
-// express would is handed over before anything is looked at but its URL and method.
+// application. A request the fast lane cannot answer exactly as express would is handed over
+// before anything is looked at but its URL and method.
+//
+// Everything a request needs (express, the setup page's files, the API description) is loaded
+// when the app is made, at start-up: loading code or reading a file takes a descriptor, and a
+// request can arrive when none is left (a flood of connections). A `require` that threw EMFILE
+// inside the request listener used to end the process.
 import * as fs from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as nodePath from 'node:path';
@@ -16,6 +21,7 @@ import { asProblemError, ProblemError } from '../problems';
 import { parseInterface, StartupService } from '../service';
 import { readJsonBody } from './body';
 import { handleRpc, parseErrorResponse } from './gateway';
+import { buildOpenApi } from './openapi';
 import { checkSameOrigin, IngressGuard, originForm, RequestIdentity } from './ingress';
 import type { RateLimiter } from './rate-limit';
 import { INTERFACE_IDS } from '../vocabulary';
@@ -39,7 +45,7 @@ const STATIC_DIR = nodePath.join(__dirname, '..', '..', 'static');
 const PAGE_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-/** The setup page's files, read once on first use. */
+/** The setup page's files, read once when the app is made. */
 const STATIC_FILES: Record<string, { file: string; type: string; body?: Buffer }> = {
   '/': { file: 'setup.html', type: 'text/html' },
   '/setup.js': { file: 'setup.js', type: 'text/javascript' },
@@ -187,8 +193,11 @@ function createRoutes(options: AppOptions): Routes {
   const { service, guard, logger, rateLimiter } = options;
   const ingress = guard.mode;
   const encoded = new EncodedBodies();
-  let healthJson: string | undefined;
-  let openApiJson: string | undefined;
+  const healthJson = JSON.stringify({ status: 'pass', version: service.version, instanceId: service.instanceId, platform: service.adapter.id });
+  const openApiJson = JSON.stringify(buildOpenApi(service.config.baseUrl, service.version));
+  for (const entry of Object.values(STATIC_FILES)) {
+    entry.body ??= fs.readFileSync(nodePath.join(STATIC_DIR, entry.file));
+  }
   return {
     capabilities(request, response) {
       const { json, etag } = service.manifest;
@@ -256,19 +265,14 @@ function createRoutes(options: AppOptions): Routes {
     },
 
     health(response) {
-      // The same bytes for the life of the process: serialized once.
-      healthJson ??= JSON.stringify({ status: 'pass', version: service.version, instanceId: service.instanceId, platform: service.adapter.id });
       sendJson(response, 200, encoded.of('health', healthJson), 'application/health+json');
     },
 
     openapi(response) {
-      // Read from the schema files on first request only.
-      openApiJson ??= JSON.stringify((require('./openapi') as typeof import('./openapi')).buildOpenApi(service.config.baseUrl, service.version));
       sendJson(response, 200, openApiJson);
     },
 
     staticFile(entry, response) {
-      entry.body ??= fs.readFileSync(nodePath.join(STATIC_DIR, entry.file));
       response.setHeader('Content-Security-Policy', PAGE_POLICY);
       response.setHeader('Referrer-Policy', 'no-referrer');
       response.statusCode = 200;
@@ -303,10 +307,9 @@ function createRoutes(options: AppOptions): Routes {
 export function createApp(options: AppOptions): RequestListener {
   const routes = createRoutes(options);
   const fast = createFastLane(options, routes);
-  let slow: RequestListener | undefined;
+  const slow = createExpressApp(options, routes);
   return (request, response) => {
     if (!fast(request, response)) {
-      slow ??= createExpressApp(options, routes);
       slow(request, response);
     }
   };
@@ -403,6 +406,8 @@ function createFastLane(options: AppOptions, routes: Routes): (request: Incoming
 
 /** Every request the fast lane leaves: the complete application, as express routes it. */
 function createExpressApp(options: AppOptions, routes: Routes): RequestListener {
+  // Required here, not at the top: the bundle keeps express in a file of its own (see
+  // scripts/bundle-sidecar.js); still at start-up, never from a request.
   const express = require('express') as typeof import('express');
   const { service, guard, logger } = options;
   const baseUrl = service.config.baseUrl;

@@ -42,7 +42,7 @@ function problems(...codes: (keyof typeof PROBLEM_CODES)[]) {
   );
 }
 
-const COMMON = ['unauthorized', 'forbidden-host', 'uri-too-long', 'rate-limited', 'internal'] as const;
+const COMMON = ['unauthorized', 'forbidden-host', 'uri-too-long', 'request-timeout', 'rate-limited', 'overloaded', 'internal'] as const;
 const POST_COMMON = ['unsupported-media-type', 'payload-too-large', 'invalid-json', 'cross-origin'] as const;
 
 export function buildOpenApi(baseUrl: string, version: string): Record<string, unknown> {
