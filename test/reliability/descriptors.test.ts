@@ -17,6 +17,7 @@
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
+import { defaultMaxConnections, descriptorLimitOf } from '../../sidecar/src/http/connections';
 import { CliSandbox, ServeHandle, startServe, trackedSandboxes } from '../helpers/cli';
 import { alive, delay, eventually, Exchange, exchange, intFromEnv, openFdsOf, rawHttp } from './support';
 
@@ -213,4 +214,23 @@ describe.each(MODES)('descriptor exhaustion under ulimit -n 256: $name', mode =>
     expect(server.stderr()).not.toMatch(/\n\s+at /);
     expect((await server.stop()).code).toBe(0);
   }, 90000);
+});
+
+describe('the default connection limit (pure: from the descriptor limit)', () => {
+  it('reads the soft limit from /proc/PID/limits text', () => {
+    const text = 'Limit                     Soft Limit           Hard Limit           Units\nMax open files            256                  4096                 files\n';
+    expect(descriptorLimitOf(text)).toBe(256);
+    expect(descriptorLimitOf(text.replace('256 ', 'unlimited '))).toBeUndefined();
+    expect(descriptorLimitOf('')).toBeUndefined();
+  });
+
+  it.each([
+    [256, 96],
+    [1024, 480],
+    [65536, 1024],
+    [40, 16],
+    [undefined, 256]
+  ])('descriptor limit %p: at most %p connections', (limit, expected) => {
+    expect(defaultMaxConnections(limit)).toBe(expected);
+  });
 });

@@ -40,10 +40,11 @@ describe('request timeouts (PROJECT_STARTUP_REQUEST_TIMEOUT_MS=1000)', () => {
     expect((await server.stop()).code).toBe(0);
   }, 40000);
 
-  it('a request timeout outside 1000-300000 ms stops start-up with a message naming the setting', async () => {
+  it.each([
+    ['PROJECT_STARTUP_REQUEST_TIMEOUT_MS', '5', /PROJECT_STARTUP_REQUEST_TIMEOUT_MS must be a whole number from 1000 to 300000/],
+    ['PROJECT_STARTUP_MAX_CONNECTIONS', '0', /PROJECT_STARTUP_MAX_CONNECTIONS must be a whole number from 1 to 65536/]
+  ])('%s=%s stops start-up with a message naming the setting', async (name, value, message) => {
     const s = sandbox();
-    await expect(
-      startServe([], { env: { ...s.env, PROJECT_STARTUP_REQUEST_TIMEOUT_MS: '5' }, cwd: s.projectDir, timeoutMs: 8000 })
-    ).rejects.toThrow(/PROJECT_STARTUP_REQUEST_TIMEOUT_MS must be a whole number from 1000 to 300000/);
+    await expect(startServe([], { env: { ...s.env, [name]: value }, cwd: s.projectDir, timeoutMs: 8000 })).rejects.toThrow(message);
   }, 20000);
 });
