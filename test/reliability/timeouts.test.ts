@@ -6,7 +6,8 @@
 // "When they say": Node looks for late requests only every `connectionsCheckingInterval` (30 s
 // unless set), so a 1 s timeout used to fire after up to 31 s. Each exchange here waits at most
 // 15 s (a bound on the test, not a measured speed): only a timeout checked about every second
-// answers within it.
+// answers within it. An idle keep-alive connection is closed after 5 s (Node times that one
+// itself, on the socket).
 import { startServe, trackedSandboxes } from '../helpers/cli';
 import { alive, exchange, problemViolations } from './support';
 
@@ -37,6 +38,16 @@ describe('request timeouts (PROJECT_STARTUP_REQUEST_TIMEOUT_MS=1000)', () => {
     const health = await exchange({ port: server.port }, `GET /project/health HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nConnection: close\r\n\r\n`);
     expect(health.status).toBe(200);
     expect(alive(server.child.pid as number)).toBe(true);
+    expect((await server.stop()).code).toBe(0);
+  }, 40000);
+
+  it('an idle keep-alive connection (a request answered, then nothing) is closed after its 5 s', async () => {
+    const s = sandbox();
+    const server = await startServe([], { env: { ...s.env, PROJECT_STARTUP_TOKEN: TOKEN }, cwd: s.projectDir });
+    // No Connection: close: the exchange ends only when the service closes the connection.
+    const ex = await exchange({ port: server.port }, `GET /project/health HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n\r\n`, { timeoutMs: WAIT_MS });
+    expect({ timedOut: ex.timedOut, status: ex.status }).toEqual({ timedOut: false, status: 200 });
+    expect(ex.headers['keep-alive']).toBe('timeout=5');
     expect((await server.stop()).code).toBe(0);
   }, 40000);
 
