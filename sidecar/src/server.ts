@@ -17,8 +17,8 @@ import { problemOf } from './problems';
 import { SingleFlight } from './probes';
 import { ensureRuntimeDir, removeRuntimeFile, runtimeFilePath, writeRuntimeFile } from './runtime-file';
 import { StartupService } from './service';
-import { claimSocketPath, listenOnUnixSocket, UnixListener } from './unix-socket';
 import type { StepHook } from './state';
+import { claimSocketPath, listenOnUnixSocket, UnixListener } from './unix-socket';
 import type { IngressMode } from './vocabulary';
 
 export interface StartOptions {
@@ -112,6 +112,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   }
   let evictions = 0;
   let sheds = 0;
+  let acceptFailures = 0;
   limitConnections(
     server,
     maxConnections,
@@ -127,9 +128,13 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const pressureLog = setInterval(() => {
     if (evictions + sheds > 0) {
       logger.warn('connection limit reached: idle connections closed, busy ones refused', { maxConnections, evicted: evictions, refused: sheds });
-      evictions = 0;
-      sheds = 0;
     }
+    if (acceptFailures > 0) {
+      logger.error('accepting connections failed (no descriptor or memory left)', { failures: acceptFailures });
+    }
+    evictions = 0;
+    sheds = 0;
+    acceptFailures = 0;
   }, 10000);
   pressureLog.unref();
   server.on('close', () => clearInterval(pressureLog));
@@ -184,10 +189,11 @@ export async function startService(options: StartOptions): Promise<RunningServic
     });
   }
   // Once listening, an error of the listening socket (accept failing: no descriptor or memory
-  // left where libuv could not shed the connection itself) is logged; it must not end the
-  // process, which serves again as soon as descriptors are free.
-  server.on('error', (error: NodeJS.ErrnoException) => {
-    logger.error('accepting a connection failed', { errno: error.code });
+  // left where libuv could not shed the connection itself; without a listener Node would throw)
+  // is counted for the log above; it must not end the process, which serves again as soon as
+  // descriptors are free.
+  server.on('error', () => {
+    acceptFailures += 1;
   });
 
   let url: string | undefined;
