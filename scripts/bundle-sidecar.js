@@ -2,10 +2,10 @@
 // Bundles the compiled sidecar (sidecar/dist, from `tsc -p sidecar/tsconfig.json`) for
 // production: sidecar/dist/bundle/project-startup.js, with express and its dependencies, which
 // bin/project-startup.js runs when it exists. One file to read instead of a module tree to find,
-// read and compile. `serve` loads express at start-up (a request must never load code: under a
-// flood of connections no descriptor may be left to read it), so express is in the bundle and
-// its start-up code in the code cache. What only other commands need (the client, the jupyter
-// installer) is still evaluated only by them. Last, it starts the bundle once and saves V8's
+// read and compile. Express is in the bundle because a request must never read code from disk
+// (under a flood of connections no descriptor may be left to read it); it is evaluated, from
+// memory, only when a request first leaves the fast lane (see sidecar/src/http/app.ts), as what
+// only other commands need (the client, the jupyter installer) is evaluated only by them. Last, it starts the bundle once and saves V8's
 // code cache of that start beside it (sidecar/dist/bundle/project-startup.cache), which the bin
 // hands to V8.
 //
