@@ -133,7 +133,7 @@ function problems(...codes: (keyof typeof PROBLEM_CODES)[]) {
   );
 }
 
-const COMMON = ['unauthorized', 'forbidden-host', 'uri-too-long', 'rate-limited', 'internal'] as const;
+const COMMON = ['unauthorized', 'forbidden-host', 'uri-too-long', 'request-timeout', 'rate-limited', 'overloaded', 'internal'] as const;
 const POST_COMMON = ['unsupported-media-type', 'payload-too-large', 'invalid-json', 'cross-origin'] as const;
 
 /** The document the service serves at `{baseUrl}project/openapi.json`; `load` reads the schema files. */
