@@ -52,7 +52,8 @@ describe.each(PLATFORM_IDS.flatMap(p => (['permitted', 'denied'] as const).map(p
       expect(text).toContain(`${policy} by platform policy`);
       for (const capability of manifest.capabilities) {
         expect(text).toContain(capability.label);
-        for (const v of capability.values) {
+        // Read as records: the model sources and the boundary carry members beyond id and label.
+        for (const v of capability.values as ReadonlyArray<{ id: string; label: string } & Record<string, unknown>>) {
           expect(text).toContain(v.label);
           if (Array.isArray(v.approvalModes)) {
             expect(text).toContain(

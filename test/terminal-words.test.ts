@@ -16,7 +16,8 @@ describe.each(PLATFORM_IDS.flatMap(p => (['permitted', 'denied'] as const).map(p
       expect(text).toContain(`low-risk automation: ${policy} by platform policy`);
       for (const capability of manifest.capabilities) {
         expect(text).toContain(capability.label);
-        for (const v of capability.values) {
+        // Read as records: the model sources and the boundary carry members beyond id and label.
+        for (const v of capability.values as ReadonlyArray<{ id: string; label: string } & Record<string, unknown>>) {
           expect(text).toContain(v.label);
           if (Array.isArray(v.approvalModes)) {
             const labels = v.approvalModeLabels as string[];

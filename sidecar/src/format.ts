@@ -62,16 +62,16 @@ export function formatManifest(m: Manifest): string {
   lines.push('');
   const width = Math.max(...m.capabilities.map(c => c.label.length));
   for (const capability of m.capabilities) {
-    const detailed = capability.values.some(v => Array.isArray(v.approvalModeLabels) || typeof v.excludes === 'string');
+    // Read as records: the model sources and the boundary carry members beyond id and label.
+    const values: ReadonlyArray<{ id: string; label: string } & Record<string, unknown>> = capability.values;
+    const detailed = values.some(v => Array.isArray(v.approvalModeLabels) || typeof v.excludes === 'string');
     if (!detailed) {
-      const values = capability.values
-        .map(v => (capability.default === v.id ? `${v.label} (default)` : v.label))
-        .join('; ');
-      lines.push(line`  ${capability.label.padEnd(width)}  ${values}`);
+      const plain = values.map(v => ('default' in capability && capability.default === v.id ? `${v.label} (default)` : v.label)).join('; ');
+      lines.push(line`  ${capability.label.padEnd(width)}  ${plain}`);
       continue;
     }
     lines.push(line`  ${capability.label}`);
-    for (const v of capability.values) {
+    for (const v of values) {
       if (Array.isArray(v.approvalModeLabels)) {
         lines.push(line`    ${v.label}: ${v.secretBacked ? 'secret-backed' : 'credential-free'}; approval modes: ${(v.approvalModeLabels as string[]).join(', ')}`);
       } else {

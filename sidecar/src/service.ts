@@ -31,6 +31,7 @@ import {
   Projection,
   RuntimeProbe
 } from './projection';
+import type { InitializeResponse } from './api-types';
 import { ConfirmationMethod, createState, InitializationRecord, StateInspection, StateInspector, StepHook } from './state';
 import { VERSION } from './version';
 import { classifyProcessCredentials, describeProcessCredentials, ProcessCredentials } from './provider-credentials';
@@ -53,7 +54,7 @@ interface ProjectionMemo {
 
 export interface InitializeResult {
   status: 200 | 201;
-  body: { schemaVersion: string; created: boolean; record: InitializationRecord; phase: Projection['phase']; nextAction: Projection['nextAction'] };
+  body: InitializeResponse;
 }
 
 export interface ServiceOptions {
