@@ -252,6 +252,10 @@ export class StartupService {
     if (claim === undefined || this.adapter.computeModel !== 'batch-allocation') {
       return undefined;
     }
+    if (this.allocation?.scheduler === claim.scheduler && this.allocation.jobId === claim.jobId) {
+      // The caller's job is the service's own: one probe, so both always say the same.
+      return this.allocationProbe;
+    }
     const key = `${claim.scheduler}:${claim.jobId}`;
     let probe = this.claimProbes.get(key);
     if (probe === undefined) {
