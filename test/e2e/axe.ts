@@ -2,8 +2,7 @@
 // into the page and run on one part of it (the panel, the dialog, the setup page) under the WCAG
 // 2.1 A and AA rules. A scan fails on any serious or critical violation; a moderate or minor one
 // fails too unless test/e2e/axe-allowlist.json records it with its reason, and so does a node axe
-// could not decide ("incomplete", e.g. text scrolled out of view, whose contrast it cannot
-// measure). Each scan writes its full result to test-artifacts/e2e/axe-<name>.json.
+// could not decide ("incomplete", e.g. text over an image, whose contrast it cannot measure). Each scan writes its full result to test-artifacts/e2e/axe-<name>.json.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
@@ -143,7 +142,9 @@ export function unacceptable(scan: AxeScan, allowlist: AllowedFinding[] = readAl
  * Scans `include` and fails, listing each finding, on any serious or critical violation under
  * WCAG 2.1 A/AA, or a moderate or minor one (or an undecided node) the allow-list does not
  * record. With `fit` (the selector of the element that scrolls, "html" for the page) the
- * viewport first grows to show all of its content, and is put back after.
+ * viewport first grows to show all of its content, and is put back after: in JupyterLab's
+ * nested scrolling layout axe did not report the low-contrast warning rows at the bottom of
+ * the panel's checks table until they were in view (measured with the first scans).
  */
 export async function expectAccessible(page: Page, name: string, include: string[], options: { fit?: string } = {}): Promise<AxeScan> {
   const size = page.viewportSize();

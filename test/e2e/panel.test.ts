@@ -238,8 +238,7 @@ async function useTheme(page: Page, theme: string): Promise<void> {
 
 /**
  * axe-core on the panel: no serious or critical WCAG 2.1 A/AA violation (see ./axe.ts). The
- * viewport grows to the panel's whole content first: axe cannot judge the contrast of text
- * scrolled out of view.
+ * viewport grows to the panel's whole content first (see `fit` in ./axe.ts).
  */
 async function expectPanelAccessible(page: Page, name: string): Promise<void> {
   await expectAccessible(page, name, [PANEL], { fit: PANEL });

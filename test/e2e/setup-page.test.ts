@@ -9,7 +9,7 @@ import { Browser, launchBrowser, PageProblems, screenshot } from './helpers';
 
 /** axe-core (WCAG 2.1 A/AA) on the whole page in its light and its dark colour scheme. */
 async function expectPageAccessible(page: Page, name: string): Promise<void> {
-  // The whole page in view (fit): axe cannot judge the contrast of text scrolled out of it.
+  // The whole page in view (fit, see ./axe.ts).
   await page.emulateMedia({ colorScheme: 'light' });
   await expectAccessible(page, name, ['html'], { fit: 'html' });
   await page.emulateMedia({ colorScheme: 'dark' });
