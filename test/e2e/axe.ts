@@ -139,6 +139,34 @@ export function unacceptable(scan: AxeScan, allowlist: AllowedFinding[] = readAl
 }
 
 /**
+ * The WCAG contrast ratio of the focused element's outline against the background of
+ * `backgroundSelector` (WCAG 2.1 1.4.11 asks 3:1 of a focus indicator), with what was measured.
+ */
+export function focusRingContrast(
+  page: Page,
+  backgroundSelector: string
+): Promise<{ id: string; outline: string; background: string; width: string; ratio: number }> {
+  return page.evaluate(selector => {
+    const parse = (color: string): number[] => (color.match(/[\d.]+/g) ?? []).map(Number);
+    const luminance = ([r, g, b]: number[]): number => {
+      const lin = (v: number) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4);
+      return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+    };
+    const active = document.activeElement as HTMLElement;
+    const style = getComputedStyle(active);
+    const background = getComputedStyle(document.querySelector(selector) as Element).backgroundColor;
+    const [a, b] = [luminance(parse(style.outlineColor)), luminance(parse(background))];
+    return {
+      id: active.id,
+      outline: `${style.outlineStyle} ${style.outlineColor}`,
+      background,
+      width: style.outlineWidth,
+      ratio: (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)
+    };
+  }, backgroundSelector);
+}
+
+/**
  * Scans `include` and fails, listing each finding, on any serious or critical violation under
  * WCAG 2.1 A/AA, or a moderate or minor one (or an undecided node) the allow-list does not
  * record. With `fit` (the selector of the element that scrolls, "html" for the page) the

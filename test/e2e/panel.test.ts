@@ -40,7 +40,7 @@ import {
   waitForSplashGone
 } from './helpers';
 import { CHECK_IDS } from '../helpers/harness';
-import { expectAccessible } from './axe';
+import { expectAccessible, focusRingContrast as ringContrast } from './axe';
 
 const BASE_URL = '/user/alice/';
 const STARTUP_PATH = `${BASE_URL}project/startup`;
@@ -273,24 +273,8 @@ function announcements(page: Page): Promise<string[]> {
 }
 
 /** WCAG contrast ratio of the focused element's outline against the panel's background. */
-function focusRingContrast(page: Page): Promise<{ outline: string; background: string; width: string; ratio: number }> {
-  return page.evaluate(selector => {
-    const parse = (color: string): number[] => (color.match(/[\d.]+/g) ?? []).map(Number);
-    const luminance = ([r, g, b]: number[]): number => {
-      const lin = (v: number) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4);
-      return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
-    };
-    const active = document.activeElement as HTMLElement;
-    const style = getComputedStyle(active);
-    const background = getComputedStyle(document.querySelector(selector) as Element).backgroundColor;
-    const [a, b] = [luminance(parse(style.outlineColor)), luminance(parse(background))];
-    return {
-      outline: `${style.outlineStyle} ${style.outlineColor}`,
-      background,
-      width: style.outlineWidth,
-      ratio: (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)
-    };
-  }, PANEL);
+function focusRingContrast(page: Page): ReturnType<typeof ringContrast> {
+  return ringContrast(page, PANEL);
 }
 
 describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23, base_url /user/alice/)', () => {

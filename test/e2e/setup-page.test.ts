@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runCli, startServe, trackedSandboxes } from '../helpers/cli';
 import type { Page } from 'playwright-core';
-import { expectAccessible } from './axe';
+import { expectAccessible, focusRingContrast } from './axe';
 import { Browser, launchBrowser, PageProblems, screenshot } from './helpers';
 
 /** axe-core (WCAG 2.1 A/AA) on the whole page in its light and its dark colour scheme. */
@@ -57,6 +57,25 @@ describe('the generic setup page in Chromium', () => {
     expect(await page.locator('#creates').textContent()).toContain(path.join(s.projectDir, '.project-startup'));
     await screenshot(page, 'setup-page-awaiting-confirmation');
     await expectPageAccessible(page, 'setup-page-awaiting-confirmation');
+
+    // Keyboard: Tab from the top reaches "Create project state", whose focus ring is 3:1 or
+    // more against the page in both colour schemes.
+    await page.locator('h1').evaluate(h => {
+      h.setAttribute('tabindex', '-1');
+      h.focus();
+    });
+    for (let i = 0; i < 10 && (await page.evaluate(() => document.activeElement?.id)) !== 'confirm'; i++) {
+      await page.keyboard.press('Tab');
+    }
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      const ring = await focusRingContrast(page, 'body');
+      expect(ring).toMatchObject({ id: 'confirm' });
+      expect(ring.outline).toMatch(/^solid /);
+      expect(ring.ratio).toBeGreaterThanOrEqual(3);
+    }
+    await screenshot(page, 'setup-page-focus-ring-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
     expect(fs.existsSync(path.join(s.projectDir, '.project-startup'))).toBe(false);
 
     await page.getByRole('button', { name: 'Create project state' }).click();
