@@ -63,11 +63,17 @@
       var dt = document.createElement('dt');
       dt.textContent = capability.label;
       list.appendChild(dt);
+      // One dd per dt (the list is a two-column grid): the values as a list inside it.
+      var dd = document.createElement('dd');
+      var values = document.createElement('ul');
+      values.className = 'values';
       capability.values.forEach(function (v) {
-        var dd = document.createElement('dd');
-        dd.textContent = valueText(capability, v);
-        list.appendChild(dd);
+        var li = document.createElement('li');
+        li.textContent = valueText(capability, v);
+        values.appendChild(li);
       });
+      dd.appendChild(values);
+      list.appendChild(dd);
     });
     byId('offers').hidden = false;
   }
