@@ -144,7 +144,7 @@ describe('notebook cells reach the sidecar through their own Jupyter server, wit
     expect(new URL(String(byCell.setup.url)).port).toBe(String(alice.port));
     expect(byCell.capabilities).toEqual({ cell: 'capabilities', platform: 'generic', interfaces: ['terminal', 'web', 'notebook'] });
 
-    const before = byCell['startup-before'].projection as Record<string, any>;
+    const before = byCell['startup-before'].projection as Record<string, unknown> & { nextAction: { id: string } };
     expect(before).toMatchObject({ interface: 'notebook', phase: 'awaiting-confirmation', projectPath: alice.dirs.project });
     expect(before.nextAction.id).toBe('confirm-initialization');
     // The display is HTML naming the phase and the project, escaped.

@@ -81,7 +81,7 @@ describe('a notebook cell in the hub\'s single-user server reaches the sidecar w
     expect(byCell.setup).toMatchObject({ source: '$JUPYTERHUB_SERVICE_URL and $JUPYTERHUB_API_TOKEN' });
     expect(new URL(String(byCell.setup.url)).pathname).toBe(hub.userBase);
 
-    const projection = byCell.startup.projection as Record<string, any>;
+    const projection = byCell.startup.projection as Record<string, unknown>;
     expect(projection).toMatchObject({ platform: 'hosted-notebook', interface: 'notebook', phase: 'awaiting-confirmation' });
     // What the panel gets for the same request, through the hub's public proxy.
     const panel = await httpRequest(`${hub.publicUrl}${hub.userBase}project/startup?interface=notebook`, {
