@@ -24,6 +24,7 @@ Standard library only. Failures raise ``ProjectStartupError`` carrying the probl
 import html
 import json
 import os
+import re
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -217,6 +218,8 @@ def find_server(environ=None):
     if env.get("JUPYTERHUB_API_TOKEN") and (env.get("JUPYTERHUB_SERVICE_URL") or env.get("JUPYTERHUB_SERVICE_PREFIX")):
         url = env.get("JUPYTERHUB_SERVICE_URL")
         if url:
+            # A spawner bound to every address ("http://:8888/", "0.0.0.0"): connect to loopback.
+            url = re.sub(r"^(https?://)(?::|0\.0\.0\.0:)", r"\g<1>127.0.0.1:", url)
             return Connection(url, env["JUPYTERHUB_API_TOKEN"], "$JUPYTERHUB_SERVICE_URL and $JUPYTERHUB_API_TOKEN")
         # Only the prefix: the running server's own address, from its runtime file.
         server = _own_server(_running_servers())

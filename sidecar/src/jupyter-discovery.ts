@@ -45,7 +45,7 @@ export interface JupyterChoice {
 }
 
 /** Jupyter's runtime directory, by jupyter_core's rules (JUPYTER_RUNTIME_DIR, then the data dir). */
-export function jupyterRuntimeDir(env: Env, home = os.homedir(), platform = process.platform): string {
+export function jupyterRuntimeDir(env: Env, home = env.HOME || os.homedir(), platform = process.platform): string {
   if (env.JUPYTER_RUNTIME_DIR) {
     return env.JUPYTER_RUNTIME_DIR;
   }
