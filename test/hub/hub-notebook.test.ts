@@ -6,9 +6,10 @@
 // from a kernel — and gets the projection through Jupyter and the real jupyter-server-proxy.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { httpRequest } from '../e2e/helpers';
+import { BIN, httpRequest } from '../e2e/helpers';
 import { installForUser, KernelRun, printedJson, runInServerKernel } from '../helpers/kernel';
 import { readmeCodeBlocks } from '../helpers/readme-sections';
+import { runInTerminal } from '../helpers/terminal';
 import { Hub, HUB_ARTIFACTS, startHub, stopAllHubs } from './hub';
 
 const CELLS = [
@@ -48,6 +49,12 @@ describe('a notebook cell in the hub\'s single-user server reaches the sidecar w
     hub = await startHub({ label: 'hub-notebook' });
     // The package, importable for alice's Pythons as `pip install --user` would make it.
     installForUser(hub.dirs.home, path.join(hub.dirs.root, 'site'));
+    // `project-startup` on the PATH of alice's terminals (a login shell reads ~/.profile), where
+    // `npm install -g --prefix ~/.local` puts it.
+    const bin = path.join(hub.dirs.home, '.local', 'bin');
+    fs.mkdirSync(bin, { recursive: true });
+    fs.symlinkSync(BIN, path.join(bin, 'project-startup'));
+    fs.writeFileSync(path.join(hub.dirs.home, '.profile'), 'if [ -d "$HOME/.local/bin" ] ; then\n    PATH="$HOME/.local/bin:$PATH"\nfi\n');
   }, 90000);
 
   afterAll(async () => {
@@ -64,6 +71,29 @@ describe('a notebook cell in the hub\'s single-user server reaches the sidecar w
       target: path.join(HUB_ARTIFACTS, `${name}.executed.ipynb`),
       cells
     });
+
+  test('in a terminal of the single-user server, project-startup status and init go through the hub\'s server to its sidecar', async () => {
+    // First: nobody has used the sidecar yet, so the proxy starts it for the command line.
+    const [status, init, again] = await runInTerminal({
+      base: `${hub.publicUrl}${hub.userBase}`,
+      authorization: `token ${hub.userToken}`,
+      commands: ['project-startup status', 'project-startup init', 'project-startup status']
+    });
+    expect(status.status).toBe(0);
+    expect(status.output).toContain('answered by the Project Startup service behind the JupyterHub single-user server ($JUPYTERHUB_SERVICE_URL, with $JUPYTERHUB_API_TOKEN)');
+    expect(status.output).toMatch(/JupyterLab: http:\/\/127\.0\.0\.1:\d+\/user\/alice\/lab/);
+    expect(status.output).toContain('Hosted notebook');
+    expect(status.output).not.toContain('project-startup serve');
+    // The hosted notebook takes the confirmation in the notebook interface: init says where.
+    expect(init.status).not.toBe(0);
+    expect(init.output).toContain('Open JupyterLab and run "Open Project Startup"');
+    expect(init.output).not.toContain('project-startup serve');
+    expect(again.status).toBe(0);
+    expect(again.output).toMatch(/answered by the (service at .*\/socket \(pid \d+\), run by jupyter-server-proxy|Project Startup service behind the JupyterHub)/);
+    for (const result of [status, init, again]) {
+      expect(result.output).not.toContain(hub.userToken);
+    }
+  }, 200000);
 
   test('JUPYTERHUB_API_TOKEN is accepted; the client gets the panel\'s projection and initializes', async () => {
     const result = await run('hub-notebook', CELLS);
@@ -112,6 +142,16 @@ describe('a notebook cell in the hub\'s single-user server reaches the sidecar w
     }
     const { errors } = printedJson(result);
     expect(errors).toEqual([]);
-    expect(JSON.stringify(result.cells[0].outputs)).toContain('ready');
+    expect(JSON.stringify(result.cells[0].outputs)).toMatch(/(ready|awaiting-confirmation) - /);
+  }, 200000);
+
+  test('the README\'s JupyterHub curl example runs as written in a terminal of the single-user server', async () => {
+    const blocks = readmeCodeBlocks('From a terminal in JupyterLab', 'sh').filter(b => b.startsWith('# On JupyterHub'));
+    expect(blocks).toHaveLength(1);
+    const [result] = await runInTerminal({ base: `${hub.publicUrl}${hub.userBase}`, authorization: `token ${hub.userToken}`, commands: blocks });
+    expect(result.status).toBe(0);
+    const projection = JSON.parse(result.output.trim().split('\n').pop() as string);
+    expect(projection).toMatchObject({ platform: 'hosted-notebook', interface: 'terminal' });
+    expect(result.output).not.toContain(hub.userToken);
   }, 200000);
 });
