@@ -186,6 +186,14 @@ describe('the wheel', () => {
     });
   });
 
+  it("installs the notebook client where a kernel of the venv's Python imports it", () => {
+    const env = { PATH: '/usr/bin:/bin', HOME: path.join(root, 'home'), LANG: 'C.UTF-8', PYTHONDONTWRITEBYTECODE: '1' };
+    // -I: not from the checkout (the working directory), only from what is installed.
+    const imported = runPython(python, ['-I', '-c', 'from jupyterlab_project_startup import client; print(client.__file__)'], env);
+    expect(imported.status).toBe(0);
+    expect(imported.output.trim().split('\n').pop()).toMatch(/\/venv\/lib\/python3\.\d+\/site-packages\/jupyterlab_project_startup\/client\.py$/);
+  });
+
   describe('a Jupyter server from the venv with only jupyter-server-proxy enabled', () => {
     let jupyter: Jupyter;
     beforeAll(async () => {
