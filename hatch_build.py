@@ -6,7 +6,8 @@ bin/project-startup.js runs unchanged (the bundle finds ../../static, ../../sche
 
     node/package.json                      name and version only
     node/bin/project-startup.js
-    node/sidecar/dist/bundle/{project-startup.js,express.js,project-startup.cache}
+    node/sidecar/dist/bundle/{project-startup.js,project-startup.cache}
+    node/sidecar/dist/api-docs/*           Swagger UI for the API docs page
     node/sidecar/static/*
     node/sidecar/schemas/*.json
 
@@ -22,7 +23,7 @@ import shutil
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 PACKAGE_DIR = "jupyterlab_project_startup"
-BUNDLE_FILES = ("project-startup.js", "express.js", "project-startup.cache")
+BUNDLE_FILES = ("project-startup.js", "project-startup.cache")
 
 
 class ProjectStartupBuildHook(BuildHookInterface):
@@ -78,6 +79,10 @@ def stage_node_runtime(root, node_dir):
     shutil.copy2(os.path.join(root, "bin", "project-startup.js"), os.path.join(node_dir, "bin"))
     for name in BUNDLE_FILES:
         shutil.copy2(os.path.join(bundle, name), os.path.join(node_dir, "sidecar", "dist", "bundle"))
+    api_docs = os.path.join(root, "sidecar", "dist", "api-docs")
+    if not os.path.isfile(os.path.join(api_docs, "swagger-ui-bundle.js")):
+        raise RuntimeError(f"the API docs page's files are not built ({api_docs}): run `npm run build:sidecar`.")
+    shutil.copytree(api_docs, os.path.join(node_dir, "sidecar", "dist", "api-docs"))
     shutil.copytree(os.path.join(root, "sidecar", "static"), os.path.join(node_dir, "sidecar", "static"))
     shutil.copytree(
         os.path.join(root, "sidecar", "schemas"),

@@ -32,13 +32,13 @@ const { spawn, spawnSync, fork } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const http = require('node:http');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'project-startup.js');
 const { BUNDLE, entry } = require(BIN);
+const { fmt, freePort, median, pin } = require('./support');
 const DIST_CLI = path.join(ROOT, 'sidecar', 'dist', 'cli.js');
 const LOAD = path.join(__dirname, 'load.js');
 // The proxy entry `project-startup jupyter install` writes, from the same template.
@@ -148,25 +148,6 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
 
 const canPin = () => fs.existsSync('/usr/bin/taskset') && os.cpus().length >= 2;
-
-/** Pins every thread of a process to one CPU; processes it starts later inherit it. */
-function pin(pid, cpu) {
-  const result = spawnSync('/usr/bin/taskset', ['-a', '-c', '-p', String(cpu), String(pid)], { stdio: 'ignore' });
-  if (result.status !== 0) {
-    throw new Error(`taskset could not pin process ${pid}`);
-  }
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function request(port, target, headers, timeoutMs) {
   return new Promise((resolve, reject) => {
@@ -433,15 +414,6 @@ function runLoad(job, cpu) {
   });
 }
 
-function median(values) {
-  const sorted = values.filter(v => v !== null && v !== undefined).sort((a, b) => a - b);
-  if (sorted.length === 0) {
-    return null;
-  }
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
 function summarize(runs) {
   return {
     rps: median(runs.map(r => r.rps)),
@@ -545,13 +517,6 @@ async function main() {
 }
 
 // ---------------------------------------------------------------- the table
-
-function fmt(value, digits = 0) {
-  if (value === null || value === undefined || Number.isNaN(value)) {
-    return 'n/a';
-  }
-  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-}
 
 function report({ o, pinned, found, cold, warm, memory }) {
   const ratio = (a, b) => (a !== null && b ? a / b : null);

@@ -22,7 +22,6 @@
 const { spawn, spawnSync, fork } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const zlib = require('node:zlib');
@@ -32,6 +31,7 @@ const ROOT = path.resolve(__dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'project-startup.js');
 // The bin's own rule for which code it runs (required, not run: it starts only as main).
 const { BUNDLE, CODE_CACHE, entry } = require(BIN);
+const { fmt, freePort, median, pin } = require('./support');
 const DIST_CLI = path.join(ROOT, 'sidecar', 'dist', 'cli.js');
 const BARE = path.join(__dirname, 'bare-server.js');
 const LOAD = path.join(__dirname, 'load.js');
@@ -183,26 +183,7 @@ function stop(child) {
 
 const canPin = () => fs.existsSync('/usr/bin/taskset') && os.cpus().length >= 2;
 
-/** Pins every thread of a process to one CPU (threads made later inherit it). */
-function pin(pid, cpu) {
-  const result = spawnSync('/usr/bin/taskset', ['-a', '-c', '-p', String(cpu), String(pid)], { stdio: 'ignore' });
-  if (result.status !== 0) {
-    throw new Error(`taskset could not pin process ${pid}`);
-  }
-}
-
 // ---------------------------------------------------------------- HTTP helpers
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function request(port, { method = 'GET', path: target, headers = {}, body }, timeoutMs = 2000) {
   return new Promise((resolve, reject) => {
@@ -355,15 +336,6 @@ function runLoad(job, cpu) {
     });
     child.send(job);
   });
-}
-
-function median(values) {
-  const sorted = values.filter(v => v !== null && v !== undefined).sort((a, b) => a - b);
-  if (sorted.length === 0) {
-    return null;
-  }
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 function summarize(runs) {
@@ -598,13 +570,6 @@ async function main() {
 }
 
 // ---------------------------------------------------------------- the table
-
-function fmt(value, digits = 0) {
-  if (value === null || value === undefined || Number.isNaN(value)) {
-    return 'n/a';
-  }
-  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-}
 
 function verdict(target, ratio) {
   if (ratio === null || ratio === undefined) {

@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // Bundles the compiled sidecar (sidecar/dist, from `tsc -p sidecar/tsconfig.json`) for
-// production: sidecar/dist/bundle/project-startup.js, which bin/project-startup.js runs when it
-// exists, and sidecar/dist/bundle/express.js, express with its dependencies in one file, which
-// the sidecar loads only when a request needs it. One file to read instead of a module tree to
-// find, read and compile; what only some requests or commands need (express, the OpenAPI
-// document, child_process, the jupyter installer) is still loaded on first use. Last, it starts
-// the bundle once and saves V8's code cache of that start beside it
-// (sidecar/dist/bundle/project-startup.cache), which the bin hands to V8.
+// production: sidecar/dist/bundle/project-startup.js, with express and its dependencies, which
+// bin/project-startup.js runs when it exists. One file to read instead of a module tree to find,
+// read and compile. Express is in the bundle because a request must never read code from disk
+// (under a flood of connections no descriptor may be left to read it); it is evaluated, from
+// memory, only when a request first leaves the fast lane (see sidecar/src/http/app.ts), as what
+// only other commands need (the client, the jupyter installer) is evaluated only by them. Last, it starts the bundle once and saves V8's
+// code cache of that start beside it (sidecar/dist/bundle/project-startup.cache), which the bin
+// hands to V8.
 //
 //   node scripts/bundle-sidecar.js [--no-minify]      (npm run build:sidecar runs it after tsc)
 //
@@ -57,11 +58,7 @@ function main(argv) {
     mode: 'production',
     target: 'node20',
     context: ROOT,
-    // Two files: the sidecar, and express with its dependencies, which the sidecar requires
-    // (as ./express.js, beside it) only when a request leaves its fast lane. Start-up then
-    // reads and compiles only the sidecar's own code.
-    entry: { [OUT_NAME]: ENTRY, express: require.resolve('express', { paths: [ROOT] }) },
-    externals: { express: 'commonjs ./express.js' },
+    entry: { [OUT_NAME]: ENTRY },
     output: {
       path: OUT_DIR,
       filename: '[name].js',

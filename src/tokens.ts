@@ -1,8 +1,11 @@
-// Shared types and constants of the JupyterLab extension. The response types mirror what the
-// sidecar sends (sidecar/src/projection.ts, service.ts, problems.ts and sidecar/schemas/*.json);
-// they are written out here because the extension is a browser bundle and must not import the
-// Node sidecar. Only the fields the extension reads are required; the rest is kept optional so
-// an additive (minor) change of the service does not break the panel.
+// Shared types and constants of the JupyterLab extension. The response types are the service's
+// own, generated from sidecar/schemas/*.json into sidecar/schemas/api-types.d.ts (`npm run
+// api:generate`; types only, nothing of the sidecar is bundled). The guards in responses.ts check
+// only the fields the panel reads, so an additive (minor) change of the service does not break
+// the panel; a minor version only adds fields, so these types hold for every 1.x service.
+import type { components } from '../sidecar/schemas/api-types';
+
+type Schemas = components['schemas'];
 
 /** The plugin id (design.md "Names"); the settings schema is schema/plugin.json after the colon. */
 export const PLUGIN_ID = 'jupyterlab-project-startup:plugin';
@@ -42,124 +45,52 @@ export const SUPPORTED_SCHEMA_MAJOR = 1;
 /** The settings of schema/plugin.json. */
 export const SETTING_OPEN_WHILE_INCOMPLETE = 'openWhileIncomplete';
 
-export type InterfaceId = 'terminal' | 'web' | 'notebook';
+export type InterfaceId = Schemas['StartupProjectionInterfaceId'];
 
-export type Phase = 'unsupported-interface' | 'blocked' | 'needs-compute' | 'awaiting-confirmation' | 'ready';
+export type Phase = Schemas['StartupProjectionPhase'];
 
-export const PHASES: readonly Phase[] = [
-  'unsupported-interface',
-  'blocked',
-  'needs-compute',
-  'awaiting-confirmation',
-  'ready'
-];
+/** Every phase in the schema's order; a phase added to or removed from the schema fails to compile here. */
+const PHASE_SET: Readonly<Record<Phase, true>> = {
+  'unsupported-interface': true,
+  blocked: true,
+  'needs-compute': true,
+  'awaiting-confirmation': true,
+  ready: true
+};
+export const PHASES = Object.keys(PHASE_SET) as readonly Phase[];
 
-export type CheckStatus = 'pass' | 'warn' | 'fail' | 'skip';
+export type ReadinessCheck = Schemas['StartupProjectionReadinessCheck'];
 
-export const CHECK_STATUSES: readonly CheckStatus[] = ['pass', 'warn', 'fail', 'skip'];
+export type CheckStatus = ReadinessCheck['status'];
 
-export interface ReadinessCheck {
-  id: string;
-  title: string;
-  status: CheckStatus;
-  required: boolean;
-  observed: string;
-  remedy?: string;
-}
+/** Every check status; one added to or removed from the schema fails to compile here. */
+const CHECK_STATUS_SET: Readonly<Record<CheckStatus, true>> = { pass: true, warn: true, fail: true, skip: true };
+export const CHECK_STATUSES = Object.keys(CHECK_STATUS_SET) as readonly CheckStatus[];
 
-export type NextActionId = 'switch-interface' | 'fix-check' | 'request-allocation' | 'confirm-initialization' | 'none';
+export type NextAction = Schemas['StartupProjectionNextAction'];
+
+export type NextActionId = NextAction['id'];
 
 /** The body of POST {base_url}project/initialize. */
-export interface InitializeRequest {
-  interface: InterfaceId;
-  method?: 'jupyterlab-dialog' | 'setup-page' | 'terminal-prompt' | 'http-api';
-  confirm: { projectPath: string; statePath: string };
-}
+export type InitializeRequest = Schemas['InitializeRequest'];
 
-export interface NextAction {
-  id: NextActionId;
-  title: string;
-  detail: string;
-  command?: string;
-  url?: string;
-  checkId?: string;
-  interfaces?: { id: InterfaceId; label: string; how: string }[];
-  request?: { method: 'POST'; path: string; body: InitializeRequest };
-}
+export type ComputeStatus = Schemas['StartupProjectionCompute'];
 
-export interface ComputeStatus {
-  model: string;
-  label: string;
-  satisfied: boolean;
-  detail: string;
-  allocation?: { scheduler: string; jobId: string | null; live: boolean | null; state?: string };
-  command?: string;
-}
+export type InitializationRecord = Schemas['InitializationRecord'];
 
-export interface InitializationRecord {
-  schemaVersion: string;
-  kind: 'project-startup-state';
-  projectPath: string;
-  statePath: string;
-  platform: string;
-  confirmation: { interface: InterfaceId; method: string; ingress: string; confirmedAt: string };
-  service: { version: string };
-}
+/** GET {base_url}project/startup?interface=notebook. */
+export type StartupProjection = Schemas['StartupProjection'];
 
-export interface Confirmation {
-  required: boolean;
-  confirmed: boolean;
-  allowedInterfaces: InterfaceId[];
-  method: 'browser' | 'terminal-prompt';
-  detail: string;
-  /** Directories initialize would create, outermost first, the state directory last. */
-  creates: string[];
-  record?: InitializationRecord;
-}
+export type Confirmation = StartupProjection['confirmation'];
 
-/** The part of the capability manifest the panel shows. */
-export interface ManifestSummary {
-  schemaVersion: string;
-  platform: { id: string; label: string };
-  capabilities?: { id: string; label: string; values: { id: string; label: string }[]; default?: string }[];
-}
-
-/** GET {base_url}project/startup?interface=notebook (sidecar StartupResult). */
-export interface StartupProjection {
-  schemaVersion: string;
-  platform: string;
-  interface: InterfaceId;
-  projectPath: string;
-  statePath: string;
-  interfaceSupport: { supported: boolean; supportedInterfaces: InterfaceId[]; detail: string };
-  phase: Phase;
-  nextAction: NextAction;
-  browserUrl?: string;
-  compute: ComputeStatus;
-  confirmation: Confirmation;
-  readinessChecks: ReadinessCheck[];
-  manifest?: ManifestSummary;
-}
+/** The capability manifest (the projection carries it whole). */
+export type Manifest = Schemas['Manifest'];
 
 /** The answer of POST {base_url}project/initialize (201 created, 200 already there). */
-export interface InitializeResponse {
-  schemaVersion: string;
-  created: boolean;
-  record: InitializationRecord;
-  phase: Phase;
-  nextAction: NextAction;
-}
+export type InitializeResponse = Schemas['InitializeResponse'];
 
 /** RFC 9457 problem details with the sidecar's stable `code` (sidecar/src/problems.ts). */
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  instance?: string;
-  [extension: string]: unknown;
-}
+export type Problem = Schemas['Problem'];
 
 /** One problem the server extension found: what, in detail, and how to fix it. */
 export interface DiagnosticsProblem {

@@ -102,14 +102,14 @@ describe('project-startup jupyter install', () => {
     // The sidecar copy: the wheel's node/ layout, no node_modules.
     const sidecar = path.join(prefix, 'share', 'jupyter', NAME, 'node');
     expect(readJson(path.join(sidecar, 'package.json'))).toEqual({ name: NAME, version: VERSION, private: true });
-    expect(tree(sidecar).filter(p => !/^sidecar\/(static|schemas)\/./.test(p))).toEqual([
+    expect(tree(sidecar).filter(p => !/^sidecar\/(static|schemas|dist\/api-docs)\/./.test(p))).toEqual([
       'bin/',
       'bin/project-startup.js',
       'package.json',
       'sidecar/',
       'sidecar/dist/',
+      'sidecar/dist/api-docs/',
       'sidecar/dist/bundle/',
-      'sidecar/dist/bundle/express.js',
       'sidecar/dist/bundle/project-startup.cache',
       'sidecar/dist/bundle/project-startup.js',
       'sidecar/schemas/',

@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { resolveConfig } from '../sidecar/src/config';
 import { handleRpc, RpcContext } from '../sidecar/src/http/gateway';
-import { buildOpenApi, loadSchema, SCHEMA_DIR, SCHEMA_FILES, SchemaName } from '../sidecar/src/http/openapi';
+import { buildOpenApi, defComponentName, loadSchema, SCHEMA_DIR, SCHEMA_FILES, SchemaName, schemaComponents } from '../sidecar/src/http/openapi';
 import { buildManifest, Manifest } from '../sidecar/src/manifest';
 import { PLATFORM_ADAPTERS } from '../sidecar/src/platforms';
 import { PlatformEvidence, selectPlatform } from '../sidecar/src/platforms/rules';
@@ -31,7 +31,12 @@ function wire<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
-function clone<T>(value: T): T {
+/**
+ * A deep copy to break on purpose. Loosely typed: the values' types are generated from these
+ * very schemas, so what the tests build to be refused is exactly what the types forbid.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function clone(value: unknown): any {
   return structuredClone(value);
 }
 
@@ -795,13 +800,88 @@ describe('OpenAPI document', () => {
     expect(doc.info.version).toBe('0.1.0');
   });
 
-  test.each(Object.entries(SCHEMA_FILES))('component %s is exactly %s', (name, file) => {
-    expect(doc.components.schemas).toHaveProperty([name]);
-    const content = JSON.parse(fs.readFileSync(path.join(SCHEMA_DIR, file), 'utf8')) as unknown;
-    expect(doc.components.schemas[name]).toEqual(content);
+  const files = Object.fromEntries(
+    Object.entries(SCHEMA_FILES).map(([name, file]) => [name, JSON.parse(fs.readFileSync(path.join(SCHEMA_DIR, file), 'utf8'))])
+  ) as Record<SchemaName, { $id: string; $defs?: Record<string, unknown> }>;
+  /** component name -> how the schema files spell a reference to it from file `owner`. */
+  const spelling = (component: string, owner: SchemaName): string => {
+    if (component in files) {
+      return files[component as SchemaName].$id;
+    }
+    for (const [name, schema] of Object.entries(files) as [SchemaName, (typeof files)[SchemaName]][]) {
+      for (const def of Object.keys(schema.$defs ?? {})) {
+        if (defComponentName(name, def) === component) {
+          return name === owner ? `#/$defs/${def}` : `${schema.$id}#/$defs/${def}`;
+        }
+      }
+    }
+    throw new Error(`no schema file or definition is component ${component}`);
+  };
+  /** The component with its references spelled back as in the file: must give the file's text. */
+  const unmap = (value: unknown, owner: SchemaName): unknown => {
+    if (Array.isArray(value)) {
+      return value.map(item => unmap(item, owner));
+    }
+    if (value === null || typeof value !== 'object') {
+      return value;
+    }
+    return Object.fromEntries(
+      Object.entries(value).map(([key, child]) =>
+        key === '$ref' && typeof child === 'string'
+          ? [key, spelling(child.replace('#/components/schemas/', ''), owner)]
+          : key === 'const' || key === 'enum'
+            ? [key, child]
+            : [key, unmap(child, owner)]
+      )
+    );
+  };
+
+  test.each(Object.entries(SCHEMA_FILES))('component %s is %s, its references pointing into the document', name => {
+    const { $id, $schema, $defs, ...rest } = files[name as SchemaName] as Record<string, unknown>;
+    expect([$id, $schema]).toEqual([expect.stringMatching(/^urn:/), 'https://json-schema.org/draft/2020-12/schema']);
+    expect(unmap(doc.components.schemas[name], name as SchemaName)).toEqual(rest);
+    for (const [def, definition] of Object.entries(($defs ?? {}) as Record<string, unknown>)) {
+      expect(unmap(doc.components.schemas[defComponentName(name as SchemaName, def)], name as SchemaName)).toEqual(definition);
+    }
   });
 
-  test('has no component without a schema file', () => {
-    expect(Object.keys(doc.components.schemas).sort()).toEqual(Object.keys(SCHEMA_FILES).sort());
+  test('has exactly one component per schema file and per definition', () => {
+    const expected = Object.entries(files).flatMap(([name, schema]) => [
+      name,
+      ...Object.keys(schema.$defs ?? {}).map(def => defComponentName(name as SchemaName, def))
+    ]);
+    expect(Object.keys(doc.components.schemas).sort()).toEqual(expected.sort());
+  });
+
+  test('every $ref is a reference to a component of the document, and no $id or $defs is left', () => {
+    const refs: string[] = [];
+    const walk = (value: unknown, at: string): void => {
+      if (Array.isArray(value)) {
+        value.forEach((item, i) => walk(item, `${at}/${i}`));
+      } else if (value !== null && typeof value === 'object') {
+        for (const [key, child] of Object.entries(value)) {
+          expect([at, key]).not.toEqual([at, expect.stringMatching(/^\$(id|defs|schema)$/)]);
+          if (key === '$ref') {
+            refs.push(child as string);
+          } else if (key !== 'const' && key !== 'enum') {
+            walk(child, `${at}/${key}`);
+          }
+        }
+      }
+    };
+    walk(doc, '#');
+    expect(refs.length).toBeGreaterThan(50);
+    for (const ref of refs) {
+      expect(ref).toMatch(/^#\/components\/schemas\/[A-Za-z]+$/);
+      expect(Object.keys(doc.components.schemas)).toContain(ref.slice('#/components/schemas/'.length));
+    }
+  });
+
+  test('a reference the build cannot map stops it, naming the file and the reference', () => {
+    const broken = (name: SchemaName) => {
+      const schema = loadSchema(name);
+      return name === 'Health' ? { ...schema, properties: { ...(schema.properties as object), extra: { $ref: '#/$defs/missing' } } } : schema;
+    };
+    expect(() => schemaComponents(broken)).toThrow(/health\.schema\.json.*\$ref #\/\$defs\/missing/);
   });
 });

@@ -50,6 +50,10 @@ export interface ServiceConfig {
   managedIdentityUrl: string | undefined;
   runtimeUrls: { 'local-lightweight': string; 'high-throughput-serving': string };
   probeTimeoutMs: number;
+  /** Connections kept open at once; undefined: derived from the descriptor limit. */
+  maxConnections: number | undefined;
+  /** Time for a request (headers and body) to arrive complete, else 408. */
+  requestTimeoutMs: number;
   initializeRateLimit: RateLimit;
   sessions: SessionLimits;
   /** How many proxies of the operator's each append to X-Forwarded-For (trusted-proxy ingress). */
@@ -79,6 +83,8 @@ export const ENV = {
   localRuntimeUrl: 'PROJECT_STARTUP_LOCAL_RUNTIME_URL',
   servingRuntimeUrl: 'PROJECT_STARTUP_SERVING_RUNTIME_URL',
   probeTimeoutMs: 'PROJECT_STARTUP_PROBE_TIMEOUT_MS',
+  maxConnections: 'PROJECT_STARTUP_MAX_CONNECTIONS',
+  requestTimeoutMs: 'PROJECT_STARTUP_REQUEST_TIMEOUT_MS',
   initializeRateLimit: 'PROJECT_STARTUP_INITIALIZE_RATE_LIMIT',
   sessionIdleSeconds: 'PROJECT_STARTUP_SESSION_IDLE_SECONDS',
   sessionMaxSeconds: 'PROJECT_STARTUP_SESSION_MAX_SECONDS',
@@ -177,6 +183,8 @@ export function resolveConfig(options: ServeOptions, env: Env, cwd = process.cwd
         optionalUrl(env, ENV.servingRuntimeUrl) ?? DEFAULT_RUNTIME_URLS['high-throughput-serving']
     },
     probeTimeoutMs: parseBoundedInt(env, ENV.probeTimeoutMs, 1000, 50, 30000),
+    maxConnections: setting(env, ENV.maxConnections) === undefined ? undefined : parseBoundedInt(env, ENV.maxConnections, 0, 1, 65536),
+    requestTimeoutMs: parseBoundedInt(env, ENV.requestTimeoutMs, 15000, 1000, 300000),
     initializeRateLimit: parseRateLimit(setting(env, ENV.initializeRateLimit) ?? '30/60'),
     sessions: {
       idleSeconds: parseBoundedInt(env, ENV.sessionIdleSeconds, DEFAULT_SESSION_LIMITS.idleSeconds, 1, WEEK_SECONDS),

@@ -58,7 +58,7 @@ export function formatManifest(m: Manifest): string {
   const width = Math.max(...m.capabilities.map(c => c.label.length));
   for (const capability of m.capabilities) {
     const values = capability.values
-      .map(v => (capability.default === v.id ? `${v.label} (default)` : v.label))
+      .map(v => ('default' in capability && capability.default === v.id ? `${v.label} (default)` : v.label))
       .join('; ');
     lines.push(line`  ${capability.label.padEnd(width)}  ${values}`);
   }

@@ -30,8 +30,8 @@ const RECORD_FILE = 'install-record.json';
 /** The runnable sidecar, relative to the package root: what `bin/project-startup.js` needs with no node_modules. */
 const RUNTIME_FILES = {
   bin: ['bin/project-startup.js'],
-  bundle: ['sidecar/dist/bundle/project-startup.js', 'sidecar/dist/bundle/express.js', 'sidecar/dist/bundle/project-startup.cache'],
-  dirs: ['sidecar/static', 'sidecar/schemas']
+  bundle: ['sidecar/dist/bundle/project-startup.js', 'sidecar/dist/bundle/project-startup.cache'],
+  dirs: ['sidecar/static', 'sidecar/schemas', 'sidecar/dist/api-docs']
 };
 
 type Env = Readonly<Record<string, string | undefined>>;

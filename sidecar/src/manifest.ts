@@ -1,38 +1,13 @@
 // The capability manifest: the selected platform's row of the matrix in design.md's shape.
 // Pure: built once at start-up from the adapter and the decision.
 import { createHash } from 'node:crypto';
+import type { Manifest, ModelSourceValue } from './api-types';
 import type { PlatformAdapter } from './platforms/types';
-import type { PlatformDecision, Signal } from './platforms/rules';
-import { ApprovalModeId, labelOf, LowRiskAutomationPolicy, PlatformId, SCHEMA_VERSION } from './vocabulary';
+import type { PlatformDecision } from './platforms/rules';
+import { ApprovalModeId, labelOf, LowRiskAutomationPolicy, SCHEMA_VERSION } from './vocabulary';
 
-export interface CapabilityValue {
-  id: string;
-  label: string;
-  [extra: string]: unknown;
-}
-
-export interface Capability {
-  id: string;
-  label: string;
-  values: CapabilityValue[];
-  default?: string;
-}
-
-export interface Manifest {
-  schemaVersion: string;
-  platform: {
-    id: PlatformId;
-    label: string;
-    evidence: {
-      decidedBy: string;
-      host: 'workstation' | 'container';
-      signals: Signal[];
-      overruled: Signal[];
-    };
-  };
-  policy: { lowRiskAutomation: LowRiskAutomationPolicy };
-  capabilities: Capability[];
-}
+/** The manifest: sidecar/schemas/manifest.schema.json. */
+export type { Manifest };
 
 const BOUNDARY_DETAIL = {
   excludes:
@@ -40,11 +15,11 @@ const BOUNDARY_DETAIL = {
   doesNotIsolate: 'It does not isolate an in-process agent tool from the model client.'
 };
 
-function values(ids: readonly string[]): CapabilityValue[] {
+function values<Id extends string>(ids: readonly Id[]): { id: Id; label: string }[] {
   return ids.map(id => ({ id, label: labelOf(id) }));
 }
 
-export function modelSourceValue(id: string, policy: LowRiskAutomationPolicy): CapabilityValue {
+export function modelSourceValue(id: ModelSourceValue['id'], policy: LowRiskAutomationPolicy): ModelSourceValue {
   // Only credential-free service-managed inference may skip per-action review, and only
   // where the platform policy permits it; every secret-backed route reviews every action.
   const secretBacked = id !== 'service-managed';
@@ -60,7 +35,7 @@ export function buildManifest(
   decision: PlatformDecision,
   policy: LowRiskAutomationPolicy
 ): Manifest {
-  const row = (id: string, label: string, ids: readonly string[]): Capability => ({
+  const row = <Row extends string, Id extends string>(id: Row, label: string, ids: readonly Id[]) => ({
     id,
     label,
     values: values(ids)

@@ -10,6 +10,7 @@ export const PROBLEM_CODES = {
   'uri-too-long': { status: 414, title: 'The request URL is too long' },
   'headers-too-large': { status: 431, title: 'The request headers are too large' },
   'malformed-request': { status: 400, title: 'The request is not valid HTTP' },
+  'request-timeout': { status: 408, title: 'The request did not arrive in time' },
   'expectation-failed': { status: 417, title: 'The Expect header cannot be met' },
   'validation-failed': { status: 422, title: 'The request does not have the expected shape' },
   'confirmation-stale': { status: 409, title: 'The confirmation does not match the current projection' },
@@ -22,6 +23,7 @@ export const PROBLEM_CODES = {
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
   'rate-limited': { status: 429, title: 'Too many requests' },
   'state-unsafe': { status: 409, title: 'The project state path is unsafe' },
+  overloaded: { status: 503, title: 'The service is overloaded' },
   internal: { status: 500, title: 'Internal error' }
 } as const;
 
@@ -87,6 +89,11 @@ export function problemOf(
 export function asProblemError(error: unknown): ProblemError {
   if (error instanceof ProblemError) {
     return error;
+  }
+  const errno = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (errno === 'EMFILE' || errno === 'ENFILE') {
+    // Out of descriptors (a flood of connections, or the system): a moment's overload, not a fault.
+    return new ProblemError('overloaded', 'The service has no file descriptor left for this request; try again in a moment.', {}, { 'Retry-After': '1' });
   }
   return new ProblemError('internal', 'The service failed to answer. Try again; if it persists, restart the service and read its log.');
 }

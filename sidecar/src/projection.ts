@@ -1,9 +1,10 @@
 // The startup projection: readiness checks, phase and next action, derived purely from what
 // the probes observed. Nothing here performs I/O, so the same observations give the same answer.
+import type { InitializeRequestBody, NextAction, ReadinessCheck, StartupProjection } from './api-types';
 import type { PlatformDecision } from './platforms/rules';
 import type { ComputeStatus, PlatformAdapter } from './platforms/types';
 import type { CredentialObservation, HttpProbe, ProjectPathObservation } from './probes';
-import type { InitializationRecord, StateInspection } from './state';
+import type { StateInspection } from './state';
 import {
   BROWSER_INTERFACES,
   InferenceRuntimeId,
@@ -11,36 +12,12 @@ import {
   InterfaceId,
   labelOf,
   Phase,
-  PlatformId,
   SCHEMA_VERSION
 } from './vocabulary';
 
-export type CheckStatus = 'pass' | 'warn' | 'fail' | 'skip';
-
-export interface ReadinessCheck {
-  id: string;
-  title: string;
-  status: CheckStatus;
-  required: boolean;
-  observed: string;
-  remedy?: string;
-}
-
-export interface NextAction {
-  id: 'switch-interface' | 'fix-check' | 'request-allocation' | 'confirm-initialization' | 'none';
-  title: string;
-  detail: string;
-  command?: string;
-  url?: string;
-  checkId?: string;
-  interfaces?: { id: InterfaceId; label: string; how: string }[];
-  request?: { method: 'POST'; path: string; body: InitializeBody };
-}
-
-export interface InitializeBody {
-  interface: InterfaceId;
-  confirm: { projectPath: string; statePath: string };
-}
+export type { NextAction, ReadinessCheck };
+export type CheckStatus = ReadinessCheck['status'];
+export type InitializeBody = InitializeRequestBody;
 
 export interface IngressObservation {
   mode: IngressMode;
@@ -74,28 +51,8 @@ export interface ProjectionInputs {
   runtimes: RuntimeProbe[];
 }
 
-export interface Projection {
-  schemaVersion: string;
-  platform: PlatformId;
-  interface: InterfaceId;
-  projectPath: string;
-  statePath: string;
-  interfaceSupport: { supported: boolean; supportedInterfaces: InterfaceId[]; detail: string };
-  phase: Phase;
-  nextAction: NextAction;
-  browserUrl?: string;
-  compute: ComputeStatus;
-  confirmation: {
-    required: boolean;
-    confirmed: boolean;
-    allowedInterfaces: InterfaceId[];
-    method: 'browser' | 'terminal-prompt';
-    detail: string;
-    creates: string[];
-    record?: InitializationRecord;
-  };
-  readinessChecks: ReadinessCheck[];
-}
+/** The startup projection without the manifest (the service adds it): sidecar/schemas/startup.schema.json. */
+export type Projection = Omit<StartupProjection, 'manifest'>;
 
 /** Interfaces through which the person may confirm: browsers, or the terminal where none exists. */
 export function confirmationInterfaces(adapter: PlatformAdapter): InterfaceId[] {
@@ -301,7 +258,7 @@ export function buildChecks(input: ProjectionInputs): ReadinessCheck[] {
 }
 
 function browserRouteCheck(input: ProjectionInputs): ReadinessCheck {
-  const base = { id: 'browser-route', title: 'Browser route', required: false };
+  const base = { id: 'browser-route' as const, title: 'Browser route', required: false };
   if (input.adapter.browserRoute === 'unavailable') {
     return { ...base, status: 'skip', observed: `the ${labelOf(input.adapter.id)} has no browser route` };
   }

@@ -24,13 +24,42 @@ export function runtimeFilePath(runtimeDir: string, projectPath: string): string
   return path.join(runtimeDir, `server-${digest}.json`);
 }
 
-/** Creates the runtime directory if needed and refuses one that others could read. */
+/**
+ * Creates the runtime directory (and its missing parents) if needed, and refuses one that others
+ * could read. What it creates is made 0700 explicitly: mkdir's mode passes through the umask, and
+ * under a umask such as 0277 the directory would be born without write permission for its owner,
+ * so every later start failed to write the runtime file.
+ */
 export function ensureRuntimeDir(dir: string): void {
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const missing: string[] = [];
+  for (let at = path.resolve(dir); !fs.existsSync(at); at = path.dirname(at)) {
+    missing.unshift(at);
+    if (path.dirname(at) === at) {
+      break;
+    }
+  }
+  for (const created of missing) {
+    try {
+      fs.mkdirSync(created, { mode: 0o700 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        throw error;
+      }
+      continue; // made meanwhile by someone else: checked below like any existing directory
+    }
+    fs.chmodSync(created, 0o700);
+  }
   const stat = fs.lstatSync(dir);
   if (!stat.isDirectory() || (stat.mode & 0o077) !== 0) {
     throw new ConfigError(
       `The runtime directory ${dir} must be private (mode 0700, only you can use it): run \`chmod 700 ${dir}\` or set PROJECT_STARTUP_RUNTIME_DIR.`
+    );
+  }
+  try {
+    fs.accessSync(dir, fs.constants.W_OK | fs.constants.X_OK);
+  } catch {
+    throw new ConfigError(
+      `The runtime directory ${dir} is not writable by you (made under a restrictive umask?): run \`chmod 700 ${dir}\` or set PROJECT_STARTUP_RUNTIME_DIR.`
     );
   }
 }
@@ -40,6 +69,7 @@ export function writeRuntimeFile(file: string, info: RuntimeInfo): void {
   const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
   const fd = fs.openSync(temporary, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
   try {
+    fs.fchmodSync(fd, 0o600); // as above: whatever the umask took away
     fs.writeFileSync(fd, `${JSON.stringify(info, null, 2)}\n`);
     fs.fsyncSync(fd);
   } finally {

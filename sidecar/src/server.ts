@@ -9,6 +9,7 @@ import type { Duplex } from 'node:stream';
 import { checkServiceToken, ConfigError, ENV, ServiceConfig } from './config';
 import type { FileExists } from './evidence';
 import { createApp, URL_LIMIT } from './http/app';
+import { defaultMaxConnections, limitConnections, readDescriptorLimit, timeoutOptions } from './http/connections';
 import { DirectLoopbackGuard, hostnameOf, IngressGuard, isLoopbackHostname, NotebookServerProxyGuard, TrustedProxyGuard } from './http/ingress';
 import { RateLimiter } from './http/rate-limit';
 import { SessionStore } from './http/sessions';
@@ -18,6 +19,7 @@ import { SingleFlight } from './probes';
 import { ensureRuntimeDir, removeRuntimeFile, runtimeFilePath, writeRuntimeFile } from './runtime-file';
 import { StartupService } from './service';
 import type { StepHook } from './state';
+import { claimSocketPath, listenOnUnixSocket, UnixListener } from './unix-socket';
 import type { IngressMode } from './vocabulary';
 
 export interface StartOptions {
@@ -101,10 +103,43 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const rateLimiter = new RateLimiter(config.initializeRateLimit);
   const app = createApp({ service, guard, logger, rateLimiter, proofKey: token });
   // requireHostHeader off: a missing Host is answered by the app's own forbidden-host check.
-  const server = http.createServer(
-    { requestTimeout: 30000, headersTimeout: 15000, keepAliveTimeout: 5000, requireHostHeader: false },
-    app
+  const server = http.createServer({ ...timeoutOptions(config.requestTimeoutMs), requireHostHeader: false }, app);
+  const descriptorLimit = readDescriptorLimit();
+  const maxConnections = config.maxConnections ?? defaultMaxConnections(descriptorLimit);
+  if (descriptorLimit !== undefined && maxConnections > descriptorLimit - 32) {
+    logger.warn('the connection limit is close to the descriptor limit: a flood of connections can exhaust descriptors', {
+      maxConnections,
+      descriptorLimit
+    });
+  }
+  let evictions = 0;
+  let sheds = 0;
+  let acceptFailures = 0;
+  limitConnections(
+    server,
+    maxConnections,
+    socket => {
+      sheds += 1;
+      writeRawProblem(socket, problemOf('overloaded', 'Every connection is busy; try again in a moment.'), 'Retry-After: 1\r\n');
+    },
+    () => {
+      evictions += 1;
+    }
   );
+  // Counted, and logged at most every 10 s: a flood must not turn into a flood of log lines.
+  const pressureLog = setInterval(() => {
+    if (evictions + sheds > 0) {
+      logger.warn('connection limit reached: idle connections closed, busy ones refused', { maxConnections, evicted: evictions, refused: sheds });
+    }
+    if (acceptFailures > 0) {
+      logger.error('accepting connections failed (no descriptor or memory left)', { failures: acceptFailures });
+    }
+    evictions = 0;
+    sheds = 0;
+    acceptFailures = 0;
+  }, 10000);
+  pressureLog.unref();
+  server.on('close', () => clearInterval(pressureLog));
   // An Expect other than 100-continue: Node would answer a bare 417; answer problem details.
   server.on('checkExpectation', (_request: http.IncomingMessage, response: http.ServerResponse) => {
     const body = JSON.stringify(problemOf('expectation-failed', 'Only "Expect: 100-continue" is understood; send the request without Expect.'));
@@ -119,7 +154,11 @@ export async function startService(options: StartOptions): Promise<RunningServic
   server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket) => {
     // Node rejects these before express sees them; answer as problem details all the same.
     const problem =
-      error.code !== 'HPE_HEADER_OVERFLOW'
+      error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? problemOf('request-timeout', `The request did not arrive complete within ${config.requestTimeoutMs} ms.`, {
+            timeoutMs: config.requestTimeoutMs
+          })
+        : error.code !== 'HPE_HEADER_OVERFLOW'
         ? problemOf('malformed-request', 'The request is not valid HTTP/1.1.')
         : requestLineTooLong(error.rawPacket)
           ? problemOf('uri-too-long', `Request URLs are limited to ${URL_LIMIT} bytes.`, { limitBytes: URL_LIMIT })
@@ -130,32 +169,34 @@ export async function startService(options: StartOptions): Promise<RunningServic
   if (options.runtimeFile !== false) {
     ensureRuntimeDir(config.runtimeDir); // fail before listening, not after
   }
+  let unixListener: UnixListener | undefined;
   if (config.unixSocket !== undefined) {
-    removeStaleSocket(config.unixSocket);
+    await claimSocketPath(config.unixSocket);
+    unixListener = await listenOnUnixSocket(server, config.unixSocket);
+  } else {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    }).catch((error: NodeJS.ErrnoException) => {
+      throw new ConfigError(
+        error.code === 'EADDRINUSE'
+          ? `Port ${config.port} on ${config.host} is in use; choose another with --port (0 picks a free one).`
+          : error.code === 'EADDRNOTAVAIL'
+            ? `${config.host} is not an address of this machine.`
+            : `Could not listen (${error.code ?? 'error'}).`
+      );
+    });
   }
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    const done = () => {
-      server.off('error', reject);
-      resolve();
-    };
-    if (config.unixSocket !== undefined) {
-      server.listen(config.unixSocket, done);
-    } else {
-      server.listen(config.port, config.host, done);
-    }
-  }).catch((error: NodeJS.ErrnoException) => {
-    throw new ConfigError(
-      error.code === 'EADDRINUSE'
-        ? `Port ${config.port} on ${config.host} is in use; choose another with --port (0 picks a free one).`
-        : error.code === 'EADDRNOTAVAIL'
-          ? `${config.host} is not an address of this machine.`
-          : `Could not listen (${error.code ?? 'error'}).`
-    );
+  // Once listening, an error of the listening socket (accept failing: no descriptor or memory
+  // left where libuv could not shed the connection itself; without a listener Node would throw)
+  // is counted for the log above; it must not end the process, which serves again as soon as
+  // descriptors are free.
+  server.on('error', () => {
+    acceptFailures += 1;
   });
-  if (config.unixSocket !== undefined) {
-    fs.chmodSync(config.unixSocket, 0o600);
-  }
 
   let url: string | undefined;
   let port: number | undefined;
@@ -240,6 +281,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
         if (runtimeFile) {
           removeRuntimeFile(runtimeFile, service.instanceId);
         }
+        unixListener?.release();
         server.close(() => resolve());
         server.closeAllConnections();
       })
@@ -253,16 +295,6 @@ function requestLineTooLong(packet: Buffer | undefined): boolean {
   }
   const end = packet.indexOf('\r\n');
   return end === -1 ? packet.length > URL_LIMIT : end > URL_LIMIT;
-}
-
-function removeStaleSocket(socketPath: string): void {
-  try {
-    if (fs.lstatSync(socketPath).isSocket()) {
-      fs.rmSync(socketPath);
-    }
-  } catch {
-    // nothing there
-  }
 }
 
 /** The setup page URL, if a request to it reaches this very process (its instance id). */
@@ -292,6 +324,11 @@ function writeRawProblem(socket: Duplex, problem: ReturnType<typeof problemOf>, 
     return;
   }
   const body = JSON.stringify(problem);
+  // Closed for good shortly after: a client that never closes its end must not keep the
+  // descriptor (the server allows half-open connections).
+  const linger = setTimeout(() => socket.destroy(), 2000);
+  linger.unref();
+  socket.once('close', () => clearTimeout(linger));
   socket.end(
     `HTTP/1.1 ${problem.status} ${http.STATUS_CODES[problem.status]}\r\n` +
       `${extraHeaders}Content-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`

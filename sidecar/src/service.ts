@@ -30,6 +30,7 @@ import {
   Projection,
   RuntimeProbe
 } from './projection';
+import type { InitializeResponse } from './api-types';
 import { ConfirmationMethod, createState, InitializationRecord, StateInspection, StateInspector, StepHook } from './state';
 import { VERSION } from './version';
 import { INTERFACE_IDS, InterfaceId, isInterfaceId, labelOf, SCHEMA_VERSION } from './vocabulary';
@@ -51,7 +52,7 @@ interface ProjectionMemo {
 
 export interface InitializeResult {
   status: 200 | 201;
-  body: { schemaVersion: string; created: boolean; record: InitializationRecord; phase: Projection['phase']; nextAction: Projection['nextAction'] };
+  body: InitializeResponse;
 }
 
 export interface ServiceOptions {

@@ -5,28 +5,16 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ProblemError } from './problems';
 import type { StatePlacement } from './platforms/types';
-import type { IngressMode, InterfaceId, PlatformId } from './vocabulary';
+import type { InitializationRecord as GeneratedRecord } from './api-types';
 
 export const RECORD_FILE = 'initialization.json';
 const RECORD_MAX_BYTES = 64 * 1024;
 const TEMP_PREFIX = `.${RECORD_FILE}.`;
 
-export type ConfirmationMethod = 'jupyterlab-dialog' | 'setup-page' | 'terminal-prompt' | 'http-api';
+export type ConfirmationMethod = GeneratedRecord['confirmation']['method'];
 
-export interface InitializationRecord {
-  schemaVersion: string;
-  kind: 'project-startup-state';
-  projectPath: string;
-  statePath: string;
-  platform: PlatformId;
-  confirmation: {
-    interface: InterfaceId;
-    method: ConfirmationMethod;
-    ingress: IngressMode | 'command-line';
-    confirmedAt: string;
-  };
-  service: { version: string };
-}
+/** What initialize records: sidecar/schemas/initialization-record.schema.json. */
+export type InitializationRecord = GeneratedRecord;
 
 export type StateInspection =
   | { kind: 'absent'; detail: string }

@@ -110,9 +110,12 @@ export function runCli(args: readonly string[], options: RunOptions): Promise<Ru
 
 export interface ServeHandle {
   child: ChildProcess;
-  /** The address after "Listening:" (http://127.0.0.1:PORT/project/). */
+  /** The address after "Listening:" (http://127.0.0.1:PORT/project/); '' on a Unix socket. */
   url: string;
+  /** NaN on a Unix socket. */
   port: number;
+  /** The socket path after "Listening: unix socket", when serving on one. */
+  socket?: string;
   stdout(): string;
   stderr(): string;
   /** SIGTERM, then wait for the exit (SIGKILL after the timeout). */
@@ -124,11 +127,17 @@ export interface ServeOptions {
   cwd: string;
   /** How long to wait for the "Listening:" line (default 10 s). */
   timeoutMs?: number;
+  /**
+   * A command that runs the node command line given as its arguments, e.g.
+   * ['bash', '-c', 'ulimit -n 256 && exec "$0" "$@"'] (it must exec, keeping the process id).
+   */
+  wrapper?: readonly string[];
 }
 
 /** Starts `project-startup serve ...args` and resolves once it prints its "Listening:" line. */
 export function startServe(args: readonly string[], options: ServeOptions): Promise<ServeHandle> {
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
+  const [file, ...fileArgs] = [...(options.wrapper ?? []), process.execPath, BIN, 'serve', ...args];
+  const child = spawn(file, fileArgs, {
     cwd: options.cwd,
     env: options.env,
     stdio: ['pipe', 'pipe', 'pipe']
@@ -170,13 +179,14 @@ export function startServe(args: readonly string[], options: ServeOptions): Prom
       }
     };
     const onData = () => {
-      const match = /^Listening: (http:\/\/[^\s]+)$/m.exec(stdout);
+      const match = /^Listening: (?:(http:\/\/[^\s]+)|unix socket (.+))$/m.exec(stdout);
       if (match) {
-        const url = match[1];
+        const url = match[1] ?? '';
         finish(undefined, {
           child,
           url,
-          port: Number(new URL(url).port),
+          port: match[1] === undefined ? NaN : Number(new URL(url).port),
+          ...(match[2] === undefined ? {} : { socket: match[2] }),
           stdout: () => stdout,
           stderr: () => stderr,
           stop

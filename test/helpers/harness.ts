@@ -10,6 +10,7 @@ import { resolveConfig, ServeOptions } from '../../sidecar/src/config';
 import { createLogger } from '../../sidecar/src/log';
 import { RunningService, startService } from '../../sidecar/src/server';
 import type { StepHook } from '../../sidecar/src/state';
+import { openApiMismatches } from './openapi';
 
 /** Evidence that selects each platform the way a real machine would show it. */
 export const PLATFORM_EVIDENCE = {
@@ -168,7 +169,11 @@ export interface RequestOptions {
   newConnection?: boolean;
 }
 
-/** One real HTTP request; the Host header defaults to the URL's host and can be overridden. */
+/**
+ * One real HTTP request; the Host header defaults to the URL's host and can be overridden. The
+ * answer is checked against the OpenAPI document (helpers/openapi.ts): one it does not describe
+ * rejects, naming the route, status and what differs.
+ */
 export function request(url: string, options: RequestOptions = {}): Promise<HttpResult> {
   const target = new URL(url);
   const headers: Record<string, string> = { host: target.host, ...options.headers };
@@ -203,6 +208,19 @@ export function request(url: string, options: RequestOptions = {}): Promise<Http
             json = text === '' ? undefined : JSON.parse(text);
           } catch {
             json = undefined;
+          }
+          // Every answer, in every suite, must be what the served OpenAPI document describes.
+          const mismatches = openApiMismatches({
+            method: options.method ?? 'GET',
+            url,
+            status: response.statusCode ?? 0,
+            contentType: response.headers['content-type'],
+            text,
+            fromService: response.headers['x-project-startup-version'] !== undefined
+          });
+          if (mismatches.length > 0) {
+            reject(new Error(`the answer does not match the OpenAPI document:\n  ${mismatches.join('\n  ')}`));
+            return;
           }
           resolve({ status: response.statusCode ?? 0, headers: response.headers, text, json });
         });

@@ -127,8 +127,8 @@ describe('npm package: npm pack → npm install -g → project-startup jupyter i
       'jupyter-config/jupyter_server_config.d/jupyterlab-project-startup.json',
       'jupyterlab_project_startup/labextension/package.json',
       'sidecar/dist/bundle/project-startup.js',
-      'sidecar/dist/bundle/express.js',
       'sidecar/dist/bundle/project-startup.cache',
+      'sidecar/dist/api-docs/swagger-ui-bundle.js',
       'sidecar/schemas/startup.schema.json',
       'sidecar/static/setup.html'
     ]) {

@@ -122,7 +122,7 @@ describe('the wheel', () => {
         'jupyterlab_project_startup/node/package.json',
         'jupyterlab_project_startup/node/bin/project-startup.js',
         'jupyterlab_project_startup/node/sidecar/dist/bundle/project-startup.js',
-        'jupyterlab_project_startup/node/sidecar/dist/bundle/express.js',
+        'jupyterlab_project_startup/node/sidecar/dist/api-docs/swagger-ui-bundle.js',
         'jupyterlab_project_startup/node/sidecar/dist/bundle/project-startup.cache',
         'jupyterlab_project_startup/node/sidecar/static/setup.html',
         'jupyterlab_project_startup/node/sidecar/schemas/startup.schema.json',

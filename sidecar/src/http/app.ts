@@ -5,8 +5,18 @@
 // sidecar sees all day (capabilities, startup, gateway and health, authenticated) straight on
 // node:http; every other request (redirects, refusals before a route is chosen, the setup page,
 // initialize, the API description, other methods, unknown paths) goes to the express
-// application, which is loaded on first use. A request the fast lane cannot answer exactly as
-// express would is handed over before anything is looked at but its URL and method.
+// application. A request the fast lane cannot answer exactly as express would is handed over
+// before anything is looked at but its URL and method.
+//
+// No request opens a file: loading code or reading a file takes a descriptor, and a request can
+// arrive when none is left (a flood of connections); a `require('express')` that threw EMFILE
+// inside the request listener used to end the process. The setup page's files and the API
+// description are read when the app is made, at start-up. Express is loaded at start-up from
+// node_modules (the TypeScript build); in the production bundle it is part of the one file
+// already in memory, so it is only evaluated, on the first request that needs it, which takes no
+// descriptor: evaluating it at every start would cost about 30 ms of CPU and 6 MiB (measured),
+// most of a cold start. Should that evaluation fail all the same, the request gets a problem and
+// the next one tries again.
 import * as fs from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as nodePath from 'node:path';
@@ -17,6 +27,7 @@ import { parseInterface, StartupService } from '../service';
 import { healthProof, NONCE_PATTERN } from '../health-proof';
 import { readJsonBody } from './body';
 import { handleRpc, parseErrorResponse } from './gateway';
+import { buildOpenApi } from './openapi';
 import { checkSameOrigin, IngressGuard, originForm, RequestIdentity } from './ingress';
 import type { RateLimiter } from './rate-limit';
 import { INTERFACE_IDS } from '../vocabulary';
@@ -35,19 +46,37 @@ export interface AppOptions {
 /** What node:http calls for every request. */
 export type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
 
-/** Routes that answer without authentication: liveness, the API description, the page icon. */
-const PUBLIC_ROUTES = new Set(['/health', '/openapi.json', '/favicon.svg']);
+/** The API docs page's Swagger UI files (scripts/api.js copies them from swagger-ui-dist at build time). */
+const DOCS_ASSETS: Record<string, { file: string; type: string }> = {
+  '/api-docs-assets/swagger-ui-bundle.js': { file: 'swagger-ui-bundle.js', type: 'text/javascript' },
+  '/api-docs-assets/swagger-ui.css': { file: 'swagger-ui.css', type: 'text/css' }
+};
+
+/**
+ * Routes that answer without authentication: liveness, the API description and its docs page,
+ * the page icon. None of them holds anything but what the package itself ships.
+ */
+const PUBLIC_ROUTES = new Set(['/health', '/openapi.json', '/favicon.svg', '/api-docs', '/api-docs.js', ...Object.keys(DOCS_ASSETS)]);
 
 const STATIC_DIR = nodePath.join(__dirname, '..', '..', 'static');
+/** sidecar/dist/api-docs, from dist/http, dist/bundle and (tests) src/http alike. */
+const DOCS_DIR = nodePath.join(__dirname, '..', '..', 'dist', 'api-docs');
 const PAGE_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+/**
+ * The API docs page's policy: the setup page's, except that images may be data: URLs, which is
+ * how Swagger UI's stylesheet draws its icons. Scripts stay 'self' only.
+ */
+const DOCS_POLICY = PAGE_POLICY.replace("img-src 'self'", "img-src 'self' data:");
 
-/** The setup page's files, read once on first use. */
-const STATIC_FILES: Record<string, { file: string; type: string; body?: Buffer }> = {
+/** The setup page's and the docs page's files, read once when the app is made. */
+const STATIC_FILES: Record<string, { file: string; type: string; policy?: string; body?: Buffer }> = {
   '/': { file: 'setup.html', type: 'text/html' },
   '/setup.js': { file: 'setup.js', type: 'text/javascript' },
   '/setup.css': { file: 'setup.css', type: 'text/css' },
-  '/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' }
+  '/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
+  '/api-docs': { file: 'api-docs.html', type: 'text/html', policy: DOCS_POLICY },
+  '/api-docs.js': { file: 'api-docs.js', type: 'text/javascript', policy: DOCS_POLICY }
 };
 
 function wantsHtml(request: IncomingMessage): boolean {
@@ -182,6 +211,7 @@ interface Routes {
   health(response: ServerResponse, query: URLSearchParams): void;
   openapi(response: ServerResponse): void;
   staticFile(entry: (typeof STATIC_FILES)[string], response: ServerResponse): void;
+  docsAsset(entry: (typeof DOCS_ASSETS)[string], response: ServerResponse): Promise<void>;
   /** Renders any failure as problem details (the express error handler does the same). */
   fail(error: unknown, request: IncomingMessage, response: ServerResponse, path: string): Promise<void>;
 }
@@ -190,8 +220,11 @@ function createRoutes(options: AppOptions): Routes {
   const { service, guard, logger, rateLimiter } = options;
   const ingress = guard.mode;
   const encoded = new EncodedBodies();
-  let healthJson: string | undefined;
-  let openApiJson: string | undefined;
+  const healthJson = JSON.stringify({ status: 'pass', version: service.version, instanceId: service.instanceId, platform: service.adapter.id });
+  const openApiJson = JSON.stringify(buildOpenApi(service.config.baseUrl, service.version));
+  for (const entry of Object.values(STATIC_FILES)) {
+    entry.body ??= fs.readFileSync(nodePath.join(STATIC_DIR, entry.file));
+  }
   return {
     capabilities(request, response) {
       const { json, etag } = service.manifest;
@@ -259,8 +292,6 @@ function createRoutes(options: AppOptions): Routes {
     },
 
     health(response, query) {
-      // The same bytes for the life of the process: serialized once.
-      healthJson ??= JSON.stringify({ status: 'pass', version: service.version, instanceId: service.instanceId, platform: service.adapter.id });
       const nonce = query.get('nonce');
       if (nonce === null || options.proofKey === undefined) {
         sendJson(response, 200, encoded.of('health', healthJson), 'application/health+json');
@@ -277,18 +308,40 @@ function createRoutes(options: AppOptions): Routes {
     },
 
     openapi(response) {
-      // Read from the schema files on first request only.
-      openApiJson ??= JSON.stringify((require('./openapi') as typeof import('./openapi')).buildOpenApi(service.config.baseUrl, service.version));
       sendJson(response, 200, openApiJson);
     },
 
     staticFile(entry, response) {
-      entry.body ??= fs.readFileSync(nodePath.join(STATIC_DIR, entry.file));
-      response.setHeader('Content-Security-Policy', PAGE_POLICY);
+      response.setHeader('Content-Security-Policy', entry.policy ?? PAGE_POLICY);
       response.setHeader('Referrer-Policy', 'no-referrer');
       response.statusCode = 200;
       response.setHeader('Content-Type', `${entry.type}; charset=utf-8`);
       response.end(entry.body);
+    },
+
+    async docsAsset(entry, response) {
+      // Some 2 MB that a person may never ask for: read from disk on each request, never kept.
+      const file = nodePath.join(DOCS_DIR, entry.file);
+      let size: number;
+      try {
+        size = (await fs.promises.stat(file)).size;
+      } catch (error) {
+        if (['EMFILE', 'ENFILE'].includes((error as NodeJS.ErrnoException).code ?? '')) {
+          throw error; // no descriptor left: answered 503 overloaded, not "not built"
+        }
+        throw new ProblemError('not-found', 'The API docs page is not built here: run `npm run build:sidecar`; the description itself is at openapi.json.');
+      }
+      response.setHeader('Content-Security-Policy', DOCS_POLICY);
+      response.setHeader('Referrer-Policy', 'no-referrer');
+      response.setHeader('Content-Type', `${entry.type}; charset=utf-8`);
+      response.setHeader('Content-Length', size);
+      response.statusCode = 200;
+      await new Promise<void>((resolve, reject) => {
+        const stream = fs.createReadStream(file);
+        stream.once('error', reject);
+        response.once('close', resolve);
+        stream.pipe(response);
+      }).catch(() => response.destroy());
     },
 
     async fail(error, request, response, path) {
@@ -315,15 +368,32 @@ function createRoutes(options: AppOptions): Routes {
   };
 }
 
+/**
+ * Whether this code runs from the webpack bundle (scripts/bundle-sidecar.js), where every module,
+ * express included, is in memory: webpack evaluates `typeof __webpack_require__` to "function"
+ * when it bundles; under plain Node the name is undeclared and typeof says "undefined".
+ */
+declare const __webpack_require__: unknown;
+const MODULES_IN_MEMORY = typeof __webpack_require__ === 'function';
+
 export function createApp(options: AppOptions): RequestListener {
   const routes = createRoutes(options);
   const fast = createFastLane(options, routes);
-  let slow: RequestListener | undefined;
+  let slow = MODULES_IN_MEMORY ? undefined : createExpressApp(options, routes);
   return (request, response) => {
-    if (!fast(request, response)) {
-      slow ??= createExpressApp(options, routes);
-      slow(request, response);
+    if (fast(request, response)) {
+      return;
     }
+    if (slow === undefined) {
+      try {
+        slow = createExpressApp(options, routes);
+      } catch (error) {
+        setCommonHeaders(response, options.service.version);
+        void routes.fail(error, request, response, instancePath(originForm(request.url ?? '/').split('?')[0])).catch(() => response.destroy());
+        return;
+      }
+    }
+    slow(request, response);
   };
 }
 
@@ -422,6 +492,7 @@ function createFastLane(options: AppOptions, routes: Routes): (request: Incoming
 
 /** Every request the fast lane leaves: the complete application, as express routes it. */
 function createExpressApp(options: AppOptions, routes: Routes): RequestListener {
+  // Required here, not at the top: see createApp for when this runs.
   const express = require('express') as typeof import('express');
   const { service, guard, logger } = options;
   const baseUrl = service.config.baseUrl;
@@ -531,6 +602,13 @@ function createExpressApp(options: AppOptions, routes: Routes): RequestListener 
     router
       .route(route)
       .get((_request: Request, response: Response) => routes.staticFile(entry, response))
+      .all(methodNotAllowed('GET, HEAD'));
+  }
+
+  for (const [route, entry] of Object.entries(DOCS_ASSETS)) {
+    router
+      .route(route)
+      .get((_request: Request, response: Response) => routes.docsAsset(entry, response))
       .all(methodNotAllowed('GET, HEAD'));
   }
 

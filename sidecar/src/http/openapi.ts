@@ -1,5 +1,12 @@
 // The OpenAPI 3.1 description of every route, built from the JSON Schemas kept in
 // sidecar/schemas so the documentation and the tests validate against the same files.
+//
+// The schema files are the one source of truth. They refer to each other by `$id` URNs and to
+// their own `$defs` by `#/$defs/...`, which is right for JSON Schema but which OpenAPI tools
+// (linters, renderers, client generators) resolve against the OpenAPI document instead. So the
+// document gets a derived copy: each file becomes a component, each of its `$defs` a component
+// of its own (`<File><Def>`, e.g. StartupProjectionNextAction), and every `$ref` points at
+// `#/components/schemas/...`. Nothing here is written by hand twice.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { PROBLEM_CODES } from '../problems';
@@ -21,8 +28,92 @@ export const SCHEMA_FILES = {
 
 export type SchemaName = keyof typeof SCHEMA_FILES;
 
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
 export function loadSchema(name: SchemaName): Record<string, unknown> {
   return JSON.parse(fs.readFileSync(path.join(SCHEMA_DIR, SCHEMA_FILES[name]), 'utf8')) as Record<string, unknown>;
+}
+
+/** `nextAction` -> `NextAction`, `platformId` -> `PlatformId`. */
+function pascal(name: string): string {
+  return name.replace(/(^|[-_])([a-z0-9])/g, (_m, _sep: string, c: string) => c.toUpperCase());
+}
+
+/** The component name of `$defs/<def>` of schema `owner`. */
+export function defComponentName(owner: SchemaName, def: string): string {
+  return `${owner}${pascal(def)}`;
+}
+
+const COMPONENT_REF = '#/components/schemas/';
+
+/**
+ * The schema files as OpenAPI components: `$id`, `$schema` and `$defs` removed, the definitions
+ * hoisted to components of their own, every `$ref` rewritten to `#/components/schemas/<name>`.
+ * A `$ref` it cannot map (a typo, a new kind of reference) stops the build with its location.
+ */
+export function schemaComponents(load: (name: SchemaName) => Record<string, unknown> = loadSchema): Record<string, JsonObject> {
+  const names = Object.keys(SCHEMA_FILES) as SchemaName[];
+  const sources = new Map(names.map(name => [name, load(name) as JsonObject]));
+  const byId = new Map<string, SchemaName>();
+  for (const [name, schema] of sources) {
+    if (typeof schema.$id !== 'string') {
+      throw new Error(`${SCHEMA_FILES[name]} has no $id`);
+    }
+    byId.set(schema.$id, name);
+  }
+  const target = (owner: SchemaName, ref: string, where: string): string => {
+    const hash = ref.indexOf('#');
+    const base = hash === -1 ? ref : ref.slice(0, hash);
+    const fragment = hash === -1 ? '' : ref.slice(hash + 1);
+    const file = base === '' ? owner : byId.get(base);
+    if (file === undefined) {
+      throw new Error(`${where}: $ref ${ref} names no schema file`);
+    }
+    if (fragment === '') {
+      return `${COMPONENT_REF}${file}`;
+    }
+    const def = /^\/\$defs\/([A-Za-z0-9_-]+)$/.exec(fragment);
+    const defs = sources.get(file)?.$defs as JsonObject | undefined;
+    if (def === null || defs === undefined || !(def[1] in defs)) {
+      throw new Error(`${where}: $ref ${ref} is not a schema file or one of its $defs`);
+    }
+    return `${COMPONENT_REF}${defComponentName(file, def[1])}`;
+  };
+  const rewrite = (owner: SchemaName, value: Json, where: string): Json => {
+    if (Array.isArray(value)) {
+      return value.map((item, i) => rewrite(owner, item, `${where}/${i}`));
+    }
+    if (value === null || typeof value !== 'object') {
+      return value;
+    }
+    const out: JsonObject = {};
+    for (const [key, child] of Object.entries(value)) {
+      if (key === '$ref' && typeof child === 'string') {
+        out.$ref = target(owner, child, where);
+      } else if (key === 'const' || key === 'enum' || key === 'default' || key === 'examples') {
+        out[key] = child; // data, not schema: copied as it is
+      } else {
+        out[key] = rewrite(owner, child, `${where}/${key}`);
+      }
+    }
+    return out;
+  };
+  const components: Record<string, JsonObject> = {};
+  for (const [name, schema] of sources) {
+    const { $id: _id, $schema: _dialect, $defs, ...rest } = schema;
+    void _id;
+    void _dialect;
+    components[name] = rewrite(name, rest, SCHEMA_FILES[name]) as JsonObject;
+    for (const [def, definition] of Object.entries(($defs ?? {}) as JsonObject)) {
+      const component = defComponentName(name, def);
+      if (component in components || (names as string[]).includes(component)) {
+        throw new Error(`${SCHEMA_FILES[name]}: $defs/${def} would be component ${component}, which exists`);
+      }
+      components[component] = rewrite(name, definition, `${SCHEMA_FILES[name]}#/$defs/${def}`) as JsonObject;
+    }
+  }
+  return components;
 }
 
 const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` });
@@ -42,21 +133,25 @@ function problems(...codes: (keyof typeof PROBLEM_CODES)[]) {
   );
 }
 
-const COMMON = ['unauthorized', 'forbidden-host', 'uri-too-long', 'rate-limited', 'internal'] as const;
+const COMMON = ['unauthorized', 'forbidden-host', 'uri-too-long', 'request-timeout', 'rate-limited', 'overloaded', 'internal'] as const;
 const POST_COMMON = ['unsupported-media-type', 'payload-too-large', 'invalid-json', 'cross-origin'] as const;
 
-export function buildOpenApi(baseUrl: string, version: string): Record<string, unknown> {
+/** The document the service serves at `{baseUrl}project/openapi.json`; `load` reads the schema files. */
+export function buildOpenApi(baseUrl: string, version: string, load: (name: SchemaName) => Record<string, unknown> = loadSchema): Record<string, unknown> {
   const p = (route: string) => `${baseUrl}project/${route}`;
   const security = [{ bearer: [] }, { cookie: [] }];
+  // No jsonSchemaDialect: OpenAPI 3.1's default dialect is JSON Schema 2020-12 with OpenAPI's
+  // vocabulary added, which reads every schema file as 2020-12 does, and docs renderers support
+  // only that default.
   return {
     openapi: '3.1.0',
     info: {
       title: 'Project startup service',
       version,
+      license: { name: 'BSD-3-Clause', identifier: 'BSD-3-Clause' },
       description:
         'Capability manifest, read-only startup projection, initialization and a JSON-RPC 2.0 gateway. Errors are RFC 9457 problem details with a stable code.'
     },
-    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     servers: [{ url: '/' }],
     security,
     paths: {
@@ -122,7 +217,7 @@ export function buildOpenApi(baseUrl: string, version: string): Record<string, u
       [p('health')]: {
         get: {
           operationId: 'getHealth',
-          summary: 'Liveness, version and instance id (no authentication); with ?nonce=, a proof that this service holds the token',
+          summary: 'Liveness, version and instance id (no authentication, except behind a trusted proxy: its secret); with ?nonce=, a proof that this service holds the token',
           security: [],
           parameters: [
             {
@@ -135,16 +230,19 @@ export function buildOpenApi(baseUrl: string, version: string): Record<string, u
           ],
           responses: {
             '200': json('Health', 'The service answers', 'application/health+json'),
-            ...problems('validation-failed', 'forbidden-host')
+            ...problems('validation-failed', 'forbidden-host', 'uri-too-long', 'unauthorized')
           }
         }
       },
       [p('openapi.json')]: {
         get: {
           operationId: 'getOpenApi',
-          summary: 'This document (no authentication)',
+          summary: 'This document (no authentication, except behind a trusted proxy: its secret)',
           security: [],
-          responses: { '200': { description: 'OpenAPI 3.1 document', content: { 'application/json': {} } } }
+          responses: {
+            '200': { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } },
+            ...problems('forbidden-host', 'uri-too-long', 'unauthorized')
+          }
         }
       }
     },
@@ -153,7 +251,7 @@ export function buildOpenApi(baseUrl: string, version: string): Record<string, u
         bearer: { type: 'http', scheme: 'bearer', description: 'Direct loopback: the service token (Authorization: Bearer or token).' },
         cookie: { type: 'apiKey', in: 'cookie', name: 'project-startup-session-PORT', description: 'Set after opening a URL with ?token= once.' }
       },
-      schemas: Object.fromEntries(Object.keys(SCHEMA_FILES).map(name => [name, loadSchema(name as SchemaName)]))
+      schemas: schemaComponents(load)
     }
   };
 }

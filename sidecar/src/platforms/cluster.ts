@@ -34,7 +34,7 @@ export const clusterPlatform: PlatformAdapter = {
 };
 
 function assessAllocation(allocation: AllocationObservation | undefined): ComputeStatus {
-  const base = { model: 'batch-allocation', label: labelOf('batch-allocation') };
+  const base = { model: 'batch-allocation' as const, label: labelOf('batch-allocation') };
   const scheduler = allocation?.scheduler ?? 'slurm';
   const command = ALLOCATION_COMMANDS[scheduler];
   if (!allocation || allocation.jobId === undefined) {

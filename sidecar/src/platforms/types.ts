@@ -6,6 +6,7 @@ import type {
   LowRiskAutomationPolicy,
   PlatformId
 } from '../vocabulary';
+import type { ComputeStatus } from '../api-types';
 
 export type SchedulerId = 'slurm' | 'pbs' | 'lsf' | 'flux';
 
@@ -23,20 +24,8 @@ export interface AllocationObservation {
   detail: string;
 }
 
-export interface ComputeStatus {
-  model: string;
-  label: string;
-  satisfied: boolean;
-  detail: string;
-  allocation?: {
-    scheduler: SchedulerId;
-    jobId: string | null;
-    live: boolean | null;
-    state?: string;
-  };
-  /** A command that gets compute, where the person must get it themselves. */
-  command?: string;
-}
+/** The compute requirement and whether it is met: `compute` of sidecar/schemas/startup.schema.json. */
+export type { ComputeStatus };
 
 export interface StatePlacement {
   statePath: string;
@@ -55,8 +44,8 @@ export interface PlatformAdapter {
   readonly computeModel: 'current-host' | 'hosted-provisioned' | 'batch-allocation';
   readonly durableStorage: 'project-directory' | 'home-directory' | 'approved-project-storage';
   readonly credentialBackends: readonly CredentialBackendId[];
-  readonly modelSources: readonly string[];
-  readonly builtInConnections: readonly string[];
+  readonly modelSources: readonly (typeof ALL_MODEL_SOURCES)[number][];
+  readonly builtInConnections: readonly 'institution-ai-gateway'[];
   readonly defaultLowRiskAutomation: LowRiskAutomationPolicy;
   /** Whether the project must lie inside an operator-approved storage root. */
   readonly requiresApprovedStorage: boolean;
