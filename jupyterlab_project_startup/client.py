@@ -380,18 +380,36 @@ def initialize(confirm):
         body = {"interface": "notebook", "confirm": {"projectPath": projection.get("projectPath"), "statePath": projection.get("statePath")}}
         path = None
     else:
-        raise ProjectStartupError(
-            "confirmation-not-allowed" if action.get("id") == "confirm-initialization" else "not-ready",
-            "This notebook cannot confirm now" if action.get("id") == "confirm-initialization" else "Not ready to initialize",
-            "The service's next action for this project: {}. {}".format(action.get("title", ""), action.get("detail", "")).strip(),
-            ("Run `{}`.".format(action["command"]) if action.get("command") else "Follow the next action above.")
-            + (" Open {}".format(action["url"]) if action.get("url") else ""),
-            None,
-            {"nextAction": action, "phase": projection.get("phase")},
-        )
+        raise _cannot_confirm_here(projection, action)
     if path is None:
         path = PROXY_PATH + "initialize"
     else:
         # The service gives an absolute path ({base_url}project/initialize) on this server.
         path = urllib.parse.urljoin(connection.url, path)
     return Result(connection.request("POST", path, body))
+
+
+def _cannot_confirm_here(projection, action):
+    """Why this notebook cannot confirm now, and where to go on: from the projection's next action."""
+    phase = projection.get("phase")
+    if action.get("id") == "confirm-initialization":
+        code, title = "confirmation-not-allowed", "This notebook cannot confirm on this platform"
+    elif phase == "unsupported-interface":
+        code, title = "interface-not-offered", "This platform does not offer the notebook interface"
+    else:
+        code, title = "not-ready", "Not ready to initialize (phase {})".format(phase)
+    detail = "{}. {}".format(action.get("title", ""), action.get("detail", "")).strip()
+    ways = [
+        "{}: {}".format(way.get("label"), way.get("how"))
+        for way in action.get("interfaces") or []
+        if isinstance(way, dict) and way.get("id") != "notebook"
+    ]
+    if ways:
+        fix = " ".join(ways)
+    elif action.get("command"):
+        fix = "Run `{}`.".format(action["command"])
+    else:
+        fix = "Follow the next action: {}.".format(action.get("title", "see client.startup()"))
+    if action.get("url"):
+        fix += " Open {}".format(action["url"])
+    return ProjectStartupError(code, title, detail, fix, None, {"nextAction": action, "phase": phase})

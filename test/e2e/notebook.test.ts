@@ -199,6 +199,51 @@ describe('notebook cells reach the sidecar through their own Jupyter server, wit
     expect(String((printed[0].outcome as Record<string, string>).html)).toContain('<strong>Project Startup is not enabled');
   }, 200000);
 
+  test('where a cell may not confirm, initialize raises, saying why and where to confirm; nothing is created', async () => {
+    // The operator chose the cluster platform: it takes the confirmation at a terminal prompt only.
+    const carol = await startLabServer({
+      baseUrl: '/user/carol/',
+      label: 'notebook-cluster',
+      env: { PROJECT_STARTUP_PLATFORM: 'cluster' },
+      prepare: dirs => {
+        jupyterInstall(dirs);
+        installForUser(dirs.home, path.join(dirs.root, 'site'));
+      }
+    });
+    try {
+      const result = await run(carol, 'notebook-cluster', [
+        `import json, os
+from jupyterlab_project_startup import client
+projection = client.startup("notebook")
+try:
+    client.initialize(confirm=True)
+    outcome = "no error"
+except client.ProjectStartupError as problem:
+    outcome = {"code": problem.code, "title": problem.title, "detail": problem.detail, "fix": problem.fix, "text": str(problem)}
+print(json.dumps({"cell": "refused", "platform": projection["platform"], "phase": projection["phase"],
+                  "outcome": outcome, "stateExists": os.path.exists(projection["statePath"])}))`
+      ]);
+      if (result.code !== 0) {
+        throw new Error(context(result));
+      }
+      const { printed, errors } = printedJson(result);
+      expect(errors).toEqual([]);
+      const refused = printed[0] as { platform: string; outcome: Record<string, string>; stateExists: boolean };
+      expect(refused.platform).toBe('cluster');
+      expect(refused.stateExists).toBe(false);
+      // Why (the service's next action) and where to go on, in the exception.
+      expect(refused.outcome).toMatchObject({
+        code: 'interface-not-offered',
+        title: 'This platform does not offer the notebook interface',
+        detail: expect.stringContaining('The Cluster platform does not offer the Notebook interface'),
+        fix: expect.stringContaining('Terminal: Run `project-startup status` in a terminal.')
+      });
+      expect(fs.existsSync(path.join(carol.dirs.project, '.project-startup'))).toBe(false);
+    } finally {
+      await carol.stop();
+    }
+  }, 200000);
+
   test('the README\'s "From a notebook" examples run as written in a cell', async () => {
     // All but the JupyterHub example (test/hub/hub-notebook.test.ts runs that one).
     const blocks = readmeCodeBlocks('From a notebook', 'python').filter(b => !b.startsWith('# On JupyterHub'));
