@@ -283,9 +283,6 @@ class Result(dict):
     def _repr_html_(self):
         return _html(self)
 
-    def _repr_markdown_(self):
-        return None  # the HTML above is the display; Markdown would not escape as safely
-
 
 def _html(data):
     if "record" in data:

@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 
-const REPO_ROOT = path.resolve(__dirname, '..');
+const REPO_ROOT = path.resolve(__dirname, '..', '..');
 
 function python(code: string): Record<string, unknown> {
   const result = spawnSync('/usr/bin/python3', ['-c', code], {
