@@ -67,7 +67,9 @@ describe('project-startup in a JupyterLab terminal finds the sidecar behind its 
 
     // Now the sidecar runs (the proxy started it on the first request): found by its runtime file.
     expect(statusAgain.status).toBe(0);
-    expect(statusAgain.output).toMatch(/answered by the service at .*jupyter-server-proxy-[^ ]*\/socket \(pid \d+\), run by jupyter-server-proxy for the Jupyter server/);
+    expect(statusAgain.output).toMatch(/answered by the service at .*jupyter-server-proxy-[^ ]*\/socket \(pid \d+\)/);
+    expect(statusAgain.output).toContain(`project-startup: This service is the one jupyter-server-proxy runs for the Jupyter server (pid ${server.pid}) this terminal runs under`);
+    expect(statusAgain.output).toMatch(new RegExp(`JupyterLab: http://[^/]+:${server.port}/user/alice/lab`));
     expect(statusAgain.output).not.toContain('project-startup serve');
     expect(server.logs().match(/"message":"service started".*"ingress":"notebook-server-proxy"/g) ?? []).toHaveLength(1);
   }, 200000);
