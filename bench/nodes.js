@@ -8,7 +8,7 @@
 //   npm run build && npm run bench:nodes [-- --node /path/to/node ...] [-- --quick]
 //
 // Nodes found: the one running this script, those given with --node, and the pinned LTS lines
-// that .ci/run installs in ${XDG_CACHE_HOME:-~/.cache}/jupyterlab-project-startup-ci/node-*/.
+// that .ci/run installs in $PROJECT_STARTUP_CI_NODE_CACHE (default /var/tmp/jupyterlab-project-startup-ci/node-*/).
 'use strict';
 
 const { spawnSync } = require('node:child_process');
@@ -19,7 +19,7 @@ const path = require('node:path');
 const ROOT = path.resolve(__dirname, '..');
 const RUN = path.join(__dirname, 'run.js');
 const CACHE_FILE = path.join(ROOT, 'sidecar', 'dist', 'bundle', 'project-startup.cache');
-const CI_NODES = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'jupyterlab-project-startup-ci');
+const CI_NODES = process.env.PROJECT_STARTUP_CI_NODE_CACHE || '/var/tmp/jupyterlab-project-startup-ci';
 const QUICK = ['--duration', '2', '--rounds', '1', '--cold-runs', '5', '--memory-requests', '10000'];
 const HELP = `Usage: node bench/nodes.js [--node PATH]... [--quick] [-- bench/run.js options]
 

@@ -29,6 +29,12 @@ export interface PanelState {
   view: View;
   /** A refresh is in flight (the view still shows the previous answer). */
   refreshing: boolean;
+  /**
+   * The refresh in flight is one nobody asked for (the panel opened again, the check after
+   * initialize) while an answer is shown: the live region keeps its text, so an unchanged
+   * answer announces nothing and a phase is announced once.
+   */
+  quietRefresh?: boolean;
   /** An initialize request is in flight. */
   initializing: boolean;
   /** Why the last initialize failed; the panel stays usable. */
@@ -142,7 +148,7 @@ export class StartupModel {
       return this._pending;
     }
     const seq = ++this._seq;
-    const update: Partial<PanelState> = { refreshing: true };
+    const update: Partial<PanelState> = { refreshing: true, quietRefresh: !options.userInitiated && this._state.view.kind !== 'loading' };
     if (options.userInitiated) {
       update.initializeFailure = undefined;
       update.initialized = undefined;
@@ -155,10 +161,10 @@ export class StartupModel {
       if (seq === this._seq) {
         this._pending = undefined;
         if (result.ok) {
-          this._set({ view: { kind: 'loaded', projection: result.value }, refreshing: false });
+          this._set({ view: { kind: 'loaded', projection: result.value }, refreshing: false, quietRefresh: false });
         } else {
           const kind = result.failure.kind === 'not-enabled' ? 'not-enabled' : 'failing';
-          this._set({ view: { kind, failure: result.failure }, refreshing: false });
+          this._set({ view: { kind, failure: result.failure }, refreshing: false, quietRefresh: false });
         }
       }
       return this._state;

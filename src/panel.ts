@@ -70,6 +70,15 @@ export class StartupPanel extends Widget {
     super.dispose();
   }
 
+  /**
+   * A closed panel is done with (as JupyterLab's MainAreaWidget does): "Open Project Startup"
+   * then makes a new one instead of activating a widget no longer in the shell.
+   */
+  protected onCloseRequest(msg: Message): void {
+    super.onCloseRequest(msg);
+    this.dispose();
+  }
+
   protected onActivateRequest(msg: Message): void {
     super.onActivateRequest(msg);
     if (this.isAttached && !this.node.contains(document.activeElement)) {

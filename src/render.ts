@@ -202,7 +202,7 @@ export function statusMessage(state: PanelState, trans: ITranslationBundle): str
   if (state.initializing) {
     return trans.__('Initializing the project…');
   }
-  if (state.refreshing || state.view.kind === 'loading') {
+  if ((state.refreshing && !state.quietRefresh) || state.view.kind === 'loading') {
     return trans.__('Checking the project setup…');
   }
   switch (state.view.kind) {

@@ -494,7 +494,7 @@ export interface components {
             /** @description What happened and what to do, for a person. */
             detail: string;
             /** @enum {unknown} */
-            code: "missing-interface" | "unknown-interface" | "invalid-json" | "unsupported-media-type" | "payload-too-large" | "uri-too-long" | "headers-too-large" | "malformed-request" | "expectation-failed" | "validation-failed" | "confirmation-stale" | "confirmation-not-allowed" | "wrong-phase" | "unauthorized" | "forbidden-host" | "cross-origin" | "not-found" | "method-not-allowed" | "rate-limited" | "state-unsafe" | "internal";
+            code: "missing-interface" | "unknown-interface" | "invalid-json" | "unsupported-media-type" | "payload-too-large" | "uri-too-long" | "headers-too-large" | "malformed-request" | "request-timeout" | "expectation-failed" | "validation-failed" | "confirmation-stale" | "confirmation-not-allowed" | "wrong-phase" | "unauthorized" | "forbidden-host" | "cross-origin" | "not-found" | "method-not-allowed" | "rate-limited" | "state-unsafe" | "overloaded" | "internal";
             /**
              * Format: uri-reference
              * @description The request path.
@@ -502,7 +502,7 @@ export interface components {
             instance?: string;
         } & {
             [key: string]: unknown;
-        }) & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
+        }) & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
         /**
          * Health
          * @description The body of GET {base_url}project/health (application/health+json): liveness, package version, instance id and platform.
@@ -620,6 +620,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code request-timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem details; code uri-too-long */
             414: {
                 headers: {
@@ -640,6 +649,15 @@ export interface operations {
             };
             /** @description Problem details; code internal */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code overloaded */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -696,6 +714,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code request-timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem details; code uri-too-long */
             414: {
                 headers: {
@@ -716,6 +743,15 @@ export interface operations {
             };
             /** @description Problem details; code internal */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code overloaded */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -776,6 +812,15 @@ export interface operations {
             };
             /** @description Problem details; code confirmation-not-allowed or cross-origin or forbidden-host */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code request-timeout */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -846,6 +891,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code overloaded */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     gateway: {
@@ -895,6 +949,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem details; code request-timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem details; code payload-too-large */
             413: {
                 headers: {
@@ -933,6 +996,15 @@ export interface operations {
             };
             /** @description Problem details; code internal */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details; code overloaded */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

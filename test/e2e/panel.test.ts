@@ -11,6 +11,13 @@
 //   panel-unsupported  (a Jupyter server inside a Slurm job: cluster platform)
 //   panel-not-enabled  (no proxy entry: Jupyter answers 404 at {base_url}project/)
 //   panel-failing      (a proxy entry whose command exits non-zero)
+//   panel-blocked      (a required readiness check fails: the state path is a file)
+//   and each of them again in the dark theme (*-dark).
+//
+// Accessibility: axe-core (./axe.ts) scans the panel in every one of these states in both
+// themes, and the confirmation dialog, under WCAG 2.1 A/AA; the keyboard-only test checks the
+// focus ring's contrast, the dialog's focus trap and where the focus returns, and that the live
+// region announces a phase once.
 //
 // Missing Chromium, Jupyter or the built extension fails these tests (with what to do).
 import * as fs from 'node:fs';
@@ -33,6 +40,7 @@ import {
   waitForSplashGone
 } from './helpers';
 import { CHECK_IDS } from '../helpers/harness';
+import { expectAccessible, focusRingContrast as ringContrast } from './axe';
 
 const BASE_URL = '/user/alice/';
 const STARTUP_PATH = `${BASE_URL}project/startup`;
@@ -209,6 +217,66 @@ async function pause(ms: number): Promise<void> {
   await new Promise(resolve => setTimeout(resolve, ms));
 }
 
+const LIGHT = 'JupyterLab Light';
+const DARK = 'JupyterLab Dark';
+
+/** Switches JupyterLab's theme and waits (bounded) until the panel is drawn with it. */
+async function useTheme(page: Page, theme: string): Promise<void> {
+  await execute(page, 'apputils:change-theme', { theme });
+  await page.waitForFunction(t => document.body.dataset.jpThemeName === t, theme, { timeout: 20000 });
+  await waitForSplashGone(page);
+  await page.waitForFunction(
+    ([selector, dark]) => {
+      const node = document.querySelector(selector);
+      const rgb = (node ? getComputedStyle(node).backgroundColor : '').match(/\d+/g)?.map(Number) ?? [];
+      return rgb.length >= 3 && (rgb[0] + rgb[1] + rgb[2] < 3 * 96) === dark;
+    },
+    [PANEL, theme === DARK] as const,
+    { timeout: 20000, polling: 100 }
+  );
+}
+
+/**
+ * axe-core on the panel: no serious or critical WCAG 2.1 A/AA violation (see ./axe.ts). The
+ * viewport grows to the panel's whole content first (see `fit` in ./axe.ts).
+ */
+async function expectPanelAccessible(page: Page, name: string): Promise<void> {
+  await expectAccessible(page, name, [PANEL], { fit: PANEL });
+}
+
+/** axe-core on the open dialog. */
+async function expectDialogAccessible(page: Page, name: string): Promise<void> {
+  await expectAccessible(page, name, ['.jp-Dialog']);
+}
+
+/** From now on, every text the panel's live region takes is recorded in the page. */
+async function recordAnnouncements(page: Page): Promise<void> {
+  await page.evaluate(selector => {
+    const g = globalThis as unknown as { e2eAnnounced: string[]; e2eAnnounceObserver?: MutationObserver };
+    g.e2eAnnounceObserver?.disconnect();
+    g.e2eAnnounced = [];
+    let last: string | null = document.querySelector(selector)?.textContent ?? null;
+    const observer = new MutationObserver(() => {
+      const now = document.querySelector(selector)?.textContent ?? null;
+      if (now !== null && now !== last) {
+        g.e2eAnnounced.push(now);
+      }
+      last = now;
+    });
+    observer.observe(document.body, { subtree: true, childList: true, characterData: true });
+    g.e2eAnnounceObserver = observer;
+  }, `${PANEL} [role="status"]`);
+}
+
+function announcements(page: Page): Promise<string[]> {
+  return page.evaluate(() => (globalThis as unknown as { e2eAnnounced: string[] }).e2eAnnounced.slice());
+}
+
+/** WCAG contrast ratio of the focused element's outline against the panel's background. */
+function focusRingContrast(page: Page): ReturnType<typeof ringContrast> {
+  return ringContrast(page, PANEL);
+}
+
 describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23, base_url /user/alice/)', () => {
   let browser: Browser | undefined;
   let server: LabServer | undefined;
@@ -320,6 +388,7 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     await expect(p.getByRole('table', { name: 'Readiness checks' }).isVisible()).resolves.toBe(true);
     expect(await commandEnabled(p, 'project-startup:initialize')).toBe(true);
     await screenshot(p, 'panel-awaiting-confirmation');
+    await expectPanelAccessible(p, 'panel-awaiting-confirmation');
 
     // Keyboard: the panel took the focus on its first button (Refresh); Tab reaches
     // "Initialize project" and Enter presses it.
@@ -337,11 +406,14 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     await expect(body.textContent()).resolves.toContain('Nothing is created if you cancel.');
     await p.waitForTimeout(300); // the dialog's fade-in, for a clear screenshot
     await screenshot(p, 'panel-dialog');
+    await expectDialogAccessible(p, 'panel-dialog');
 
     // Cancel: it has the focus and answers Enter. Nothing is sent, nothing is created.
     expect(await focused(p)).toMatchObject({ inDialog: true, accept: false, text: 'Cancel' });
     await p.keyboard.press('Enter');
     await dialog.waitFor({ state: 'detached' });
+    // The focus is back where it was: on "Initialize project".
+    expect(await focused(p)).toMatchObject({ inPanel: true, action: 'initialize' });
     await pause(500);
     expect(calls.filter(c => c.method === 'POST')).toEqual([]);
     expect(fs.existsSync(statePath)).toBe(false);
@@ -355,6 +427,7 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     await p.keyboard.press('Tab');
     expect(await focused(p)).toMatchObject({ inDialog: true, accept: true, text: 'Initialize project' });
     const initialized = p.waitForResponse(r => new URL(r.url()).pathname === INITIALIZE_PATH, { timeout: 20000 });
+    await recordAnnouncements(p);
     await p.keyboard.press('Space');
     await dialog.waitFor({ state: 'detached' });
     expect((await initialized).status()).toBe(201);
@@ -368,6 +441,9 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     expect(await commandEnabled(p, 'project-startup:initialize')).toBe(false);
     // The checks come from the refresh after initialize: confirmation now passes.
     await panel(p).locator('tr[data-check-id="confirmation"].jp-mod-pass').waitFor({ state: 'visible' });
+    await p.waitForFunction(selector => document.querySelector(`${selector} [aria-busy="false"]`) !== null, PANEL, { timeout: 20000 });
+    // The new phase was announced once: the refresh that followed (same answer) said nothing.
+    expect(await announcements(p)).toEqual(['Initializing the project…', 'Project initialized. Setup phase: Ready.']);
 
     // Exactly one POST, with the body the dialog confirmed, under the base URL.
     const posts = calls.filter(c => c.method === 'POST');
@@ -398,6 +474,7 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     expect(recordText).not.toContain(s.token);
     expect((await projection(s)).phase).toBe('ready');
     await screenshot(p, 'panel-ready');
+    await expectPanelAccessible(p, 'panel-ready');
 
     // The same panel in the dark theme.
     await execute(p, 'apputils:change-theme', { theme: 'JupyterLab Dark' });
@@ -408,6 +485,7 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     const [r, g, b] = (background.match(/\d+/g) ?? ['255', '255', '255']).map(Number);
     expect(r + g + b).toBeLessThan(3 * 96); // a dark background, from the theme's variables
     await screenshot(p, 'panel-ready-dark');
+    await expectPanelAccessible(p, 'panel-ready-dark');
 
     expectOnlyProblems();
     expect(s.logs()).not.toContain(s.token);
@@ -464,6 +542,7 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     expect(await panel(p).getByRole('button', { name: 'Initialize project' }).count()).toBe(0);
     expect(await commandEnabled(p, 'project-startup:initialize')).toBe(false);
     await screenshot(p, 'panel-unsupported');
+    await expectPanelAccessible(p, 'panel-unsupported');
 
     // Refresh is reachable from the keyboard too (Space on it) and asks again.
     const before = calls.length;
@@ -478,6 +557,9 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     await waitForPhase(p, 'unsupported-interface');
     expect(calls.filter(c => c.method === 'POST')).toEqual([]);
     expect(fs.existsSync(path.join(s.dirs.project, '.project-startup'))).toBe(false);
+    await useTheme(p, DARK);
+    await screenshot(p, 'panel-unsupported-dark');
+    await expectPanelAccessible(p, 'panel-unsupported-dark');
     expectOnlyProblems();
   }, 120000);
 
@@ -514,6 +596,10 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     expect(await panel(p).locator('.jp-ProjectStartup-phaseBadge').count()).toBe(0);
     expect(await commandEnabled(p, 'project-startup:initialize')).toBe(false);
     await screenshot(p, 'panel-not-enabled');
+    await expectPanelAccessible(p, 'panel-not-enabled');
+    await useTheme(p, DARK);
+    await screenshot(p, 'panel-not-enabled-dark');
+    await expectPanelAccessible(p, 'panel-not-enabled-dark');
     // Expected: Jupyter's 404 for {base_url}project/startup (and Chromium's console line for it).
     expectOnlyProblems(startupStatus(404));
     expect(problems?.unexpected().length).toBeGreaterThan(0);
@@ -564,6 +650,7 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     expect(s.logs()).toMatch(/500 GET \/user\/alice\/project\/startup\?interface=notebook\S* \(127\.0\.0\.1\): could not start project in time/);
     expect(s.logs()).not.toContain(s.token);
     await screenshot(p, 'panel-failing');
+    await expectPanelAccessible(p, 'panel-failing');
 
     // The way forward works from the keyboard: focus Refresh, press Enter, it asks again.
     const before = calls.length;
@@ -574,7 +661,138 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     expect(calls.slice(before).map(describeCall)).toEqual([`GET ${STARTUP_PATH}?interface=notebook`]);
     expect(statuses).toEqual([`GET ${STARTUP_PATH} 500`, `GET ${STARTUP_PATH} 500`]);
     expect(fs.existsSync(path.join(s.dirs.project, '.project-startup'))).toBe(false);
+    await useTheme(p, DARK);
+    await screenshot(p, 'panel-failing-dark');
+    await expectPanelAccessible(p, 'panel-failing-dark');
     // Expected: the proxy's 500 for {base_url}project/startup (and Chromium's console line).
     expectOnlyProblems(startupStatus(500));
+  }, 120000);
+  test('keyboard only, dark theme: focus ring, the dialog traps the focus and gives it back, one announcement per phase', async () => {
+    server = await startLabServer({
+      baseUrl: BASE_URL,
+      label: 'panel-keyboard-server',
+      prepare: dirs => {
+        jupyterInstall(dirs);
+        // The person chose the dark theme before: JupyterLab starts with it.
+        const themes = path.join(dirs.settings, '@jupyterlab', 'apputils-extension');
+        fs.mkdirSync(themes, { recursive: true });
+        fs.writeFileSync(path.join(themes, 'themes.jupyterlab-settings'), JSON.stringify({ theme: DARK }));
+      }
+    });
+    const s = server;
+    const p = await newPage();
+    const { calls } = recordSidecarCalls(p);
+    await openLab(p, s);
+    await p.waitForFunction(t => document.body.dataset.jpThemeName === t, DARK, { timeout: 20000 });
+    // Setup is incomplete: the panel opens by itself and takes the focus on its first button.
+    await panel(p).waitFor({ state: 'visible', timeout: 30000 });
+    await waitForPhase(p, 'awaiting-confirmation');
+    await waitForStatus(p, 'Setup phase: Awaiting confirmation.');
+    await screenshot(p, 'panel-awaiting-confirmation-dark');
+    await expectPanelAccessible(p, 'panel-awaiting-confirmation-dark');
+
+    // Every action is reachable with Tab, and the focus is visible: a ring of at least 3:1
+    // against the panel's background (WCAG 2.1 1.4.11), in this theme and in the light one.
+    await panel(p).getByRole('heading', { name: 'Project Startup' }).focus();
+    await p.keyboard.press('Tab');
+    expect(await focused(p)).toMatchObject({ inPanel: true, action: 'refresh' });
+    const ringDark = await focusRingContrast(p);
+    expect(ringDark.outline).toMatch(/^solid /);
+    expect(parseFloat(ringDark.width)).toBeGreaterThanOrEqual(2);
+    expect(ringDark.ratio).toBeGreaterThanOrEqual(3);
+    await p.keyboard.press('Tab');
+    expect(await focused(p)).toMatchObject({ inPanel: true, action: 'initialize', text: 'Initialize project' });
+    expect((await focusRingContrast(p)).ratio).toBeGreaterThanOrEqual(3);
+    await screenshot(p, 'panel-focus-ring-dark');
+
+    // The dialog: opened with Enter, it holds the focus whatever Tab or Shift+Tab does.
+    await p.keyboard.press('Enter');
+    const dialog = p.locator('.jp-Dialog');
+    await dialog.waitFor({ state: 'visible' });
+    await p.waitForTimeout(300); // the dialog's fade-in, for a clear screenshot
+    await screenshot(p, 'panel-dialog-dark');
+    await expectDialogAccessible(p, 'panel-dialog-dark');
+    expect(await focused(p)).toMatchObject({ inDialog: true, text: 'Cancel' });
+    const seen = new Set<string>();
+    for (let i = 0; i < 6; i++) {
+      await p.keyboard.press('Tab');
+      const now = await focused(p);
+      expect(now.inDialog).toBe(true);
+      seen.add(now.text);
+    }
+    for (let i = 0; i < 6; i++) {
+      await p.keyboard.press('Shift+Tab');
+      expect((await focused(p)).inDialog).toBe(true);
+    }
+    // Tab went round both buttons (and stayed inside).
+    expect([...seen]).toEqual(expect.arrayContaining(['Cancel', 'Initialize project']));
+    // Escape closes it, sends nothing, and the focus returns to "Initialize project".
+    await p.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    expect(await focused(p)).toMatchObject({ inPanel: true, action: 'initialize', text: 'Initialize project' });
+    expect(calls.filter(c => c.method === 'POST')).toEqual([]);
+
+    // An unchanged answer announces nothing: the panel closed and opened again asks the
+    // service once more (the same answer) and its live region keeps its text.
+    await p.evaluate(id => {
+      const g = globalThis as unknown as { jupyterapp: { shell: { widgets(area: string): Iterable<{ id: string; close(): void }> } } };
+      for (const widget of g.jupyterapp.shell.widgets('main')) {
+        if (widget.id === id) {
+          widget.close();
+        }
+      }
+    }, PANEL.slice(1));
+    await panel(p).waitFor({ state: 'detached' });
+    await recordAnnouncements(p);
+    const before = calls.length;
+    const asked = p.waitForResponse(r => new URL(r.url()).pathname === STARTUP_PATH, { timeout: 20000 });
+    await execute(p, 'project-startup:open');
+    expect((await asked).status()).toBe(200);
+    await p.waitForFunction(selector => document.querySelector(`${selector} [aria-busy="false"]`) !== null, PANEL, { timeout: 20000 });
+    await pause(300);
+    expect(calls.slice(before).map(describeCall)).toEqual([`GET ${STARTUP_PATH}?interface=notebook`]);
+    expect(await announcements(p)).toEqual(['Setup phase: Awaiting confirmation.']);
+
+    // The same focus ring in the light theme.
+    await useTheme(p, LIGHT);
+    await panel(p).getByRole('button', { name: 'Refresh' }).focus();
+    await p.keyboard.press('Tab');
+    await p.keyboard.press('Shift+Tab');
+    expect(await focused(p)).toMatchObject({ inPanel: true, action: 'refresh' });
+    const ringLight = await focusRingContrast(p);
+    expect(ringLight.ratio).toBeGreaterThanOrEqual(3);
+    await screenshot(p, 'panel-focus-ring');
+    expectOnlyProblems();
+  }, 120000);
+
+  test('blocked: a required readiness check fails (the private state path is a file), in both themes', async () => {
+    server = await startLabServer({
+      baseUrl: BASE_URL,
+      label: 'panel-blocked-server',
+      prepare: dirs => {
+        jupyterInstall(dirs);
+        // Something else already holds the private state path: not a directory this service made.
+        fs.writeFileSync(path.join(dirs.project, '.project-startup'), 'not a state directory\n');
+      }
+    });
+    const s = server;
+    const p = await newPage();
+    await openLab(p, s);
+    await panel(p).waitFor({ state: 'visible', timeout: 30000 });
+    await waitForPhase(p, 'blocked');
+    await waitForStatus(p, 'Setup phase: Blocked.');
+    const answer = await projection(s);
+    expect(answer.phase).toBe('blocked');
+    expect(answer.readinessChecks.find((c: { id: string }) => c.id === 'state-path').status).toBe('fail');
+    await expect(panel(p).locator('tr[data-check-id="state-path"]').getAttribute('class')).resolves.toContain('jp-mod-fail');
+    await expect(panel(p).locator('tr[data-check-id="state-path"] .jp-ProjectStartup-checkStatus').textContent()).resolves.toBe('Fail');
+    expect(await panel(p).getByRole('button', { name: 'Initialize project' }).count()).toBe(0);
+    await screenshot(p, 'panel-blocked');
+    await expectPanelAccessible(p, 'panel-blocked');
+    await useTheme(p, DARK);
+    await screenshot(p, 'panel-blocked-dark');
+    await expectPanelAccessible(p, 'panel-blocked-dark');
+    expect(fs.readFileSync(path.join(s.dirs.project, '.project-startup'), 'utf8')).toBe('not a state directory\n');
+    expectOnlyProblems();
   }, 120000);
 });

@@ -3,7 +3,20 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runCli, startServe, trackedSandboxes } from '../helpers/cli';
+import type { Page } from 'playwright-core';
+import { expectAccessible, focusRingContrast } from './axe';
 import { Browser, launchBrowser, PageProblems, screenshot } from './helpers';
+
+/** axe-core (WCAG 2.1 A/AA) on the whole page in its light and its dark colour scheme. */
+async function expectPageAccessible(page: Page, name: string): Promise<void> {
+  // The whole page in view (fit, see ./axe.ts).
+  await page.emulateMedia({ colorScheme: 'light' });
+  await expectAccessible(page, name, ['html'], { fit: 'html' });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await screenshot(page, `${name}-dark`);
+  await expectAccessible(page, `${name}-dark`, ['html'], { fit: 'html' });
+  await page.emulateMedia({ colorScheme: 'light' });
+}
 
 const sandbox = trackedSandboxes();
 let browser: Browser | undefined;
@@ -30,6 +43,7 @@ describe('the generic setup page in Chromium', () => {
     await page.goto(serve.url);
     await page.getByRole('heading', { name: /Sign in/ }).waitFor();
     await screenshot(page, 'setup-page-sign-in');
+    await expectPageAccessible(page, 'setup-page-sign-in');
     expect(await page.content()).toContain('project-startup url');
 
     // With it: the cookie is set and the address bar loses the token.
@@ -42,6 +56,26 @@ describe('the generic setup page in Chromium', () => {
     expect(checks).toBe(11);
     expect(await page.locator('#creates').textContent()).toContain(path.join(s.projectDir, '.project-startup'));
     await screenshot(page, 'setup-page-awaiting-confirmation');
+    await expectPageAccessible(page, 'setup-page-awaiting-confirmation');
+
+    // Keyboard: Tab from the top reaches "Create project state", whose focus ring is 3:1 or
+    // more against the page in both colour schemes.
+    await page.locator('h1').evaluate(h => {
+      h.setAttribute('tabindex', '-1');
+      h.focus();
+    });
+    for (let i = 0; i < 10 && (await page.evaluate(() => document.activeElement?.id)) !== 'confirm'; i++) {
+      await page.keyboard.press('Tab');
+    }
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      const ring = await focusRingContrast(page, 'body');
+      expect(ring).toMatchObject({ id: 'confirm' });
+      expect(ring.outline).toMatch(/^solid /);
+      expect(ring.ratio).toBeGreaterThanOrEqual(3);
+    }
+    await screenshot(page, 'setup-page-focus-ring-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
     expect(fs.existsSync(path.join(s.projectDir, '.project-startup'))).toBe(false);
 
     await page.getByRole('button', { name: 'Create project state' }).click();
@@ -49,6 +83,7 @@ describe('the generic setup page in Chromium', () => {
     expect(await page.locator('#status').textContent()).toMatch(/set up/);
     expect(await page.locator('#confirm-area').isHidden()).toBe(true);
     await screenshot(page, 'setup-page-ready');
+    await expectPageAccessible(page, 'setup-page-ready');
 
     const state = path.join(s.projectDir, '.project-startup');
     expect(fs.statSync(state).mode & 0o777).toBe(0o700);

@@ -83,6 +83,26 @@ describe('StartupPanel', () => {
     panel.dispose();
   });
 
+  it('announces a phase once: an unchanged answer nobody asked for leaves the live region as it is', async () => {
+    const awaiting = projectionFor(genericPlatform);
+    const c = client([ok(awaiting), ok(awaiting), ok(awaiting)]);
+    const model = new StartupModel({ client: c, confirm: () => Promise.resolve(false) });
+    const panel = mount(model);
+    await model.refresh();
+    const texts: string[] = [];
+    // Connected after the panel: sees the live region as each render left it.
+    model.stateChanged.connect(() => texts.push(panel.statusNode.textContent ?? ''));
+    // The panel opened again (or the check after initialize): the same answer comes back.
+    await model.refresh();
+    expect(c.gets).toBe(2);
+    expect(texts).toEqual(['Setup phase: Awaiting confirmation.', 'Setup phase: Awaiting confirmation.']);
+    // A person pressing Refresh hears that it is checking, then the phase.
+    texts.length = 0;
+    await model.refresh({ userInitiated: true });
+    expect(texts).toEqual(['Checking the project setup…', 'Setup phase: Awaiting confirmation.']);
+    panel.dispose();
+  });
+
   it('Refresh asks again as a person (clears old notices); injected actions replace the defaults', async () => {
     const c = client([ok(projectionFor(genericPlatform)), ok(projectionFor(genericPlatform))]);
     const model = new StartupModel({ client: c, confirm: () => Promise.resolve(false) });
