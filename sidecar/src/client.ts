@@ -7,6 +7,7 @@ import { ENV, ServiceConfig } from './config';
 import type { Manifest } from './manifest';
 import { Problem, ProblemError } from './problems';
 import { newNonce, proofMatches } from './health-proof';
+import { besideJupyterLab } from './jupyter-client';
 import { readRuntimeFile, removeRuntimeFile, runtimeFilePath, RuntimeInfo } from './runtime-file';
 import { InitializeResult, parseInterface, StartupResult, StartupService } from './service';
 import type { InterfaceId } from './vocabulary';
@@ -391,6 +392,12 @@ class LocalClient implements ProjectClient {
 
 export async function connect(config: ServiceConfig, env: Env, local: boolean): Promise<{ client: ProjectClient; notes: string[] }> {
   const { service, notes } = local ? { service: undefined, notes: [] } : await findRunningService(config, env);
+  const beside = local ? { client: undefined, notes: [] } : await besideJupyterLab(service?.info, config, env);
+  notes.push(...beside.notes);
+  if (beside.client) {
+    return { client: beside.client, notes };
+  }
+
   if (service) {
     const claim = allocationClaimFromEnv(env);
     return { client: new RemoteClient(service, claim ? formatAllocationClaim(claim) : undefined), notes };

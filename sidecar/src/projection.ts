@@ -63,7 +63,11 @@ export function insideApprovedStorage(projectPath: string, roots: readonly strin
   return roots.find(root => projectPath === root || projectPath.startsWith(root.endsWith('/') ? root : `${root}/`));
 }
 
-function howToReach(iface: InterfaceId, browserUrl: string | undefined): string {
+function howToReach(iface: InterfaceId, browserUrl: string | undefined, ingress?: IngressObservation): string {
+  if (iface === 'web' && ingress?.mode === 'notebook-server-proxy' && ingress.listening) {
+    // This service runs behind Jupyter, which serves no setup page: JupyterLab is the browser here.
+    return 'In a browser, use JupyterLab: this service runs behind that Jupyter server, which serves no separate setup page.';
+  }
   switch (iface) {
     case 'terminal':
       return 'Run `project-startup status` in a terminal.';
@@ -120,7 +124,7 @@ export function buildChecks(input: ProjectionInputs): ReadinessCheck[] {
       : `${labelOf(iface)} is not supported on the ${labelOf(adapter.id)}`,
     ...(supported
       ? {}
-      : { remedy: `Use ${adapter.interfaces.map(labelOf).join(' or ')}: ${adapter.interfaces.map(i => howToReach(i, input.browserUrl)).join(' ')}` })
+      : { remedy: `Use ${adapter.interfaces.map(labelOf).join(' or ')}: ${adapter.interfaces.map(i => howToReach(i, input.browserUrl, input.ingress)).join(' ')}` })
   });
 
   checks.push({
@@ -306,9 +310,9 @@ function nextActionFor(phase: Phase, input: ProjectionInputs, checks: ReadinessC
         id: 'switch-interface',
         title: `Use ${adapter.interfaces.map(labelOf).join(' or ')} instead`,
         detail: `The ${labelOf(adapter.id)} does not offer the ${labelOf(iface)} interface. ${adapter.interfaces
-          .map(i => howToReach(i, input.browserUrl))
+          .map(i => howToReach(i, input.browserUrl, input.ingress))
           .join(' ')}`,
-        interfaces: adapter.interfaces.map(i => ({ id: i, label: labelOf(i), how: howToReach(i, input.browserUrl) }))
+        interfaces: adapter.interfaces.map(i => ({ id: i, label: labelOf(i), how: howToReach(i, input.browserUrl, input.ingress) }))
       };
     case 'blocked': {
       const failing = checks.find(c => c.required && c.status === 'fail') as ReadinessCheck;
@@ -352,8 +356,8 @@ function confirmAction(input: ProjectionInputs): NextAction {
     return {
       id: 'confirm-initialization',
       title,
-      detail: `Confirmation must come from ${allowed.map(labelOf).join(' or ')}. ${allowed.map(i => howToReach(i, input.browserUrl)).join(' ')}`,
-      interfaces: allowed.map(i => ({ id: i, label: labelOf(i), how: howToReach(i, input.browserUrl) })),
+      detail: `Confirmation must come from ${allowed.map(labelOf).join(' or ')}. ${allowed.map(i => howToReach(i, input.browserUrl, input.ingress)).join(' ')}`,
+      interfaces: allowed.map(i => ({ id: i, label: labelOf(i), how: howToReach(i, input.browserUrl, input.ingress) })),
       ...(input.browserUrl && allowed.includes('web') ? { url: input.browserUrl } : {})
     };
   }

@@ -141,6 +141,8 @@ export interface LabServerOptions {
    * Default: only the lab app and the proxy.
    */
   loadOtherExtensions?: boolean;
+  /** Enable JupyterLab terminals (terminado), off by default (lab_server.py --terminals). */
+  terminals?: boolean;
   /**
    * Runs once the server's directories exist and before it starts (after `serverProxy` and
    * `labextensions` are in place), e.g. to run `project-startup jupyter install --user` into
@@ -274,7 +276,8 @@ export async function startLabServer(options: LabServerOptions = {}): Promise<La
     dirs.settings,
     '--root-dir',
     dirs.project,
-    ...(options.loadOtherExtensions ? ['--load-other-extensions'] : [])
+    ...(options.loadOtherExtensions ? ['--load-other-extensions'] : []),
+    ...(options.terminals ? ['--terminals'] : [])
   ];
   const spawnedAt = Date.now();
   const child: ChildProcess = spawn(options.python ?? PYTHON, args, {

@@ -62,6 +62,7 @@ def parse_args(argv):
     parser.add_argument("--root-dir", required=True, help="the Jupyter server's root (contents) directory")
     parser.add_argument("--app-build", default=DEFAULT_BUILD, help="output of test/e2e/app/build.js")
     parser.add_argument("--log-level", default="INFO")
+    parser.add_argument("--terminals", action="store_true", help="enable JupyterLab terminals (terminado)")
     parser.add_argument(
         "--load-other-extensions",
         action="store_true",
@@ -167,7 +168,7 @@ def main(argv):
             f"--ServerApp.base_url={args.base_url}",
             f"--ServerApp.root_dir={os.path.abspath(args.root_dir)}",
             f"--ServerApp.log_level={args.log_level}",
-            "--ServerApp.terminals_enabled=False",
+            f"--ServerApp.terminals_enabled={args.terminals}",
         ]
     )
 

@@ -118,6 +118,7 @@ describe('the wheel', () => {
         'jupyterlab_project_startup/__init__.py',
         'jupyterlab_project_startup/handlers.py',
         'jupyterlab_project_startup/checks.py',
+        'jupyterlab_project_startup/client.py',
         'jupyterlab_project_startup/node/package.json',
         'jupyterlab_project_startup/node/bin/project-startup.js',
         'jupyterlab_project_startup/node/sidecar/dist/bundle/project-startup.js',
@@ -183,6 +184,14 @@ describe('the wheel', () => {
       install: expect.objectContaining({ packageManager: 'python', packageName: 'jupyterlab-project-startup' }),
       load: expect.stringMatching(/^static\/remoteEntry\.[0-9a-f]+\.js$/)
     });
+  });
+
+  it("installs the notebook client where a kernel of the venv's Python imports it", () => {
+    const env = { PATH: '/usr/bin:/bin', HOME: path.join(root, 'home'), LANG: 'C.UTF-8', PYTHONDONTWRITEBYTECODE: '1' };
+    // -I: not from the checkout (the working directory), only from what is installed.
+    const imported = runPython(python, ['-I', '-c', 'from jupyterlab_project_startup import client; print(client.__file__)'], env);
+    expect(imported.status).toBe(0);
+    expect(imported.output.trim().split('\n').pop()).toMatch(/\/venv\/lib\/python3\.\d+\/site-packages\/jupyterlab_project_startup\/client\.py$/);
   });
 
   describe('a Jupyter server from the venv with only jupyter-server-proxy enabled', () => {

@@ -1,0 +1,412 @@
+"""Project Startup from a notebook cell or a script, through the Jupyter server it runs under.
+
+    from jupyterlab_project_startup import client
+    client.startup()            # the projection the panel shows, for the notebook interface
+    client.capabilities()       # what the platform offers
+    client.initialize(confirm=True)
+
+Every request goes to ``{base_url}project/...`` of the Jupyter server, with that server's own
+token, so Jupyter authenticates it and jupyter-server-proxy passes it to the sidecar, exactly as
+for the JupyterLab panel. The server is found the way a kernel can find it:
+
+1. ``connect(url=..., token=...)``, or the variables ``PROJECT_STARTUP_JUPYTER_URL`` and
+   ``PROJECT_STARTUP_JUPYTER_TOKEN`` (an explicit choice always wins);
+2. on JupyterHub, the single-user server's environment: ``JUPYTERHUB_SERVICE_URL`` and
+   ``JUPYTERHUB_API_TOKEN`` (the server's own token, which the single-user server accepts);
+3. otherwise Jupyter's runtime files (``jupyter_server.serverapp.list_running_servers()``): the
+   server whose process started this kernel (its pid is the kernel's parent, which
+   jupyter_client also passes as ``JPY_PARENT_PID``), or the only one running.
+
+Standard library only. Failures raise ``ProjectStartupError`` carrying the problem details
+(``code``, ``title``, ``detail``, ``fix``, ``status``).
+"""
+
+import html
+import json
+import os
+import re
+import urllib.error
+import urllib.parse
+import urllib.request
+
+__all__ = [
+    "Connection",
+    "ProjectStartupError",
+    "Result",
+    "capabilities",
+    "connect",
+    "find_server",
+    "initialize",
+    "startup",
+]
+
+URL_ENV = "PROJECT_STARTUP_JUPYTER_URL"
+TOKEN_ENV = "PROJECT_STARTUP_JUPYTER_TOKEN"
+PROXY_PATH = "project/"
+INSTALL_FIX = (
+    "Ask the operator of this Jupyter server to install the package (`pip install "
+    "jupyterlab-project-startup`, or `project-startup jupyter install --sys-prefix` with "
+    "jupyter-server-proxy 4.1 or newer) and restart Jupyter."
+)
+TIMEOUT_S = 30
+
+
+class ProjectStartupError(Exception):
+    """A problem, as the service (or this client) reports it: RFC 9457 members plus ``fix``."""
+
+    def __init__(self, code, title, detail, fix, status=None, problem=None):
+        self.code = code
+        self.title = title
+        self.detail = detail
+        self.fix = fix
+        self.status = status
+        self.problem = dict(problem) if problem else {}
+        super().__init__(self._text())
+
+    def _text(self):
+        text = "{} ({}): {}".format(self.title, self.code, self.detail)
+        if self.fix:
+            text += " To fix: " + self.fix
+        return text
+
+    def _repr_html_(self):
+        parts = [
+            "<div><strong>{}</strong> <code>{}</code>".format(_e(self.title), _e(self.code)),
+            "<p>{}</p>".format(_e(self.detail)),
+        ]
+        if self.fix:
+            parts.append("<p><em>To fix:</em> {}</p>".format(_e(self.fix)))
+        parts.append("</div>")
+        return "".join(parts)
+
+
+def _e(value):
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+class Connection:
+    """A Jupyter server: its base URL (ending in ``/``) and the token it accepts."""
+
+    def __init__(self, url, token, source):
+        if not url.endswith("/"):
+            url += "/"
+        self.url = url
+        self.token = token
+        #: How it was found, for a person (never the token).
+        self.source = source
+
+    def __repr__(self):
+        return "Connection(url={!r}, source={!r})".format(self.url, self.source)
+
+    @property
+    def service_url(self):
+        """The sidecar's prefix through jupyter-server-proxy."""
+        return self.url + PROXY_PATH
+
+    def request(self, method, path, body=None):
+        """One request to ``{base_url}{path}``; returns the parsed JSON body of a 2xx answer."""
+        url = urllib.parse.urljoin(self.url, path)
+        data = None if body is None else json.dumps(body).encode("utf-8")
+        headers = {"Accept": "application/json"}
+        if self.token:
+            headers["Authorization"] = "token " + self.token
+        if data is not None:
+            headers["Content-Type"] = "application/json"
+        request = urllib.request.Request(url, data=data, method=method, headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
+                return json.loads(response.read().decode("utf-8"))
+        except urllib.error.HTTPError as error:
+            raise self._problem(error, url) from None
+        except (urllib.error.URLError, OSError) as error:
+            reason = getattr(error, "reason", error)
+            raise ProjectStartupError(
+                "jupyter-unreachable",
+                "The Jupyter server does not answer",
+                "{} {} failed: {}.".format(method, url, reason),
+                "Check that the Jupyter server ({}) is running; to use another one, call "
+                "client.connect(url=..., token=...).".format(self.source),
+            ) from None
+        except ValueError:
+            raise ProjectStartupError(
+                "not-json",
+                "The answer is not JSON",
+                "{} {} did not answer with JSON.".format(method, url),
+                "Check that {} is a Jupyter server's base URL.".format(self.url),
+            ) from None
+
+    def _problem(self, error, url):
+        raw = b""
+        try:
+            raw = error.read()
+        except OSError:
+            pass
+        problem = None
+        content_type = error.headers.get("Content-Type", "") if error.headers else ""
+        if "json" in content_type:
+            try:
+                problem = json.loads(raw.decode("utf-8"))
+            except ValueError:
+                problem = None
+        if isinstance(problem, dict) and "code" in problem:
+            # The sidecar's problem details: its own remedy, when it gives one.
+            fix = problem.get("fix") or problem.get("remedy") or _fix_for(problem)
+            return ProjectStartupError(
+                problem.get("code"), problem.get("title", "Request refused"),
+                problem.get("detail", ""), fix, error.code, problem,
+            )
+        if error.code == 404 and PROXY_PATH in urllib.parse.urlparse(url).path:
+            return ProjectStartupError(
+                "not-enabled",
+                "Project Startup is not enabled on this Jupyter server",
+                "The Jupyter server at {} answered 404 for {}: no Project Startup service is set up "
+                "behind it.".format(self.url, url),
+                INSTALL_FIX,
+                404,
+            )
+        if error.code in (401, 403):
+            return ProjectStartupError(
+                "jupyter-refused",
+                "The Jupyter server refused the request",
+                "{} answered {} ({}); the token from {} is not accepted.".format(url, error.code, error.reason, self.source),
+                "Pass the server's token: client.connect(url=..., token=...), or set {} and {}.".format(URL_ENV, TOKEN_ENV),
+                error.code,
+            )
+        return ProjectStartupError(
+            "http-{}".format(error.code),
+            "The Jupyter server answered {}".format(error.code),
+            "{} answered {} ({}).".format(url, error.code, error.reason),
+            "The Project Startup panel in JupyterLab shows the service's diagnostics; the sidecar's "
+            "log is in the Jupyter server's log.",
+            error.code,
+        )
+
+
+def _fix_for(problem):
+    """Where to go on when the service names no remedy of its own."""
+    if problem.get("code") == "confirmation-not-allowed":
+        return "Confirm where this platform asks for it: see the next action of client.startup()."
+    return ""
+
+
+_connection = None
+
+
+def connect(url=None, token=None):
+    """Use this Jupyter server from now on (``url`` is its base URL); without ``url``, find it
+    again. Returns the connection."""
+    global _connection
+    if url is None:
+        _connection = find_server()
+    else:
+        _connection = Connection(url, token if token is not None else "", "client.connect()")
+    return _connection
+
+
+def _connection_or_find():
+    global _connection
+    if _connection is None:
+        _connection = find_server()
+    return _connection
+
+
+def find_server(environ=None):
+    """The Jupyter server this code runs under (see the module's documentation)."""
+    env = os.environ if environ is None else environ
+    if env.get(URL_ENV):
+        return Connection(env[URL_ENV], env.get(TOKEN_ENV, ""), "$" + URL_ENV)
+    if env.get("JUPYTERHUB_API_TOKEN") and (env.get("JUPYTERHUB_SERVICE_URL") or env.get("JUPYTERHUB_SERVICE_PREFIX")):
+        url = env.get("JUPYTERHUB_SERVICE_URL")
+        if url:
+            # A spawner bound to every address ("http://:8888/", "0.0.0.0"): connect to loopback.
+            url = re.sub(r"^(https?://)(?::|0\.0\.0\.0:)", r"\g<1>127.0.0.1:", url)
+            return Connection(url, env["JUPYTERHUB_API_TOKEN"], "$JUPYTERHUB_SERVICE_URL and $JUPYTERHUB_API_TOKEN")
+        # Only the prefix: the running server's own address, from its runtime file.
+        server = _own_server(_running_servers())
+        if server is not None:
+            return Connection(server["url"], env["JUPYTERHUB_API_TOKEN"], "Jupyter's runtime file and $JUPYTERHUB_API_TOKEN")
+    servers = _running_servers()
+    server = _own_server(servers)
+    if server is not None:
+        return Connection(server["url"], server.get("token", ""), "the runtime file of the Jupyter server that started this kernel")
+    if len(servers) == 1:
+        return Connection(servers[0]["url"], servers[0].get("token", ""), "the runtime file of the only running Jupyter server")
+    if not servers:
+        detail = "No Jupyter server's runtime file (jpserver-*.json) was found, and no JupyterHub environment is set."
+    else:
+        detail = "{} Jupyter servers are running ({}) and none of them started this process.".format(
+            len(servers), ", ".join(s.get("url", "?") for s in servers)
+        )
+    raise ProjectStartupError(
+        "jupyter-not-found",
+        "No Jupyter server found",
+        detail,
+        "Run this in a notebook of the Jupyter server you mean, or name it: "
+        "client.connect(url=\"http://127.0.0.1:8888/\", token=...), or set {} and {}.".format(URL_ENV, TOKEN_ENV),
+    )
+
+
+def _running_servers():
+    try:
+        from jupyter_server.serverapp import list_running_servers
+    except ImportError:
+        return []
+    servers = []
+    try:
+        for info in list_running_servers():
+            # A server on a Unix socket has no http:// address urllib can use.
+            if info.get("url", "").startswith("http") and not info.get("sock"):
+                servers.append(info)
+    except OSError:
+        return []
+    return servers
+
+
+def _own_server(servers):
+    """The server whose process started this one: jupyter_client starts kernels as its children
+    (and names it in JPY_PARENT_PID). A server's pid is unique on the machine, so two servers
+    sharing a runtime directory are told apart."""
+    parents = {os.getppid()}
+    try:
+        parents.add(int(os.environ.get("JPY_PARENT_PID", "")))
+    except ValueError:
+        pass
+    for info in servers:
+        if info.get("pid") in parents:
+            return info
+    return None
+
+
+class Result(dict):
+    """A JSON answer of the service (a plain dict), shown readably in a notebook."""
+
+    def _repr_html_(self):
+        return _html(self)
+
+
+def _html(data):
+    if "record" in data:
+        action = data.get("nextAction") or {}
+        return "<div><p><strong>{}</strong>; phase {}.</p><p><strong>Next:</strong> {}. {}</p></div>".format(
+            _e("Initialized" if data.get("created") else "Already initialized, nothing changed"),
+            _e(data.get("phase")), _e(action.get("title")), _e(action.get("detail")),
+        )
+    if "readinessChecks" in data or "nextAction" in data:
+        return _projection_html(data)
+    if "capabilities" in data:
+        return _capabilities_html(data)
+    return "<pre>{}</pre>".format(_e(json.dumps(data, indent=2)))
+
+
+def _projection_html(p):
+    action = p.get("nextAction") or {}
+    out = [
+        "<div>",
+        "<h4>Project Startup: {}</h4>".format(_e(p.get("phase"))),
+        "<p>Project <code>{}</code>, state <code>{}</code>, platform <code>{}</code>, interface <code>{}</code></p>".format(
+            _e(p.get("projectPath")), _e(p.get("statePath")), _e(p.get("platform")), _e(p.get("interface"))
+        ),
+        "<p><strong>Next:</strong> {}. {}</p>".format(_e(action.get("title")), _e(action.get("detail"))),
+    ]
+    if action.get("command"):
+        out.append("<p>Command: <code>{}</code></p>".format(_e(action["command"])))
+    checks = p.get("readinessChecks") or []
+    if checks:
+        out.append("<table><thead><tr><th>Check</th><th>Status</th><th>Observed</th><th>Remedy</th></tr></thead><tbody>")
+        for check in checks:
+            out.append(
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>".format(
+                    _e(check.get("title")), _e(check.get("status")), _e(check.get("observed")), _e(check.get("remedy", ""))
+                )
+            )
+        out.append("</tbody></table>")
+    out.append("</div>")
+    return "".join(out)
+
+
+def _capabilities_html(c):
+    platform = c.get("platform") or {}
+    out = ["<div><h4>Platform: {}</h4><table><tbody>".format(_e(platform.get("label") or platform.get("id")))]
+    for row in c.get("capabilities") or []:
+        values = ", ".join(str(v.get("label") or v.get("id")) for v in row.get("values") or [] if isinstance(v, dict))
+        out.append("<tr><th>{}</th><td>{}</td></tr>".format(_e(row.get("label") or row.get("id")), _e(values)))
+    out.append("</tbody></table></div>")
+    return "".join(out)
+
+
+def capabilities():
+    """What the platform offers (``GET {base_url}project/capabilities``)."""
+    return Result(_connection_or_find().request("GET", PROXY_PATH + "capabilities"))
+
+
+def startup(interface="notebook"):
+    """The startup projection for ``interface`` (``GET {base_url}project/startup``): the same
+    answer the JupyterLab panel shows."""
+    query = urllib.parse.urlencode({"interface": interface})
+    return Result(_connection_or_find().request("GET", PROXY_PATH + "startup?" + query))
+
+
+def initialize(confirm):
+    """Creates the project's private state, as the panel's "Initialize project" does.
+
+    ``confirm`` is your explicit confirmation: ``True`` after reading what ``startup()`` shows
+    (the paths it names are then confirmed), or the ``{"projectPath": ..., "statePath": ...}``
+    you read. The service applies the same rules as to any API call: where this platform takes
+    the confirmation only elsewhere (for example a terminal prompt), this raises the problem,
+    saying where to confirm.
+    """
+    if confirm is not True and not isinstance(confirm, dict):
+        raise ProjectStartupError(
+            "confirmation-missing",
+            "Initialization needs your confirmation",
+            "initialize() creates the project's private state only when you confirm it.",
+            "Read client.startup() (the project and state paths it names), then call "
+            "client.initialize(confirm=True).",
+        )
+    connection = _connection_or_find()
+    projection = startup("notebook")
+    action = projection.get("nextAction") or {}
+    request = action.get("request")
+    if isinstance(confirm, dict):
+        body = {"interface": "notebook", "confirm": {"projectPath": confirm.get("projectPath"), "statePath": confirm.get("statePath")}}
+        path = request["path"] if request else None
+    elif request:
+        body, path = request["body"], request["path"]
+    elif projection.get("phase") == "ready":
+        # Already initialized: the same confirmation again answers 200 with the record.
+        body = {"interface": "notebook", "confirm": {"projectPath": projection.get("projectPath"), "statePath": projection.get("statePath")}}
+        path = None
+    else:
+        raise _cannot_confirm_here(projection, action)
+    if path is None:
+        path = PROXY_PATH + "initialize"
+    else:
+        # The service gives an absolute path ({base_url}project/initialize) on this server.
+        path = urllib.parse.urljoin(connection.url, path)
+    return Result(connection.request("POST", path, body))
+
+
+def _cannot_confirm_here(projection, action):
+    """Why this notebook cannot confirm now, and where to go on: from the projection's next action."""
+    phase = projection.get("phase")
+    if action.get("id") == "confirm-initialization":
+        code, title = "confirmation-not-allowed", "This notebook cannot confirm on this platform"
+    elif phase == "unsupported-interface":
+        code, title = "interface-not-offered", "This platform does not offer the notebook interface"
+    else:
+        code, title = "not-ready", "Not ready to initialize (phase {})".format(phase)
+    detail = "{}. {}".format(action.get("title", ""), action.get("detail", "")).strip()
+    ways = [
+        "{}: {}".format(way.get("label"), way.get("how"))
+        for way in action.get("interfaces") or []
+        if isinstance(way, dict) and way.get("id") != "notebook"
+    ]
+    if ways:
+        fix = " ".join(ways)
+    elif action.get("command"):
+        fix = "Run `{}`.".format(action["command"])
+    else:
+        fix = "Follow the next action: {}.".format(action.get("title", "see client.startup()"))
+    if action.get("url"):
+        fix += " Open {}".format(action["url"])
+    return ProjectStartupError(code, title, detail, fix, None, {"nextAction": action, "phase": phase})

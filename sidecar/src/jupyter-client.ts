@@ -1,0 +1,119 @@
+// The command line beside JupyterLab: a ProjectClient that reaches the Project Startup service
+// jupyter-server-proxy runs behind this terminal's Jupyter server, through Jupyter with its token
+// (Jupyter authenticates; the proxy starts the sidecar on the first request). Which server that
+// is: ./jupyter-discovery.ts.
+import type { ProjectClient } from './client';
+import type { ServiceConfig } from './config';
+import { chooseJupyter, gatherJupyterEvidence, JupyterChoice, jupyterRequest } from './jupyter-discovery';
+import type { Manifest } from './manifest';
+import { Problem, ProblemError } from './problems';
+import type { RuntimeInfo } from './runtime-file';
+import type { InitializeResult, StartupResult } from './service';
+import type { InterfaceId } from './vocabulary';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function problemOf(status: number, json: unknown, where: string): ProblemError {
+  const problem = (json ?? {}) as Partial<Problem>;
+  if (typeof problem.code === 'string' && typeof problem.detail === 'string') {
+    const { type: _t, title: _ti, status: _s, detail, code, instance: _i, ...extensions } = problem as Problem;
+    void _t, _ti, _s, _i;
+    return new ProblemError(code, detail, extensions);
+  }
+  return new ProblemError('internal', `${where} answered HTTP ${status}.`);
+}
+
+/**
+ * The service jupyter-server-proxy runs behind the Jupyter server this terminal belongs to,
+ * reached through Jupyter (its token; Jupyter authenticates, the proxy starts the sidecar).
+ */
+class JupyterProxyClient implements ProjectClient {
+  readonly source: string;
+
+  constructor(private readonly jupyter: JupyterChoice) {
+    this.source = `answered by the Project Startup service behind the ${jupyter.how}; JupyterLab: ${jupyter.url}lab`;
+  }
+
+  private async expect<T>(method: 'GET' | 'POST', route: string, body?: object): Promise<{ status: number; json: T }> {
+    const answer = await jupyterRequest(this.jupyter, method, `project/${route}`, body).catch((error: Error) => {
+      throw new ProblemError('internal', `Could not reach the Jupyter server at ${this.jupyter.url}: ${error.message}.`);
+    });
+    if (answer.status >= 400 || answer.json === undefined) {
+      throw problemOf(answer.status, answer.json, `The Jupyter server at ${this.jupyter.url}`);
+    }
+    return { status: answer.status, json: answer.json as T };
+  }
+
+  async capabilities(): Promise<Manifest> {
+    return (await this.expect<Manifest>('GET', 'capabilities')).json;
+  }
+
+  async startup(iface: InterfaceId): Promise<StartupResult> {
+    return (await this.expect<StartupResult>('GET', `startup?interface=${encodeURIComponent(iface)}`)).json;
+  }
+
+  async initialize(body: object): Promise<InitializeResult> {
+    const { status, json } = await this.expect<InitializeResult['body']>('POST', 'initialize', body);
+    return { status: status === 201 ? 201 : 200, body: json };
+  }
+}
+
+/**
+ * Beside JupyterLab: the Jupyter server this terminal belongs to, if the Project Startup service
+ * behind it serves this very project. Anything else (no server, not enabled, another project)
+ * is a note, and the command line reads the project itself.
+ */
+export async function findJupyterService(
+  config: ServiceConfig,
+  env: Env
+): Promise<{ client: ProjectClient | undefined; notes: string[] }> {
+  const choice = chooseJupyter(gatherJupyterEvidence(env), config.projectDir);
+  if (!choice) {
+    return { client: undefined, notes: [] };
+  }
+  let answer;
+  try {
+    answer = await jupyterRequest(choice, 'GET', 'project/startup?interface=terminal');
+  } catch (error) {
+    return { client: undefined, notes: [`The ${choice.how} at ${choice.url} did not answer (${(error as Error).message}).`] };
+  }
+  if (answer.status === 404 && (answer.json as Partial<Problem> | undefined)?.code === undefined) {
+    return {
+      client: undefined,
+      notes: [
+        `The Jupyter server at ${choice.url} has no Project Startup service (HTTP 404 for ${choice.url}project/): to enable it, install jupyterlab-project-startup into that Jupyter (pip install jupyterlab-project-startup, or project-startup jupyter install --sys-prefix) and restart it.`
+      ]
+    };
+  }
+  if (answer.status !== 200) {
+    return { client: undefined, notes: [`The Jupyter server at ${choice.url} refused the command line (HTTP ${answer.status}) for ${choice.url}project/.`] };
+  }
+  const projectPath = (answer.json as { projectPath?: unknown } | undefined)?.projectPath;
+  if (projectPath !== config.projectDir) {
+    return {
+      client: undefined,
+      notes: [`The Project Startup service behind ${choice.url} serves ${String(projectPath)}, not ${config.projectDir}.`]
+    };
+  }
+  return { client: new JupyterProxyClient(choice), notes: [] };
+}
+
+/**
+ * Beside JupyterLab: with no service of this project running, the one jupyter-server-proxy runs
+ * (or starts on the first request) behind this terminal's Jupyter server; with the proxy's own
+ * service found by its runtime file, a note naming its JupyterLab.
+ */
+export async function besideJupyterLab(
+  running: RuntimeInfo | undefined,
+  config: ServiceConfig,
+  env: Env
+): Promise<{ client: ProjectClient | undefined; notes: string[] }> {
+  if (running === undefined) {
+    return findJupyterService(config, env);
+  }
+  const jupyter = running.ingress === 'notebook-server-proxy' ? chooseJupyter(gatherJupyterEvidence(env), config.projectDir) : undefined;
+  return {
+    client: undefined,
+    notes: jupyter ? [`This service is the one jupyter-server-proxy runs for the ${jupyter.how}; JupyterLab: ${jupyter.url}lab`] : []
+  };
+}
