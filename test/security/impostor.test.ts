@@ -64,7 +64,11 @@ async function startImpostor(port: number, instanceId: string, uid: number, pid:
   fs.writeFileSync(log, '', { mode: 0o600 });
   fs.chownSync(log, uid, uid);
   const argv = ['--reuid', String(uid), '--regid', String(uid), '--clear-groups', '/usr/bin/python3', '-c', IMPOSTOR, String(port), instanceId, log];
-  for (let attempt = 0; attempt < 20; attempt++) {
+  // Other processes (parallel suites) may take the pid between the write and the fork: retry,
+  // bounded in count and time.
+  const attempts = 300;
+  const deadline = Date.now() + 12000;
+  for (let attempt = 0; attempt < attempts && Date.now() < deadline; attempt++) {
     // The next process made in this pid namespace gets ns_last_pid + 1: the dead service's pid.
     fs.writeFileSync('/proc/sys/kernel/ns_last_pid', String(pid - 1));
     const child = spawn('/usr/bin/setpriv', argv, { cwd: '/', stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin' } });
@@ -79,7 +83,7 @@ async function startImpostor(port: number, instanceId: string, uid: number, pid:
     });
     return { child, log, received: () => fs.readFileSync(log, 'utf8') };
   }
-  throw new Error(`could not give the impostor pid ${pid} in 20 attempts`);
+  throw new Error(`could not give the impostor pid ${pid} in ${attempts} attempts or 12 s`);
 }
 
 interface Killed {
