@@ -19,18 +19,10 @@ import os
 import re
 import secrets
 import sys
-import urllib.request
 
 from tornado import httpclient, ioloop, websocket
 
-
-def rest(method, url, body=None):
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, method=method, headers={
-        "Authorization": os.environ["RUNNER_AUTHORIZATION"], "Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=60) as response:
-        raw = response.read()
-        return json.loads(raw) if raw else None
+from runner_rest import rest  # beside this script
 
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\r")

@@ -18,19 +18,11 @@ import json
 import os
 import sys
 import time
-import urllib.request
 
 import nbformat
 from jupyter_client import BlockingKernelClient
 
-
-def rest(method, url, body=None):
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, method=method, headers={
-        "Authorization": os.environ["RUNNER_AUTHORIZATION"], "Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=60) as response:
-        raw = response.read()
-        return json.loads(raw) if raw else None
+from runner_rest import rest  # beside this script
 
 
 def main():

@@ -88,22 +88,43 @@ export function runInServerKernel(options: {
   fs.writeFileSync(options.source, JSON.stringify(notebookOf(options.cells), null, 1));
   fs.mkdirSync(path.dirname(options.target), { recursive: true });
   fs.rmSync(options.target, { force: true });
+  return runRunner(
+    RUNNER,
+    [options.base, options.runtimeDir, options.source, options.target, String(options.cellTimeoutS ?? 60)],
+    { authorization: options.authorization, env: options.env, timeoutMs: options.timeoutMs ?? 150000 }
+  ).then(({ code, stdout, stderr }) => {
+    let cells: Cell[] = [];
+    try {
+      cells = (JSON.parse(fs.readFileSync(options.target, 'utf8')) as { cells: Cell[] }).cells;
+    } catch {
+      // no executed notebook: the caller reports stdout/stderr
+    }
+    return { code, stdout, stderr, cells };
+  });
+}
+
+/**
+ * Runs one of the e2e runner scripts (test/e2e/run_*.py) in a process group of its own, with the
+ * credential in RUNNER_AUTHORIZATION (the kernel or terminal it drives never sees it); the whole
+ * group is killed when the time bound passes.
+ */
+export function runRunner(
+  script: string,
+  args: string[],
+  options: { authorization: string; env?: Record<string, string>; timeoutMs: number }
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      PYTHON,
-      [RUNNER, options.base, options.runtimeDir, options.source, options.target, String(options.cellTimeoutS ?? 60)],
-      {
-        env: {
-          PATH: '/usr/bin:/bin',
-          LANG: 'C.UTF-8',
-          PYTHONDONTWRITEBYTECODE: '1',
-          RUNNER_AUTHORIZATION: options.authorization,
-          ...options.env
-        },
-        detached: true,
-        stdio: ['ignore', 'pipe', 'pipe']
-      }
-    );
+    const child = spawn(PYTHON, [script, ...args], {
+      env: {
+        PATH: '/usr/bin:/bin',
+        LANG: 'C.UTF-8',
+        PYTHONDONTWRITEBYTECODE: '1',
+        RUNNER_AUTHORIZATION: options.authorization,
+        ...options.env
+      },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe']
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
@@ -114,20 +135,14 @@ export function runInServerKernel(options: {
       } catch {
         // gone
       }
-    }, options.timeoutMs ?? 150000);
+    }, options.timeoutMs);
     child.on('error', error => {
       clearTimeout(timer);
       reject(error);
     });
     child.on('close', code => {
       clearTimeout(timer);
-      let cells: Cell[] = [];
-      try {
-        cells = (JSON.parse(fs.readFileSync(options.target, 'utf8')) as { cells: Cell[] }).cells;
-      } catch {
-        // no executed notebook: the caller reports stdout/stderr
-      }
-      resolve({ code, stdout, stderr, cells });
+      resolve({ code, stdout, stderr });
     });
   });
 }
