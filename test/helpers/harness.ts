@@ -78,6 +78,18 @@ export const NO_SCHEDULER_PATH = '/nonexistent-project-startup-test-bin';
 /** A loopback port that refuses connections, so runtime probes fail fast and deterministically. */
 export const CLOSED_URL = 'http://127.0.0.1:9/';
 
+/** A loopback TCP port nothing listens on right now (for a server a test starts next). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 export function tempRoot(prefix = 'ps-test-'): string {
   return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
 }

@@ -7,10 +7,9 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import { serverProxyLocation } from '../e2e/helpers';
-import { tempRoot } from '../helpers/harness';
+import { freePort, tempRoot } from '../helpers/harness';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 export const PYTHON = '/usr/bin/python3';
@@ -79,17 +78,6 @@ export function installInVenv(wheel: string, venv: string): string {
   const python = path.join(venv, 'bin', 'python');
   run(python, ['-m', 'pip', 'install', '--no-index', '--no-deps', '--disable-pip-version-check', wheel], { timeoutMs: 120000 });
   return python;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as net.AddressInfo).port;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const delay = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));

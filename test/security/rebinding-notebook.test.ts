@@ -8,24 +8,13 @@
 // Each case runs `project-startup serve` as a child process, as the issue's repro does.
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import { BIN, CliSandbox, killAllChildren, makeSandbox, ServeHandle, startServe } from '../helpers/cli';
+import { freePort } from '../helpers/harness';
 import { eventually, exchange, rawHttp, tree } from '../reliability/support';
 import { expectProblemAnswer, JSON_TYPE } from './support';
 
 afterEach(killAllChildren);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface Running {
   sandbox: CliSandbox;

@@ -7,10 +7,9 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import { BIN, REPO_ROOT } from '../helpers/cli';
-import { CLOSED_URL, tempRoot } from '../helpers/harness';
+import { CLOSED_URL, freePort, tempRoot } from '../helpers/harness';
 import { delay, exchange, rawHttp } from '../reliability/support';
 import { expectProblemAnswer, JSON_TYPE } from './support';
 
@@ -24,17 +23,6 @@ const describeWithProxy = available ? describe : describe.skip;
 if (!available) {
   // eslint-disable-next-line no-console
   console.warn(`rebinding-real-proxy: skipped, needs ${VENDOR}/jupyter_server_proxy and python3-jupyter-server`);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function get(port: number, target: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
