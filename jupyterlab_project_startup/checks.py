@@ -42,32 +42,21 @@ def check_node(env=None):
     if override:
         # A bare name is looked up on PATH like a command; anything else is a path.
         path = shutil.which(override, path=env.get("PATH")) if os.sep not in override else override
-        if path is None or not (os.path.isfile(path) and os.access(path, os.X_OK)):
-            return {
-                "path": None,
-                "version": None,
-                "problem": _problem(
-                    "node-missing",
-                    "Node.js was not found",
-                    f"{NODE_ENV} is set to {override}, which is not an executable file.",
-                    f"Set {NODE_ENV} to the path of Node.js 20 or newer (for example /usr/bin/node), "
-                    "or unset it to use the node on the Jupyter server's PATH; then restart the Jupyter server.",
-                ),
-            }
+        usable = path is not None and os.path.isfile(path) and os.access(path, os.X_OK)
+        missing = None if usable else (
+            f"{NODE_ENV} is set to {override}, which is not an executable file.",
+            f"Set {NODE_ENV} to the path of Node.js 20 or newer (for example /usr/bin/node), "
+            "or unset it to use the node on the Jupyter server's PATH; then restart the Jupyter server.",
+        )
     else:
         path = shutil.which("node", path=env.get("PATH"))
-        if path is None:
-            return {
-                "path": None,
-                "version": None,
-                "problem": _problem(
-                    "node-missing",
-                    "Node.js was not found",
-                    "Node.js 20 or newer is needed to run the Project Startup service, and there is "
-                    f"no `node` on the Jupyter server's PATH and no {NODE_ENV}.",
-                    NODE_FIX,
-                ),
-            }
+        missing = None if path is not None else (
+            "Node.js 20 or newer is needed to run the Project Startup service, and there is "
+            f"no `node` on the Jupyter server's PATH and no {NODE_ENV}.",
+            NODE_FIX,
+        )
+    if missing is not None:
+        return {"path": None, "version": None, "problem": _problem("node-missing", "Node.js was not found", *missing)}
     try:
         answer = subprocess.run(
             [path, "--version"], capture_output=True, text=True, timeout=15, stdin=subprocess.DEVNULL
