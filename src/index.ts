@@ -13,7 +13,7 @@ import { createConfirm } from './dialog';
 import { StartupModel } from './model';
 import { StartupPanel } from './panel';
 import { preflight, setupIncomplete } from './preflight';
-import { PLUGIN_ID, SETTING_OPEN_WHILE_INCOMPLETE, TRACKER_NAMESPACE, TRANSLATION_DOMAIN } from './tokens';
+import { PLUGIN_ID, SETTING_OPEN_WHEN_AWAITING_CONFIRMATION, TRACKER_NAMESPACE, TRANSLATION_DOMAIN } from './tokens';
 
 export { CommandIDs } from './commands';
 export { PLUGIN_ID } from './tokens';
@@ -98,7 +98,7 @@ function activate(
         .load(PLUGIN_ID)
         .then(settings => {
           const read = (): void => {
-            openWhileIncomplete = settings.get(SETTING_OPEN_WHILE_INCOMPLETE).composite !== false;
+            openWhileIncomplete = settings.get(SETTING_OPEN_WHEN_AWAITING_CONFIRMATION).composite !== false;
           };
           read();
           settings.changed.connect(read);

@@ -3,14 +3,14 @@
 // comes from the service (titles, details, remedies, paths) is shown as it is; every other
 // visible string goes through the translation bundle.
 import { canConfirmHere, ConfirmationTargets, PanelState, View } from './model';
+import { checkStatusLabel, interfaceLabel, phaseLabel, reportedProblems } from './labels';
 import { problemNextAction } from './responses';
+
+export { checkStatusLabel, interfaceLabel, phaseLabel, statusMessage } from './labels';
 import {
-  CheckStatus,
   Diagnostics,
   Failure,
-  InterfaceId,
   ITranslationBundle,
-  Phase,
   ReadinessCheck,
   StartupProjection,
   SUPPORTED_SCHEMA_MAJOR
@@ -141,47 +141,6 @@ function definitions(rows: [string, Child | Child[]][], className = 'facts'): HT
 
 // ---------------------------------------------------------------------------------- labels
 
-export function phaseLabel(phase: Phase, trans: ITranslationBundle): string {
-  switch (phase) {
-    case 'unsupported-interface':
-      return trans.__('Interface not supported');
-    case 'blocked':
-      return trans.__('Blocked');
-    case 'needs-compute':
-      return trans.__('Needs compute');
-    case 'awaiting-confirmation':
-      return trans.__('Awaiting confirmation');
-    case 'ready':
-      return trans.__('Ready');
-  }
-}
-
-export function checkStatusLabel(status: CheckStatus, trans: ITranslationBundle): string {
-  switch (status) {
-    case 'pass':
-      return trans.__('Pass');
-    case 'warn':
-      return trans.__('Warning');
-    case 'fail':
-      return trans.__('Fail');
-    case 'skip':
-      return trans.__('Skipped');
-  }
-}
-
-export function interfaceLabel(id: InterfaceId | string, trans: ITranslationBundle): string {
-  switch (id) {
-    case 'terminal':
-      return trans.__('Terminal');
-    case 'web':
-      return trans.__('Browser');
-    case 'notebook':
-      return trans.__('Notebook');
-    default:
-      return id;
-  }
-}
-
 /** Items as separate text nodes with separators, so each stays a translated unit. */
 function listOf(items: string[]): Child[] {
   return items.flatMap((item, i) => (i === 0 ? [item] : [', ', item]));
@@ -193,38 +152,6 @@ function yesNo(value: boolean, trans: ITranslationBundle): string {
 
 function platformLabel(projection: StartupProjection): string {
   return projection.manifest?.platform.label ?? projection.platform;
-}
-
-// ---------------------------------------------------------------------------------- status
-
-/** The text of the panel's live region: announces loading, failures and phase changes. */
-export function statusMessage(state: PanelState, trans: ITranslationBundle): string {
-  if (state.initializing) {
-    return trans.__('Initializing the project…');
-  }
-  if ((state.refreshing && !state.quietRefresh) || state.view.kind === 'loading') {
-    return trans.__('Checking the project setup…');
-  }
-  switch (state.view.kind) {
-    case 'not-enabled':
-      return trans.__('The Project Startup service is not enabled on this Jupyter server.');
-    case 'failing': {
-      const first = reportedProblems(state.view.failure)[0];
-      return first
-        ? trans.__('The Project Startup service cannot start: %1.', first.title)
-        : trans.__('The Project Startup service is failing.');
-    }
-    case 'loaded': {
-      const phase = phaseLabel(state.view.projection.phase, trans);
-      if (state.initializeFailure) {
-        return trans.__('Initialization failed. Setup phase: %1.', phase);
-      }
-      if (state.initialized) {
-        return trans.__('Project initialized. Setup phase: %1.', phase);
-      }
-      return trans.__('Setup phase: %1.', phase);
-    }
-  }
 }
 
 // ---------------------------------------------------------------------------------- failures
@@ -299,12 +226,6 @@ export function describeFailure(failure: Failure, trans: ITranslationBundle): HT
         )
       ];
   }
-}
-
-/** The problems of a diagnostics report, when it has any. */
-function reportedProblems(failure: Failure): Extract<Diagnostics, { kind: 'report' }>['report']['problems'] {
-  const diagnostics = 'diagnostics' in failure ? failure.diagnostics : undefined;
-  return diagnostics?.kind === 'report' ? diagnostics.report.problems : [];
 }
 
 /**

@@ -43,7 +43,12 @@ export const DIAGNOSTICS_ENDPOINT = 'api/project-startup/diagnostics';
 export const SUPPORTED_SCHEMA_MAJOR = 1;
 
 /** The settings of schema/plugin.json. */
-export const SETTING_OPEN_WHILE_INCOMPLETE = 'openWhileIncomplete';
+export const SETTING_REFRESH_INTERVAL = 'refreshInterval';
+export const SETTING_OPEN_WHEN_AWAITING_CONFIRMATION = 'openWhenAwaitingConfirmation';
+export const SETTING_MUTED_NOTIFICATIONS = 'mutedNotifications';
+
+/** The states a notification reports (schema/plugin.json mutedNotifications' items). */
+export type NotificationKind = 'not-enabled' | 'failing' | 'incompatible' | 'unsupported-interface' | 'blocked' | 'needs-compute';
 
 export type InterfaceId = Schemas['StartupProjectionInterfaceId'];
 
