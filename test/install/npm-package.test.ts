@@ -123,6 +123,7 @@ describe('npm package: npm pack → npm install -g → project-startup jupyter i
     const [pack] = JSON.parse(packed.stdout) as { filename: string; size: number; unpackedSize: number; files: { path: string }[] }[];
     const files = pack.files.map(f => f.path);
     for (const needed of [
+      'LICENSE',
       'bin/project-startup.js',
       'jupyter-config/jupyter_server_config.d/jupyterlab-project-startup.json',
       'jupyterlab_project_startup/labextension/package.json',

@@ -30,6 +30,7 @@ import {
   Jupyter,
   logged,
   PACKAGE_VERSION,
+  REPO_ROOT,
   runPython,
   serverProxyPath,
   startJupyter,
@@ -126,7 +127,8 @@ describe('the wheel', () => {
         'jupyterlab_project_startup/node/sidecar/dist/bundle/project-startup.cache',
         'jupyterlab_project_startup/node/sidecar/static/setup.html',
         'jupyterlab_project_startup/node/sidecar/schemas/startup.schema.json',
-        `jupyterlab_project_startup-${PACKAGE_VERSION}.dist-info/entry_points.txt`
+        `jupyterlab_project_startup-${PACKAGE_VERSION}.dist-info/entry_points.txt`,
+        `jupyterlab_project_startup-${PACKAGE_VERSION}.dist-info/licenses/LICENSE`
       ])
     );
     expect(names.some(n => n.startsWith(`${data}${LABEXT}/static/remoteEntry.`))).toBe(true);
@@ -143,6 +145,12 @@ describe('the wheel', () => {
     expect(metadata).toMatch(/^Requires-Python: >=3\.9$/m);
     expect(metadata).toMatch(/^Requires-Dist: jupyter-server-proxy>=4\.1$/m);
     expect(metadata).toMatch(/^Requires-Dist: jupyter-server>=1\.23$/m);
+    // The licence travels with the wheel (BSD-3-Clause asks that binary redistributions carry it).
+    expect(metadata).toMatch(/^License: BSD-3-Clause$/m);
+    expect(metadata).toMatch(/^License-File: LICENSE$/m);
+    expect(fs.readFileSync(path.join(site, `jupyterlab_project_startup-${PACKAGE_VERSION}.dist-info`, 'licenses', 'LICENSE'), 'utf8')).toBe(
+      fs.readFileSync(path.join(REPO_ROOT, 'LICENSE'), 'utf8')
+    );
     expect(JSON.parse(fs.readFileSync(path.join(site, 'jupyterlab_project_startup', 'node', 'package.json'), 'utf8'))).toEqual({
       name: 'jupyterlab-project-startup',
       version: PACKAGE_VERSION
