@@ -33,7 +33,6 @@ async function renderPage(manifest: ReturnType<typeof manifestOf>): Promise<HTML
   };
   (globalThis as { fetch?: unknown }).fetch = () =>
     Promise.resolve({ ok: true, status: 200, json: () => Promise.resolve(projection) });
-  // eslint-disable-next-line no-eval
   (0, eval)(fs.readFileSync(path.join(STATIC, 'setup.js'), 'utf8'));
   for (let i = 0; i < 20 && (document.getElementById('offers') as HTMLElement).hidden; i++) {
     await new Promise(resolve => setTimeout(resolve, 5));

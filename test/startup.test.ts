@@ -161,6 +161,7 @@ async function expectContents(svc: TestService, platform: PlatformId, iface: Ifa
   expect(p.manifest).toEqual(caps.json);
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 function expectUnsupported(platform: PlatformId, iface: Iface, p: any): void {
   expect(p.phase).toBe('unsupported-interface');
   expect(p.nextAction.id).toBe('switch-interface');

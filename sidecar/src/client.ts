@@ -331,7 +331,6 @@ class RemoteClient implements ProjectClient {
     if (status >= 400) {
       const problem = json as Problem;
       const { type: _t, title: _ti, status: _s, detail, code, instance: _i, ...extensions } = problem;
-      void _t, _ti, _s, _i;
       throw new ProblemError(code, detail, extensions);
     }
     return { status, json: json as T };

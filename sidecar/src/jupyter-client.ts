@@ -17,7 +17,6 @@ function problemOf(status: number, json: unknown, where: string): ProblemError {
   const problem = (json ?? {}) as Partial<Problem>;
   if (typeof problem.code === 'string' && typeof problem.detail === 'string') {
     const { type: _t, title: _ti, status: _s, detail, code, instance: _i, ...extensions } = problem as Problem;
-    void _t, _ti, _s, _i;
     return new ProblemError(code, detail, extensions);
   }
   return new ProblemError('internal', `${where} answered HTTP ${status}.`);

@@ -355,6 +355,7 @@ class HeldDirectory {
     if (here.dev !== held.dev || here.ino !== held.ino) {
       throw swapped(this.shown); // a link or another directory is at the path now: refuse
     }
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the process has one working directory: which held directory it is
     entered = this;
   }
 

@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { HttpResult, request, RequestOptions, tempRoot } from '../helpers/harness';
 import { killAllChildren, readAllFiles, runCli, runProcess, RunResult, startServe } from '../helpers/cli';
 import { expectValid } from '../helpers/schemas';
+import type { StartupProjection } from '../../sidecar/src/api-types';
 
 const hex = () => randomBytes(12).toString('hex');
 const SYSTEM_PATH = '/usr/bin:/bin';
@@ -254,9 +255,9 @@ function manifestBackends(manifest: { capabilities: { id: string; values: { id: 
   return (manifest.capabilities.find(c => c.id === 'credential-backends')?.values ?? []).map(v => v.id);
 }
 
-async function statusLocal(env: Record<string, string>, cwd: string): Promise<{ run: RunResult; projection: any }> {
+async function statusLocal(env: Record<string, string>, cwd: string): Promise<{ run: RunResult; projection: StartupProjection }> {
   const run = await runCli(['status', '--json', '--local'], { env, cwd });
-  const projection = JSON.parse(run.stdout);
+  const projection = JSON.parse(run.stdout) as StartupProjection;
   expectValid('StartupProjection', projection);
   // `status` exits 3 where setup cannot go on until something changes (README: Command line).
   const stuck = ['blocked', 'unsupported-interface'].includes(projection.phase);

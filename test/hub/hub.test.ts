@@ -99,7 +99,6 @@ describe('hosted-notebook under a real JupyterHub', () => {
   afterAll(async () => {
     await hub?.stop();
     await stopAllHubs();
-    // eslint-disable-next-line no-console
     console.log(`hub test file: ${Date.now() - startedAt} ms; timings ${JSON.stringify(hub?.timings)}`);
     // Shutdown included (the sidecar and the single-user server log as they stop): still no secret.
     const log = hub?.logs() ?? '';

@@ -213,6 +213,8 @@ describe('another process creating the state between the steps of this one', () 
   it.each(['parents-created', 'directory-created', 'record-written', 'record-linked', 'temporary-removed'] as const)(
     'the other process completes at step %s: one record, this call answers 200 with it (never 5xx)',
     async step => {
+      // Not const: onCreationStep may run before start() answers, and must then see undefined.
+      // eslint-disable-next-line prefer-const
       let svc: TestService | undefined;
       let other: { created: boolean; record: unknown } | undefined;
       svc = await start({

@@ -3,7 +3,6 @@
 // process memory and descriptor readings from /proc, and file-tree listings.
 import * as fs from 'node:fs';
 import * as net from 'node:net';
-import * as path from 'node:path';
 import { PROBLEM_CODES } from '../../sidecar/src/problems';
 import { validateAgainst } from '../helpers/schemas';
 

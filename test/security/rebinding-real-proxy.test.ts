@@ -21,7 +21,6 @@ const available =
 // Without the vendored proxy or Debian's jupyter_server this suite cannot run: say so, skip.
 const describeWithProxy = available ? describe : describe.skip;
 if (!available) {
-  // eslint-disable-next-line no-console
   console.warn(`rebinding-real-proxy: skipped, needs ${VENDOR}/jupyter_server_proxy and python3-jupyter-server`);
 }
 
