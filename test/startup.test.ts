@@ -70,11 +70,14 @@ async function projection(svc: TestService, iface: Iface) {
   return r.json;
 }
 
+/** A projection or check as the service sent it (expectValid holds it to the schema). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+
 function check(p: { readinessChecks: { id: string }[] }, id: string) {
   const found = p.readinessChecks.find(c => c.id === id);
   expect(found).toBeDefined();
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  return found as any;
+  return found as Json;
 }
 
 function noStackTrace(text: string): void {
@@ -96,8 +99,7 @@ function expectedStatePath(platform: PlatformId, svc: TestService): string {
 }
 
 /** The twelve contents of service.md's projection, and the invariants that hold in every phase. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function expectContents(svc: TestService, platform: PlatformId, iface: Iface, p: any): Promise<void> {
+async function expectContents(svc: TestService, platform: PlatformId, iface: Iface, p: Json): Promise<void> {
   for (const key of [
     'platform',
     'interface',
@@ -161,8 +163,7 @@ async function expectContents(svc: TestService, platform: PlatformId, iface: Ifa
   expect(p.manifest).toEqual(caps.json);
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function expectUnsupported(platform: PlatformId, iface: Iface, p: any): void {
+function expectUnsupported(platform: PlatformId, iface: Iface, p: Json): void {
   expect(p.phase).toBe('unsupported-interface');
   expect(p.nextAction.id).toBe('switch-interface');
   expect(p.nextAction.interfaces.map((i: { id: string }) => i.id)).toEqual(SUPPORTED[platform]);

@@ -7,10 +7,10 @@
  * C0 controls and DEL, C1 controls, the Unicode line and paragraph separators, and the
  * bidirectional formatting characters (the "Trojan Source" set).
  */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
+/* eslint-disable no-control-regex -- matching control characters is the point */
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu;
-// eslint-disable-next-line no-control-regex -- as above
 const UNSAFE_KEEPING_NEWLINES = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu;
+/* eslint-enable no-control-regex */
 
 function escapeChar(c: string): string {
   const code = c.codePointAt(0) as number;

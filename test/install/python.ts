@@ -249,5 +249,6 @@ export function runPython(python: string, args: string[], env: Record<string, st
   const result = spawnSync(python, args, { env, encoding: 'utf8', timeout: 60000, cwd: REPO_ROOT });
   // ANSI colours (the extension list's green "enabled") are dropped.
   // eslint-disable-next-line no-control-regex -- ESC starts every ANSI colour sequence
-  return { status: result.status, output: `${result.stdout}${result.stderr}`.replace(/\u001b\[[0-9;]*m/g, '') };
+  const ansiColour = /\u001b\[[0-9;]*m/g;
+  return { status: result.status, output: `${result.stdout}${result.stderr}`.replace(ansiColour, '') };
 }

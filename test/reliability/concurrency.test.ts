@@ -214,9 +214,9 @@ describe('another process creating the state between the steps of this one', () 
     'the other process completes at step %s: one record, this call answers 200 with it (never 5xx)',
     async step => {
       // Not const: onCreationStep may run before start() answers, and must then see undefined.
-      // eslint-disable-next-line prefer-const
       let svc: TestService | undefined;
       let other: { created: boolean; record: unknown } | undefined;
+      // eslint-disable-next-line prefer-const
       svc = await start({
         onCreationStep: reached => {
           if (reached === step && other === undefined && svc !== undefined) {

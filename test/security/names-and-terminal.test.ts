@@ -9,8 +9,9 @@ import { BIN, looksLikeStack, runCli, runProcess, startServe, trackedSandboxes }
 const sandbox = trackedSandboxes();
 
 const HOSTILE = 'proj-\u001b[31mRED\u001b]0;pwned\u0007-\u202eevil\r';
-// eslint-disable-next-line no-control-regex -- what must never reach a terminal is the point
+/* eslint-disable no-control-regex -- what must never reach a terminal is the point */
 const RAW_CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+/* eslint-enable no-control-regex */
 
 describe('a project directory name with terminal escapes', () => {
   it.each([['evaluated locally', false], ['answered by the running service', true]])('status, init and url, %s: shown escaped; --json exact', async (_how, remote) => {
