@@ -44,11 +44,13 @@ export default defineConfig([
       'coverage',
       '**/*.d.ts',
       '.venv',
-      // Build outputs and generated files (the api types come from `npm run api:generate`).
+      // Build outputs and generated files (the api types come from `npm run api:generate`, the
+      // user guide module from `npm run guide:generate`; both are compared byte for byte).
       'lib',
       'sidecar/dist',
+      'src/user-guide.ts',
       'jupyterlab_project_startup',
-      'test/e2e/app/build',
+      'test/e2e/*/build',
       'test-artifacts',
       '.project-startup'
     ]
@@ -145,9 +147,9 @@ export default defineConfig([
     }
   },
   {
-    // Browser scripts: the sidecar's setup and API pages, and the e2e host app (bundled by
+    // Browser scripts: the sidecar's setup and API pages, and the e2e host apps (bundled by
     // webpack as ES modules).
-    files: ['sidecar/static/*.js', 'style/*.js', 'test/e2e/app/{bootstrap,extensions,index}.js'],
+    files: ['sidecar/static/*.js', 'style/*.js', 'test/e2e/*/{bootstrap,index}.js'],
     languageOptions: {
       globals: {
         ...globals.browser
@@ -155,7 +157,7 @@ export default defineConfig([
     }
   },
   {
-    files: ['style/*.js', 'test/e2e/app/{bootstrap,extensions,index}.js'],
+    files: ['style/*.js', 'test/e2e/*/{bootstrap,index}.js'],
     languageOptions: {
       sourceType: 'module'
     }
