@@ -11,7 +11,8 @@
 //     in test/install/wheel.test.ts, where the Python package's server extension serves it);
 //   blocked: a warning naming the failing check and its remedy;
 //   awaiting confirmation: the panel opens by itself and nothing toasts;
-//   the Help menu's "Project Startup user guide" opens the README's user section.
+//   the Help menu's "Project Startup user guide" opens the README's user section, rendered by
+//   JupyterLab's Markdown renderer (the test host provides the rendermime registry).
 //
 // Screenshots: test-artifacts/e2e/notification-*.png and user-guide.png; axe-core scans the
 // toasts and the guide (WCAG 2.1 A/AA, ./axe.ts).
@@ -264,10 +265,21 @@ describe('notifications and the user guide in JupyterLab (Chromium, jupyter_serv
     const guide = p.locator(GUIDE);
     await guide.waitFor({ state: 'visible', timeout: 20000 });
     await expect(p.locator('#jp-main-dock-panel .lm-TabBar-tab.lm-mod-current .lm-TabBar-tabLabel').innerText()).resolves.toBe('Project Startup user guide');
+    // Rendered by JupyterLab's Markdown renderer (the host's rendermime registry): a heading, a
+    // list with bold lead-ins and code, no Markdown syntax left, nothing unsanitized.
+    const rendered = guide.locator('.jp-RenderedMarkdown');
+    // (with the ¶ anchor JupyterLab's renderer adds to headings, shown on hover)
+    await expect(rendered.locator('h2').first().textContent()).resolves.toBe('Using Project Startup in JupyterLab and Notebook¶');
+    expect(await rendered.locator('h2 a.jp-InternalAnchorLink').count()).toBe(1);
+    const leads = await rendered.locator('li > strong').allInnerTexts();
+    expect(leads).toEqual(expect.arrayContaining(['It stays out of the way.', 'The status bar', 'Settings']));
+    expect(await rendered.locator('code', { hasText: 'mutedNotifications' }).count()).toBe(1);
     const text = (await guide.innerText()).replace(/\s+/g, ' ');
-    expect(text).toContain('Using Project Startup in JupyterLab and Notebook');
-    expect(text).toContain('It stays out of the way.');
-    expect(text).toContain('mutedNotifications');
+    expect(text).not.toContain('**');
+    expect(text).not.toContain('## ');
+    expect(await guide.locator('script, [onclick], [onerror]').count()).toBe(0);
+    // The pointer rests where the menu item was, over the heading, whose anchor shows on hover: move it away.
+    await p.mouse.move(640, 890);
     await screenshot(p, 'user-guide');
     await expectAccessible(p, 'user-guide', [GUIDE], { fit: `${GUIDE} .jp-ProjectStartup-guide` });
     expectOnlyProblems();
