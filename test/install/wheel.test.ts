@@ -463,6 +463,7 @@ describe("the real JupyterLab front end in Chromium, with the extension from the
     expect(cause).toBe('Project Startup cannot start: Node.js was not found.');
     expect(fix).toMatch(/^Set PROJECT_STARTUP_NODE to the path of Node\.js 20 or newer/);
     expect(await p.locator(PANEL).count()).toBe(0);
+    await p.waitForTimeout(600); // the toast's slide-in, for a clear screenshot
     await screenshot(p, 'wheel-notification-node-missing');
     await toast.getByRole('button', { name: 'Open Project Startup' }).click();
     const item = p.locator(`${PANEL} [data-problem-code="node-missing"]`);
