@@ -6,10 +6,10 @@ import { ICommandPalette, WidgetTracker } from '@jupyterlab/apputils';
 import { ILauncher } from '@jupyterlab/launcher';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { ITranslator } from '@jupyterlab/translation';
-import { launchIcon } from '@jupyterlab/ui-components';
 import { createClient } from './api';
 import { CommandIDs } from './commands';
 import { createConfirm } from './dialog';
+import { projectStartupIcon } from './icon';
 import { StartupModel } from './model';
 import { StartupPanel } from './panel';
 import { preflight, setupIncomplete } from './preflight';
@@ -42,7 +42,7 @@ function activate(
   commands.addCommand(CommandIDs.open, {
     label: trans.__('Open Project Startup'),
     caption: trans.__('Show what this platform offers and how to set up the project'),
-    icon: args => (args['isPalette'] ? undefined : launchIcon),
+    icon: args => (args['isPalette'] ? undefined : projectStartupIcon),
     execute: () => {
       if (panel === null || panel.isDisposed) {
         panel = new StartupPanel({
@@ -50,7 +50,6 @@ function activate(
           trans,
           actions: { initialize: () => void commands.execute(CommandIDs.initialize) }
         });
-        panel.title.icon = launchIcon;
         void tracker.add(panel);
         shell.add(panel, 'main');
         // The first panel shows the start-up answer (or waits for it); a panel opened again
