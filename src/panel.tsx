@@ -3,8 +3,8 @@
 // the DOM nodes that stay, so the live region (role=status) changes only when its text does and
 // a focused button keeps the focus across updates; when the focused button goes away (or is
 // disabled while working), the focus moves to the panel's heading instead of the page.
-import { MainAreaWidget, ReactWidget, ToolbarButton, UseSignal } from '@jupyterlab/apputils';
-import { refreshIcon } from '@jupyterlab/ui-components';
+import { MainAreaWidget, ReactWidget, UseSignal } from '@jupyterlab/apputils';
+import { refreshIcon, ToolbarButton, ToolbarButtonComponent } from '@jupyterlab/ui-components';
 import { Message } from '@lumino/messaging';
 import * as React from 'react';
 import { ACTION_REFRESH, CLASS_PREFIX, PanelActions, PanelContent } from './components';
@@ -59,6 +59,25 @@ class FocusKeeper extends React.Component<FocusKeeperProps> {
   private _root = React.createRef<HTMLDivElement>();
 }
 
+/**
+ * JupyterLab's ToolbarButton for an action rather than a toggle. ToolbarButton flips a `pressed`
+ * state on every click and renders it as aria-pressed, which makes Refresh a "toggle button,
+ * pressed" for a screen reader (and axe-core refuses aria-pressed on the jp-button host); this
+ * renders the same ToolbarButtonComponent without it.
+ */
+export class ActionToolbarButton extends ToolbarButton {
+  constructor(props: ToolbarButtonComponent.IProps) {
+    super(props);
+    this._buttonProps = props;
+  }
+
+  render(): JSX.Element {
+    return <ToolbarButtonComponent {...this._buttonProps} enabled={this.enabled} />;
+  }
+
+  private _buttonProps: ToolbarButtonComponent.IProps;
+}
+
 /** The panel's content: the model's state, re-rendered on each stateChanged. */
 export class StartupView extends ReactWidget {
   constructor(options: { model: StartupModel; trans: ITranslationBundle; actions: PanelActions }) {
@@ -103,7 +122,7 @@ export class StartupPanel extends MainAreaWidget<StartupView> {
     this.toolbar.node.setAttribute('aria-label', trans.__('Project Startup toolbar'));
     this.toolbar.addItem(
       ACTION_REFRESH,
-      new ToolbarButton({
+      new ActionToolbarButton({
         icon: refreshIcon,
         label: trans.__('Refresh'),
         tooltip: trans.__('Ask the Project Startup service for the setup state again'),

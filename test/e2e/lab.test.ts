@@ -253,7 +253,7 @@ describe('JupyterLab 4.6.4 in Chromium', () => {
       // critical WCAG 2.1 A/AA violation in it (panel.test.ts scans every other state).
       const projectPanel = p.locator('#jp-project-startup-panel .jp-ProjectStartup-phaseBadge');
       await projectPanel.waitFor({ state: 'visible', timeout: 30000 });
-      await expectAccessible(p, 'lab-project-panel', ['#jp-project-startup-panel'], { fit: '#jp-project-startup-panel' });
+      await expectAccessible(p, 'lab-project-panel', ['#jp-project-startup-panel'], { fit: '#jp-project-startup-panel .jp-ProjectStartup-region' });
     }
     expectNoProblems();
   }, 120000);

@@ -106,7 +106,8 @@ describe('StartupPanel', () => {
   });
 
   it('has a toolbar whose Refresh is a ToolbarButton with the refresh icon, a label and a tooltip; it comes first', async () => {
-    const model = new StartupModel({ client: client([ok(projectionFor(genericPlatform))]), confirm: () => Promise.resolve(false) });
+    const answers = [ok(projectionFor(genericPlatform)), ok(projectionFor(genericPlatform))];
+    const model = new StartupModel({ client: client(answers), confirm: () => Promise.resolve(false) });
     const panel = await mount(model);
     await model.refresh();
     await settle();
@@ -118,6 +119,11 @@ describe('StartupPanel', () => {
     expect(refresh.getAttribute('aria-label')).toBe('Refresh');
     expect(refresh.getAttribute('title')).toBe('Ask the Project Startup service for the setup state again');
     expect(refresh.querySelector(`[data-icon="${refreshIcon.name}"]`)).not.toBeNull();
+    // An action, not a toggle: no aria-pressed, before or after a press.
+    expect(refresh.hasAttribute('aria-pressed')).toBe(false);
+    refresh.dispatchEvent(new KeyboardEvent('keydown', { bubbles: true, key: 'Enter' }));
+    await settle();
+    expect(refreshButton(panel).hasAttribute('aria-pressed')).toBe(false);
     // In the reading and Tab order: Refresh, then the phase's action.
     // (The toolbar's own "More commands" opener stays hidden and out of the Tab order.)
     const reachable = buttons(panel).filter(b => b.tabIndex >= 0 && !b.closest('.lm-mod-hidden'));
