@@ -176,6 +176,14 @@ describe('JupyterLab 4.6.4 in Chromium', () => {
     const p = page as Page;
     await openLab(p, server as LabServer);
     await p.locator('#jp-main-dock-panel .lm-TabBar-tab').first().waitFor({ state: 'visible' });
+    if (!federated.throwaway) {
+      // The project's panel opens by itself here (setup awaits confirmation) and takes the
+      // focus, which closes a modal palette opened before it: let it arrive first.
+      await p.waitForFunction(() => document.activeElement?.closest('#jp-project-startup-panel') != null, undefined, {
+        timeout: 30000,
+        polling: 100
+      });
+    }
     await p.keyboard.press('Control+Shift+C');
     const palette = p.locator('.jp-ModalCommandPalette');
     await palette.waitFor({ state: 'visible' });
