@@ -15,6 +15,7 @@
 //   panel-initialize-failed  (the state path became unsafe after the panel showed it)
 //   panel-unsupported  (a Jupyter server inside a Slurm job: cluster platform)
 //   panel-not-enabled  (no proxy entry: Jupyter answers 404 at {base_url}project/)
+//   panel-loading      (opened before the first answer)
 //   panel-checking     (Refresh pressed: the answer is on its way)
 //   panel-failing      (a proxy entry whose command exits non-zero)
 //   panel-blocked      (a required readiness check fails: the state path is a file)
@@ -716,8 +717,19 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     const s = server;
     const p = await newPage();
     const { calls, statuses } = recordSidecarCalls(p);
+    const firstAsked = p.waitForRequest(r => new URL(r.url()).pathname === STARTUP_PATH, { timeout: 30000 });
     await openLab(p, s);
+    // Opened while the first answer is on its way (the proxy retries the command until its
+    // start-up timeout): the panel says it is checking, and is busy.
+    await firstAsked;
+    await execute(p, 'project-startup:open');
     await panel(p).waitFor({ state: 'visible', timeout: 30000 });
+    if ((await panel(p).locator('.jp-ProjectStartup-failing').count()) === 0) {
+      await expect(panel(p).locator('.jp-ProjectStartup-loading').textContent()).resolves.toBe('Checking the project setup…');
+      await expect(panel(p).locator('[aria-busy]').getAttribute('aria-busy')).resolves.toBe('true');
+      await expect(panel(p).getByRole('status').textContent()).resolves.toBe('Checking the project setup…');
+      await screenshot(p, 'panel-loading');
+    }
     const section = panel(p).locator('.jp-ProjectStartup-failing');
     await section.waitFor({ state: 'visible', timeout: 30000 });
     await waitForStatus(p, 'The Project Startup service is failing.');
