@@ -8,11 +8,11 @@ import { IMainMenu } from '@jupyterlab/mainmenu';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { ITranslator } from '@jupyterlab/translation';
-import { launchIcon } from '@jupyterlab/ui-components';
 import { createClient } from './api';
 import { CommandIDs } from './commands';
 import { createConfirm } from './dialog';
 import { addUserGuide } from './help';
+import { projectStartupIcon } from './icon';
 import { StartupModel } from './model';
 import { StartupNotifier } from './notifier';
 import { StartupPanel } from './panel';
@@ -47,7 +47,7 @@ function activate(
   commands.addCommand(CommandIDs.open, {
     label: trans.__('Open Project Startup'),
     caption: trans.__('Show what this platform offers and how to set up the project'),
-    icon: args => (args['isPalette'] ? undefined : launchIcon),
+    icon: args => (args['isPalette'] ? undefined : projectStartupIcon),
     execute: () => {
       if (panel === null || panel.isDisposed) {
         panel = new StartupPanel({
@@ -55,7 +55,6 @@ function activate(
           trans,
           actions: { initialize: () => void commands.execute(CommandIDs.initialize) }
         });
-        panel.title.icon = launchIcon;
         void tracker.add(panel);
         shell.add(panel, 'main');
         // The first panel shows the start-up answer (or waits for it); a panel opened again
