@@ -5,6 +5,7 @@ import { ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyte
 import { ICommandPalette, WidgetTracker } from '@jupyterlab/apputils';
 import { ILauncher } from '@jupyterlab/launcher';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
+import { IStatusBar } from '@jupyterlab/statusbar';
 import { ITranslator } from '@jupyterlab/translation';
 import { launchIcon } from '@jupyterlab/ui-components';
 import { createClient } from './api';
@@ -13,7 +14,15 @@ import { createConfirm } from './dialog';
 import { StartupModel } from './model';
 import { StartupPanel } from './panel';
 import { preflight, setupIncomplete } from './preflight';
-import { PLUGIN_ID, SETTING_OPEN_WHEN_AWAITING_CONFIRMATION, TRACKER_NAMESPACE, TRANSLATION_DOMAIN } from './tokens';
+import { settingsProblem } from './settings';
+import { StartupStatus, STATUS_ITEM_ID } from './statusbar';
+import {
+  PLUGIN_ID,
+  SETTING_OPEN_WHEN_AWAITING_CONFIRMATION,
+  SETTING_REFRESH_INTERVAL,
+  TRACKER_NAMESPACE,
+  TRANSLATION_DOMAIN
+} from './tokens';
 
 export { CommandIDs } from './commands';
 export { PLUGIN_ID } from './tokens';
@@ -24,7 +33,8 @@ function activate(
   palette: ICommandPalette | null,
   launcher: ILauncher | null,
   restorer: ILayoutRestorer | null,
-  settingRegistry: ISettingRegistry | null
+  settingRegistry: ISettingRegistry | null,
+  statusBar: IStatusBar | null
 ): void {
   const trans = translator.load(TRANSLATION_DOMAIN);
   const { commands, shell } = app;
@@ -91,6 +101,11 @@ function activate(
     void restorer.restore(tracker, { command: CommandIDs.open, name: () => TRACKER_NAMESPACE });
   }
 
+  if (statusBar) {
+    const item = new StartupStatus({ model, trans, open: () => void commands.execute(CommandIDs.open) });
+    statusBar.registerStatusItem(STATUS_ITEM_ID, { item, align: 'left', rank: 100 });
+  }
+
   // Settings: open the panel at start-up while setup is incomplete (default true).
   let openWhileIncomplete = true;
   const settingsLoaded: Promise<void> = settingRegistry
@@ -99,23 +114,23 @@ function activate(
         .then(settings => {
           const read = (): void => {
             openWhileIncomplete = settings.get(SETTING_OPEN_WHEN_AWAITING_CONFIRMATION).composite !== false;
+            model.setRefreshInterval(settings.get(SETTING_REFRESH_INTERVAL).composite);
           };
           read();
           settings.changed.connect(read);
         })
         .catch((reason: unknown) => {
-          console.warn(
-            trans.__(
-              'Project Startup: the settings could not be loaded, so the defaults apply. Check that schema/plugin.json is installed with the extension (project-startup jupyter install).'
-            ),
-            reason
-          );
+          console.warn(settingsProblem(reason, trans), reason);
         })
     : Promise.resolve();
 
   // The preflight: one GET after the layout is restored (a restored panel shares it).
   Promise.all([app.restored, settingsLoaded])
-    .then(() => model.ensureLoaded())
+    .then(() => {
+      // The live state: the panel and the status bar follow the service from here on.
+      model.startPolling();
+      return model.ensureLoaded();
+    })
     .then(state => {
       const issue = preflight(state, trans);
       if (issue) {
@@ -140,7 +155,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
   description: 'Shows what this platform offers and walks a person from first open to a set-up project.',
   autoStart: true,
   requires: [ITranslator],
-  optional: [ICommandPalette, ILauncher, ILayoutRestorer, ISettingRegistry],
+  optional: [ICommandPalette, ILauncher, ILayoutRestorer, ISettingRegistry, IStatusBar],
   activate
 };
 
