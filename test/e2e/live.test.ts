@@ -188,6 +188,8 @@ describe('live state: the panel and the status bar follow the service without a 
   let problems: PageProblems | undefined;
   /** GET {base_url}project/startup requests the page sent, as Chromium's network saw them. */
   const startupRequests: Request[] = [];
+  /** Jupyter's last_activity before and after three GETs of the startup route (see beforeAll). */
+  let pollActivity: { before: string; after: string } | undefined;
   const s = (): LabServer => server as LabServer;
   const p = (): Page => page as Page;
 
@@ -218,6 +220,21 @@ describe('live state: the panel and the status bar follow the service without a 
       })
     });
     expect(created.status).toBe(201);
+
+    // A poll is not activity: requests through jupyter-server-proxy (HTTP, not websocket) leave
+    // Jupyter's last_activity alone, so JupyterHub's idle culler still ends an idle server
+    // whose page polls. Measured here, before any page (JupyterLab's own API calls count).
+    const activity = async (): Promise<string> => {
+      const answer = await httpRequest(`${s().base}api/status`, { headers: auth });
+      expect(answer.status).toBe(200);
+      return answer.json.last_activity as string;
+    };
+    const before = await activity();
+    for (let i = 0; i < 3; i++) {
+      await delay(50);
+      expect((await httpRequest(`${s().base}project/startup?interface=notebook`, { headers: auth })).status).toBe(200);
+    }
+    pollActivity = { before, after: await activity() };
 
     browser = await launchBrowser();
     page = await browser.newPage();
@@ -253,6 +270,11 @@ describe('live state: the panel and the status bar follow the service without a 
   function statePath(): string {
     return path.join(s().dirs.project, '.project-startup');
   }
+
+  test('a poll through the proxy is not user activity: Jupyter\'s last_activity stays (idle culling still works)', () => {
+    expect(pollActivity?.before).toMatch(/^\d{4}-/);
+    expect(pollActivity?.after).toBe(pollActivity?.before);
+  });
 
   test('the status bar item shows the phase; a click opens the panel; it is accessible', async () => {
     await p().locator(STATUS_BUTTON).waitFor({ state: 'visible', timeout: 30000 });
