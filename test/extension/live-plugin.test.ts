@@ -22,8 +22,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { genericPlatform } from '../../sidecar/src/platforms/generic';
 import plugin, { CommandIDs, PLUGIN_ID } from '../../src/index';
+import { statusBarText } from '../../src/labels';
+import { PanelState } from '../../src/model';
+import { settingsProblem } from '../../src/settings';
 import { STATUS_ITEM_CLASS } from '../../src/statusbar';
-import { FakeAnswer, FakeHeaders, FakeRequest, fakeResponse, json, PHASE_CASES, projectionFor } from './fixtures';
+import { FakeAnswer, FakeHeaders, FakeRequest, fakeResponse, json, PHASE_CASES, projectionFor, trans } from './fixtures';
 
 const SCHEMA = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'schema', 'plugin.json'), 'utf8')) as ISettingRegistry.ISchema;
 const ORIGIN = 'http://localhost:8888';
@@ -278,5 +281,28 @@ describe('the status bar item', () => {
 
   it('the plugin asks for the status bar as an optional token', () => {
     expect(plugin.optional).toEqual(expect.arrayContaining([IStatusBar, ISettingRegistry, ILayoutRestorer]));
+  });
+});
+
+describe('the words', () => {
+  const state = (view: PanelState['view'], extra: Partial<PanelState> = {}): PanelState => ({ view, refreshing: false, initializing: false, ...extra });
+  const url = `${ORIGIN}${BASE}project/startup?interface=notebook`;
+
+  it('the status bar says the phase, or the failure in words', () => {
+    expect(statusBarText(state({ kind: 'loading' }), trans)).toBe('Project: Checking…');
+    expect(statusBarText(state({ kind: 'not-enabled', failure: { kind: 'not-enabled', url, status: 404 } }), trans)).toBe('Project: Not enabled');
+    expect(statusBarText(state({ kind: 'failing', failure: { kind: 'network', url, message: 'Failed to fetch' } }), trans)).toBe('Project: Failing');
+    expect(statusBarText(state({ kind: 'failing', failure: { kind: 'incompatible', url, schemaVersion: '2.0.0' } }), trans)).toBe('Project: Incompatible');
+    const needsCompute = PHASE_CASES['needs-compute']();
+    expect(statusBarText(state({ kind: 'loaded', projection: needsCompute }), trans)).toBe('Project: Needs compute');
+    expect(statusBarText(state({ kind: 'loaded', projection: needsCompute }, { initializing: true }), trans)).toBe('Project: Initializing…');
+  });
+
+  it('a settings problem names the refused value and the fix; anything else says what to check', () => {
+    const refused = [{ instancePath: '/refreshInterval', keyword: 'maximum', message: 'must be <= 3600', schemaPath: '#/properties/refreshInterval/maximum' }];
+    expect(settingsProblem(refused, trans)).toBe(
+      'Project Startup: your settings are not valid (refreshInterval must be <= 3600), so the defaults apply. Correct them in Settings → Settings Editor → Project Startup.'
+    );
+    expect(settingsProblem(new Error('no schema'), trans)).toMatch(/could not be loaded.+schema\/plugin\.json/);
   });
 });
