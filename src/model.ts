@@ -32,9 +32,10 @@ export interface PanelState {
   /** A refresh is in flight (the view still shows the previous answer). */
   refreshing: boolean;
   /**
-   * The refresh in flight is one nobody asked for (the panel opened again, the check after
-   * initialize) while an answer is shown: the live region keeps its text, so an unchanged
-   * answer announces nothing and a phase is announced once.
+   * Always false in the states the model emits: a refresh nobody asked for (the poll, the panel
+   * activated, the check after initialize) while an answer is shown emits nothing until its
+   * answer, and nothing at all when that answer is what is shown (see refresh()). Kept so the
+   * words in labels.ts read one shape of state.
    */
   quietRefresh?: boolean;
   /** An initialize request is in flight. */
