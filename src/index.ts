@@ -4,6 +4,8 @@
 import { ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { ICommandPalette, WidgetTracker } from '@jupyterlab/apputils';
 import { ILauncher } from '@jupyterlab/launcher';
+import { IMainMenu } from '@jupyterlab/mainmenu';
+import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { IStatusBar } from '@jupyterlab/statusbar';
 import { ITranslator } from '@jupyterlab/translation';
@@ -11,18 +13,13 @@ import { launchIcon } from '@jupyterlab/ui-components';
 import { createClient } from './api';
 import { CommandIDs } from './commands';
 import { createConfirm } from './dialog';
+import { addUserGuide } from './help';
 import { StartupModel } from './model';
+import { StartupNotifier } from './notifier';
 import { StartupPanel } from './panel';
-import { preflight, setupIncomplete } from './preflight';
 import { settingsProblem } from './settings';
 import { StartupStatus, STATUS_ITEM_ID } from './statusbar';
-import {
-  PLUGIN_ID,
-  SETTING_OPEN_WHEN_AWAITING_CONFIRMATION,
-  SETTING_REFRESH_INTERVAL,
-  TRACKER_NAMESPACE,
-  TRANSLATION_DOMAIN
-} from './tokens';
+import { PLUGIN_ID, SETTING_REFRESH_INTERVAL, TRACKER_NAMESPACE, TRANSLATION_DOMAIN } from './tokens';
 
 export { CommandIDs } from './commands';
 export { PLUGIN_ID } from './tokens';
@@ -34,6 +31,8 @@ function activate(
   launcher: ILauncher | null,
   restorer: ILayoutRestorer | null,
   settingRegistry: ISettingRegistry | null,
+  mainMenu: IMainMenu | null,
+  rendermime: IRenderMimeRegistry | null,
   statusBar: IStatusBar | null
 ): void {
   const trans = translator.load(TRANSLATION_DOMAIN);
@@ -106,18 +105,20 @@ function activate(
     statusBar.registerStatusItem(STATUS_ITEM_ID, { item, align: 'left', rank: 100 });
   }
 
-  // Settings: open the panel at start-up while setup is incomplete (default true).
-  let openWhileIncomplete = true;
+  addUserGuide(app, { trans, mainMenu, rendermime, palette });
+
+  // The panel opens by itself only when the person can act in it; everything else that needs
+  // attention becomes a notification (notifications.ts decides, notifier.ts shows).
+  const notifier = new StartupNotifier({ model, trans, openPanel: () => commands.execute(CommandIDs.open) });
+
   const settingsLoaded: Promise<void> = settingRegistry
     ? settingRegistry
         .load(PLUGIN_ID)
         .then(settings => {
-          const read = (): void => {
-            openWhileIncomplete = settings.get(SETTING_OPEN_WHEN_AWAITING_CONFIRMATION).composite !== false;
-            model.setRefreshInterval(settings.get(SETTING_REFRESH_INTERVAL).composite);
-          };
-          read();
-          settings.changed.connect(read);
+          notifier.useSettings(settings);
+          const readInterval = (): void => model.setRefreshInterval(settings.get(SETTING_REFRESH_INTERVAL).composite);
+          readInterval();
+          settings.changed.connect(readInterval);
         })
         .catch((reason: unknown) => {
           console.warn(settingsProblem(reason, trans), reason);
@@ -131,16 +132,7 @@ function activate(
       model.startPolling();
       return model.ensureLoaded();
     })
-    .then(state => {
-      const issue = preflight(state, trans);
-      if (issue) {
-        console.warn(`${issue.problem} ${issue.fix}`);
-      }
-      if (openWhileIncomplete && setupIncomplete(state)) {
-        return commands.execute(CommandIDs.open);
-      }
-      return undefined;
-    })
+    .then(() => notifier.start())
     .catch((reason: unknown) => {
       console.error(trans.__('Project Startup: the start-up check failed. Open the panel with "Open Project Startup" and press Refresh.'), reason);
     });
@@ -155,7 +147,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
   description: 'Shows what this platform offers and walks a person from first open to a set-up project.',
   autoStart: true,
   requires: [ITranslator],
-  optional: [ICommandPalette, ILauncher, ILayoutRestorer, ISettingRegistry, IStatusBar],
+  optional: [ICommandPalette, ILauncher, ILayoutRestorer, ISettingRegistry, IMainMenu, IRenderMimeRegistry, IStatusBar],
   activate
 };
 

@@ -122,7 +122,12 @@ async function start(userSettings: string, startup: FakeAnswer = json(200, proje
   const app = { commands, shell, restored: Promise.resolve(), serviceManager: { serverSettings: jupyter.settings } };
   const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
   const activate = plugin.activate as unknown as (...args: unknown[]) => void;
-  activate(app, nullTranslator, null, null, null, registry, statusBar);
+  // The optional tokens in the plugin's order: the registry and the status bar, nothing else.
+  const provided = new Map<unknown, unknown>([
+    [ISettingRegistry, registry],
+    [IStatusBar, statusBar]
+  ]);
+  activate(app, nullTranslator, ...(plugin.optional ?? []).map(token => provided.get(token) ?? null));
   await flush();
   return { jupyter, registry, connector, statusBar, shell, commands, warn };
 }
