@@ -1,9 +1,9 @@
 // The Project Startup panel: JupyterLab's MainAreaWidget with a toolbar (Refresh) around a
-// ReactWidget that renders the model's state (components.tsx) through UseSignal. React keeps
+// ReactWidget that renders the model's state (components.tsx) on each change. React keeps
 // the DOM nodes that stay, so the live region (role=status) changes only when its text does and
 // a focused button keeps the focus across updates; when the focused button goes away (or is
 // disabled while working), the focus moves to the panel's heading instead of the page.
-import { MainAreaWidget, ReactWidget, UseSignal } from '@jupyterlab/apputils';
+import { MainAreaWidget, ReactWidget } from '@jupyterlab/apputils';
 import { refreshIcon, ToolbarButton, ToolbarButtonComponent } from '@jupyterlab/ui-components';
 import { Message } from '@lumino/messaging';
 import * as React from 'react';
@@ -78,7 +78,11 @@ export class ActionToolbarButton extends ToolbarButton {
   private _buttonProps: ToolbarButtonComponent.IProps;
 }
 
-/** The panel's content: the model's state, re-rendered on each stateChanged. */
+/**
+ * The panel's content: the model's state, re-rendered on each stateChanged, as VDomRenderer
+ * does. Not UseSignal: it connects only after React's first commit, so an answer landing
+ * before that would be lost, and an unchanged poll emits nothing to make up for it.
+ */
 export class StartupView extends ReactWidget {
   constructor(options: { model: StartupModel; trans: ITranslationBundle; actions: PanelActions }) {
     super();
@@ -86,14 +90,23 @@ export class StartupView extends ReactWidget {
     this._trans = options.trans;
     this._actions = options.actions;
     this.addClass(`${CLASS_PREFIX}-region`);
+    this._model.stateChanged.connect(this._onStateChanged, this);
+  }
+
+  dispose(): void {
+    if (this.isDisposed) {
+      return;
+    }
+    this._model.stateChanged.disconnect(this._onStateChanged, this);
+    super.dispose();
   }
 
   protected render(): JSX.Element {
-    return (
-      <UseSignal signal={this._model.stateChanged} initialArgs={this._model.state}>
-        {(_sender, state) => <FocusKeeper state={state ?? this._model.state} trans={this._trans} actions={this._actions} />}
-      </UseSignal>
-    );
+    return <FocusKeeper state={this._model.state} trans={this._trans} actions={this._actions} />;
+  }
+
+  private _onStateChanged(): void {
+    this.update();
   }
 
   private _model: StartupModel;

@@ -98,6 +98,12 @@ jest.mock('@jupyterlab/translation', () => {
   // The real package otherwise: MainAreaWidget takes its nullTranslator.
   return { ...jest.requireActual('@jupyterlab/translation'), ITranslator: new Token('@jupyterlab/translation:ITranslator') };
 });
+// The status bar item is tested with the real status bar in live-plugin.test.ts.
+jest.mock('@jupyterlab/statusbar', () => {
+  const { Token } = jest.requireActual('@lumino/coreutils');
+  return { IStatusBar: new Token('@jupyterlab/statusbar:IStatusBar') };
+});
+jest.mock('../../src/statusbar', () => ({ StartupStatus: class {}, STATUS_ITEM_ID: 'jupyterlab-project-startup:status' }));
 
 // After the mocks (jest hoists jest.mock above the imports).
 import { ILayoutRestorer } from '@jupyterlab/application';
@@ -245,7 +251,9 @@ describe('the plugin', () => {
     expect(PLUGIN_ID).toBe(plugin.id);
     expect(plugin.autoStart).toBe(true);
     expect(plugin.requires).toEqual([ITranslator]);
-    expect(plugin.optional).toEqual([ICommandPalette, ILauncher, ILayoutRestorer, ISettingRegistry, IMainMenu, IRenderMimeRegistry]);
+    expect(plugin.optional).toEqual(
+      expect.arrayContaining([ICommandPalette, ILauncher, ILayoutRestorer, ISettingRegistry, IMainMenu, IRenderMimeRegistry])
+    );
   });
 
   it('activates synchronously and asks the server nothing before the app is restored', async () => {
