@@ -31,9 +31,7 @@ const commonRules = {
     'warn',
     { args: 'none', ignoreRestSiblings: true }
   ],
-  curly: ['error', 'all'],
-  eqeqeq: 'error',
-  'prefer-arrow-callback': 'error'
+  eqeqeq: 'error'
 };
 
 export default defineConfig([
@@ -86,14 +84,9 @@ export default defineConfig([
       // '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-namespace': 'off',
       '@typescript-eslint/no-use-before-define': 'off',
-      // The template's '@typescript-eslint/quotes' was removed in typescript-eslint 8 (its
-      // formatting rules moved out); ESLint's own rule takes the same options. Prettier
-      // (singleQuote) decides the quotes anyway.
-      quotes: [
-        'error',
-        'single',
-        { avoidEscape: true, allowTemplateLiterals: false }
-      ],
+      // The template's '@typescript-eslint/quotes' is gone from typescript-eslint 8 (its
+      // formatting rules moved out): ESLint's own `quotes`, with the same options, is set at
+      // the end of this file for every file.
       ...commonRules
     }
   },
@@ -162,5 +155,20 @@ export default defineConfig([
       sourceType: 'module'
     }
   },
-  prettierRecommended
+  prettierRecommended,
+  {
+    // eslint-config-prettier (in prettierRecommended, last as in the template) turns these
+    // template rules off again; with these options they cannot fight Prettier (its "special
+    // rules"), so the template's choices apply. Run Prettier before `eslint --fix` (npm run lint
+    // does) so that prefer-arrow-callback and prettier/prettier never fix one line in one pass.
+    rules: {
+      curly: ['error', 'all'],
+      quotes: [
+        'error',
+        'single',
+        { avoidEscape: true, allowTemplateLiterals: false }
+      ],
+      'prefer-arrow-callback': 'error'
+    }
+  }
 ]);
