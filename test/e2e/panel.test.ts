@@ -807,7 +807,7 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     const { calls } = recordSidecarCalls(p);
     await openLab(p, s);
     await p.waitForFunction(t => document.body.dataset.jpThemeName === t, DARK, { timeout: 20000 });
-    // Setup is incomplete: the panel opens by itself and takes the focus on its first button.
+    // Setup awaits the confirmation: the panel opens by itself and takes the focus on its first button.
     await panel(p).waitFor({ state: 'visible', timeout: 30000 });
     await waitForPhase(p, 'awaiting-confirmation');
     await waitForStatus(p, 'Setup phase: Awaiting confirmation.');
