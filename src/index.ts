@@ -13,6 +13,7 @@ import { createConfirm } from './dialog';
 import { StartupModel } from './model';
 import { StartupPanel } from './panel';
 import { preflight, setupIncomplete } from './preflight';
+import { showInMainArea } from './shell';
 import { PLUGIN_ID, SETTING_OPEN_WHEN_AWAITING_CONFIRMATION, TRACKER_NAMESPACE, TRANSLATION_DOMAIN } from './tokens';
 
 export { CommandIDs } from './commands';
@@ -27,7 +28,7 @@ function activate(
   settingRegistry: ISettingRegistry | null
 ): void {
   const trans = translator.load(TRANSLATION_DOMAIN);
-  const { commands, shell } = app;
+  const { commands } = app;
 
   const model = new StartupModel({
     client: createClient(app.serviceManager.serverSettings),
@@ -52,13 +53,12 @@ function activate(
         });
         panel.title.icon = launchIcon;
         void tracker.add(panel);
-        shell.add(panel, 'main');
         // The first panel shows the start-up answer (or waits for it); a panel opened again
         // later asks afresh. Requests in flight are shared.
         void (openedBefore ? model.refresh() : model.ensureLoaded());
         openedBefore = true;
       }
-      shell.activateById(panel.id);
+      showInMainArea(app, panel);
       return panel;
     }
   });
