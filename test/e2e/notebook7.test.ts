@@ -11,7 +11,9 @@
 // of its own, both by itself (awaiting confirmation) and from the command palette.
 //
 // Screenshots in test-artifacts/e2e/: notebook7-awaiting-confirmation, notebook7-dialog,
-// notebook7-ready, notebook7-palette, notebook7-notification, notebook7-not-enabled.
+// notebook7-ready, notebook7-palette, notebook7-notification, notebook7-not-enabled(-panel).
+//
+// The not-enabled test needs the notifications (wip/quiet, issue 12 item 2): it fails without them.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
@@ -302,6 +304,13 @@ describe('Project Startup in Jupyter Notebook 7 (tree page; Chromium, jupyter_se
     await waitOnScreen(p, toast.first());
     await screenshot(p, 'notebook7-not-enabled');
     expect(await panel(p).count()).toBe(0);
+
+    // The toast's own way in opens the panel, in its tab, saying what is wrong.
+    await toast.first().getByRole('button', { name: 'Open Project Startup' }).click();
+    await panel(p).waitFor({ state: 'visible' });
+    await expect(treeTabs(p)).resolves.toEqual({ labels: ['Files', 'Running', 'Project Startup'], current: 'Project Startup' });
+    await panel(p).getByText(/not enabled/i).first().waitFor({ state: 'visible' });
+    await screenshot(p, 'notebook7-not-enabled-panel');
     expectOnlyProblems(problem => (problem.path === STARTUP_PATH || problem.path === DIAGNOSTICS_PATH) && problem.status === 404);
   }, 120000);
 });
