@@ -288,6 +288,41 @@ describe('Project Startup in Jupyter Notebook 7 (tree page; Chromium, jupyter_se
     expectOnlyProblems();
   }, 180000);
 
+  test("the stand-in serves Notebook 7's tree page as the notebook package does: authenticated, Notebook's page config", async () => {
+    server = await startNotebook7Server({ baseUrl: BASE_URL, label: 'notebook7-pages-server', labextensions: [PROJECT_LABEXTENSION] });
+    const s = server;
+    fs.mkdirSync(path.join(s.dirs.project, 'data'));
+    // Without credentials: Jupyter's login page, as for every page of Notebook 7.
+    const anonymous = await httpRequest(s.treeUrl);
+    expect(anonymous.status).toBe(302);
+    expect(anonymous.headers.location).toContain(`${BASE_URL}login?next=`);
+    // The base URL goes to the tree (Notebook's default_url).
+    const root = await httpRequest(s.base, { headers: { authorization: `token ${s.token}` } });
+    expect(root.status).toBe(302);
+    expect(root.headers.location?.replace(/\?$/, '')).toBe(`${BASE_URL}tree`);
+    const auth = { authorization: `token ${s.token}` };
+    const page = await httpRequest(`${s.treeUrl}/data`, { headers: auth });
+    expect(page.status).toBe(200);
+    const config = JSON.parse(/<script id="jupyter-config-data" type="application\/json">([\s\S]*?)<\/script>/.exec(page.text)?.[1] ?? '{}');
+    expect(config).toMatchObject({
+      appName: 'Jupyter Notebook',
+      appVersion: notebook,
+      notebookPage: 'tree',
+      treePath: 'data',
+      baseUrl: BASE_URL,
+      frontendUrl: BASE_URL,
+      fullStaticUrl: `${BASE_URL}static/notebook`,
+      fullLabextensionsUrl: `${BASE_URL}lab/extensions`,
+      exposeAppInBrowser: true
+    });
+    expect(config.federated_extensions.map((e: { name: string }) => e.name)).toEqual([PACKAGE]);
+    expect(page.text).not.toContain(s.token);
+    // A directory that is not there, and a file (this stand-in has only the tree page): 404.
+    fs.writeFileSync(path.join(s.dirs.project, 'notes.txt'), 'x');
+    expect((await httpRequest(`${s.treeUrl}/missing`, { headers: auth })).status).toBe(404);
+    expect((await httpRequest(`${s.treeUrl}/notes.txt`, { headers: auth })).status).toBe(404);
+  }, 60000);
+
   test("Notebook 7 renders JupyterLab's notifications (apputils-extension's notification plugin) as toasts", async () => {
     server = await startNotebook7Server({ baseUrl: BASE_URL, label: 'notebook7-notify-server', labextensions: [PROJECT_LABEXTENSION] });
     const p = await newPage();
