@@ -4,17 +4,20 @@
 import { ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { ICommandPalette, WidgetTracker } from '@jupyterlab/apputils';
 import { ILauncher } from '@jupyterlab/launcher';
+import { IMainMenu } from '@jupyterlab/mainmenu';
+import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { ITranslator } from '@jupyterlab/translation';
 import { launchIcon } from '@jupyterlab/ui-components';
 import { createClient } from './api';
 import { CommandIDs } from './commands';
 import { createConfirm } from './dialog';
+import { addUserGuide } from './help';
 import { StartupModel } from './model';
+import { StartupNotifier } from './notifier';
 import { StartupPanel } from './panel';
-import { preflight, setupIncomplete } from './preflight';
 import { showInMainArea } from './shell';
-import { PLUGIN_ID, SETTING_OPEN_WHEN_AWAITING_CONFIRMATION, TRACKER_NAMESPACE, TRANSLATION_DOMAIN } from './tokens';
+import { PLUGIN_ID, TRACKER_NAMESPACE, TRANSLATION_DOMAIN } from './tokens';
 
 export { CommandIDs } from './commands';
 export { PLUGIN_ID } from './tokens';
@@ -25,7 +28,9 @@ function activate(
   palette: ICommandPalette | null,
   launcher: ILauncher | null,
   restorer: ILayoutRestorer | null,
-  settingRegistry: ISettingRegistry | null
+  settingRegistry: ISettingRegistry | null,
+  mainMenu: IMainMenu | null,
+  rendermime: IRenderMimeRegistry | null
 ): void {
   const trans = translator.load(TRANSLATION_DOMAIN);
   const { commands } = app;
@@ -91,17 +96,17 @@ function activate(
     void restorer.restore(tracker, { command: CommandIDs.open, name: () => TRACKER_NAMESPACE });
   }
 
-  // Settings: open the panel at start-up while setup is incomplete (default true).
-  let openWhileIncomplete = true;
+  addUserGuide(app, { trans, mainMenu, rendermime, palette });
+
+  // The panel opens by itself only when the person can act in it; everything else that needs
+  // attention becomes a notification (notifications.ts decides, notifier.ts shows).
+  const notifier = new StartupNotifier({ model, trans, openPanel: () => commands.execute(CommandIDs.open) });
+
   const settingsLoaded: Promise<void> = settingRegistry
     ? settingRegistry
         .load(PLUGIN_ID)
         .then(settings => {
-          const read = (): void => {
-            openWhileIncomplete = settings.get(SETTING_OPEN_WHEN_AWAITING_CONFIRMATION).composite !== false;
-          };
-          read();
-          settings.changed.connect(read);
+          notifier.useSettings(settings);
         })
         .catch((reason: unknown) => {
           console.warn(
@@ -116,16 +121,7 @@ function activate(
   // The preflight: one GET after the layout is restored (a restored panel shares it).
   Promise.all([app.restored, settingsLoaded])
     .then(() => model.ensureLoaded())
-    .then(state => {
-      const issue = preflight(state, trans);
-      if (issue) {
-        console.warn(`${issue.problem} ${issue.fix}`);
-      }
-      if (openWhileIncomplete && setupIncomplete(state)) {
-        return commands.execute(CommandIDs.open);
-      }
-      return undefined;
-    })
+    .then(() => notifier.start())
     .catch((reason: unknown) => {
       console.error(trans.__('Project Startup: the start-up check failed. Open the panel with "Open Project Startup" and press Refresh.'), reason);
     });
@@ -140,7 +136,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
   description: 'Shows what this platform offers and walks a person from first open to a set-up project.',
   autoStart: true,
   requires: [ITranslator],
-  optional: [ICommandPalette, ILauncher, ILayoutRestorer, ISettingRegistry],
+  optional: [ICommandPalette, ILauncher, ILayoutRestorer, ISettingRegistry, IMainMenu, IRenderMimeRegistry],
   activate
 };
 

@@ -47,8 +47,18 @@ export const SETTING_REFRESH_INTERVAL = 'refreshInterval';
 export const SETTING_OPEN_WHEN_AWAITING_CONFIRMATION = 'openWhenAwaitingConfirmation';
 export const SETTING_MUTED_NOTIFICATIONS = 'mutedNotifications';
 
-/** The states a notification reports (schema/plugin.json mutedNotifications' items). */
-export type NotificationKind = 'not-enabled' | 'failing' | 'incompatible' | 'unsupported-interface' | 'blocked' | 'needs-compute';
+/**
+ * The states a notification reports (schema/plugin.json mutedNotifications' items);
+ * confirm-elsewhere: awaiting a confirmation this interface may not give (a terminal prompt).
+ */
+export type NotificationKind =
+  | 'not-enabled'
+  | 'failing'
+  | 'incompatible'
+  | 'unsupported-interface'
+  | 'blocked'
+  | 'needs-compute'
+  | 'confirm-elsewhere';
 
 export type InterfaceId = Schemas['StartupProjectionInterfaceId'];
 

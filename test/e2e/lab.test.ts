@@ -176,6 +176,11 @@ describe('JupyterLab 4.6.4 in Chromium', () => {
     const p = page as Page;
     await openLab(p, server as LabServer);
     await p.locator('#jp-main-dock-panel .lm-TabBar-tab').first().waitFor({ state: 'visible' });
+    if (!federated.throwaway) {
+      // The project's panel opens by itself (awaiting confirmation) and takes the focus, which
+      // would close a palette opened before it: wait for it first.
+      await p.locator('#jp-project-startup-panel').waitFor({ state: 'visible', timeout: 30000 });
+    }
     await p.keyboard.press('Control+Shift+C');
     const palette = p.locator('.jp-ModalCommandPalette');
     await palette.waitFor({ state: 'visible' });

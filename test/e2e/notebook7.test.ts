@@ -11,9 +11,8 @@
 // of its own, both by itself (awaiting confirmation) and from the command palette.
 //
 // Screenshots in test-artifacts/e2e/: notebook7-awaiting-confirmation, notebook7-dialog,
-// notebook7-ready, notebook7-palette, notebook7-notification, notebook7-not-enabled(-panel).
-//
-// The not-enabled test needs the notifications (wip/quiet, issue 12 item 2): it fails without them.
+// notebook7-ready, notebook7-palette, notebook7-notification, notebook7-not-enabled(-panel),
+// notebook7-user-guide.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
@@ -40,6 +39,7 @@ const DIAGNOSTICS_PATH = `${BASE_URL}api/project-startup/diagnostics`;
 const PACKAGE = 'jupyterlab-project-startup';
 const PLUGIN = `${PACKAGE}:plugin`;
 const PANEL = '#jp-project-startup-panel';
+const GUIDE = '#jp-project-startup-user-guide';
 /** Notebook 7's tree page: its tab panel (INotebookTree) in the shell's main area. */
 const TREE_TABS = '#main-panel .jp-TreePanel';
 
@@ -287,6 +287,42 @@ describe('Project Startup in Jupyter Notebook 7 (tree page; Chromium, jupyter_se
     await expect(treeTabs(p)).resolves.toEqual({ labels: ['Files', 'Running', 'Project Startup'], current: 'Project Startup' });
     expectOnlyProblems();
   }, 180000);
+
+  test("Notebook 7's Help menu opens the Project Startup user guide in a tab of the tree page", async () => {
+    server = await startNotebook7Server({
+      baseUrl: BASE_URL,
+      label: 'notebook7-guide-server',
+      prepare: dirs => {
+        jupyterInstall(dirs);
+        writePluginSetting(dirs, { openWhenAwaitingConfirmation: false });
+      }
+    });
+    const p = await newPage();
+    const host = await openNotebookTree(p, server);
+    expect(host.errors).toEqual([]);
+    await p.locator('.lm-MenuBar-itemLabel', { hasText: /^Help$/ }).click();
+    const item = p.locator('.lm-Menu-item', { hasText: 'Project Startup user guide' });
+    await item.waitFor({ state: 'visible' });
+    await item.click();
+    const guide = p.locator(GUIDE);
+    await guide.waitFor({ state: 'visible', timeout: 20000 });
+    await expect(treeTabs(p)).resolves.toEqual({ labels: ['Files', 'Running', 'Project Startup user guide'], current: 'Project Startup user guide' });
+    // Through the Notebook's rendermime registry. This front end leaves out the Markdown parser
+    // (@jupyterlab/markedparser-extension: marked and mermaid are not installed), so the
+    // registry shows the Markdown as text; the guide's rendering is notifications.test.ts's.
+    await guide.getByText('Using Project Startup in JupyterLab and Notebook').first().waitFor({ state: 'visible' });
+    await p.mouse.move(640, 990);
+    await screenshot(p, 'notebook7-user-guide');
+    await expectAccessible(p, 'notebook7-user-guide', [GUIDE], { fit: `${GUIDE} .jp-ProjectStartup-guide` });
+    // The panel and the guide are tabs side by side.
+    await openFromPalette(p);
+    await panel(p).waitFor({ state: 'visible' });
+    await expect(treeTabs(p)).resolves.toEqual({
+      labels: ['Files', 'Running', 'Project Startup user guide', 'Project Startup'],
+      current: 'Project Startup'
+    });
+    expectOnlyProblems();
+  }, 120000);
 
   test("the stand-in serves Notebook 7's tree page as the notebook package does: authenticated, Notebook's page config", async () => {
     server = await startNotebook7Server({ baseUrl: BASE_URL, label: 'notebook7-pages-server', labextensions: [PROJECT_LABEXTENSION] });

@@ -177,6 +177,17 @@ async function openFromPalette(page: Page): Promise<void> {
   await palette.waitFor({ state: 'hidden' });
 }
 
+/**
+ * Outside awaiting-confirmation the panel does not open by itself: the state's notification
+ * does, with its "Open Project Startup" action (which also closes it; test/e2e/notifications.test.ts).
+ */
+async function openFromNotification(page: Page, timeoutMs = 30000): Promise<void> {
+  const button = page.locator('.jp-toastContainer .Toastify__toast .jp-toast-button', { hasText: 'Open Project Startup' });
+  await button.waitFor({ state: 'visible', timeout: timeoutMs });
+  await button.click();
+  await button.waitFor({ state: 'detached', timeout: 10000 });
+}
+
 function commandEnabled(page: Page, id: string): Promise<boolean> {
   return page.evaluate(command => {
     const g = globalThis as unknown as { jupyterapp: { commands: { isEnabled(id: string): boolean } } };
@@ -326,8 +337,8 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
       label: 'panel-generic-server',
       prepare: dirs => {
         installOutput = jupyterInstall(dirs);
-        // The person turned off "open while incomplete": only the palette opens the panel here.
-        writePluginSetting(dirs, { openWhileIncomplete: false });
+        // The person turned off "open when awaiting confirmation": only the palette opens the panel here.
+        writePluginSetting(dirs, { openWhenAwaitingConfirmation: false });
       }
     });
     const s = server;
@@ -513,7 +524,7 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     const p = await newPage();
     const { calls } = recordSidecarCalls(p);
     await openLab(p, s);
-    // Setup is incomplete and the setting is at its default: the panel opens by itself.
+    await openFromNotification(p);
     await panel(p).waitFor({ state: 'visible', timeout: 30000 });
     await waitForPhase(p, 'unsupported-interface');
     const answer = await projection(s);
@@ -578,6 +589,7 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     const s = server;
     const p = await newPage();
     await openLab(p, s);
+    await openFromNotification(p);
     await panel(p).waitFor({ state: 'visible', timeout: 30000 });
     const section = panel(p).locator('.jp-ProjectStartup-notEnabled');
     await section.waitFor({ state: 'visible' });
@@ -624,6 +636,7 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     const p = await newPage();
     const { calls, statuses } = recordSidecarCalls(p);
     await openLab(p, s);
+    await openFromNotification(p);
     await panel(p).waitFor({ state: 'visible', timeout: 30000 });
     const section = panel(p).locator('.jp-ProjectStartup-failing');
     await section.waitFor({ state: 'visible', timeout: 30000 });
@@ -778,6 +791,7 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     const s = server;
     const p = await newPage();
     await openLab(p, s);
+    await openFromNotification(p);
     await panel(p).waitFor({ state: 'visible', timeout: 30000 });
     await waitForPhase(p, 'blocked');
     await waitForStatus(p, 'Setup phase: Blocked.');

@@ -4,8 +4,13 @@
 // The app is exposed as window.jupyterapp (a test host: always), and window.e2eHost says how
 // loading went.
 import { JupyterLab } from '@jupyterlab/application';
-import { Dialog, showDialog } from '@jupyterlab/apputils';
+import { Dialog, ISanitizer, showDialog } from '@jupyterlab/apputils';
 import { PageConfig } from '@jupyterlab/coreutils';
+import { IRenderMimeRegistry, RenderMimeRegistry, standardRendererFactories } from '@jupyterlab/rendermime';
+import { compiler } from 'markdown-to-jsx';
+import { renderToStaticMarkup } from 'react-dom/server';
+// The rendered outputs' styles, as @jupyterlab/rendermime-extension brings them.
+import '@jupyterlab/rendermime/style/index.js';
 import { BUILTIN_EXTENSIONS } from './extensions.gen.js';
 import './style.js';
 
@@ -25,6 +30,27 @@ const hostPlugin = {
         }).then(result => ({ accept: result.button.accept, label: result.button.label }))
     });
   }
+};
+
+/**
+ * JupyterLab's rendermime registry, as @jupyterlab/rendermime-extension provides it: the
+ * standard renderers (Markdown, HTML, images, ...) with the app's sanitizer. JupyterLab parses
+ * Markdown with marked (@jupyterlab/markedparser-extension), which is not installed here; the
+ * Markdown parser already installed (markdown-to-jsx, a dependency of @rjsf/core) stands in.
+ * The rendering, sanitizing and header anchors are JupyterLab's own.
+ */
+const rendermimePlugin = {
+  id: 'e2e-host:rendermime',
+  description: "JupyterLab's rendermime registry for the test host.",
+  autoStart: true,
+  requires: [ISanitizer],
+  provides: IRenderMimeRegistry,
+  activate: (app, sanitizer) =>
+    new RenderMimeRegistry({
+      initialFactories: standardRendererFactories,
+      sanitizer,
+      markdownParser: { render: source => Promise.resolve(renderToStaticMarkup(compiler(source, { forceBlock: true }))) }
+    })
 };
 
 function pluginsOf(module) {
@@ -52,7 +78,7 @@ export async function main(failedFederated) {
     data => !failedFederated.includes(data.name)
   );
   const federatedNames = new Set(federated.map(data => data.name));
-  const plugins = [hostPlugin];
+  const plugins = [hostPlugin, rendermimePlugin];
   const mimeExtensions = [];
   const deferred = [];
   const ignorePlugins = [];
