@@ -7,17 +7,20 @@ import { ILauncher } from '@jupyterlab/launcher';
 import { IMainMenu } from '@jupyterlab/mainmenu';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
+import { IStatusBar } from '@jupyterlab/statusbar';
 import { ITranslator } from '@jupyterlab/translation';
-import { launchIcon } from '@jupyterlab/ui-components';
 import { createClient } from './api';
 import { CommandIDs } from './commands';
 import { createConfirm } from './dialog';
 import { addUserGuide } from './help';
+import { projectStartupIcon } from './icon';
 import { StartupModel } from './model';
 import { StartupNotifier } from './notifier';
 import { StartupPanel } from './panel';
+import { settingsProblem } from './settings';
 import { showInMainArea } from './shell';
-import { PLUGIN_ID, TRACKER_NAMESPACE, TRANSLATION_DOMAIN } from './tokens';
+import { StartupStatus, STATUS_ITEM_ID } from './statusbar';
+import { PLUGIN_ID, SETTING_REFRESH_INTERVAL, TRACKER_NAMESPACE, TRANSLATION_DOMAIN } from './tokens';
 
 export { CommandIDs } from './commands';
 export { PLUGIN_ID } from './tokens';
@@ -30,7 +33,8 @@ function activate(
   restorer: ILayoutRestorer | null,
   settingRegistry: ISettingRegistry | null,
   mainMenu: IMainMenu | null,
-  rendermime: IRenderMimeRegistry | null
+  rendermime: IRenderMimeRegistry | null,
+  statusBar: IStatusBar | null
 ): void {
   const trans = translator.load(TRANSLATION_DOMAIN);
   const { commands } = app;
@@ -48,7 +52,7 @@ function activate(
   commands.addCommand(CommandIDs.open, {
     label: trans.__('Open Project Startup'),
     caption: trans.__('Show what this platform offers and how to set up the project'),
-    icon: args => (args['isPalette'] ? undefined : launchIcon),
+    icon: args => (args['isPalette'] ? undefined : projectStartupIcon),
     execute: () => {
       if (panel === null || panel.isDisposed) {
         panel = new StartupPanel({
@@ -56,7 +60,6 @@ function activate(
           trans,
           actions: { initialize: () => void commands.execute(CommandIDs.initialize) }
         });
-        panel.title.icon = launchIcon;
         void tracker.add(panel);
         // The first panel shows the start-up answer (or waits for it); a panel opened again
         // later asks afresh. Requests in flight are shared.
@@ -96,6 +99,11 @@ function activate(
     void restorer.restore(tracker, { command: CommandIDs.open, name: () => TRACKER_NAMESPACE });
   }
 
+  if (statusBar) {
+    const item = new StartupStatus({ model, trans, open: () => void commands.execute(CommandIDs.open) });
+    statusBar.registerStatusItem(STATUS_ITEM_ID, { item, align: 'left', rank: 100 });
+  }
+
   addUserGuide(app, { trans, mainMenu, rendermime, palette });
 
   // The panel opens by itself only when the person can act in it; everything else that needs
@@ -107,20 +115,22 @@ function activate(
         .load(PLUGIN_ID)
         .then(settings => {
           notifier.useSettings(settings);
+          const readInterval = (): void => model.setRefreshInterval(settings.get(SETTING_REFRESH_INTERVAL).composite);
+          readInterval();
+          settings.changed.connect(readInterval);
         })
         .catch((reason: unknown) => {
-          console.warn(
-            trans.__(
-              'Project Startup: the settings could not be loaded, so the defaults apply. Check that schema/plugin.json is installed with the extension (project-startup jupyter install).'
-            ),
-            reason
-          );
+          console.warn(settingsProblem(reason, trans), reason);
         })
     : Promise.resolve();
 
   // The preflight: one GET after the layout is restored (a restored panel shares it).
   Promise.all([app.restored, settingsLoaded])
-    .then(() => model.ensureLoaded())
+    .then(() => {
+      // The live state: the panel and the status bar follow the service from here on.
+      model.startPolling();
+      return model.ensureLoaded();
+    })
     .then(() => notifier.start())
     .catch((reason: unknown) => {
       console.error(trans.__('Project Startup: the start-up check failed. Open the panel with "Open Project Startup" and press Refresh.'), reason);
@@ -136,7 +146,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
   description: 'Shows what this platform offers and walks a person from first open to a set-up project.',
   autoStart: true,
   requires: [ITranslator],
-  optional: [ICommandPalette, ILauncher, ILayoutRestorer, ISettingRegistry, IMainMenu, IRenderMimeRegistry],
+  optional: [ICommandPalette, ILauncher, ILayoutRestorer, ISettingRegistry, IMainMenu, IRenderMimeRegistry, IStatusBar],
   activate
 };
 

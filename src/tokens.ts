@@ -101,6 +101,15 @@ export type Confirmation = StartupProjection['confirmation'];
 /** The capability manifest (the projection carries it whole). */
 export type Manifest = Schemas['Manifest'];
 
+/** One row of the manifest's capability matrix (the panel's "What this platform offers"). */
+export type Capability = Manifest['capabilities'][number];
+
+/** A model source: secret-backed or not, and the approval modes it allows. */
+export type ModelSourceValue = Schemas['ManifestModelSourceValue'];
+
+/** The model credential boundary with its two sentences. */
+export type BoundaryValue = Schemas['ManifestBoundaryValue'];
+
 /** The answer of POST {base_url}project/initialize (201 created, 200 already there). */
 export type InitializeResponse = Schemas['InitializeResponse'];
 

@@ -307,10 +307,8 @@ describe('Project Startup in Jupyter Notebook 7 (tree page; Chromium, jupyter_se
     const guide = p.locator(GUIDE);
     await guide.waitFor({ state: 'visible', timeout: 20000 });
     await expect(treeTabs(p)).resolves.toEqual({ labels: ['Files', 'Running', 'Project Startup user guide'], current: 'Project Startup user guide' });
-    // Through the Notebook's rendermime registry. This front end leaves out the Markdown parser
-    // (@jupyterlab/markedparser-extension: marked and mermaid are not installed), so the
-    // registry shows the Markdown as text; the guide's rendering is notifications.test.ts's.
-    await guide.getByText('Using Project Startup in JupyterLab and Notebook').first().waitFor({ state: 'visible' });
+    // Rendered by the Notebook's own rendermime registry and Markdown parser (marked).
+    await expect(guide.locator('.jp-RenderedMarkdown h2').first().textContent()).resolves.toContain('Using Project Startup in JupyterLab and Notebook');
     await p.mouse.move(640, 990);
     await screenshot(p, 'notebook7-user-guide');
     await expectAccessible(p, 'notebook7-user-guide', [GUIDE], { fit: `${GUIDE} .jp-ProjectStartup-guide` });

@@ -1,7 +1,7 @@
 /** @jest-environment jsdom */
-// The plugin (src/index.ts) against a fake JupyterLab: the front-end packages it takes tokens
-// and showDialog from are replaced by small stand-ins (their real modules need a browser
-// bundle), while @jupyterlab/services and @lumino are real. Checks: the plugin's identity,
+// The plugin (src/index.ts) against a fake JupyterLab: the tokens it requires, the tracker and
+// showDialog are small stand-ins, while @jupyterlab/services, @lumino and the widgets the panel
+// is made of (@jupyterlab/apputils, @jupyterlab/ui-components) are real. Checks: the plugin's identity,
 // that activate awaits nothing and asks nothing before the app is restored, the commands,
 // palette, launcher and restorer, translations, the dialog (cancel sends nothing, accept sends
 // exactly the body), when the panel opens by itself (only awaiting a confirmation it can take,
@@ -30,6 +30,7 @@ jest.mock('@jupyterlab/application', () => {
   return { ILayoutRestorer: new Token('@jupyterlab/application:ILayoutRestorer') };
 });
 jest.mock('@jupyterlab/apputils', () => {
+  const actual = jest.requireActual('@jupyterlab/apputils');
   const { Token } = jest.requireActual('@lumino/coreutils');
   class WidgetTracker {
     readonly namespace: string;
@@ -56,19 +57,10 @@ jest.mock('@jupyterlab/apputils', () => {
     }),
     dismiss: jest.fn((id: string): void => void dismissed.push(id))
   };
-  /** The part of MainAreaWidget the user guide uses: a widget holding its content. */
-  class MainAreaWidget extends Widget {
-    readonly content: InstanceType<typeof Widget>;
-    constructor(options: { content: InstanceType<typeof Widget> }) {
-      super();
-      this.content = options.content;
-      this.node.appendChild(options.content.node);
-    }
-  }
   return {
+    ...actual,
     ICommandPalette: new Token('@jupyterlab/apputils:ICommandPalette'),
     Notification,
-    MainAreaWidget,
     WidgetTracker,
     showDialog: jest.fn(),
     Dialog: {
@@ -103,17 +95,15 @@ jest.mock('@jupyterlab/settingregistry', () => {
 });
 jest.mock('@jupyterlab/translation', () => {
   const { Token } = jest.requireActual('@lumino/coreutils');
-  return { ITranslator: new Token('@jupyterlab/translation:ITranslator') };
+  // The real package otherwise: MainAreaWidget takes its nullTranslator.
+  return { ...jest.requireActual('@jupyterlab/translation'), ITranslator: new Token('@jupyterlab/translation:ITranslator') };
 });
-jest.mock('@jupyterlab/ui-components', () => ({
-  launchIcon: { name: 'ui-components:launch' },
-  LabIcon: class {
-    readonly name: string;
-    constructor(options: { name: string }) {
-      this.name = options.name;
-    }
-  }
-}));
+// The status bar item is tested with the real status bar in live-plugin.test.ts.
+jest.mock('@jupyterlab/statusbar', () => {
+  const { Token } = jest.requireActual('@lumino/coreutils');
+  return { IStatusBar: new Token('@jupyterlab/statusbar:IStatusBar') };
+});
+jest.mock('../../src/statusbar', () => ({ StartupStatus: class {}, STATUS_ITEM_ID: 'jupyterlab-project-startup:status' }));
 
 // After the mocks (jest hoists jest.mock above the imports).
 import { ILayoutRestorer } from '@jupyterlab/application';
@@ -125,6 +115,7 @@ import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { ITranslator } from '@jupyterlab/translation';
 import plugin, { CommandIDs, PLUGIN_ID } from '../../src/index';
 import { INFO_AUTO_CLOSE_MS } from '../../src/notifier';
+import { projectStartupIcon } from '../../src/icon';
 import { StartupPanel } from '../../src/panel';
 import { USER_GUIDE_MARKDOWN } from '../../src/user-guide';
 
@@ -260,7 +251,9 @@ describe('the plugin', () => {
     expect(PLUGIN_ID).toBe(plugin.id);
     expect(plugin.autoStart).toBe(true);
     expect(plugin.requires).toEqual([ITranslator]);
-    expect(plugin.optional).toEqual([ICommandPalette, ILauncher, ILayoutRestorer, ISettingRegistry, IMainMenu, IRenderMimeRegistry]);
+    expect(plugin.optional).toEqual(
+      expect.arrayContaining([ICommandPalette, ILauncher, ILayoutRestorer, ISettingRegistry, IMainMenu, IRenderMimeRegistry])
+    );
   });
 
   it('activates synchronously and asks the server nothing before the app is restored', async () => {
@@ -294,6 +287,9 @@ describe('the plugin', () => {
     );
     expect(h.settings.load).toHaveBeenCalledWith('jupyterlab-project-startup:plugin');
     expect(h.commands.isEnabled(CommandIDs.initialize)).toBe(false);
+    // The product's own icon in the launcher and menus; none in the palette.
+    expect(h.commands.icon(CommandIDs.open)).toBe(projectStartupIcon);
+    expect(h.commands.icon(CommandIDs.open, { isPalette: true })).toBeUndefined();
   });
 });
 
@@ -537,6 +533,9 @@ describe('commands', () => {
       ['Initialize project', true]
     ]);
     expect(options.defaultButton).toBe(0);
+    // The body is a ReactWidget: React renders it once attached (as the dialog does).
+    Widget.attach(options.body as Widget, document.body);
+    await settle();
     const body = (options.body as Widget).node.textContent ?? '';
     expect(body).toContain(PROJECT);
     expect(body).toContain(`${PROJECT}/.project-startup`);

@@ -4,13 +4,9 @@
 // The app is exposed as window.jupyterapp (a test host: always), and window.e2eHost says how
 // loading went.
 import { JupyterLab } from '@jupyterlab/application';
-import { Dialog, ISanitizer, showDialog } from '@jupyterlab/apputils';
+import { Dialog, showDialog } from '@jupyterlab/apputils';
+import { EditorLanguageRegistry, IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { PageConfig } from '@jupyterlab/coreutils';
-import { IRenderMimeRegistry, RenderMimeRegistry, standardRendererFactories } from '@jupyterlab/rendermime';
-import { compiler } from 'markdown-to-jsx';
-import { renderToStaticMarkup } from 'react-dom/server';
-// The rendered outputs' styles, as @jupyterlab/rendermime-extension brings them.
-import '@jupyterlab/rendermime/style/index.js';
 import { BUILTIN_EXTENSIONS } from './extensions.gen.js';
 import './style.js';
 
@@ -33,24 +29,22 @@ const hostPlugin = {
 };
 
 /**
- * JupyterLab's rendermime registry, as @jupyterlab/rendermime-extension provides it: the
- * standard renderers (Markdown, HTML, images, ...) with the app's sanitizer. JupyterLab parses
- * Markdown with marked (@jupyterlab/markedparser-extension), which is not installed here; the
- * Markdown parser already installed (markdown-to-jsx, a dependency of @rjsf/core) stands in.
- * The rendering, sanitizing and header anchors are JupyterLab's own.
+ * The editor language registry that @jupyterlab/codemirror-extension provides (JupyterLab's
+ * default languages), which marked needs to highlight code blocks: the host app has no code
+ * editor, so only this registry of the codemirror extension is built in.
  */
-const rendermimePlugin = {
-  id: 'e2e-host:rendermime',
-  description: "JupyterLab's rendermime registry for the test host.",
+const languagesPlugin = {
+  id: 'e2e-host:languages',
+  description: "JupyterLab's editor language registry for the test host.",
   autoStart: true,
-  requires: [ISanitizer],
-  provides: IRenderMimeRegistry,
-  activate: (app, sanitizer) =>
-    new RenderMimeRegistry({
-      initialFactories: standardRendererFactories,
-      sanitizer,
-      markdownParser: { render: source => Promise.resolve(renderToStaticMarkup(compiler(source, { forceBlock: true }))) }
-    })
+  provides: IEditorLanguageRegistry,
+  activate: () => {
+    const languages = new EditorLanguageRegistry();
+    for (const language of EditorLanguageRegistry.getDefaultLanguages()) {
+      languages.addLanguage(language);
+    }
+    return languages;
+  }
 };
 
 function pluginsOf(module) {
@@ -78,7 +72,7 @@ export async function main(failedFederated) {
     data => !failedFederated.includes(data.name)
   );
   const federatedNames = new Set(federated.map(data => data.name));
-  const plugins = [hostPlugin, rendermimePlugin];
+  const plugins = [hostPlugin, languagesPlugin];
   const mimeExtensions = [];
   const deferred = [];
   const ignorePlugins = [];

@@ -71,6 +71,7 @@ const pages = {
       plugins: ['@jupyterlab/filebrowser-extension:factory', '@jupyterlab/filebrowser-extension:default-file-browser']
     },
     { name: '@jupyterlab/mainmenu-extension', plugins: ['@jupyterlab/mainmenu-extension:plugin'] },
+    { name: '@jupyterlab/markedparser-extension', plugins: true },
     { name: '@jupyterlab/services-extension', plugins: true },
     { name: '@jupyterlab/shortcuts-extension', plugins: true },
     { name: '@jupyterlab/theme-light-extension', plugins: true },
