@@ -184,6 +184,17 @@ async function openFromPalette(page: Page): Promise<void> {
   await palette.waitFor({ state: 'hidden' });
 }
 
+/**
+ * Outside awaiting-confirmation the panel does not open by itself: the state's notification
+ * does, with its "Open Project Startup" action (which also closes it; test/e2e/notifications.test.ts).
+ */
+async function openFromNotification(page: Page, timeoutMs = 30000): Promise<void> {
+  const button = page.locator('.jp-toastContainer .Toastify__toast .jp-toast-button', { hasText: 'Open Project Startup' });
+  await button.waitFor({ state: 'visible', timeout: timeoutMs });
+  await button.click();
+  await button.waitFor({ state: 'detached', timeout: 10000 });
+}
+
 function commandEnabled(page: Page, id: string): Promise<boolean> {
   return page.evaluate(command => {
     const g = globalThis as unknown as { jupyterapp: { commands: { isEnabled(id: string): boolean } } };
@@ -607,7 +618,8 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     const p = await newPage();
     const { calls } = recordSidecarCalls(p);
     await openLab(p, s);
-    // Setup is incomplete and the setting is at its default: the panel opens by itself.
+    // Nothing to confirm here: the notification opens the panel.
+    await openFromNotification(p);
     await panel(p).waitFor({ state: 'visible', timeout: 30000 });
     await waitForPhase(p, 'unsupported-interface');
     const answer = await projection(s);
@@ -672,6 +684,7 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     const s = server;
     const p = await newPage();
     await openLab(p, s);
+    await openFromNotification(p);
     await panel(p).waitFor({ state: 'visible', timeout: 30000 });
     const section = panel(p).locator('.jp-ProjectStartup-notEnabled');
     await section.waitFor({ state: 'visible' });
@@ -794,7 +807,7 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     const { calls } = recordSidecarCalls(p);
     await openLab(p, s);
     await p.waitForFunction(t => document.body.dataset.jpThemeName === t, DARK, { timeout: 20000 });
-    // Setup is incomplete: the panel opens by itself and takes the focus on its first button.
+    // Setup awaits the confirmation: the panel opens by itself and takes the focus on its first button.
     await panel(p).waitFor({ state: 'visible', timeout: 30000 });
     await waitForPhase(p, 'awaiting-confirmation');
     await waitForStatus(p, 'Setup phase: Awaiting confirmation.');
