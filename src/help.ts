@@ -9,6 +9,7 @@ import { IRenderMimeRegistry, MimeModel } from '@jupyterlab/rendermime';
 import { Widget } from '@lumino/widgets';
 import { CommandIDs } from './commands';
 import { projectStartupIcon } from './icon';
+import { showInMainArea } from './shell';
 import { ITranslationBundle } from './tokens';
 import { USER_GUIDE_MARKDOWN } from './user-guide';
 
@@ -62,9 +63,9 @@ export function addUserGuide(app: JupyterFrontEnd, options: UserGuideOptions): v
     execute: () => {
       if (guide === null || guide.isDisposed) {
         guide = createUserGuide(trans, options.rendermime);
-        app.shell.add(guide, 'main');
       }
-      app.shell.activateById(guide.id);
+      // JupyterLab's main area, or a tab of Notebook 7's tree page (see shell.ts).
+      showInMainArea(app, guide);
       return guide;
     }
   });

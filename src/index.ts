@@ -18,6 +18,7 @@ import { StartupModel } from './model';
 import { StartupNotifier } from './notifier';
 import { StartupPanel } from './panel';
 import { settingsProblem } from './settings';
+import { showInMainArea } from './shell';
 import { StartupStatus, STATUS_ITEM_ID } from './statusbar';
 import { PLUGIN_ID, SETTING_REFRESH_INTERVAL, TRACKER_NAMESPACE, TRANSLATION_DOMAIN } from './tokens';
 
@@ -36,7 +37,7 @@ function activate(
   statusBar: IStatusBar | null
 ): void {
   const trans = translator.load(TRANSLATION_DOMAIN);
-  const { commands, shell } = app;
+  const { commands } = app;
 
   const model = new StartupModel({
     client: createClient(app.serviceManager.serverSettings),
@@ -60,13 +61,12 @@ function activate(
           actions: { initialize: () => void commands.execute(CommandIDs.initialize) }
         });
         void tracker.add(panel);
-        shell.add(panel, 'main');
         // The first panel shows the start-up answer (or waits for it); a panel opened again
         // later asks afresh. Requests in flight are shared.
         void (openedBefore ? model.refresh() : model.ensureLoaded());
         openedBefore = true;
       }
-      shell.activateById(panel.id);
+      showInMainArea(app, panel);
       return panel;
     }
   });

@@ -149,6 +149,8 @@ export interface LabServerOptions {
    * them (see jupyterInstall). What it returns is added to the server's environment last.
    */
   prepare?: (dirs: LabServer['dirs']) => Record<string, string> | void;
+  /** The server script, taking lab_server.py's arguments (default lab_server.py; notebook7_server.py for Notebook 7). */
+  script?: string;
 }
 
 export interface LabServer {
@@ -267,7 +269,7 @@ export async function startLabServer(options: LabServerOptions = {}): Promise<La
     ...prepared
   };
   const args = [
-    path.join(E2E_DIR, 'lab_server.py'),
+    options.script ?? path.join(E2E_DIR, 'lab_server.py'),
     '--base-url',
     baseUrl,
     '--workspaces-dir',

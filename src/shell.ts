@@ -1,0 +1,73 @@
+// Where the Project Startup panel is shown, in JupyterLab and in Jupyter Notebook 7.
+//
+// JupyterLab's shell takes any number of widgets in its main area. Notebook 7's shell
+// (INotebookShell) holds one main widget per page and drops any other without a word: on the
+// tree page that widget is the tab panel of "Files" and "Running" (INotebookTree), where
+// Notebook opens further views such as the settings editor as tabs of their own; on a document
+// page it is the document, and the side panels take the rest. So the panel goes where the shell
+// takes it: JupyterLab's main area; else a tab of Notebook 7's tree; else a side panel.
+//
+// INotebookTree comes from @jupyter-notebook/tree, which Notebook 7 shares as a singleton. The
+// labextension only consumes it (package.json jupyterlab.sharedPackages: not bundled, so it
+// costs no bundle size) and imports it only once the shell has refused the panel, which
+// JupyterLab's never does: there the import is never made.
+import type { JupyterFrontEnd } from '@jupyterlab/application';
+import type { INotebookTree } from '@jupyter-notebook/tree';
+import type { Widget } from '@lumino/widgets';
+
+/** Notebook 7's tree tabs, once asked for: null where the page has none (or the app is not Notebook 7). */
+const trees = new WeakMap<JupyterFrontEnd, Promise<INotebookTree | null>>();
+
+/** The widgets this module put in Notebook 7's tree tabs, with those tabs. */
+const treeTabs = new WeakMap<Widget, INotebookTree>();
+
+function notebookTree(app: JupyterFrontEnd): Promise<INotebookTree | null> {
+  let tree = trees.get(app);
+  if (!tree) {
+    tree = import('@jupyter-notebook/tree')
+      .then(({ INotebookTree }) => app.resolveOptionalService(INotebookTree))
+      .catch(() => null);
+    trees.set(app, tree);
+  }
+  return tree;
+}
+
+function showTab(tree: INotebookTree, widget: Widget): void {
+  tree.currentWidget = widget;
+  widget.activate();
+}
+
+/**
+ * Adds `widget` to the main area where the shell has one that takes it (JupyterLab), else as a
+ * tab of Notebook 7's tree page, else to the right side panel (a Notebook 7 document page); then
+ * shows it. Called again for a widget already shown, it only brings it to the front.
+ */
+export function showInMainArea(app: JupyterFrontEnd, widget: Widget): void {
+  const { shell } = app;
+  const tree = treeTabs.get(widget);
+  if (tree) {
+    showTab(tree, widget);
+    return;
+  }
+  if (!widget.isAttached && widget.parent === null) {
+    shell.add(widget, 'main');
+  }
+  if (widget.isAttached || widget.parent !== null) {
+    shell.activateById(widget.id);
+    return;
+  }
+  // The shell refused it: Notebook 7 (or another shell with one main widget).
+  void notebookTree(app).then(found => {
+    if (widget.isDisposed || widget.isAttached || widget.parent !== null) {
+      return;
+    }
+    if (found) {
+      treeTabs.set(widget, found);
+      found.addWidget(widget);
+      showTab(found, widget);
+    } else {
+      shell.add(widget, 'right', { rank: 1000 });
+      shell.activateById(widget.id);
+    }
+  });
+}
