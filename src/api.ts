@@ -8,7 +8,7 @@ import {
   interpretInitialize,
   interpretStartup,
   networkFailure,
-  RawResponse,
+  IRawResponse,
   wantsDiagnostics
 } from './responses';
 import {
@@ -41,7 +41,7 @@ export function diagnosticsUrl(settings: ServerConnection.ISettings): string {
   return URLExt.join(settings.baseUrl, DIAGNOSTICS_ENDPOINT);
 }
 
-type Sent = { ok: true; raw: RawResponse } | { ok: false; error: unknown };
+type Sent = { ok: true; raw: IRawResponse } | { ok: false; error: unknown };
 
 async function send(url: string, init: RequestInit, settings: ServerConnection.ISettings): Promise<Sent> {
   let response: Response;

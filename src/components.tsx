@@ -6,7 +6,7 @@
 import { Button } from '@jupyterlab/ui-components';
 import * as React from 'react';
 import { checkStatusLabel, interfaceLabel, phaseLabel, reportedProblems, statusMessage } from './labels';
-import { canConfirmHere, ConfirmationTargets, PanelState, View } from './model';
+import { canConfirmHere, IConfirmationTargets, IPanelState, View } from './model';
 import { problemNextAction } from './responses';
 import {
   BoundaryValue,
@@ -23,7 +23,7 @@ import {
 export { statusMessage } from './labels';
 
 /** What the panel's buttons do. */
-export interface PanelActions {
+export interface IPanelActions {
   refresh(): void;
   initialize(): void;
 }
@@ -420,7 +420,7 @@ function InitializeFailureAlert(props: { failure: Failure; trans: Trans }): JSX.
 
 // ---------------------------------------------------------------------------------- loaded
 
-function PhaseIntro(props: { projection: StartupProjection; state: PanelState; trans: Trans; actions: PanelActions }): JSX.Element {
+function PhaseIntro(props: { projection: StartupProjection; state: IPanelState; trans: Trans; actions: IPanelActions }): JSX.Element {
   const { projection, state, trans, actions } = props;
   const platform = platformLabel(projection);
   switch (projection.phase) {
@@ -805,7 +805,7 @@ export function OffersView(props: { manifest: Manifest; trans: Trans }): JSX.Ele
   );
 }
 
-function InitializedNotice(props: { state: PanelState; trans: Trans }): JSX.Element | null {
+function InitializedNotice(props: { state: IPanelState; trans: Trans }): JSX.Element | null {
   const answer = props.state.initialized;
   if (!answer) {
     return null;
@@ -819,7 +819,7 @@ function InitializedNotice(props: { state: PanelState; trans: Trans }): JSX.Elem
   );
 }
 
-function ViewContent(props: { view: View; state: PanelState; trans: Trans; actions: PanelActions }): JSX.Element {
+function ViewContent(props: { view: View; state: IPanelState; trans: Trans; actions: IPanelActions }): JSX.Element {
   const { view, state, trans, actions } = props;
   switch (view.kind) {
     case 'loading':
@@ -847,10 +847,10 @@ function ViewContent(props: { view: View; state: PanelState; trans: Trans; actio
   }
 }
 
-export interface PanelContentProps {
-  state: PanelState;
+export interface IPanelContentProps {
+  state: IPanelState;
   trans: Trans;
-  actions: PanelActions;
+  actions: IPanelActions;
 }
 
 /**
@@ -858,7 +858,7 @@ export interface PanelContentProps {
  * the message does, so an unchanged phase is not announced again), a heading to land on, and
  * the view. Refresh is in the panel's toolbar (panel.tsx).
  */
-export function PanelContent(props: PanelContentProps): JSX.Element {
+export function PanelContent(props: IPanelContentProps): JSX.Element {
   const { state, trans, actions } = props;
   const busy = state.refreshing || state.initializing || state.view.kind === 'loading';
   return (
@@ -883,7 +883,7 @@ export function PanelContent(props: PanelContentProps): JSX.Element {
 // ---------------------------------------------------------------------------------- dialog
 
 /** The body of the confirmation dialog: the project, then every path that will be created. */
-export function ConfirmationBody(props: { targets: ConfirmationTargets; trans: Trans }): JSX.Element {
+export function ConfirmationBody(props: { targets: IConfirmationTargets; trans: Trans }): JSX.Element {
   const { targets, trans } = props;
   return (
     <div className={cls('dialogBody')}>

@@ -4,11 +4,11 @@
 import { Dialog, ReactWidget, showDialog } from '@jupyterlab/apputils';
 import * as React from 'react';
 import { ConfirmationBody, confirmationTitle } from './components';
-import { ConfirmationTargets, ConfirmFunction } from './model';
+import { IConfirmationTargets, ConfirmFunction } from './model';
 import { ITranslationBundle } from './tokens';
 
 export function createConfirm(trans: ITranslationBundle): ConfirmFunction {
-  return async (targets: ConfirmationTargets): Promise<boolean> => {
+  return async (targets: IConfirmationTargets): Promise<boolean> => {
     const result = await showDialog({
       title: confirmationTitle(trans),
       body: ReactWidget.create(React.createElement(ConfirmationBody, { targets, trans })),

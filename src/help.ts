@@ -45,7 +45,7 @@ export function createUserGuide(trans: ITranslationBundle, rendermime: IRenderMi
   return widget;
 }
 
-export interface UserGuideOptions {
+export interface IUserGuideOptions {
   trans: ITranslationBundle;
   mainMenu: IMainMenu | null;
   rendermime: IRenderMimeRegistry | null;
@@ -53,7 +53,7 @@ export interface UserGuideOptions {
 }
 
 /** Registers CommandIDs.userGuide, in the Help menu and the command palette. */
-export function addUserGuide(app: JupyterFrontEnd, options: UserGuideOptions): void {
+export function addUserGuide(app: JupyterFrontEnd, options: IUserGuideOptions): void {
   const { trans } = options;
   let guide: MainAreaWidget | null = null;
   app.commands.addCommand(CommandIDs.userGuide, {

@@ -1,6 +1,6 @@
 // Words for the service's values (phases, check statuses, interfaces) and the panel's one-line
 // status: pure functions of the state, shared by the panel, the status bar and the notifications.
-import { PanelState } from './model';
+import { IPanelState } from './model';
 import { CheckStatus, Diagnostics, Failure, InterfaceId, ITranslationBundle, Phase } from './tokens';
 
 export function phaseLabel(phase: Phase, trans: ITranslationBundle): string {
@@ -51,7 +51,7 @@ export function reportedProblems(failure: Failure): Extract<Diagnostics, { kind:
 }
 
 /** The text of the panel's live region: announces loading, failures and phase changes. */
-export function statusMessage(state: PanelState, trans: ITranslationBundle): string {
+export function statusMessage(state: IPanelState, trans: ITranslationBundle): string {
   if (state.initializing) {
     return trans.__('Initializing the project…');
   }
@@ -81,7 +81,7 @@ export function statusMessage(state: PanelState, trans: ITranslationBundle): str
 }
 
 /** The status bar item's text: "Project: <phase>", or the failure in words. */
-export function statusBarText(state: PanelState, trans: ITranslationBundle): string {
+export function statusBarText(state: IPanelState, trans: ITranslationBundle): string {
   if (state.initializing) {
     return trans.__('Project: Initializing…');
   }

@@ -27,7 +27,7 @@ export type View =
   /** A startup projection; its phase decides the rest (unsupported, blocked, ..., ready). */
   | { kind: 'loaded'; projection: StartupProjection };
 
-export interface PanelState {
+export interface IPanelState {
   view: View;
   /** A refresh is in flight (the view still shows the previous answer). */
   refreshing: boolean;
@@ -47,7 +47,7 @@ export interface PanelState {
 }
 
 /** What the confirmation dialog names. */
-export interface ConfirmationTargets {
+export interface IConfirmationTargets {
   projectPath: string;
   statePath: string;
   /** Every path initialize creates: directories outermost first, then the record file. */
@@ -57,14 +57,14 @@ export interface ConfirmationTargets {
 export type InitializeOutcome = 'initialized' | 'cancelled' | 'failed' | 'unavailable';
 
 /** Shows the confirmation dialog; resolves true only when the person accepted. */
-export type ConfirmFunction = (targets: ConfirmationTargets, projection: StartupProjection) => Promise<boolean>;
+export type ConfirmFunction = (targets: IConfirmationTargets, projection: StartupProjection) => Promise<boolean>;
 
-export interface StartupModelOptions {
+export interface IStartupModelOptions {
   client: IStartupClient;
   confirm: ConfirmFunction;
 }
 
-export interface RefreshOptions {
+export interface IRefreshOptions {
   /** A person asked (button or command): clears the notices of the last initialize. */
   userInitiated?: boolean;
 }
@@ -100,7 +100,7 @@ export function recordPath(statePath: string): string {
   return `${statePath.replace(/\/+$/, '')}/${RECORD_FILE}`;
 }
 
-export function confirmationTargets(projection: StartupProjection): ConfirmationTargets {
+export function confirmationTargets(projection: StartupProjection): IConfirmationTargets {
   const record = recordPath(projection.statePath);
   const creates = projection.confirmation.creates.filter(p => p !== record);
   return { projectPath: projection.projectPath, statePath: projection.statePath, creates: [...creates, record] };
@@ -128,16 +128,16 @@ export function canConfirmHere(projection: StartupProjection): boolean {
 const STALE_CODES = new Set(['confirmation-stale', 'wrong-phase', 'state-unsafe']);
 
 export class StartupModel {
-  constructor(options: StartupModelOptions) {
+  constructor(options: IStartupModelOptions) {
     this._client = options.client;
     this._confirm = options.confirm;
   }
 
-  get stateChanged(): ISignal<this, PanelState> {
+  get stateChanged(): ISignal<this, IPanelState> {
     return this._stateChanged;
   }
 
-  get state(): PanelState {
+  get state(): IPanelState {
     return this._state;
   }
 
@@ -182,14 +182,14 @@ export class StartupModel {
    * the service answers what is shown already (no re-render, no live-region change). A failure
    * replaces what is shown: an old answer is never kept as current.
    */
-  refresh(options: RefreshOptions = {}): Promise<PanelState> {
+  refresh(options: IRefreshOptions = {}): Promise<IPanelState> {
     if (this._pending && !options.userInitiated) {
       return this._pending;
     }
     const seq = ++this._seq;
     const quiet = !options.userInitiated && this._state.view.kind !== 'loading';
     if (!quiet) {
-      const update: Partial<PanelState> = { refreshing: true, quietRefresh: false };
+      const update: Partial<IPanelState> = { refreshing: true, quietRefresh: false };
       if (options.userInitiated) {
         update.initializeFailure = undefined;
         update.initialized = undefined;
@@ -199,7 +199,7 @@ export class StartupModel {
     const pending = this._client
       .startup()
       .catch((error: unknown) => ({ ok: false as const, failure: networkFailure('', error) }))
-      .then((result): PanelState | Promise<PanelState> => {
+      .then((result): IPanelState | Promise<IPanelState> => {
         if (seq !== this._seq) {
           return this._pending ?? this._state;
         }
@@ -228,7 +228,7 @@ export class StartupModel {
       return;
     }
     const interval = this._intervalSeconds * 1000;
-    this._poll = new Poll<PanelState, Failure>({
+    this._poll = new Poll<IPanelState, Failure>({
       auto: false,
       name: 'jupyterlab-project-startup:startup',
       factory: () => this._pollOnce(),
@@ -275,12 +275,12 @@ export class StartupModel {
   }
 
   /** The poll, once startPolling ran (for tests and diagnostics). */
-  get poll(): Poll<PanelState, Failure> | undefined {
+  get poll(): Poll<IPanelState, Failure> | undefined {
     return this._poll;
   }
 
   /** The current answer, asking the service only when nothing was asked yet. */
-  ensureLoaded(): Promise<PanelState> {
+  ensureLoaded(): Promise<IPanelState> {
     if (this._pending) {
       return this._pending;
     }
@@ -339,7 +339,7 @@ export class StartupModel {
    * so Poll backs off. While initialize is in flight it asks nothing: initialize refreshes when
    * it ends, and an answer racing its POST would show a phase that is about to change.
    */
-  private async _pollOnce(): Promise<PanelState> {
+  private async _pollOnce(): Promise<IPanelState> {
     if (this._state.initializing) {
       return this._state;
     }
@@ -369,7 +369,7 @@ export class StartupModel {
     }
   };
 
-  private _set(update: Partial<PanelState>): void {
+  private _set(update: Partial<IPanelState>): void {
     if (this._isDisposed) {
       return;
     }
@@ -379,12 +379,12 @@ export class StartupModel {
 
   private _client: IStartupClient;
   private _confirm: ConfirmFunction;
-  private _state: PanelState = { view: { kind: 'loading' }, refreshing: false, initializing: false };
-  private _stateChanged = new Signal<this, PanelState>(this);
-  private _pending: Promise<PanelState> | undefined;
+  private _state: IPanelState = { view: { kind: 'loading' }, refreshing: false, initializing: false };
+  private _stateChanged = new Signal<this, IPanelState>(this);
+  private _pending: Promise<IPanelState> | undefined;
   private _seq = 0;
   private _isDisposed = false;
-  private _poll: Poll<PanelState, Failure> | undefined;
+  private _poll: Poll<IPanelState, Failure> | undefined;
   private _intervalSeconds = DEFAULT_REFRESH_INTERVAL;
 }
 

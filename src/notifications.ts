@@ -2,7 +2,7 @@
 // opens by itself, and which notification (kind, severity, problem and fix) a state gives.
 // Pure: no JupyterLab import, so every state is tested without a browser (notifier.ts shows
 // the decision through JupyterLab's Notification).
-import { canConfirmHere, PanelState } from './model';
+import { canConfirmHere, IPanelState } from './model';
 import { interfaceLabel, reportedProblems } from './labels';
 import { Failure, ITranslationBundle, NotificationKind, StartupProjection, SUPPORTED_SCHEMA_MAJOR } from './tokens';
 
@@ -14,7 +14,7 @@ const PROBLEM_ROOM = 60;
 
 export type NotificationSeverity = 'info' | 'warning' | 'error';
 
-export interface NotificationDecision {
+export interface INotificationDecision {
   kind: NotificationKind;
   /** error: the service is broken or mismatched; warning: setup cannot go on; info: setup goes on elsewhere or later. */
   type: NotificationSeverity;
@@ -30,7 +30,7 @@ export interface NotificationDecision {
  * Whether the panel should open by itself: only when the one step left is the person's own and
  * can be taken here (confirming initialization through this interface), and the setting allows it.
  */
-export function shouldOpenPanel(state: PanelState, openWhenAwaitingConfirmation: boolean): boolean {
+export function shouldOpenPanel(state: IPanelState, openWhenAwaitingConfirmation: boolean): boolean {
   return openWhenAwaitingConfirmation && state.view.kind === 'loaded' && canConfirmHere(state.view.projection);
 }
 
@@ -56,7 +56,7 @@ export function fitMessage(problem: string, fix: string, limit = MESSAGE_LIMIT):
   return `${shorten(problem, limit - 1 - fixRoom)}\n${shorten(fix, fixRoom)}`;
 }
 
-function decision(kind: NotificationKind, type: NotificationSeverity, problem: string, fix: string): NotificationDecision {
+function decision(kind: NotificationKind, type: NotificationSeverity, problem: string, fix: string): INotificationDecision {
   return { kind, type, problem, fix, message: fitMessage(problem, fix) };
 }
 
@@ -76,7 +76,7 @@ function diagnosedFix(code: string, fix: string, trans: ITranslationBundle): str
   }
 }
 
-function failureDecision(kind: 'not-enabled' | 'failing', failure: Failure, trans: ITranslationBundle): NotificationDecision {
+function failureDecision(kind: 'not-enabled' | 'failing', failure: Failure, trans: ITranslationBundle): INotificationDecision {
   // The server extension's diagnostics name the real cause (Node, jupyter-server-proxy, a
   // setting that stops the service) when the service did not answer.
   const reported = reportedProblems(failure)[0];
@@ -130,7 +130,7 @@ function failureDecision(kind: 'not-enabled' | 'failing', failure: Failure, tran
   }
 }
 
-function projectionDecision(projection: StartupProjection, trans: ITranslationBundle): NotificationDecision | null {
+function projectionDecision(projection: StartupProjection, trans: ITranslationBundle): INotificationDecision | null {
   const action = projection.nextAction;
   switch (projection.phase) {
     case 'unsupported-interface': {
@@ -177,7 +177,7 @@ function projectionDecision(projection: StartupProjection, trans: ITranslationBu
 }
 
 /** The notification the state calls for, or null (loading, ready, or the panel opens instead). */
-export function notificationFor(state: PanelState, trans: ITranslationBundle): NotificationDecision | null {
+export function notificationFor(state: IPanelState, trans: ITranslationBundle): INotificationDecision | null {
   const view = state.view;
   switch (view.kind) {
     case 'loading':

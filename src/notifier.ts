@@ -5,14 +5,14 @@
 // a notification whose state is over is dismissed.
 import { Notification } from '@jupyterlab/apputils';
 import type { ISettingRegistry } from '@jupyterlab/settingregistry';
-import { PanelState, StartupModel } from './model';
+import { IPanelState, StartupModel } from './model';
 import { notificationFor, shouldOpenPanel } from './notifications';
 import { ITranslationBundle, NotificationKind, SETTING_MUTED_NOTIFICATIONS, SETTING_OPEN_WHEN_AWAITING_CONFIRMATION } from './tokens';
 
 /** How long an info toast stays (it stays in the notification center); errors and warnings stay until closed. */
 export const INFO_AUTO_CLOSE_MS = 10000;
 
-export interface NotifierOptions {
+export interface INotifierOptions {
   model: StartupModel;
   trans: ITranslationBundle;
   /** Opens the panel (the "Open Project Startup" command). */
@@ -20,7 +20,7 @@ export interface NotifierOptions {
 }
 
 export class StartupNotifier {
-  constructor(options: NotifierOptions) {
+  constructor(options: INotifierOptions) {
     this._model = options.model;
     this._trans = options.trans;
     this._openPanel = options.openPanel;
@@ -56,7 +56,7 @@ export class StartupNotifier {
     this._handle(this._model.state);
   }
 
-  private _handle(state: PanelState): void {
+  private _handle(state: IPanelState): void {
     if (state.view.kind === 'loading') {
       return;
     }

@@ -7,22 +7,22 @@ import { MainAreaWidget, ReactWidget } from '@jupyterlab/apputils';
 import { refreshIcon, ToolbarButton, ToolbarButtonComponent } from '@jupyterlab/ui-components';
 import { Message } from '@lumino/messaging';
 import * as React from 'react';
-import { ACTION_REFRESH, CLASS_PREFIX, PanelActions, PanelContent } from './components';
+import { ACTION_REFRESH, CLASS_PREFIX, IPanelActions, PanelContent } from './components';
 import { projectStartupIcon } from './icon';
-import { PanelState, StartupModel } from './model';
+import { IPanelState, StartupModel } from './model';
 import { ITranslationBundle, PANEL_ID } from './tokens';
 
-export interface StartupPanelOptions {
+export interface IStartupPanelOptions {
   model: StartupModel;
   trans: ITranslationBundle;
   /** What the buttons do; defaults to the model's own refresh and initialize. */
-  actions?: Partial<PanelActions>;
+  actions?: Partial<IPanelActions>;
 }
 
-interface FocusKeeperProps {
-  state: PanelState;
+interface IFocusKeeperProps {
+  state: IPanelState;
   trans: ITranslationBundle;
-  actions: PanelActions;
+  actions: IPanelActions;
 }
 
 /**
@@ -30,13 +30,13 @@ interface FocusKeeperProps {
  * the DOM it notes whether the focus was inside (getSnapshotBeforeUpdate); after, if the focus
  * was lost (its element removed or disabled), it goes to the heading.
  */
-class FocusKeeper extends React.Component<FocusKeeperProps> {
+class FocusKeeper extends React.Component<IFocusKeeperProps> {
   getSnapshotBeforeUpdate(): boolean {
     const root = this._root.current;
     return root !== null && root.contains(document.activeElement) && document.activeElement !== root;
   }
 
-  componentDidUpdate(_prev: FocusKeeperProps, _prevState: unknown, hadFocus: boolean): void {
+  componentDidUpdate(_prev: IFocusKeeperProps, _prevState: unknown, hadFocus: boolean): void {
     const root = this._root.current;
     if (!hadFocus || root === null) {
       return;
@@ -84,7 +84,7 @@ export class ActionToolbarButton extends ToolbarButton {
  * before that would be lost, and an unchanged poll emits nothing to make up for it.
  */
 export class StartupView extends ReactWidget {
-  constructor(options: { model: StartupModel; trans: ITranslationBundle; actions: PanelActions }) {
+  constructor(options: { model: StartupModel; trans: ITranslationBundle; actions: IPanelActions }) {
     super();
     this._model = options.model;
     this._trans = options.trans;
@@ -111,14 +111,14 @@ export class StartupView extends ReactWidget {
 
   private _model: StartupModel;
   private _trans: ITranslationBundle;
-  private _actions: PanelActions;
+  private _actions: IPanelActions;
 }
 
 export class StartupPanel extends MainAreaWidget<StartupView> {
-  constructor(options: StartupPanelOptions) {
+  constructor(options: IStartupPanelOptions) {
     const model = options.model;
     const trans = options.trans;
-    const actions: PanelActions = {
+    const actions: IPanelActions = {
       refresh: options.actions?.refresh ?? (() => void model.refresh({ userInitiated: true })),
       initialize: options.actions?.initialize ?? (() => void model.initialize())
     };

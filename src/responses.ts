@@ -4,8 +4,8 @@
 import {
   CHECK_STATUSES,
   Diagnostics,
-  DiagnosticsProblem,
-  DiagnosticsReport,
+  IDiagnosticsProblem,
+  IDiagnosticsReport,
   Failure,
   InitializeResponse,
   NextAction,
@@ -17,7 +17,7 @@ import {
 } from './tokens';
 
 /** What api.ts read of a response. */
-export interface RawResponse {
+export interface IRawResponse {
   url: string;
   status: number;
   statusText: string;
@@ -229,7 +229,7 @@ export function majorVersion(version: string): number {
 }
 
 /** The failure for an answer that is not a success status. */
-function httpFailure(raw: RawResponse): Failure {
+function httpFailure(raw: IRawResponse): Failure {
   const json = parseJson(raw.text);
   const problem = json.ok && isProblem(json.value) ? json.value : undefined;
   if (raw.status === 404 && problem === undefined) {
@@ -250,7 +250,7 @@ function isSuccess(status: number): boolean {
   return status >= 200 && status < 300;
 }
 
-function unexpected(raw: RawResponse, invalidFields: string[], notJson: boolean): Failure {
+function unexpected(raw: IRawResponse, invalidFields: string[], notJson: boolean): Failure {
   return {
     kind: 'unexpected-body',
     url: raw.url,
@@ -261,7 +261,7 @@ function unexpected(raw: RawResponse, invalidFields: string[], notJson: boolean)
 }
 
 /** GET {base_url}project/startup?interface=notebook. */
-export function interpretStartup(raw: RawResponse): Result<StartupProjection> {
+export function interpretStartup(raw: IRawResponse): Result<StartupProjection> {
   if (!isSuccess(raw.status)) {
     return { ok: false, failure: httpFailure(raw) };
   }
@@ -283,7 +283,7 @@ export function interpretStartup(raw: RawResponse): Result<StartupProjection> {
 }
 
 /** POST {base_url}project/initialize. */
-export function interpretInitialize(raw: RawResponse): Result<InitializeResponse> {
+export function interpretInitialize(raw: IRawResponse): Result<InitializeResponse> {
   if (!isSuccess(raw.status)) {
     return { ok: false, failure: httpFailure(raw) };
   }
@@ -310,12 +310,12 @@ export function problemNextAction(problem: Problem | undefined): NextAction | un
   return value !== undefined && nextActionFields(value, 'nextAction').length === 0 ? (value as NextAction) : undefined;
 }
 
-function isDiagnosticsProblem(value: unknown): value is DiagnosticsProblem {
+function isDiagnosticsProblem(value: unknown): value is IDiagnosticsProblem {
   return isObject(value) && isString(value.code) && isString(value.title) && isString(value.detail) && isString(value.fix);
 }
 
 /** GET {base_url}api/project-startup/diagnostics: the report, unavailable (404) or failed. */
-export function interpretDiagnostics(raw: RawResponse): Diagnostics {
+export function interpretDiagnostics(raw: IRawResponse): Diagnostics {
   if (raw.status === 404) {
     return { kind: 'unavailable', url: raw.url, status: raw.status };
   }
@@ -339,7 +339,7 @@ export function interpretDiagnostics(raw: RawResponse): Diagnostics {
   ) {
     return { kind: 'failed', url: raw.url, reason: json.ok ? 'not a diagnostics report' : 'not JSON' };
   }
-  return { kind: 'report', report: value as unknown as DiagnosticsReport };
+  return { kind: 'report', report: value as unknown as IDiagnosticsReport };
 }
 
 /**

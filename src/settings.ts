@@ -4,14 +4,14 @@
 import { ITranslationBundle } from './tokens';
 
 /** One error of the setting registry's schema validator (ISchemaValidator.IError). */
-interface ValidationError {
+interface IValidationError {
   instancePath?: string;
   dataPath?: string;
   keyword: string;
   message?: string;
 }
 
-function isValidationErrors(reason: unknown): reason is ValidationError[] {
+function isValidationErrors(reason: unknown): reason is IValidationError[] {
   return Array.isArray(reason) && reason.length > 0 && reason.every(e => e !== null && typeof e === 'object' && typeof e.keyword === 'string');
 }
 

@@ -19,7 +19,7 @@ export const STATUS_ITEM_ID = 'jupyterlab-project-startup:status';
 
 export const STATUS_ITEM_CLASS = 'jp-ProjectStartup-statusItem';
 
-export interface StartupStatusOptions {
+export interface IStartupStatusOptions {
   model: StartupModel;
   trans: ITranslationBundle;
   /** Opens the panel (the open command). */
@@ -27,7 +27,7 @@ export interface StartupStatusOptions {
 }
 
 export class StartupStatus extends ReactWidget {
-  constructor(options: StartupStatusOptions) {
+  constructor(options: IStartupStatusOptions) {
     super();
     this._options = options;
     this.addClass(STATUS_ITEM_CLASS);
@@ -74,5 +74,5 @@ export class StartupStatus extends ReactWidget {
     this.update();
   }
 
-  private _options: StartupStatusOptions;
+  private _options: IStartupStatusOptions;
 }

@@ -117,7 +117,7 @@ export type InitializeResponse = Schemas['InitializeResponse'];
 export type Problem = Schemas['Problem'];
 
 /** One problem the server extension found: what, in detail, and how to fix it. */
-export interface DiagnosticsProblem {
+export interface IDiagnosticsProblem {
   code: 'node-missing' | 'node-too-old' | 'server-proxy-missing' | 'server-proxy-too-old' | 'sidecar-failed' | string;
   title: string;
   detail: string;
@@ -125,10 +125,10 @@ export interface DiagnosticsProblem {
 }
 
 /** GET {base_url}api/project-startup/diagnostics (jupyterlab_project_startup/handlers.py). */
-export interface DiagnosticsReport {
+export interface IDiagnosticsReport {
   version: string;
   ok: boolean;
-  problems: DiagnosticsProblem[];
+  problems: IDiagnosticsProblem[];
   node: { path: string | null; version: string | null; required: string };
   serverProxy: { version: string | null; required: string };
   sidecar: {
@@ -142,7 +142,7 @@ export interface DiagnosticsReport {
 
 /** What the panel learnt from the diagnostics route after the sidecar failed. */
 export type Diagnostics =
-  | { kind: 'report'; report: DiagnosticsReport }
+  | { kind: 'report'; report: IDiagnosticsReport }
   /** 404: no server extension on this Jupyter server (the npm package alone was installed). */
   | { kind: 'unavailable'; url: string; status: number }
   /** The diagnostics route failed too. */

@@ -179,7 +179,7 @@ describe('JupyterLab 4.6.4 in Chromium', () => {
     if (!federated.throwaway) {
       // The project's panel opens by itself here (setup awaits confirmation) and takes the
       // focus, which closes a modal palette opened before it: let it arrive first.
-      await p.waitForFunction(() => document.activeElement?.closest('#jp-project-startup-panel') != null, undefined, {
+      await p.waitForFunction(() => (document.activeElement?.closest('#jp-project-startup-panel') ?? null) !== null, undefined, {
         timeout: 30000,
         polling: 100
       });

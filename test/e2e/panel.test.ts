@@ -48,6 +48,7 @@ import {
 } from './helpers';
 import { CHECK_IDS } from '../helpers/harness';
 import { expectAccessible, focusRingContrast as ringContrast } from './axe';
+import type { StartupProjection } from '../../src/tokens';
 
 const BASE_URL = '/user/alice/';
 const STARTUP_PATH = `${BASE_URL}project/startup`;
@@ -213,7 +214,7 @@ function execute(page: Page, command: string, args: Record<string, unknown> = {}
 }
 
 /** The service's own answer for the notebook interface (a GET changes nothing). */
-async function projection(server: LabServer): Promise<any> {
+async function projection(server: LabServer): Promise<StartupProjection> {
   const answer = await httpRequest(`${server.base}project/startup?interface=notebook`, { headers: { authorization: `token ${server.token}` } });
   expect(answer.status).toBe(200);
   return answer.json;
@@ -627,7 +628,7 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     expect(answer.nextAction.id).toBe('switch-interface');
     expect(answer.compute.allocation).toMatchObject({ scheduler: 'slurm', jobId: '4242', live: null });
     expect(answer.manifest.platform.evidence.signals.map((sig: { name: string }) => sig.name)).toContain('SLURM_JOB_ID');
-    expect(answer.readinessChecks.find((c: { id: string }) => c.id === 'approved-storage').status).toBe('pass');
+    expect(answer.readinessChecks.find((c: { id: string }) => c.id === 'approved-storage')?.status).toBe('pass');
 
     await waitForStatus(p, 'Setup phase: Interface not supported.');
     const intro = panel(p).locator('.jp-ProjectStartup-phase');
@@ -933,7 +934,7 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     expect(await panel(p).getByRole('alert').count()).toBe(0);
     const answer = await projection(s);
     expect(answer.phase).toBe('blocked');
-    expect(answer.readinessChecks.find((c: { id: string }) => c.id === 'state-path').status).toBe('fail');
+    expect(answer.readinessChecks.find((c: { id: string }) => c.id === 'state-path')?.status).toBe('fail');
     await expect(panel(p).locator('tr[data-check-id="state-path"]').getAttribute('class')).resolves.toContain('jp-mod-fail');
     await expect(panel(p).locator('tr[data-check-id="state-path"] .jp-ProjectStartup-checkStatus').textContent()).resolves.toBe('Fail');
     expect(await panel(p).getByRole('button', { name: 'Initialize project' }).count()).toBe(0);

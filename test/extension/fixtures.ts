@@ -13,8 +13,8 @@ import { buildProjection, ProjectionInputs } from '../../sidecar/src/projection'
 import type { InitializeResult, StartupResult } from '../../sidecar/src/service';
 import type { InitializationRecord, StateInspection } from '../../sidecar/src/state';
 import type {
-  DiagnosticsProblem,
-  DiagnosticsReport,
+  IDiagnosticsProblem,
+  IDiagnosticsReport,
   InitializeResponse,
   ITranslationBundle,
   Problem,
@@ -299,10 +299,10 @@ export const JUPYTER_404: FakeAnswer = {
 export const DIAGNOSTICS_URL = 'http://localhost:8888/user/alice/api/project-startup/diagnostics';
 
 export function diagnosticsReport(
-  problems: DiagnosticsProblem[],
-  sidecar: Partial<DiagnosticsReport['sidecar']> = {},
-  node: DiagnosticsReport['node'] = { path: '/usr/bin/node', version: '20.20.2', required: '>=20' }
-): DiagnosticsReport {
+  problems: IDiagnosticsProblem[],
+  sidecar: Partial<IDiagnosticsReport['sidecar']> = {},
+  node: IDiagnosticsReport['node'] = { path: '/usr/bin/node', version: '20.20.2', required: '>=20' }
+): IDiagnosticsReport {
   return {
     version: '0.1.0',
     ok: problems.length === 0,
@@ -319,7 +319,7 @@ export function diagnosticsReport(
   };
 }
 
-export const NODE_MISSING: DiagnosticsProblem = {
+export const NODE_MISSING: IDiagnosticsProblem = {
   code: 'node-missing',
   title: 'Node.js was not found',
   detail: "Node.js 20 or newer is needed to run the Project Startup service, and there is no `node` on the Jupyter server's PATH and no PROJECT_STARTUP_NODE.",
@@ -329,14 +329,14 @@ export const NODE_MISSING: DiagnosticsProblem = {
 export const PLATFORM_MESSAGE =
   'PROJECT_STARTUP_PLATFORM must be one of generic, hosted-notebook, cluster; it is set to an unknown value. Unset it to select the platform from evidence.';
 
-export const SIDECAR_FAILED: DiagnosticsProblem = {
+export const SIDECAR_FAILED: IDiagnosticsProblem = {
   code: 'sidecar-failed',
   title: 'The Project Startup service could not start',
   detail: PLATFORM_MESSAGE,
   fix: "Correct what the message names (often a PROJECT_STARTUP_* variable in the Jupyter server's environment, such as the single-user image or the hub's extraEnv), then restart the Jupyter server. The full log is in the Jupyter server's output (stderr)."
 };
 
-export const SERVER_PROXY_MISSING: DiagnosticsProblem = {
+export const SERVER_PROXY_MISSING: IDiagnosticsProblem = {
   code: 'server-proxy-missing',
   title: 'jupyter-server-proxy is not installed',
   detail: 'The Project Startup service runs behind jupyter-server-proxy (4.1 or newer), which the Python of this Jupyter server (/opt/conda/bin/python) cannot import.',

@@ -23,7 +23,7 @@ import * as path from 'node:path';
 import { genericPlatform } from '../../sidecar/src/platforms/generic';
 import plugin, { CommandIDs, PLUGIN_ID } from '../../src/index';
 import { statusBarText } from '../../src/labels';
-import { PanelState } from '../../src/model';
+import { IPanelState } from '../../src/model';
 import { settingsProblem } from '../../src/settings';
 import { STATUS_ITEM_CLASS } from '../../src/statusbar';
 import { FakeAnswer, FakeHeaders, FakeRequest, fakeResponse, json, PHASE_CASES, projectionFor, trans } from './fixtures';
@@ -290,7 +290,7 @@ describe('the status bar item', () => {
 });
 
 describe('the words', () => {
-  const state = (view: PanelState['view'], extra: Partial<PanelState> = {}): PanelState => ({ view, refreshing: false, initializing: false, ...extra });
+  const state = (view: IPanelState['view'], extra: Partial<IPanelState> = {}): IPanelState => ({ view, refreshing: false, initializing: false, ...extra });
   const url = `${ORIGIN}${BASE}project/startup?interface=notebook`;
 
   it('the status bar says the phase, or the failure in words', () => {

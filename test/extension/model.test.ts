@@ -13,7 +13,7 @@ import {
   ConfirmFunction,
   DEFAULT_REFRESH_INTERVAL,
   initializeRequest,
-  PanelState,
+  IPanelState,
   recordPath,
   refreshIntervalSeconds,
   StartupModel
@@ -318,7 +318,7 @@ describe('StartupModel polling (fake timers; Poll from @lumino/polling)', () => 
     await jest.advanceTimersByTimeAsync(0);
     // The first poll comes one interval after the start-up answer.
     expect(client.startupCalls).toBe(1);
-    const emitted: PanelState[] = [];
+    const emitted: IPanelState[] = [];
     model.stateChanged.connect((_s, state) => emitted.push(state));
     return { client, model, emitted };
   }

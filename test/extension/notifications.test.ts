@@ -4,8 +4,8 @@
 // always fits JupyterLab's 140 characters with the fix kept.
 import * as fc from 'fast-check';
 import { genericPlatform } from '../../sidecar/src/platforms/generic';
-import { PanelState } from '../../src/model';
-import { fitMessage, MESSAGE_LIMIT, notificationFor, NotificationDecision, shorten, shouldOpenPanel } from '../../src/notifications';
+import { IPanelState } from '../../src/model';
+import { fitMessage, MESSAGE_LIMIT, notificationFor, INotificationDecision, shorten, shouldOpenPanel } from '../../src/notifications';
 import { Diagnostics, Failure, StartupProjection } from '../../src/tokens';
 import {
   diagnosticsReport,
@@ -22,11 +22,11 @@ import {
 
 const URL = 'http://localhost:8888/user/alice/project/startup?interface=notebook';
 
-function loaded(projection: StartupProjection): PanelState {
+function loaded(projection: StartupProjection): IPanelState {
   return { view: { kind: 'loaded', projection }, refreshing: false, initializing: false };
 }
 
-function failed(failure: Failure): PanelState {
+function failed(failure: Failure): IPanelState {
   const kind = failure.kind === 'not-enabled' ? 'not-enabled' : 'failing';
   return { view: { kind, failure }, refreshing: false, initializing: false };
 }
@@ -45,9 +45,9 @@ function confirmedInTerminal(): StartupProjection {
   };
 }
 
-function expectFits(d: NotificationDecision | null): NotificationDecision {
+function expectFits(d: INotificationDecision | null): INotificationDecision {
   expect(d).not.toBeNull();
-  const decision = d as NotificationDecision;
+  const decision = d as INotificationDecision;
   expect(decision.message.length).toBeLessThanOrEqual(MESSAGE_LIMIT);
   const [problemLine, fixLine, ...rest] = decision.message.split('\n');
   expect(rest).toEqual([]);
@@ -67,7 +67,7 @@ describe('the panel opens by itself only where the person can act in it', () => 
   });
 
   it('never in any other state', () => {
-    const others: PanelState[] = [
+    const others: IPanelState[] = [
       { view: { kind: 'loading' }, refreshing: true, initializing: false },
       ...(['ready', 'blocked', 'blocked (missing project directory)', 'unsupported-interface', 'needs-compute'] as const).map(name => loaded(PHASE_CASES[name]())),
       loaded(confirmedInTerminal()),
@@ -175,7 +175,7 @@ describe('a notification per state, with the fix', () => {
   it('the words are translated: every line JupyterLab shows comes through trans.__', () => {
     const { trans: recording, outputs } = recordingTrans();
     for (const state of [failed({ kind: 'not-enabled', url: URL, status: 404 }), loaded(PHASE_CASES['needs-compute']()), loaded(PHASE_CASES.blocked())]) {
-      const d = notificationFor(state, recording) as NotificationDecision;
+      const d = notificationFor(state, recording) as INotificationDecision;
       expect(outputs).toContain(d.problem);
     }
   });

@@ -12,8 +12,8 @@ import { act } from 'react';
 import { clusterPlatform } from '../../sidecar/src/platforms/cluster';
 import { genericPlatform } from '../../sidecar/src/platforms/generic';
 import { hostedNotebookPlatform } from '../../sidecar/src/platforms/hosted-notebook';
-import { ConfirmationTargets, confirmationTargets, PanelState } from '../../src/model';
-import { ConfirmationBody, PanelActions, PanelContent, statusMessage } from '../../src/components';
+import { IConfirmationTargets, confirmationTargets, IPanelState } from '../../src/model';
+import { ConfirmationBody, IPanelActions, PanelContent, statusMessage } from '../../src/components';
 import { Failure, ITranslationBundle, StartupProjection } from '../../src/tokens';
 import {
   clusterWithNotebooks,
@@ -38,11 +38,11 @@ import {
 const URL = 'http://localhost:8888/user/alice/project/startup?interface=notebook';
 const noop = { refresh: jest.fn(), initialize: jest.fn() };
 
-function loaded(projection: StartupProjection, extra: Partial<PanelState> = {}): PanelState {
+function loaded(projection: StartupProjection, extra: Partial<IPanelState> = {}): IPanelState {
   return { view: { kind: 'loaded', projection }, refreshing: false, initializing: false, ...extra };
 }
 
-function failing(failure: Failure): PanelState {
+function failing(failure: Failure): IPanelState {
   return { view: { kind: failure.kind === 'not-enabled' ? 'not-enabled' : 'failing', failure }, refreshing: false, initializing: false };
 }
 
@@ -71,19 +71,19 @@ function mount(element: React.ReactElement): HTMLElement {
   return widget.node;
 }
 
-function renderPanel(state: PanelState, bundle = trans, actions: PanelActions = noop): HTMLElement {
+function renderPanel(state: IPanelState, bundle = trans, actions: IPanelActions = noop): HTMLElement {
   return mount(React.createElement(PanelContent, { state, trans: bundle, actions }));
 }
 
 /** The panel's content for a state; its live region says statusMessage(state). */
-function render(state: PanelState, actions: PanelActions = noop): HTMLElement {
+function render(state: IPanelState, actions: IPanelActions = noop): HTMLElement {
   const root = renderPanel(state, trans, actions);
   expect(root.querySelectorAll('[role="status"]')).toHaveLength(1);
   expect(root.querySelector('[role="status"]')?.textContent).toBe(statusMessage(state, trans));
   return root;
 }
 
-function renderConfirmationBody(targets: ConfirmationTargets, bundle = trans): HTMLElement {
+function renderConfirmationBody(targets: IConfirmationTargets, bundle = trans): HTMLElement {
   return mount(React.createElement(ConfirmationBody, { targets, trans: bundle }));
 }
 
@@ -109,7 +109,7 @@ function unquoted(serviceText: string): string {
 
 describe('loading', () => {
   it('says it is checking and is busy (Refresh is in the toolbar: panel.test.ts)', () => {
-    const state: PanelState = { view: { kind: 'loading' }, refreshing: false, initializing: false };
+    const state: IPanelState = { view: { kind: 'loading' }, refreshing: false, initializing: false };
     const root = render(state);
     expect(text(root)).toContain('Checking the project setup…');
     expect(busy(root)).toBe('true');
