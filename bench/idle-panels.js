@@ -12,7 +12,7 @@
 // ServerConnection.makeRequest: `GET {base_url}project/startup?interface=notebook&<ms>` (the
 // `&<ms>` is makeRequest's cache buster for `cache: 'no-store'`) with `Accept: application/json`,
 // `Authorization: token …` and `Content-Type: application/json`, the next tick one interval
-// after the previous answer, doubling the wait after a failure (up to 30 s). Each panel has its
+// after the previous answer, backing off after a failure as Poll does. Each panel has its
 // own keep-alive connection, as each user's page has, and the panels start spread over one
 // interval, as pages opened at different times.
 //
@@ -35,6 +35,8 @@
 //   BENCH_IDLE_SAMPLE         seconds between samples (default 3; quick 1)
 //   BENCH_IDLE_PANELS         the polling phases' panel counts (default 1,10,100)
 //   BENCH_IDLE_QUICK=1        the quick defaults above
+//   BENCH_IDLE_HEAP_ONLY=1    only the heap check (the sidecar's heap after GC per request batch)
+//   BENCH_IDLE_HEAP_BATCHES   batches of 2,000 requests in the heap check (default 10; quick: 6 of 500)
 //   BENCH_IDLE_OUT            where to write the results (default bench/idle-panels-results.json)
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -45,7 +47,7 @@ const { fmt, freePort, median } = require('./support');
 const { BASE_URL, cleanup, prerequisites, sidecarPid, startJupyter, stopJupyter } = require('./proxy');
 
 const STARTUP_PATH = `${BASE_URL}project/startup?interface=notebook`;
-const MAX_BACKOFF_MS = 30000;
+const MAX_BACKOFF_MS = 5 * 60 * 1000;
 
 function log(message) {
   process.stderr.write(`bench:idle: ${message}\n`);
@@ -145,7 +147,7 @@ function findSidecar(jupyterPid) {
 
 /**
  * One open panel: its own keep-alive connection, the panel's request every `intervalMs` after
- * the previous answer, exponential backoff after a failure. With `conditional`, it sends the
+ * the previous answer, Poll's backoff after a failure. With `conditional`, it sends the
  * last ETag it saw as If-None-Match and takes a 304 as "unchanged".
  */
 class Panel {
@@ -169,12 +171,15 @@ class Panel {
     }
     this.inFlight = this.send().then(ok => {
       this.inFlight = undefined;
-      this.failures = ok ? 0 : (this.failures ?? 0) + 1;
       if (this.stopped || (this.once && ok)) {
         return;
       }
-      const wait = ok ? this.intervalMs : Math.min(this.intervalMs * 2 ** this.failures, MAX_BACKOFF_MS);
-      this.timer = setTimeout(() => this.tick(), wait);
+      // @lumino/polling's backoff: a random wait between the interval and three times the last
+      // one, up to the model's cap (ten intervals, at most five minutes).
+      const cap = Math.max(this.intervalMs, Math.min(10 * this.intervalMs, MAX_BACKOFF_MS));
+      const last = this.wait ?? this.intervalMs;
+      this.wait = ok ? this.intervalMs : Math.min(cap, this.intervalMs + Math.random() * Math.max(0, last * 3 - this.intervalMs));
+      this.timer = setTimeout(() => this.tick(), this.wait);
     });
   }
 
@@ -249,6 +254,12 @@ class Panel {
 
 /** Least-squares slope of (seconds, KiB) points, in KiB per minute. */
 function slopePerMinute(points) {
+  const perSecond = slope(points);
+  return perSecond === null ? null : perSecond * 60;
+}
+
+/** Least-squares slope of (t, v) points: v per unit of t. */
+function slope(points) {
   if (points.length < 3) {
     return null;
   }
@@ -257,7 +268,7 @@ function slopePerMinute(points) {
   const my = points.reduce((s, p) => s + p.v, 0) / n;
   const sxx = points.reduce((s, p) => s + (p.t - mx) ** 2, 0);
   const sxy = points.reduce((s, p) => s + (p.t - mx) * (p.v - my), 0);
-  return sxx === 0 ? null : (sxy / sxx) * 60;
+  return sxx === 0 ? null : sxy / sxx;
 }
 
 async function runPhase(server, pids, o, phase) {
@@ -321,6 +332,108 @@ async function runPhase(server, pids, o, phase) {
   };
 }
 
+// ---------------------------------------------------------------- the heap after GC
+
+/**
+ * The built service in a child process with --expose-gc (bench/idle-heap.js): batches of
+ * startup requests for the notebook interface straight to it (the fast lane, as through the
+ * proxy), its live heap after full collections between batches. Flat means nothing is kept
+ * per request.
+ */
+async function heapCheck(o) {
+  const { fork } = require('node:child_process');
+  const closed = `http://127.0.0.1:${await freePort()}/`;
+  const child = fork(path.join(__dirname, 'idle-heap.js'), [closed], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const next = () =>
+    new Promise((resolve, reject) => {
+      const onExit = code => reject(new Error(`bench/idle-heap.js exited (${code})`));
+      child.once('exit', onExit);
+      child.once('message', message => {
+        child.off('exit', onExit);
+        if (message.error) {
+          reject(new Error(message.error));
+        } else {
+          resolve(message);
+        }
+      });
+    });
+  try {
+    const { url, token } = await next();
+    const target = new URL(`${url}startup?interface=notebook`);
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 10 });
+    let etag;
+    const one = conditional =>
+      new Promise((resolve, reject) => {
+        const headers = { accept: 'application/json', authorization: `Bearer ${token}` };
+        if (conditional && etag) {
+          headers['if-none-match'] = etag;
+        }
+        const req = http.get({ host: target.hostname, port: target.port, path: `${target.pathname}${target.search}&${Date.now()}`, headers, agent, timeout: 30000 }, res => {
+          res.resume();
+          res.on('end', () => {
+            if (res.statusCode !== 200 && res.statusCode !== 304) {
+              reject(new Error(`startup answered ${res.statusCode}`));
+            } else {
+              etag = res.headers.etag ?? etag;
+              resolve();
+            }
+          });
+        });
+        req.on('timeout', () => req.destroy(new Error('no answer within 30 s')));
+        req.on('error', reject);
+      });
+    const batch = async (count, conditional) => {
+      let sent = 0;
+      const worker = async () => {
+        while (sent < count) {
+          sent += 1;
+          await one(conditional);
+        }
+      };
+      await Promise.all(Array.from({ length: 10 }, worker));
+    };
+    const measure = () => {
+      child.send('measure');
+      return next();
+    };
+    await batch(500, false); // warm: JIT, probes, the memo
+    const perBatch = o.quick ? 500 : 2000;
+    const batches = setting('BENCH_IDLE_HEAP_BATCHES', o.quick ? 6 : 10, { min: 4, max: 200, integer: true });
+    const points = [];
+    let requests = 0;
+    points.push({ requests, ...(await measure()) });
+    for (let i = 0; i < batches; i++) {
+      // The first half plain, the second half with If-None-Match, as a panel could send.
+      await batch(perBatch, i >= batches / 2);
+      requests += perBatch;
+      points.push({ requests, ...(await measure()) });
+    }
+    agent.destroy();
+    // The first batch still warms (code, inline caches): the trend is read from the rest.
+    const fit = slope(points.slice(1).map(p => ({ t: p.requests / 1000, v: p.heapUsed })));
+    return { points, requests, bytesPerThousandRequests: fit };
+  } finally {
+    child.send('stop');
+    await new Promise(resolve => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        resolve();
+      }, 5000);
+      child.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+}
+
+function heapLine(heap) {
+  return (
+    `Heap after GC (the built sidecar, ${fmt(heap.requests)} startup requests in batches, the second half with If-None-Match): ` +
+    `${heap.points.map(p => fmt(p.heapUsed / 1024 / 1024, 2)).join(' → ')} MiB; slope after the first batch ${fmt(heap.bytesPerThousandRequests, 0)} bytes per 1,000 requests`
+  );
+}
+
 // ---------------------------------------------------------------- the run
 
 function phasesOf(o) {
@@ -339,6 +452,11 @@ function phasesOf(o) {
 
 async function main() {
   const o = options();
+  if (process.env.BENCH_IDLE_HEAP_ONLY === '1') {
+    const heap = await heapCheck(o);
+    process.stdout.write(`${heapLine(heap)}\n${JSON.stringify(heap.points)}\n`);
+    return;
+  }
   const found = prerequisites();
   const phases = phasesOf(o);
   const plannedSeconds = phases.reduce((s, p) => s + p.seconds + (p.panels ? p.interval : 2) + 2, 0) + 60;
@@ -383,15 +501,17 @@ async function main() {
   } finally {
     await stopJupyter(server);
   }
+  log('the sidecar\'s heap after GC, between batches of startup requests');
+  const heap = await heapCheck(o);
   clearTimeout(watchdog);
-  const report = table(o, found, results, sidecarInfo);
+  const report = table(o, found, results, sidecarInfo, heap);
   fs.writeFileSync(o.out, `${JSON.stringify(report, null, 2)}\n`);
   log(`wrote ${path.relative(process.cwd(), o.out) || o.out}`);
 }
 
 // ---------------------------------------------------------------- the table
 
-function table(o, found, results, sidecarInfo) {
+function table(o, found, results, sidecarInfo, heap) {
   const base = results[0];
   const ratio = (a, b) => (b > 0 ? `${fmt(a / b, 1)}x` : 'n/a');
   const mib = kib => fmt(kib / 1024, 1);
@@ -445,6 +565,7 @@ function table(o, found, results, sidecarInfo) {
     widest
       ? `At ${widest.panels} panels every ${fmt(o.interval)} s the sidecar used ${fmt(widest.sidecarCpuPercent, 2)} % of a core (${fmt(base.sidecarCpuPercent, 2)} % idle).`
       : '',
+    heapLine(heap),
     ''
   ];
   process.stdout.write(`${out.join('\n')}\n`);
@@ -457,7 +578,8 @@ function table(o, found, results, sidecarInfo) {
     jupyterServerProxy: { version: found.proxyVersion, source: found.source },
     sidecar: sidecarInfo,
     answerBytes,
-    phases: results
+    phases: results,
+    heapAfterGc: heap
   };
 }
 
