@@ -336,9 +336,9 @@ async function runPhase(server, pids, o, phase) {
 
 /**
  * The built service in a child process with --expose-gc (bench/idle-heap.js): batches of
- * startup requests for the notebook interface straight to it (the fast lane, as through the
- * proxy), its live heap after full collections between batches. Flat means nothing is kept
- * per request.
+ * startup requests for the notebook interface straight to it (the fast lane, and a connection
+ * per request, as through the proxy), its live heap after full collections between batches.
+ * Flat means nothing is kept per request.
  */
 async function heapCheck(o) {
   const { fork } = require('node:child_process');
@@ -360,7 +360,8 @@ async function heapCheck(o) {
   try {
     const { url, token } = await next();
     const target = new URL(`${url}startup?interface=notebook`);
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 10 });
+    // A new connection per request, as jupyter-server-proxy makes one (a client per request).
+    const agent = new http.Agent({ keepAlive: false, maxSockets: 10 });
     let etag;
     const one = conditional =>
       new Promise((resolve, reject) => {
