@@ -116,6 +116,10 @@ def setup_project_startup():
         "new_browser_tab": False,
         # The JupyterLab extension has its own launcher item and palette command.
         "launcher_entry": {"enabled": False},
+        # The panel and the status bar poll the service while a page is open; that is not the
+        # person's work, so it must not keep the server "active" for JupyterHub's idle culler
+        # (jupyter-server-proxy records every proxied request as activity unless told not to).
+        "update_last_activity": False,
     }
 
 

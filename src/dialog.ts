@@ -1,16 +1,17 @@
-// The confirmation dialog: JupyterLab's showDialog with the body render.ts builds. Accept is
-// the only way to a POST; Cancel, Escape and closing the dialog send nothing.
-import { Dialog, showDialog } from '@jupyterlab/apputils';
-import { Widget } from '@lumino/widgets';
+// The confirmation dialog: JupyterLab's showDialog with the body components.tsx renders, through
+// JupyterLab's shared React. Accept is the only way to a POST; Cancel, Escape and closing the
+// dialog send nothing.
+import { Dialog, ReactWidget, showDialog } from '@jupyterlab/apputils';
+import * as React from 'react';
+import { ConfirmationBody, confirmationTitle } from './components';
 import { ConfirmationTargets, ConfirmFunction } from './model';
-import { confirmationTitle, renderConfirmationBody } from './render';
 import { ITranslationBundle } from './tokens';
 
 export function createConfirm(trans: ITranslationBundle): ConfirmFunction {
   return async (targets: ConfirmationTargets): Promise<boolean> => {
     const result = await showDialog({
       title: confirmationTitle(trans),
-      body: new Widget({ node: renderConfirmationBody(targets, trans) }),
+      body: ReactWidget.create(React.createElement(ConfirmationBody, { targets, trans })),
       buttons: [
         Dialog.cancelButton({ label: trans.__('Cancel') }),
         Dialog.okButton({ label: trans.__('Initialize project') })

@@ -4,16 +4,22 @@
 import { ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { ICommandPalette, WidgetTracker } from '@jupyterlab/apputils';
 import { ILauncher } from '@jupyterlab/launcher';
+import { IMainMenu } from '@jupyterlab/mainmenu';
+import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
+import { IStatusBar } from '@jupyterlab/statusbar';
 import { ITranslator } from '@jupyterlab/translation';
-import { launchIcon } from '@jupyterlab/ui-components';
 import { createClient } from './api';
 import { CommandIDs } from './commands';
 import { createConfirm } from './dialog';
+import { addUserGuide } from './help';
+import { projectStartupIcon } from './icon';
 import { StartupModel } from './model';
+import { StartupNotifier } from './notifier';
 import { StartupPanel } from './panel';
-import { preflight, setupIncomplete } from './preflight';
-import { PLUGIN_ID, SETTING_OPEN_WHEN_AWAITING_CONFIRMATION, TRACKER_NAMESPACE, TRANSLATION_DOMAIN } from './tokens';
+import { settingsProblem } from './settings';
+import { StartupStatus, STATUS_ITEM_ID } from './statusbar';
+import { PLUGIN_ID, SETTING_REFRESH_INTERVAL, TRACKER_NAMESPACE, TRANSLATION_DOMAIN } from './tokens';
 
 export { CommandIDs } from './commands';
 export { PLUGIN_ID } from './tokens';
@@ -24,7 +30,10 @@ function activate(
   palette: ICommandPalette | null,
   launcher: ILauncher | null,
   restorer: ILayoutRestorer | null,
-  settingRegistry: ISettingRegistry | null
+  settingRegistry: ISettingRegistry | null,
+  mainMenu: IMainMenu | null,
+  rendermime: IRenderMimeRegistry | null,
+  statusBar: IStatusBar | null
 ): void {
   const trans = translator.load(TRANSLATION_DOMAIN);
   const { commands, shell } = app;
@@ -42,7 +51,7 @@ function activate(
   commands.addCommand(CommandIDs.open, {
     label: trans.__('Open Project Startup'),
     caption: trans.__('Show what this platform offers and how to set up the project'),
-    icon: args => (args['isPalette'] ? undefined : launchIcon),
+    icon: args => (args['isPalette'] ? undefined : projectStartupIcon),
     execute: () => {
       if (panel === null || panel.isDisposed) {
         panel = new StartupPanel({
@@ -50,7 +59,6 @@ function activate(
           trans,
           actions: { initialize: () => void commands.execute(CommandIDs.initialize) }
         });
-        panel.title.icon = launchIcon;
         void tracker.add(panel);
         shell.add(panel, 'main');
         // The first panel shows the start-up answer (or waits for it); a panel opened again
@@ -91,41 +99,39 @@ function activate(
     void restorer.restore(tracker, { command: CommandIDs.open, name: () => TRACKER_NAMESPACE });
   }
 
-  // Settings: open the panel at start-up while setup is incomplete (default true).
-  let openWhileIncomplete = true;
+  if (statusBar) {
+    const item = new StartupStatus({ model, trans, open: () => void commands.execute(CommandIDs.open) });
+    statusBar.registerStatusItem(STATUS_ITEM_ID, { item, align: 'left', rank: 100 });
+  }
+
+  addUserGuide(app, { trans, mainMenu, rendermime, palette });
+
+  // The panel opens by itself only when the person can act in it; everything else that needs
+  // attention becomes a notification (notifications.ts decides, notifier.ts shows).
+  const notifier = new StartupNotifier({ model, trans, openPanel: () => commands.execute(CommandIDs.open) });
+
   const settingsLoaded: Promise<void> = settingRegistry
     ? settingRegistry
         .load(PLUGIN_ID)
         .then(settings => {
-          const read = (): void => {
-            openWhileIncomplete = settings.get(SETTING_OPEN_WHEN_AWAITING_CONFIRMATION).composite !== false;
-          };
-          read();
-          settings.changed.connect(read);
+          notifier.useSettings(settings);
+          const readInterval = (): void => model.setRefreshInterval(settings.get(SETTING_REFRESH_INTERVAL).composite);
+          readInterval();
+          settings.changed.connect(readInterval);
         })
         .catch((reason: unknown) => {
-          console.warn(
-            trans.__(
-              'Project Startup: the settings could not be loaded, so the defaults apply. Check that schema/plugin.json is installed with the extension (project-startup jupyter install).'
-            ),
-            reason
-          );
+          console.warn(settingsProblem(reason, trans), reason);
         })
     : Promise.resolve();
 
   // The preflight: one GET after the layout is restored (a restored panel shares it).
   Promise.all([app.restored, settingsLoaded])
-    .then(() => model.ensureLoaded())
-    .then(state => {
-      const issue = preflight(state, trans);
-      if (issue) {
-        console.warn(`${issue.problem} ${issue.fix}`);
-      }
-      if (openWhileIncomplete && setupIncomplete(state)) {
-        return commands.execute(CommandIDs.open);
-      }
-      return undefined;
+    .then(() => {
+      // The live state: the panel and the status bar follow the service from here on.
+      model.startPolling();
+      return model.ensureLoaded();
     })
+    .then(() => notifier.start())
     .catch((reason: unknown) => {
       console.error(trans.__('Project Startup: the start-up check failed. Open the panel with "Open Project Startup" and press Refresh.'), reason);
     });
@@ -140,7 +146,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
   description: 'Shows what this platform offers and walks a person from first open to a set-up project.',
   autoStart: true,
   requires: [ITranslator],
-  optional: [ICommandPalette, ILauncher, ILayoutRestorer, ISettingRegistry],
+  optional: [ICommandPalette, ILauncher, ILayoutRestorer, ISettingRegistry, IMainMenu, IRenderMimeRegistry, IStatusBar],
   activate
 };
 

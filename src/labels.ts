@@ -79,3 +79,20 @@ export function statusMessage(state: PanelState, trans: ITranslationBundle): str
     }
   }
 }
+
+/** The status bar item's text: "Project: <phase>", or the failure in words. */
+export function statusBarText(state: PanelState, trans: ITranslationBundle): string {
+  if (state.initializing) {
+    return trans.__('Project: Initializing…');
+  }
+  switch (state.view.kind) {
+    case 'loading':
+      return trans.__('Project: Checking…');
+    case 'not-enabled':
+      return trans.__('Project: Not enabled');
+    case 'failing':
+      return state.view.failure.kind === 'incompatible' ? trans.__('Project: Incompatible') : trans.__('Project: Failing');
+    case 'loaded':
+      return trans.__('Project: %1', phaseLabel(state.view.projection.phase, trans));
+  }
+}

@@ -1,6 +1,8 @@
-// The panel's model: what the service last said, what is in flight, and the initialize flow.
-// No JupyterLab import: the server calls and the dialog are injected, so the model is tested
-// with fakes and the real projections the sidecar builds.
+// The panel's model: what the service last said, what is in flight, the poll that keeps it
+// current, and the initialize flow. No JupyterLab import: the server calls and the dialog are
+// injected, so the model is tested with fakes and the real projections the sidecar builds.
+import { JSONExt, JSONValue } from '@lumino/coreutils';
+import { Poll } from '@lumino/polling';
 import { ISignal, Signal } from '@lumino/signaling';
 import { networkFailure } from './responses';
 import {
@@ -30,9 +32,10 @@ export interface PanelState {
   /** A refresh is in flight (the view still shows the previous answer). */
   refreshing: boolean;
   /**
-   * The refresh in flight is one nobody asked for (the panel opened again, the check after
-   * initialize) while an answer is shown: the live region keeps its text, so an unchanged
-   * answer announces nothing and a phase is announced once.
+   * Always false in the states the model emits: a refresh nobody asked for (the poll, the panel
+   * activated, the check after initialize) while an answer is shown emits nothing until its
+   * answer, and nothing at all when that answer is what is shown (see refresh()). Kept so the
+   * words in labels.ts read one shape of state.
    */
   quietRefresh?: boolean;
   /** An initialize request is in flight. */
@@ -64,6 +67,32 @@ export interface StartupModelOptions {
 export interface RefreshOptions {
   /** A person asked (button or command): clears the notices of the last initialize. */
   userInitiated?: boolean;
+}
+
+/** schema/plugin.json refreshInterval: its default and range, in seconds. */
+export const DEFAULT_REFRESH_INTERVAL = 10;
+export const MAX_REFRESH_INTERVAL = 3600;
+
+/**
+ * The longest pause between polls while the service fails: ten intervals, at most five minutes
+ * (never less than one interval). Each failed poll through jupyter-server-proxy may launch the
+ * sidecar again (and wait out the proxy's start timeout), so a lasting failure must not cost a
+ * launch every interval in every open tab; a restart (the usual failure, seconds long) still
+ * shows as recovered within a few intervals.
+ */
+export function backoffCap(intervalMs: number): number {
+  return Math.max(intervalMs, Math.min(10 * intervalMs, 5 * 60 * 1000));
+}
+
+/**
+ * The refresh interval to use for a setting's value: whole seconds in 0..3600, else the
+ * default. The settings schema already refuses other values (the registry then falls back to
+ * the defaults); this keeps a hand-made or future caller from stopping or flooding the poll.
+ */
+export function refreshIntervalSeconds(value: unknown): number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_REFRESH_INTERVAL
+    ? value
+    : DEFAULT_REFRESH_INTERVAL;
 }
 
 /** `<statePath>/initialization.json`, whatever the state path ends with. */
@@ -136,41 +165,118 @@ export class StartupModel {
       return;
     }
     this._isDisposed = true;
+    this._poll?.dispose();
+    if (typeof document !== 'undefined') {
+      document.removeEventListener('visibilitychange', this._onVisibilityChange);
+    }
     Signal.clearData(this);
   }
 
   /**
    * Asks the service again. A refresh already in flight is shared unless a person asked, or
-   * initialize needs a fresh answer; an older answer never overwrites a newer one.
+   * initialize needs a fresh answer; an older answer never overwrites a newer one (a caller of
+   * an overtaken refresh gets the newer one's state).
+   *
+   * A refresh nobody asked for (the poll, the panel activated, the check after initialize)
+   * while an answer is shown is quiet: it emits nothing when it starts, and nothing at all when
+   * the service answers what is shown already (no re-render, no live-region change). A failure
+   * replaces what is shown: an old answer is never kept as current.
    */
   refresh(options: RefreshOptions = {}): Promise<PanelState> {
     if (this._pending && !options.userInitiated) {
       return this._pending;
     }
     const seq = ++this._seq;
-    const update: Partial<PanelState> = { refreshing: true, quietRefresh: !options.userInitiated && this._state.view.kind !== 'loading' };
-    if (options.userInitiated) {
-      update.initializeFailure = undefined;
-      update.initialized = undefined;
+    const quiet = !options.userInitiated && this._state.view.kind !== 'loading';
+    if (!quiet) {
+      const update: Partial<PanelState> = { refreshing: true, quietRefresh: false };
+      if (options.userInitiated) {
+        update.initializeFailure = undefined;
+        update.initialized = undefined;
+      }
+      this._set(update);
     }
-    this._set(update);
     const pending = this._client
       .startup()
       .catch((error: unknown) => ({ ok: false as const, failure: networkFailure('', error) }))
-      .then(result => {
-      if (seq === this._seq) {
-        this._pending = undefined;
-        if (result.ok) {
-          this._set({ view: { kind: 'loaded', projection: result.value }, refreshing: false, quietRefresh: false });
-        } else {
-          const kind = result.failure.kind === 'not-enabled' ? 'not-enabled' : 'failing';
-          this._set({ view: { kind, failure: result.failure }, refreshing: false, quietRefresh: false });
+      .then((result): PanelState | Promise<PanelState> => {
+        if (seq !== this._seq) {
+          return this._pending ?? this._state;
         }
-      }
-      return this._state;
-    });
+        this._pending = undefined;
+        const view: View = result.ok
+          ? { kind: 'loaded', projection: result.value }
+          : { kind: result.failure.kind === 'not-enabled' ? 'not-enabled' : 'failing', failure: result.failure };
+        this._resumePoll(result.ok);
+        if (!(quiet && !this._state.refreshing && sameView(view, this._state.view))) {
+          this._set({ view, refreshing: false, quietRefresh: false });
+        }
+        return this._state;
+      });
     this._pending = pending;
     return pending;
+  }
+
+  /**
+   * Keeps the state current by asking the service every `refreshInterval` seconds while the
+   * page is visible (Poll's standby 'when-hidden'), and at once when the page becomes visible
+   * again. A failed answer makes the poll back off (growing, randomized pauses up to
+   * backoffCap); the first answer again resets it to the interval. Idempotent.
+   */
+  startPolling(): void {
+    if (this._isDisposed || this._poll) {
+      return;
+    }
+    const interval = this._intervalSeconds * 1000;
+    this._poll = new Poll<PanelState, Failure>({
+      auto: false,
+      name: 'jupyterlab-project-startup:startup',
+      factory: () => this._pollOnce(),
+      // No extra poll once hidden: the standby starts with the first tick after the page hides.
+      linger: 0,
+      standby: 'when-hidden'
+    });
+    // Set after construction: the constructor raises `max` to at least 30 s.
+    this._poll.frequency = interval > 0 ? { interval, backoff: true, max: backoffCap(interval) } : NO_POLLING;
+    if (typeof document !== 'undefined') {
+      document.addEventListener('visibilitychange', this._onVisibilityChange);
+    }
+    if (interval > 0) {
+      // The first poll comes one interval after the start-up answer (ensureLoaded), not with it.
+      void this._poll.schedule({ interval, phase: 'started' });
+    }
+  }
+
+  /** Follows the refreshInterval setting (seconds; 0 asks only on Refresh and activation). */
+  setRefreshInterval(seconds: unknown): void {
+    const next = refreshIntervalSeconds(seconds);
+    if (next === this._intervalSeconds) {
+      return;
+    }
+    this._intervalSeconds = next;
+    const poll = this._poll;
+    if (!poll || poll.isDisposed) {
+      return;
+    }
+    if (next === 0) {
+      poll.frequency = NO_POLLING;
+      void poll.stop();
+      return;
+    }
+    const interval = next * 1000;
+    poll.frequency = { interval, backoff: true, max: backoffCap(interval) };
+    // The next tick was timed with the old interval; time it with the new one.
+    void poll.schedule({ interval, phase: 'started' });
+  }
+
+  /** The poll's refresh interval in seconds (0: no polling). */
+  get refreshInterval(): number {
+    return this._intervalSeconds;
+  }
+
+  /** The poll, once startPolling ran (for tests and diagnostics). */
+  get poll(): Poll<PanelState, Failure> | undefined {
+    return this._poll;
   }
 
   /** The current answer, asking the service only when nothing was asked yet. */
@@ -228,6 +334,41 @@ export class StartupModel {
     return 'initialized';
   }
 
+  /**
+   * One poll: a quiet refresh (shared with one in flight). It rejects when the service failed,
+   * so Poll backs off. While initialize is in flight it asks nothing: initialize refreshes when
+   * it ends, and an answer racing its POST would show a phase that is about to change.
+   */
+  private async _pollOnce(): Promise<PanelState> {
+    if (this._state.initializing) {
+      return this._state;
+    }
+    const state = await this.refresh();
+    if (state.view.kind === 'failing' || state.view.kind === 'not-enabled') {
+      throw state.view.failure;
+    }
+    return state;
+  }
+
+  /**
+   * The service answered while the poll backs off (Refresh, the panel activated, or the poll
+   * itself): poll at the interval again at once, rather than after the backoff's pause.
+   */
+  private _resumePoll(succeeded: boolean): void {
+    const poll = this._poll;
+    if (succeeded && poll && !poll.isDisposed && poll.state.phase === 'rejected' && this._intervalSeconds > 0) {
+      void poll.schedule({ interval: this._intervalSeconds * 1000, phase: 'reconnected' });
+    }
+  }
+
+  /** The page became visible again: ask at once rather than at the next tick. */
+  private _onVisibilityChange = (): void => {
+    const poll = this._poll;
+    if (document.visibilityState === 'visible' && poll && !poll.isDisposed && poll.state.phase === 'standby' && this._intervalSeconds > 0) {
+      void poll.refresh();
+    }
+  };
+
   private _set(update: Partial<PanelState>): void {
     if (this._isDisposed) {
       return;
@@ -243,4 +384,13 @@ export class StartupModel {
   private _pending: Promise<PanelState> | undefined;
   private _seq = 0;
   private _isDisposed = false;
+  private _poll: Poll<PanelState, Failure> | undefined;
+  private _intervalSeconds = DEFAULT_REFRESH_INTERVAL;
+}
+
+const NO_POLLING = { interval: Poll.NEVER, backoff: true, max: Poll.NEVER };
+
+/** Whether two views show the same thing (the answers are JSON). */
+function sameView(a: View, b: View): boolean {
+  return JSONExt.deepEqual(a as unknown as JSONValue, b as unknown as JSONValue);
 }

@@ -143,11 +143,61 @@ export function invalidProjectionFields(value: unknown): string[] {
     bad.push('readinessChecks');
   }
   if (value.manifest !== undefined) {
-    const manifest = value.manifest;
-    if (!isObject(manifest) || !isObject(manifest.platform) || !isString(manifest.platform.label)) {
-      bad.push('manifest');
-    }
+    bad.push(...manifestFields(value.manifest));
   }
+  return bad;
+}
+
+/**
+ * What the panel reads of the manifest ("What this platform offers"): the platform's label, the
+ * policy, and each capability row with its id, label and values; model sources with
+ * secretBacked and approvalModes (their labels when sent), the boundary with its two sentences.
+ */
+function manifestFields(manifest: unknown): string[] {
+  if (!isObject(manifest)) {
+    return ['manifest'];
+  }
+  const bad: string[] = [];
+  if (!isObject(manifest.platform) || !isString(manifest.platform.label)) {
+    bad.push('manifest.platform');
+  }
+  if (!isObject(manifest.policy) || !isString(manifest.policy.lowRiskAutomation)) {
+    bad.push('manifest.policy');
+  }
+  const rows = manifest.capabilities;
+  if (!Array.isArray(rows)) {
+    return [...bad, 'manifest.capabilities'];
+  }
+  rows.forEach((row: unknown, i) => {
+    const at = `manifest.capabilities.${i}`;
+    if (!isObject(row) || !isString(row.id) || !isString(row.label) || !Array.isArray(row.values)) {
+      bad.push(at);
+      return;
+    }
+    if (row.default !== undefined && !isString(row.default)) {
+      bad.push(`${at}.default`);
+    }
+    const valueOk = (v: unknown): boolean => {
+      if (!isObject(v) || !isString(v.id) || !isString(v.label)) {
+        return false;
+      }
+      if (row.id === 'model-sources') {
+        return (
+          typeof v.secretBacked === 'boolean' &&
+          Array.isArray(v.approvalModes) &&
+          v.approvalModes.every(isString) &&
+          (v.approvalModeLabels === undefined || (Array.isArray(v.approvalModeLabels) && v.approvalModeLabels.every(isString)))
+        );
+      }
+      if (row.id === 'model-credential-boundary') {
+        return isString(v.excludes) && isString(v.doesNotIsolate);
+      }
+      return true;
+    };
+    if (!row.values.every(valueOk)) {
+      bad.push(`${at}.values`);
+    }
+  });
   return bad;
 }
 

@@ -47,8 +47,18 @@ export const SETTING_REFRESH_INTERVAL = 'refreshInterval';
 export const SETTING_OPEN_WHEN_AWAITING_CONFIRMATION = 'openWhenAwaitingConfirmation';
 export const SETTING_MUTED_NOTIFICATIONS = 'mutedNotifications';
 
-/** The states a notification reports (schema/plugin.json mutedNotifications' items). */
-export type NotificationKind = 'not-enabled' | 'failing' | 'incompatible' | 'unsupported-interface' | 'blocked' | 'needs-compute';
+/**
+ * The states a notification reports (schema/plugin.json mutedNotifications' items);
+ * confirm-elsewhere: awaiting a confirmation this interface may not give (a terminal prompt).
+ */
+export type NotificationKind =
+  | 'not-enabled'
+  | 'failing'
+  | 'incompatible'
+  | 'unsupported-interface'
+  | 'blocked'
+  | 'needs-compute'
+  | 'confirm-elsewhere';
 
 export type InterfaceId = Schemas['StartupProjectionInterfaceId'];
 
@@ -90,6 +100,15 @@ export type Confirmation = StartupProjection['confirmation'];
 
 /** The capability manifest (the projection carries it whole). */
 export type Manifest = Schemas['Manifest'];
+
+/** One row of the manifest's capability matrix (the panel's "What this platform offers"). */
+export type Capability = Manifest['capabilities'][number];
+
+/** A model source: secret-backed or not, and the approval modes it allows. */
+export type ModelSourceValue = Schemas['ManifestModelSourceValue'];
+
+/** The model credential boundary with its two sentences. */
+export type BoundaryValue = Schemas['ManifestBoundaryValue'];
 
 /** The answer of POST {base_url}project/initialize (201 created, 200 already there). */
 export type InitializeResponse = Schemas['InitializeResponse'];

@@ -6,10 +6,17 @@
 // directories before it starts. The Jupyter server's root_dir and working directory is the
 // project directory, so that is the sidecar's project.
 //
+// The panel is JupyterLab's MainAreaWidget: a toolbar with Refresh (a ToolbarButton), the
+// product's icon in its tab, and React content, "What this platform offers" (the whole
+// manifest) included.
+//
 // States covered, each with a screenshot in test-artifacts/e2e/:
-//   panel-awaiting-confirmation, panel-dialog, panel-ready, panel-ready-dark  (generic platform)
+//   panel-awaiting-confirmation, panel-offers, panel-dialog, panel-ready  (generic platform)
+//   panel-initialize-failed  (the state path became unsafe after the panel showed it)
 //   panel-unsupported  (a Jupyter server inside a Slurm job: cluster platform)
 //   panel-not-enabled  (no proxy entry: Jupyter answers 404 at {base_url}project/)
+//   panel-loading      (opened before the first answer)
+//   panel-checking     (Refresh pressed: the answer is on its way)
 //   panel-failing      (a proxy entry whose command exits non-zero)
 //   panel-blocked      (a required readiness check fails: the state path is a file)
 //   and each of them again in the dark theme (*-dark).
@@ -241,7 +248,7 @@ async function useTheme(page: Page, theme: string): Promise<void> {
  * viewport grows to the panel's whole content first (see `fit` in ./axe.ts).
  */
 async function expectPanelAccessible(page: Page, name: string): Promise<void> {
-  await expectAccessible(page, name, [PANEL], { fit: PANEL });
+  await expectAccessible(page, name, [PANEL], { fit: `${PANEL} .jp-ProjectStartup-region` });
 }
 
 /** axe-core on the open dialog. */
@@ -275,6 +282,83 @@ function announcements(page: Page): Promise<string[]> {
 /** WCAG contrast ratio of the focused element's outline against the panel's background. */
 function focusRingContrast(page: Page): ReturnType<typeof ringContrast> {
   return ringContrast(page, PANEL);
+}
+
+/** The toolbar's Refresh: JupyterLab's ToolbarButton, with the refresh icon and a tooltip. */
+async function expectToolbarRefresh(page: Page): Promise<void> {
+  const toolbar = panel(page).getByRole('toolbar');
+  const refresh = toolbar.getByRole('button', { name: 'Refresh' });
+  await refresh.waitFor({ state: 'visible' });
+  await expect(toolbar.locator('.jp-ToolbarButtonComponent[data-action="refresh"]').getAttribute('title')).resolves.toBe(
+    'Ask the Project Startup service for the setup state again'
+  );
+  await expect(toolbar.locator('[data-action="refresh"] svg[data-icon="ui-components:refresh"]').count()).resolves.toBe(1);
+}
+
+/** The panel's tab in the main area: its label and the product's own icon. */
+async function expectTabIcon(page: Page): Promise<void> {
+  const tab = page.locator('#jp-main-dock-panel .lm-TabBar-tab', { hasText: 'Project Startup' });
+  await tab.waitFor({ state: 'visible' });
+  await expect(tab.locator('svg[data-icon="jupyterlab-project-startup:icon"]').count()).resolves.toBe(1);
+}
+
+interface ManifestValue {
+  id: string;
+  label: string;
+  secretBacked?: boolean;
+  approvalModeLabels?: string[];
+  excludes?: string;
+  doesNotIsolate?: string;
+}
+
+/**
+ * "What this platform offers" says what the service's manifest says: every capability row with
+ * its values, each model source with secret-backed and its approval modes by label, and both
+ * sentences of the credential boundary; tables a screen reader reads with their headers.
+ */
+async function expectOffers(page: Page, manifest: {
+  platform: { label: string };
+  policy: { lowRiskAutomation: string };
+  capabilities: { id: string; label: string; default?: string; values: ManifestValue[] }[];
+}): Promise<void> {
+  const section = panel(page).getByRole('region', { name: 'What this platform offers' });
+  await section.waitFor({ state: 'visible' });
+  const table = section.getByRole('table', { name: `Capabilities of the ${manifest.platform.label}` });
+  await expect(table.getByRole('columnheader').allTextContents()).resolves.toEqual(['Capability', 'Offered']);
+  await expect(table.getByRole('rowheader').allTextContents()).resolves.toEqual([
+    'Low-risk automation',
+    ...manifest.capabilities.map(c => c.label)
+  ]);
+  for (const capability of manifest.capabilities) {
+    const cells = table.locator(`tr[data-capability-id="${capability.id}"] td li`);
+    await expect(cells.allTextContents()).resolves.toEqual(
+      capability.values.map(v => (v.id === capability.default ? `${v.label} (default)` : v.label))
+    );
+  }
+  const sources = manifest.capabilities.find(c => c.id === 'model-sources');
+  const sourceTable = section.getByRole('table', { name: sources?.label });
+  await expect(sourceTable.getByRole('columnheader').allTextContents()).resolves.toEqual(['Model source', 'Secret-backed', 'Approval modes']);
+  const rows = await sourceTable.locator('tbody tr').evaluateAll(trs => trs.map(tr => Array.from(tr.children).map(c => c.textContent)));
+  expect(rows).toEqual(sources?.values.map(v => [v.label, v.secretBacked ? 'Yes' : 'No', (v.approvalModeLabels ?? []).join(', ')]));
+  expect(rows.flatMap(r => (r[2] ?? '').split(', '))).toEqual(expect.arrayContaining(['Review Every Action']));
+  const boundary = manifest.capabilities.find(c => c.id === 'model-credential-boundary')?.values[0];
+  const text = (await section.textContent()) ?? '';
+  expect(text).toContain(boundary?.excludes);
+  expect(text).toContain(boundary?.doesNotIsolate);
+  expect(boundary?.excludes).toBe('Provider credentials are kept out of supported tools and out of every persisted or interface state.');
+  expect(boundary?.doesNotIsolate).toBe('It does not isolate an in-process agent tool from the model client.');
+}
+
+/** A screenshot of "What this platform offers" whole: a taller viewport, the section at the top. */
+async function screenshotOffers(page: Page, name: string): Promise<void> {
+  const size = page.viewportSize();
+  await page.setViewportSize({ width: 1280, height: 1800 });
+  await panel(page).locator('.jp-ProjectStartup-offers').evaluate(node => node.scrollIntoView({ block: 'start' }));
+  await screenshot(page, name);
+  await panel(page).locator('.jp-ProjectStartup-title').evaluate(node => node.scrollIntoView({ block: 'start' }));
+  if (size) {
+    await page.setViewportSize(size);
+  }
 }
 
 describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23, base_url /user/alice/)', () => {
@@ -326,8 +410,8 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
       label: 'panel-generic-server',
       prepare: dirs => {
         installOutput = jupyterInstall(dirs);
-        // The person turned off "open while incomplete": only the palette opens the panel here.
-        writePluginSetting(dirs, { openWhileIncomplete: false });
+        // The person turned off opening by itself: only the palette opens the panel here.
+        writePluginSetting(dirs, { openWhenAwaitingConfirmation: false });
       }
     });
     const s = server;
@@ -387,8 +471,13 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     }
     await expect(p.getByRole('table', { name: 'Readiness checks' }).isVisible()).resolves.toBe(true);
     expect(await commandEnabled(p, 'project-startup:initialize')).toBe(true);
+    await expectToolbarRefresh(p);
+    await expectTabIcon(p);
     await screenshot(p, 'panel-awaiting-confirmation');
     await expectPanelAccessible(p, 'panel-awaiting-confirmation');
+    // The whole manifest, as the service sends it (the same words as the setup page and the command line).
+    await expectOffers(p, answer.manifest);
+    await screenshotOffers(p, 'panel-offers');
 
     // Keyboard: the panel took the focus on its first button (Refresh); Tab reaches
     // "Initialize project" and Enter presses it.
@@ -424,6 +513,11 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     // Again, and accept (Tab to the accept button, Space presses it).
     await panel(p).getByRole('button', { name: 'Initialize project' }).click();
     await dialog.waitFor({ state: 'visible' });
+    // The dialog puts the focus on Cancel (the default button) as it opens.
+    await p.waitForFunction(() => document.activeElement?.closest('.jp-Dialog') && document.activeElement.textContent?.trim() === 'Cancel', undefined, {
+      timeout: 10000,
+      polling: 50
+    });
     await p.keyboard.press('Tab');
     expect(await focused(p)).toMatchObject({ inDialog: true, accept: true, text: 'Initialize project' });
     const initialized = p.waitForResponse(r => new URL(r.url()).pathname === INITIALIZE_PATH, { timeout: 20000 });
@@ -623,8 +717,19 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     const s = server;
     const p = await newPage();
     const { calls, statuses } = recordSidecarCalls(p);
+    const firstAsked = p.waitForRequest(r => new URL(r.url()).pathname === STARTUP_PATH, { timeout: 30000 });
     await openLab(p, s);
+    // Opened while the first answer is on its way (the proxy retries the command until its
+    // start-up timeout): the panel says it is checking, and is busy.
+    await firstAsked;
+    await execute(p, 'project-startup:open');
     await panel(p).waitFor({ state: 'visible', timeout: 30000 });
+    if ((await panel(p).locator('.jp-ProjectStartup-failing').count()) === 0) {
+      await expect(panel(p).locator('.jp-ProjectStartup-loading').textContent()).resolves.toBe('Checking the project setup…');
+      await expect(panel(p).locator('[aria-busy]').getAttribute('aria-busy')).resolves.toBe('true');
+      await expect(panel(p).getByRole('status').textContent()).resolves.toBe('Checking the project setup…');
+      await screenshot(p, 'panel-loading');
+    }
     const section = panel(p).locator('.jp-ProjectStartup-failing');
     await section.waitFor({ state: 'visible', timeout: 30000 });
     await waitForStatus(p, 'The Project Startup service is failing.');
@@ -657,9 +762,14 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     await panel(p).getByRole('button', { name: 'Refresh' }).focus();
     await p.keyboard.press('Enter');
     await waitForStatus(p, 'Checking the project setup…');
+    // The proxy takes its start-up timeout to give up: the panel says it is checking meanwhile.
+    await screenshot(p, 'panel-checking');
     await waitForStatus(p, 'The Project Startup service is failing.', 30000);
+    // One press, one request (the toolbar button does not also act on the click the key makes).
     expect(calls.slice(before).map(describeCall)).toEqual([`GET ${STARTUP_PATH}?interface=notebook`]);
-    expect(statuses).toEqual([`GET ${STARTUP_PATH} 500`, `GET ${STARTUP_PATH} 500`]);
+    // Every answer was the proxy's 500: the first one, the quiet one when the panel was shown, the pressed one.
+    expect(statuses.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(statuses)).toEqual(new Set([`GET ${STARTUP_PATH} 500`]));
     expect(fs.existsSync(path.join(s.dirs.project, '.project-startup'))).toBe(false);
     await useTheme(p, DARK);
     await screenshot(p, 'panel-failing-dark');
@@ -690,11 +800,14 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     await waitForStatus(p, 'Setup phase: Awaiting confirmation.');
     await screenshot(p, 'panel-awaiting-confirmation-dark');
     await expectPanelAccessible(p, 'panel-awaiting-confirmation-dark');
+    await expectOffers(p, (await projection(s)).manifest);
+    await screenshotOffers(p, 'panel-offers-dark');
 
     // Every action is reachable with Tab, and the focus is visible: a ring of at least 3:1
     // against the panel's background (WCAG 2.1 1.4.11), in this theme and in the light one.
+    // Refresh is the toolbar's, above the heading: Shift+Tab from the heading reaches it.
     await panel(p).getByRole('heading', { name: 'Project Startup' }).focus();
-    await p.keyboard.press('Tab');
+    await p.keyboard.press('Shift+Tab');
     expect(await focused(p)).toMatchObject({ inPanel: true, action: 'refresh' });
     const ringDark = await focusRingContrast(p);
     expect(ringDark.outline).toMatch(/^solid /);
@@ -765,22 +878,46 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     expectOnlyProblems();
   }, 120000);
 
-  test('blocked: a required readiness check fails (the private state path is a file), in both themes', async () => {
-    server = await startLabServer({
-      baseUrl: BASE_URL,
-      label: 'panel-blocked-server',
-      prepare: dirs => {
-        jupyterInstall(dirs);
-        // Something else already holds the private state path: not a directory this service made.
-        fs.writeFileSync(path.join(dirs.project, '.project-startup'), 'not a state directory\n');
-      }
-    });
+  test('a failed initialize, then blocked: the state path became a file after the panel showed it, in both themes', async () => {
+    server = await startLabServer({ baseUrl: BASE_URL, label: 'panel-blocked-server', prepare: dirs => void jupyterInstall(dirs) });
     const s = server;
+    const statePath = path.join(s.dirs.project, '.project-startup');
     const p = await newPage();
+    const { calls } = recordSidecarCalls(p);
     await openLab(p, s);
+    // Setup waits for the person's confirmation: the panel opens by itself.
     await panel(p).waitFor({ state: 'visible', timeout: 30000 });
+    await waitForPhase(p, 'awaiting-confirmation');
+    await expectTabIcon(p);
+
+    // Meanwhile something else takes the private state path: not a directory this service made.
+    fs.writeFileSync(statePath, 'not a state directory\n');
+    await panel(p).getByRole('button', { name: 'Initialize project' }).click();
+    const dialog = p.locator('.jp-Dialog');
+    await dialog.waitFor({ state: 'visible' });
+    const refused = p.waitForResponse(r => new URL(r.url()).pathname === INITIALIZE_PATH, { timeout: 20000 });
+    await dialog.getByRole('button', { name: 'Initialize project' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    const refusal = await refused;
+    expect(refusal.status()).toBe(409);
+    // The alert says why, with the service's problem code, and the panel shows the new phase.
+    const alert = panel(p).getByRole('alert');
+    await alert.waitFor({ state: 'visible', timeout: 20000 });
+    await waitForStatus(p, 'Initialization failed. Setup phase: Blocked.');
     await waitForPhase(p, 'blocked');
+    const alertText = (await alert.textContent()) ?? '';
+    expect(alertText).toMatch(/^Initialization failed/);
+    expect(alertText).toMatch(/Problem code: (wrong-phase|state-unsafe)/);
+    await screenshot(p, 'panel-initialize-failed');
+    await expectPanelAccessible(p, 'panel-initialize-failed');
+
+    // Refresh (a mouse click on the toolbar's button) asks once and clears the old notice.
+    const before = calls.length;
+    await panel(p).getByRole('toolbar').getByRole('button', { name: 'Refresh' }).click();
     await waitForStatus(p, 'Setup phase: Blocked.');
+    await pause(300);
+    expect(calls.slice(before).map(describeCall)).toEqual([`GET ${STARTUP_PATH}?interface=notebook`]);
+    expect(await panel(p).getByRole('alert').count()).toBe(0);
     const answer = await projection(s);
     expect(answer.phase).toBe('blocked');
     expect(answer.readinessChecks.find((c: { id: string }) => c.id === 'state-path').status).toBe('fail');
@@ -792,7 +929,10 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     await useTheme(p, DARK);
     await screenshot(p, 'panel-blocked-dark');
     await expectPanelAccessible(p, 'panel-blocked-dark');
-    expect(fs.readFileSync(path.join(s.dirs.project, '.project-startup'), 'utf8')).toBe('not a state directory\n');
-    expectOnlyProblems();
+    expect(fs.readFileSync(statePath, 'utf8')).toBe('not a state directory\n');
+    // Expected: the sidecar's 409 for the initialize (and Chromium's console line for it).
+    expectOnlyProblems(
+      problem => problem.path === INITIALIZE_PATH && problem.status === 409 && (problem.kind === 'http' || problem.kind === 'console-error')
+    );
   }, 120000);
 });

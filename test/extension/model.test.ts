@@ -7,11 +7,15 @@ import { genericPlatform } from '../../sidecar/src/platforms/generic';
 import { hostedNotebookPlatform } from '../../sidecar/src/platforms/hosted-notebook';
 import { parseInitializeBody } from '../../sidecar/src/service';
 import {
+  backoffCap,
   canConfirmHere,
   confirmationTargets,
   ConfirmFunction,
+  DEFAULT_REFRESH_INTERVAL,
   initializeRequest,
+  PanelState,
   recordPath,
+  refreshIntervalSeconds,
   StartupModel
 } from '../../src/model';
 import { interpretStartup, invalidProjectionFields, isProblem } from '../../src/responses';
@@ -19,7 +23,8 @@ import { Failure, InitializeRequest, InitializeResponse, IStartupClient, Result,
 import { expectValid } from '../helpers/schemas';
 import { HOME, initializeAnswer, PHASE_CASES, problem, PROJECT, projectionFor } from './fixtures';
 
-type StartupAnswer = Result<StartupProjection> | Promise<Result<StartupProjection>>;
+/** An answer, one still to come, or an Error: the request fails (a dropped connection). */
+type StartupAnswer = Result<StartupProjection> | Promise<Result<StartupProjection>> | Error;
 
 class FakeClient implements IStartupClient {
   startupAnswers: StartupAnswer[] = [];
@@ -33,7 +38,7 @@ class FakeClient implements IStartupClient {
     if (next === undefined) {
       return Promise.reject(new Error('unexpected GET startup'));
     }
-    return Promise.resolve(next);
+    return next instanceof Error ? Promise.reject(next) : Promise.resolve(next);
   }
 
   initialize(body: InitializeRequest): Promise<Result<InitializeResponse>> {
@@ -275,5 +280,270 @@ describe('StartupModel.initialize', () => {
     expect(await model.initialize()).toBe('failed');
     expect(model.state.initializeFailure).toMatchObject({ kind: 'network' });
     expect(model.state.view).toEqual({ kind: 'loaded', projection });
+  });
+});
+
+describe('StartupModel polling (fake timers; Poll from @lumino/polling)', () => {
+  const SECOND = 1000;
+  const blocked = (): StartupProjection => PHASE_CASES.blocked();
+  const http502: Failure = { kind: 'http', url: URL, status: 502, statusText: 'Bad Gateway' };
+  const garbage: Failure = { kind: 'unexpected-body', url: URL, status: 200, contentType: 'text/html', reason: 'not-json' };
+
+  let random: jest.SpyInstance;
+  beforeEach(() => {
+    jest.useFakeTimers();
+    // Poll randomizes the backoff between the interval and three times the last pause; the
+    // tests take the longest pause so the schedule is exact.
+    random = jest.spyOn(Math, 'random').mockReturnValue(0.999999);
+  });
+  afterEach(() => {
+    random.mockRestore();
+    jest.useRealTimers();
+    setVisibility('visible');
+  });
+
+  function setVisibility(state: 'visible' | 'hidden'): void {
+    Object.defineProperty(document, 'visibilityState', { value: state, configurable: true });
+    document.dispatchEvent(new Event('visibilitychange'));
+  }
+
+  /** A model polling every `seconds`, its first answer loaded; the emissions after that. */
+  async function polling(seconds: number, first: Result<StartupProjection>) {
+    const { client, model } = setup();
+    model.setRefreshInterval(seconds);
+    client.startupAnswers.push(first);
+    const loaded = model.ensureLoaded();
+    model.startPolling();
+    await loaded;
+    await jest.advanceTimersByTimeAsync(0);
+    // The first poll comes one interval after the start-up answer.
+    expect(client.startupCalls).toBe(1);
+    const emitted: PanelState[] = [];
+    model.stateChanged.connect((_s, state) => emitted.push(state));
+    return { client, model, emitted };
+  }
+
+  it('asks again every interval; an unchanged answer emits nothing (no re-render, no live-region change)', async () => {
+    const projection = projectionFor(genericPlatform);
+    const { client, model, emitted } = await polling(2, ok(projection));
+    client.startupAnswers.push(ok(projectionFor(genericPlatform)), ok(projectionFor(genericPlatform)));
+    await jest.advanceTimersByTimeAsync(2 * SECOND - 1);
+    expect(client.startupCalls).toBe(1);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(client.startupCalls).toBe(2);
+    await jest.advanceTimersByTimeAsync(2 * SECOND);
+    expect(client.startupCalls).toBe(3);
+    expect(emitted).toEqual([]);
+    expect(model.state.view).toEqual({ kind: 'loaded', projection });
+    model.dispose();
+  });
+
+  it('a changed answer is shown without a click: the state made unsafe on disk blocks setup', async () => {
+    const { client, model, emitted } = await polling(2, ok(projectionFor(genericPlatform, { state: 'initialized' })));
+    client.startupAnswers.push(ok(blocked()));
+    await jest.advanceTimersByTimeAsync(2 * SECOND);
+    expect(model.phase).toBe('blocked');
+    // One emission: the new answer, never a "refreshing" flash before it.
+    expect(emitted.map(s => s.view.kind)).toEqual(['loaded']);
+    expect(emitted[0].refreshing).toBe(false);
+    model.dispose();
+  });
+
+  it('a failure after a loaded answer replaces it, backs off, and the next answer is shown again', async () => {
+    const { client, model, emitted } = await polling(2, ok(projectionFor(genericPlatform, { state: 'initialized' })));
+    client.startupAnswers.push(failed(http502));
+    await jest.advanceTimersByTimeAsync(2 * SECOND);
+    expect(client.startupCalls).toBe(2);
+    // Never the old phase as current: the failure is what is shown.
+    expect(model.state.view).toEqual({ kind: 'failing', failure: http502 });
+    expect(model.projection).toBeUndefined();
+    expect(model.poll?.state.phase).toBe('rejected');
+
+    // Backoff: 2 s, then up to 3x the last pause (6 s), then 18 s, capped at ten intervals.
+    client.startupAnswers.push(failed(http502), failed(http502), failed(http502));
+    await jest.advanceTimersByTimeAsync(6 * SECOND - 1);
+    expect(client.startupCalls).toBe(2);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(client.startupCalls).toBe(3);
+    await jest.advanceTimersByTimeAsync(18 * SECOND);
+    expect(client.startupCalls).toBe(4);
+    expect(backoffCap(2 * SECOND)).toBe(20 * SECOND);
+    await jest.advanceTimersByTimeAsync(20 * SECOND - 1);
+    expect(client.startupCalls).toBe(4);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(client.startupCalls).toBe(5);
+    // An unchanged failure emits nothing more.
+    expect(emitted.map(s => s.view.kind)).toEqual(['failing']);
+
+    // Recovery: the service answers, it is shown, and the poll is back to its interval.
+    const ready = projectionFor(genericPlatform, { state: 'initialized' });
+    client.startupAnswers.push(ok(ready), ok(ready));
+    await jest.advanceTimersByTimeAsync(20 * SECOND);
+    expect(client.startupCalls).toBe(6);
+    expect(model.state.view).toEqual({ kind: 'loaded', projection: ready });
+    expect(model.poll?.state.phase).toBe('reconnected');
+    await jest.advanceTimersByTimeAsync(2 * SECOND);
+    expect(client.startupCalls).toBe(7);
+    expect(emitted.map(s => s.view.kind)).toEqual(['failing', 'loaded']);
+    model.dispose();
+  });
+
+  it('a garbage answer (HTML where JSON belongs) shows the unexpected-answer state; the next poll recovers', async () => {
+    random.mockReturnValue(0); // the shortest backoff: one interval
+    const projection = projectionFor(genericPlatform);
+    const { client, model } = await polling(1, ok(projection));
+    client.startupAnswers.push(failed(garbage), ok(projection));
+    await jest.advanceTimersByTimeAsync(SECOND);
+    expect(model.state.view).toEqual({ kind: 'failing', failure: garbage });
+    await jest.advanceTimersByTimeAsync(SECOND);
+    expect(model.state.view).toEqual({ kind: 'loaded', projection });
+    model.dispose();
+  });
+
+  it('a dropped connection (the client rejects) is the failing view, then the sidecar restarted answers', async () => {
+    random.mockReturnValue(0);
+    const projection = projectionFor(genericPlatform, { state: 'initialized' });
+    const { client, model } = await polling(1, ok(projection));
+    client.startupAnswers.push(
+      new TypeError('Failed to fetch'),
+      // jupyter-server-proxy answers 500 while it launches the sidecar again
+      failed({ kind: 'http', url: URL, status: 500, statusText: 'Internal Server Error' }),
+      ok(projection)
+    );
+    await jest.advanceTimersByTimeAsync(SECOND);
+    expect(model.state.view).toMatchObject({ kind: 'failing', failure: { kind: 'network', message: 'Failed to fetch' } });
+    await jest.advanceTimersByTimeAsync(SECOND);
+    expect(model.state.view).toMatchObject({ kind: 'failing', failure: { kind: 'http', status: 500 } });
+    await jest.advanceTimersByTimeAsync(SECOND);
+    expect(model.state.view).toEqual({ kind: 'loaded', projection });
+    model.dispose();
+  });
+
+  it('Refresh during the backoff shows the answer and puts the poll back on its interval', async () => {
+    const { client, model } = await polling(2, ok(projectionFor(genericPlatform)));
+    client.startupAnswers.push(failed(http502));
+    await jest.advanceTimersByTimeAsync(2 * SECOND);
+    expect(model.poll?.state.phase).toBe('rejected');
+    client.startupAnswers.push(ok(projectionFor(genericPlatform)), ok(projectionFor(genericPlatform)));
+    await model.refresh({ userInitiated: true });
+    expect(model.state.view.kind).toBe('loaded');
+    await jest.advanceTimersByTimeAsync(2 * SECOND);
+    expect(client.startupCalls).toBe(4);
+    model.dispose();
+  });
+
+  it('stands by while the page is hidden, and asks at once when it is visible again', async () => {
+    const { client, model } = await polling(2, ok(projectionFor(genericPlatform)));
+    setVisibility('hidden');
+    await jest.advanceTimersByTimeAsync(60 * SECOND);
+    expect(client.startupCalls).toBe(1);
+    expect(model.poll?.state.phase).toBe('standby');
+    client.startupAnswers.push(ok(blocked()), ok(blocked()));
+    setVisibility('visible');
+    await jest.advanceTimersByTimeAsync(0);
+    expect(client.startupCalls).toBe(2);
+    expect(model.phase).toBe('blocked');
+    await jest.advanceTimersByTimeAsync(2 * SECOND);
+    expect(client.startupCalls).toBe(3);
+    model.dispose();
+  });
+
+  it('a poll shares a request in flight, and asks nothing while initialize is in flight', async () => {
+    const projection = projectionFor(genericPlatform);
+    const { client, model } = await polling(1, ok(projection));
+    // A refresh in flight when the tick comes: the tick waits for it, no second request.
+    let answer: (r: Result<StartupProjection>) => void = () => undefined;
+    client.startupAnswers.push(new Promise(resolve => (answer = resolve)));
+    const inFlight = model.refresh();
+    await jest.advanceTimersByTimeAsync(SECOND);
+    expect(client.startupCalls).toBe(2);
+    answer(ok(projection));
+    await inFlight;
+
+    // Initialize: the dialog and the POST take longer than several intervals.
+    let accept: (yes: boolean) => void = () => undefined;
+    const confirmed = new Promise<boolean>(resolve => (accept = resolve));
+    const slow = new StartupModel({ client, confirm: () => confirmed });
+    client.startupAnswers.push(ok(projection));
+    await slow.refresh();
+    model.dispose();
+    slow.setRefreshInterval(1);
+    slow.startPolling();
+    await jest.advanceTimersByTimeAsync(0);
+    const before = client.startupCalls;
+    let post: (r: Result<InitializeResponse>) => void = () => undefined;
+    client.initialize = body => {
+      client.initializeBodies.push(body);
+      return new Promise(resolve => (post = resolve));
+    };
+    const done = slow.initialize();
+    accept(true);
+    await jest.advanceTimersByTimeAsync(5 * SECOND);
+    expect(slow.state.initializing).toBe(true);
+    expect(client.startupCalls).toBe(before);
+    // The POST answers; initialize refreshes, and the phase it answered is not clobbered.
+    const after = projectionFor(genericPlatform, { state: 'initialized' });
+    client.startupAnswers.push(ok(after), ok(after));
+    post(ok(initializeAnswer(projection), 201));
+    expect(await done).toBe('initialized');
+    expect(slow.phase).toBe('ready');
+    await jest.advanceTimersByTimeAsync(SECOND);
+    expect(slow.phase).toBe('ready');
+    expect(client.startupCalls).toBe(before + 2);
+    slow.dispose();
+  });
+
+  it('follows the setting: a new interval at once, 0 stops polling, nonsense means the default', async () => {
+    const { client, model } = await polling(5, ok(projectionFor(genericPlatform)));
+    const same = () => client.startupAnswers.push(ok(projectionFor(genericPlatform)));
+    model.setRefreshInterval(1);
+    same();
+    await jest.advanceTimersByTimeAsync(SECOND);
+    expect(client.startupCalls).toBe(2);
+    model.setRefreshInterval(0);
+    await jest.advanceTimersByTimeAsync(3600 * SECOND);
+    expect(client.startupCalls).toBe(2);
+    expect(model.poll?.state.phase).toBe('stopped');
+    // Refresh still asks when polling is off.
+    same();
+    await model.refresh({ userInitiated: true });
+    expect(client.startupCalls).toBe(3);
+    model.setRefreshInterval(3);
+    same();
+    await jest.advanceTimersByTimeAsync(3 * SECOND);
+    expect(client.startupCalls).toBe(4);
+    for (const nonsense of [-1, 3601, 2.5, '10', null, undefined, Number.NaN]) {
+      expect(refreshIntervalSeconds(nonsense)).toBe(DEFAULT_REFRESH_INTERVAL);
+    }
+    expect(refreshIntervalSeconds(0)).toBe(0);
+    expect(refreshIntervalSeconds(3600)).toBe(3600);
+    model.setRefreshInterval(-5);
+    expect(model.refreshInterval).toBe(DEFAULT_REFRESH_INTERVAL);
+    model.dispose();
+  });
+
+  it('with refreshInterval 0 from the start, nothing is polled', async () => {
+    const { client, model } = setup();
+    model.setRefreshInterval(0);
+    client.startupAnswers.push(ok(projectionFor(genericPlatform)));
+    await model.ensureLoaded();
+    model.startPolling();
+    await jest.advanceTimersByTimeAsync(3600 * SECOND);
+    expect(client.startupCalls).toBe(1);
+    model.dispose();
+  });
+
+  it('dispose stops the poll', async () => {
+    const { client, model } = await polling(1, ok(projectionFor(genericPlatform)));
+    model.dispose();
+    await jest.advanceTimersByTimeAsync(10 * SECOND);
+    expect(client.startupCalls).toBe(1);
+    expect(model.poll?.isDisposed).toBe(true);
+  });
+
+  it('the backoff cap: ten intervals, at most five minutes, never below one interval', () => {
+    expect(backoffCap(10 * SECOND)).toBe(100 * SECOND);
+    expect(backoffCap(60 * SECOND)).toBe(300 * SECOND);
+    expect(backoffCap(3600 * SECOND)).toBe(3600 * SECOND);
   });
 });

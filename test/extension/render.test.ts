@@ -1,14 +1,20 @@
 /** @jest-environment jsdom */
-// The panel's pure rendering for every state: loading, not enabled, failing, each setup phase
-// the service sends for the notebook interface, a failed and a successful initialize; the
-// confirmation dialog's body; keyboard and ARIA semantics; and that every visible string is
-// either translated or comes from the service.
+// The panel's React components (src/components.tsx) rendered by React into jsdom, for every
+// state: loading, not enabled, failing, each setup phase the service sends for the notebook
+// interface, a failed and a successful initialize; "What this platform offers" (the whole
+// manifest); the confirmation dialog's body; keyboard and ARIA semantics; and that every visible
+// string is either translated or comes from the service.
+import './jsdom-shims';
+import { ReactWidget } from '@jupyterlab/apputils';
+import { Widget } from '@lumino/widgets';
+import * as React from 'react';
+import { act } from 'react';
 import { clusterPlatform } from '../../sidecar/src/platforms/cluster';
 import { genericPlatform } from '../../sidecar/src/platforms/generic';
 import { hostedNotebookPlatform } from '../../sidecar/src/platforms/hosted-notebook';
-import { confirmationTargets, PanelState } from '../../src/model';
-import { renderConfirmationBody, renderPanel, statusMessage } from '../../src/render';
-import { Failure, StartupProjection } from '../../src/tokens';
+import { ConfirmationTargets, confirmationTargets, PanelState } from '../../src/model';
+import { ConfirmationBody, PanelActions, PanelContent, statusMessage } from '../../src/components';
+import { Failure, ITranslationBundle, StartupProjection } from '../../src/tokens';
 import {
   clusterWithNotebooks,
   diagnosticsReport,
@@ -40,11 +46,48 @@ function failing(failure: Failure): PanelState {
   return { view: { kind: failure.kind === 'not-enabled' ? 'not-enabled' : 'failing', failure }, refreshing: false, initializing: false };
 }
 
-function render(state: PanelState, actions = noop): HTMLElement {
+// React's act() flushes each render before the test reads the DOM.
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+let mounted: Widget | undefined;
+
+function unmount(): void {
+  const widget = mounted;
+  if (widget) {
+    act(() => widget.dispose());
+    mounted = undefined;
+  }
+  document.body.replaceChildren();
+}
+
+afterEach(unmount);
+
+/** Renders an element as the panel does: a ReactWidget (JupyterLab's React root), attached. */
+function mount(element: React.ReactElement): HTMLElement {
+  unmount();
+  const widget = ReactWidget.create(element);
+  act(() => Widget.attach(widget, document.body));
+  mounted = widget;
+  return widget.node;
+}
+
+function renderPanel(state: PanelState, bundle = trans, actions: PanelActions = noop): HTMLElement {
+  return mount(React.createElement(PanelContent, { state, trans: bundle, actions }));
+}
+
+/** The panel's content for a state; its live region says statusMessage(state). */
+function render(state: PanelState, actions: PanelActions = noop): HTMLElement {
   const root = renderPanel(state, trans, actions);
-  document.body.replaceChildren(root);
+  expect(root.querySelectorAll('[role="status"]')).toHaveLength(1);
+  expect(root.querySelector('[role="status"]')?.textContent).toBe(statusMessage(state, trans));
   return root;
 }
+
+function renderConfirmationBody(targets: ConfirmationTargets, bundle = trans): HTMLElement {
+  return mount(React.createElement(ConfirmationBody, { targets, trans: bundle }));
+}
+
+const busy = (root: Element): string | null => root.querySelector('[aria-busy]')?.getAttribute('aria-busy') ?? null;
 
 const text = (node: Element): string => (node.textContent ?? '').replace(/\s+/g, ' ');
 /** The label / value rows of the description lists, label -> value text. */
@@ -65,12 +108,12 @@ function unquoted(serviceText: string): string {
 }
 
 describe('loading', () => {
-  it('says it is checking, is busy, and already offers Refresh', () => {
+  it('says it is checking and is busy (Refresh is in the toolbar: panel.test.ts)', () => {
     const state: PanelState = { view: { kind: 'loading' }, refreshing: false, initializing: false };
     const root = render(state);
     expect(text(root)).toContain('Checking the project setup…');
-    expect(root.getAttribute('aria-busy')).toBe('true');
-    expect(buttonLabels(root)).toEqual(['Refresh']);
+    expect(busy(root)).toBe('true');
+    expect(buttonLabels(root)).toEqual([]);
     expect(statusMessage(state, trans)).toBe('Checking the project setup…');
   });
 });
@@ -90,7 +133,7 @@ describe('not enabled', () => {
     expect(t).toContain('Restart the Jupyter server, then press Refresh.');
     expect(t).toContain('operator guide in the README');
     expect(root.querySelectorAll('ol > li')).toHaveLength(3);
-    expect(buttonLabels(root)).toEqual(['Refresh']);
+    expect(buttonLabels(root)).toEqual([]);
     expect(statusMessage(state, trans)).toBe('The Project Startup service is not enabled on this Jupyter server.');
   });
 });
@@ -213,7 +256,7 @@ describe('failing, with the diagnostics of the server extension', () => {
   it('every visible string is translated or comes from the diagnostics report', () => {
     const { trans: recording, outputs } = recordingTrans();
     const report = diagnosticsReport([SIDECAR_FAILED, NODE_MISSING], { state: 'failed', lastError: PLATFORM_MESSAGE, logTail: ['line one', 'line two'] });
-    const root = renderPanel(failing({ ...proxy500, diagnostics: { kind: 'report', report } }), recording, noop);
+    const root = renderPanel(failing({ ...proxy500, diagnostics: { kind: 'report', report } }), recording);
     const fromService = stringLeaves(report);
     fromService.add(report.sidecar.logTail.join('\n'));
     // Sentences with code inside are translated whole, then split around the code elements.
@@ -229,7 +272,7 @@ describe('phases', () => {
     const projection = projectionFor(genericPlatform);
     const root = render(loaded(projection));
     const t = text(root);
-    expect(buttonLabels(root)).toEqual(['Refresh', 'Initialize project']);
+    expect(buttonLabels(root)).toEqual(['Initialize project']);
     expect(t).toContain('Ready to initialize');
     expect(facts(root)).toMatchObject({
       Platform: 'Workstation or container',
@@ -258,7 +301,7 @@ describe('phases', () => {
     for (const way of projection.nextAction.interfaces ?? []) {
       expect(t).toContain(unquoted(way.how));
     }
-    expect(buttonLabels(root)).toEqual(['Refresh']);
+    expect(buttonLabels(root)).toEqual([]);
   });
 
   it('ready: set up, with the record; no Initialize button', () => {
@@ -269,7 +312,7 @@ describe('phases', () => {
     expect(t).toContain('Confirmed through Notebook at 2025-05-01T09:30:00.000Z.');
     expect(facts(root)['Setup phase']).toBe('Ready');
     expect(facts(root)['Record']).toBe('confirmed through Notebook (jupyterlab-dialog) at 2025-05-01T09:30:00.000Z');
-    expect(buttonLabels(root)).toEqual(['Refresh']);
+    expect(buttonLabels(root)).toEqual([]);
   });
 
   it('blocked: the failing check, its remedy, highlighted in the table', () => {
@@ -283,7 +326,7 @@ describe('phases', () => {
     expect(row?.classList.contains('jp-mod-highlight')).toBe(true);
     expect(text(row as Element)).toContain('Fail');
     expect(text(row as Element)).toContain('move it aside');
-    expect(buttonLabels(root)).toEqual(['Refresh']);
+    expect(buttonLabels(root)).toEqual([]);
   });
 
   it('needs compute: the scheduler command', () => {
@@ -295,7 +338,7 @@ describe('phases', () => {
     const codes = Array.from(root.querySelectorAll('code')).map(c => c.textContent);
     expect(codes).toContain('salloc --nodes=1 --time=01:00:00');
     expect(facts(root)).toMatchObject({ 'Compute model': 'Batch-scheduler allocation', 'Requirement met': 'No', Command: 'salloc --nodes=1 --time=01:00:00' });
-    expect(buttonLabels(root)).toEqual(['Refresh']);
+    expect(buttonLabels(root)).toEqual([]);
   });
 
   test.each(Object.entries(PHASE_CASES))('%s: every readiness check in a table with status, title, observed and remedy', (_n, make) => {
@@ -340,7 +383,7 @@ describe('phases', () => {
     const projection = make();
     const { trans: recording, outputs } = recordingTrans();
     const state = loaded(projection);
-    const root = renderPanel(state, recording, noop);
+    const root = renderPanel(state, recording);
     const fromService = stringLeaves(projection);
     const foreign = textNodes(root).filter(
       t => !fromService.has(t) && !outputs.some(o => o.includes(t)) && !/^[\s:—,()]*$/.test(t)
@@ -358,7 +401,7 @@ describe('initialize feedback', () => {
     const root = render(state);
     const init = buttons(root).find(b => b.textContent === 'Initialize project') as HTMLButtonElement;
     expect(init.disabled).toBe(true);
-    expect(root.getAttribute('aria-busy')).toBe('true');
+    expect(busy(root)).toBe('true');
     expect(statusMessage(state, trans)).toBe('Initializing the project…');
   });
 
@@ -419,15 +462,17 @@ describe('keyboard and ARIA', () => {
       expect(heading?.tagName).toBe('H3');
     }
     expect(root.querySelector('h2')?.getAttribute('tabindex')).toBe('-1');
-    // Buttons come first in the reading (and focus) order: Refresh, then the phase's action.
-    expect(buttons(root)[0].textContent).toBe('Refresh');
+    // The phase's action is @jupyterlab/ui-components' Button (Refresh, the toolbar's, comes first: panel.test.ts).
+    for (const b of buttons(root)) {
+      expect(b.classList.contains('jp-Button')).toBe(true);
+    }
   });
 
-  it('buttons call the actions', () => {
+  it('the Initialize project button calls its action', () => {
     const actions = { refresh: jest.fn(), initialize: jest.fn() };
     const root = render(loaded(projectionFor(genericPlatform)), actions);
-    buttons(root).forEach(b => b.click());
-    expect(actions.refresh).toHaveBeenCalledTimes(1);
+    act(() => buttons(root).forEach(b => b.click()));
+    expect(actions.refresh).not.toHaveBeenCalled();
     expect(actions.initialize).toHaveBeenCalledTimes(1);
   });
 
@@ -436,6 +481,130 @@ describe('keyboard and ARIA', () => {
     const root = render(loaded(projectionFor(genericPlatform), { initializing: true }), actions);
     (buttons(root).find(b => b.textContent === 'Initialize project') as HTMLButtonElement).click();
     expect(actions.initialize).not.toHaveBeenCalled();
+  });
+});
+
+describe('what this platform offers: the whole manifest', () => {
+  const manifestOf = (projection: StartupProjection) => projection.manifest as NonNullable<StartupProjection['manifest']>;
+  const offers = (root: Element): Element => root.querySelector('.jp-ProjectStartup-offers') as Element;
+
+  test.each(Object.entries(PHASE_CASES))('%s: every capability row with its values, in a table with headers', (_n, make) => {
+    const projection = make();
+    const manifest = manifestOf(projection);
+    const root = render(loaded(projection));
+    const section = offers(root);
+    const heading = document.getElementById(section.getAttribute('aria-labelledby') as string);
+    expect(heading?.textContent).toBe('What this platform offers');
+    const table = section.querySelector('table.jp-ProjectStartup-capabilities') as HTMLTableElement;
+    expect(table.querySelector('caption')?.textContent).toBe(`Capabilities of the ${manifest.platform.label}`);
+    expect(Array.from(table.querySelectorAll('thead th')).map(th => [th.textContent, th.getAttribute('scope')])).toEqual([
+      ['Capability', 'col'],
+      ['Offered', 'col']
+    ]);
+    const rows = Array.from(table.querySelectorAll('tbody tr'));
+    expect(rows.map(r => r.getAttribute('data-capability-id'))).toEqual(['low-risk-automation-policy', ...manifest.capabilities.map(c => c.id)]);
+    expect(text(rows[0])).toBe(
+      `Low-risk automation${manifest.policy.lowRiskAutomation === 'permitted' ? 'Permitted by platform policy' : 'Not permitted by platform policy'}`
+    );
+    manifest.capabilities.forEach((capability, i) => {
+      const row = rows[i + 1];
+      expect(row.children[0].tagName).toBe('TH');
+      expect(row.children[0].getAttribute('scope')).toBe('row');
+      expect(row.children[0].textContent).toBe(capability.label);
+      const fallback = 'default' in capability ? capability.default : undefined;
+      expect(Array.from(row.querySelectorAll('td li')).map(li => li.textContent)).toEqual(
+        capability.values.map(v => (v.id === fallback ? `${v.label} (default)` : v.label))
+      );
+    });
+  });
+
+  test.each(Object.entries(PHASE_CASES))('%s: each model source, secret-backed or not, with its approval modes by the service\'s labels', (_n, make) => {
+    const projection = make();
+    const sources = manifestOf(projection).capabilities.find(c => c.id === 'model-sources');
+    if (sources?.id !== 'model-sources') {
+      throw new Error('the manifest has no model sources');
+    }
+    const root = render(loaded(projection));
+    const table = offers(root).querySelector('table.jp-ProjectStartup-modelSources') as HTMLTableElement;
+    expect(table.querySelector('caption')?.textContent).toBe(sources.label);
+    expect(Array.from(table.querySelectorAll('thead th')).map(th => [th.textContent, th.getAttribute('scope')])).toEqual([
+      ['Model source', 'col'],
+      ['Secret-backed', 'col'],
+      ['Approval modes', 'col']
+    ]);
+    const rows = Array.from(table.querySelectorAll('tbody tr'));
+    expect(rows.map(r => r.getAttribute('data-source-id'))).toEqual(sources.values.map(v => v.id));
+    sources.values.forEach((source, i) => {
+      const cells = rows[i].children;
+      expect([cells[0].tagName, cells[0].getAttribute('scope'), cells[0].textContent]).toEqual(['TH', 'row', source.label]);
+      expect(cells[1].textContent).toBe(source.secretBacked ? 'Yes' : 'No');
+      // The same words the service, the setup page and the command line use.
+      expect(cells[2].textContent).toBe((source.approvalModeLabels ?? []).join(', '));
+    });
+  });
+
+  it('the generic platform permits Low-Risk Automation for service-managed inference only; the cluster denies it', () => {
+    const approval = (root: Element, id: string): string =>
+      text(root.querySelector(`.jp-ProjectStartup-modelSources tr[data-source-id="${id}"] td:last-child`) as Element);
+    const generic = render(loaded(projectionFor(genericPlatform)));
+    expect(approval(generic, 'service-managed')).toBe('Review Every Action, Low-Risk Automation');
+    expect(approval(generic, 'vendor-api-a')).toBe('Review Every Action');
+    expect(text(generic.querySelector('tr[data-source-id="vendor-api-a"] td') as Element)).toBe('Yes');
+    expect(text(generic.querySelector('tr[data-source-id="service-managed"] td') as Element)).toBe('No');
+    const cluster = render(loaded(projectionFor(clusterPlatform)));
+    expect(approval(cluster, 'service-managed')).toBe('Review Every Action');
+    expect(text(cluster.querySelector('tr[data-capability-id="low-risk-automation-policy"] td') as Element)).toBe('Not permitted by platform policy');
+  });
+
+  test.each(Object.entries(PHASE_CASES))('%s: both sentences of the credential boundary', (_n, make) => {
+    const projection = make();
+    const boundary = manifestOf(projection).capabilities.find(c => c.id === 'model-credential-boundary');
+    if (boundary?.id !== 'model-credential-boundary') {
+      throw new Error('the manifest has no credential boundary');
+    }
+    const root = render(loaded(projection));
+    const view = offers(root).querySelector('.jp-ProjectStartup-boundary') as Element;
+    expect(view.querySelector('h4')?.textContent).toBe(boundary.label);
+    const [value] = boundary.values;
+    expect(view.querySelector('.jp-ProjectStartup-boundaryExcludes')?.textContent).toBe(value.excludes);
+    expect(view.querySelector('.jp-ProjectStartup-boundaryDoesNotIsolate')?.textContent).toBe(value.doesNotIsolate);
+    expect(value.excludes).toBe('Provider credentials are kept out of supported tools and out of every persisted or interface state.');
+    expect(value.doesNotIsolate).toBe('It does not isolate an in-process agent tool from the model client.');
+  });
+
+  it('translated through the bundle: headers, yes/no and the approval modes in the person\'s language', () => {
+    const french: ITranslationBundle = {
+      __: (msgid: string, ...args: (string | number)[]) =>
+        `fr:${msgid.replace(/%(\d+)/g, (_m, n: string) => String(args[Number(n) - 1]))}`
+    };
+    const root = renderPanel(loaded(projectionFor(genericPlatform)), french);
+    const sources = root.querySelector('.jp-ProjectStartup-modelSources') as Element;
+    expect(Array.from(sources.querySelectorAll('thead th')).map(th => th.textContent)).toEqual([
+      'fr:Model source',
+      'fr:Secret-backed',
+      'fr:Approval modes'
+    ]);
+    expect(text(sources.querySelector('tr[data-source-id="service-managed"]') as Element)).toBe(
+      'Service-managedfr:Nofr:Review Every Action, fr:Low-Risk Automation'
+    );
+    expect(text(root.querySelector('.jp-ProjectStartup-offers h3') as Element)).toBe('fr:What this platform offers');
+  });
+
+  it('a mode a newer service adds: shown by the label it sends', () => {
+    const projection = projectionFor(genericPlatform);
+    const manifest = JSON.parse(JSON.stringify(projection.manifest));
+    const sources = manifest.capabilities.find((c: { id: string }) => c.id === 'model-sources');
+    sources.values[0].approvalModes.push('ask-the-oracle');
+    sources.values[0].approvalModeLabels.push('Ask The Oracle');
+    const root = render(loaded({ ...projection, manifest }));
+    expect(text(root.querySelector(`tr[data-source-id="${sources.values[0].id}"] td:last-child`) as Element)).toMatch(/, Ask The Oracle$/);
+  });
+
+  it('without a manifest (an older answer): no section, the rest as before', () => {
+    const projection = projectionFor(genericPlatform);
+    const root = render(loaded({ ...projection, manifest: undefined } as unknown as StartupProjection));
+    expect(offers(root)).toBeNull();
+    expect(facts(root)['Platform']).toBe('generic');
   });
 });
 

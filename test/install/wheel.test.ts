@@ -454,6 +454,18 @@ describe("the real JupyterLab front end in Chromium, with the extension from the
 
   it('Node missing: the panel shows the real cause and fix from the diagnostics route, not a bare HTTP 500', async () => {
     const p = await openInstalledLab('wheel-lab-node-missing', { PROJECT_STARTUP_NODE: '/nonexistent/bin/node' });
+    // The panel does not open by itself here: an error notification gives the cause from the
+    // diagnostics route and the start of its fix, and its action opens the panel.
+    const toast = p.locator('.jp-toastContainer .Toastify__toast', { hasText: 'Project Startup cannot start: Node.js was not found.' });
+    await toast.waitFor({ state: 'visible', timeout: 30000 });
+    await expect(toast.getAttribute('class')).resolves.toContain('jp-Notification-Toast-error');
+    const [cause, fix] = (await toast.locator('.jp-toast-message').innerText()).split('\n');
+    expect(cause).toBe('Project Startup cannot start: Node.js was not found.');
+    expect(fix).toMatch(/^Set PROJECT_STARTUP_NODE to the path of Node\.js 20 or newer/);
+    expect(await p.locator(PANEL).count()).toBe(0);
+    await p.waitForTimeout(600); // the toast's slide-in, for a clear screenshot
+    await screenshot(p, 'wheel-notification-node-missing');
+    await toast.getByRole('button', { name: 'Open Project Startup' }).click();
     const item = p.locator(`${PANEL} [data-problem-code="node-missing"]`);
     await item.waitFor({ state: 'visible', timeout: 30000 });
     await expect(item.textContent()).resolves.toContain('PROJECT_STARTUP_NODE is set to /nonexistent/bin/node, which is not an executable file.');

@@ -5,6 +5,7 @@
 // loading went.
 import { JupyterLab } from '@jupyterlab/application';
 import { Dialog, showDialog } from '@jupyterlab/apputils';
+import { EditorLanguageRegistry, IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { PageConfig } from '@jupyterlab/coreutils';
 import { BUILTIN_EXTENSIONS } from './extensions.gen.js';
 import './style.js';
@@ -24,6 +25,25 @@ const hostPlugin = {
           buttons: [Dialog.cancelButton(), Dialog.okButton()]
         }).then(result => ({ accept: result.button.accept, label: result.button.label }))
     });
+  }
+};
+
+/**
+ * The editor language registry that @jupyterlab/codemirror-extension provides (JupyterLab's
+ * default languages), which marked needs to highlight code blocks: the host app has no code
+ * editor, so only this registry of the codemirror extension is built in.
+ */
+const languagesPlugin = {
+  id: 'e2e-host:languages',
+  description: "JupyterLab's editor language registry for the test host.",
+  autoStart: true,
+  provides: IEditorLanguageRegistry,
+  activate: () => {
+    const languages = new EditorLanguageRegistry();
+    for (const language of EditorLanguageRegistry.getDefaultLanguages()) {
+      languages.addLanguage(language);
+    }
+    return languages;
   }
 };
 
@@ -52,7 +72,7 @@ export async function main(failedFederated) {
     data => !failedFederated.includes(data.name)
   );
   const federatedNames = new Set(federated.map(data => data.name));
-  const plugins = [hostPlugin];
+  const plugins = [hostPlugin, languagesPlugin];
   const mimeExtensions = [];
   const deferred = [];
   const ignorePlugins = [];

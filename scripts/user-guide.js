@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+// Ships the README's user section with the extension: hub users have no network and there is
+// no published URL, so the Help menu's "Project Startup user guide" shows this copy.
+//
+//   node scripts/user-guide.js [generate]   writes src/user-guide.ts from README.md (build:lib runs it)
+//   node scripts/user-guide.js check        exits 1 when src/user-guide.ts differs from README.md
+//
+// The section runs from its heading to the next heading of the same level (##).
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..');
+const README = path.join(ROOT, 'README.md');
+const MODULE = path.join(ROOT, 'src', 'user-guide.ts');
+const HEADING = '## Using Project Startup in JupyterLab and Notebook';
+
+/** The section of `readme` under HEADING (heading included), without trailing blank lines. */
+function extractSection(readme) {
+  const lines = readme.replace(/\r\n/g, '\n').split('\n');
+  const start = lines.findIndex(line => line.trim() === HEADING);
+  if (start < 0) {
+    throw new Error(`README.md has no heading "${HEADING}": the Help menu's user guide is that section. Restore the heading (or change HEADING in scripts/user-guide.js and src/help.ts).`);
+  }
+  let end = lines.length;
+  let fenced = false;
+  for (let i = start + 1; i < lines.length; i++) {
+    if (/^(```|~~~)/.test(lines[i])) {
+      fenced = !fenced;
+    } else if (!fenced && /^#{1,2} /.test(lines[i])) {
+      end = i;
+      break;
+    }
+  }
+  return lines.slice(start, end).join('\n').replace(/\s+$/, '') + '\n';
+}
+
+/** The TypeScript module holding `section`. */
+function moduleText(section) {
+  return (
+    '// Generated from README.md by scripts/user-guide.js (`npm run build:lib` or `npm run guide:generate`); do not edit.\n' +
+    '\n' +
+    `/** The README's section "${HEADING.slice(3)}" (Markdown), shown by the Help menu's user guide. */\n` +
+    `export const USER_GUIDE_MARKDOWN = ${JSON.stringify(section)};\n`
+  );
+}
+
+function expected() {
+  return moduleText(extractSection(fs.readFileSync(README, 'utf8')));
+}
+
+function main(argv) {
+  const mode = argv[0] ?? 'generate';
+  try {
+    if (mode === 'generate') {
+      const text = expected();
+      const current = fs.existsSync(MODULE) ? fs.readFileSync(MODULE, 'utf8') : '';
+      if (current !== text) {
+        fs.writeFileSync(MODULE, text);
+        process.stdout.write(`user-guide: wrote ${path.relative(ROOT, MODULE)} from README.md\n`);
+      }
+    } else if (mode === 'check') {
+      const current = fs.existsSync(MODULE) ? fs.readFileSync(MODULE, 'utf8') : '';
+      if (current !== expected()) {
+        process.stderr.write(`user-guide: ${path.relative(ROOT, MODULE)} differs from README.md's user section: run \`npm run guide:generate\` and commit it.\n`);
+        return 1;
+      }
+      process.stdout.write(`user-guide: ${path.relative(ROOT, MODULE)} matches README.md\n`);
+    } else {
+      process.stderr.write(`user-guide: unknown mode "${mode}". Usage: node scripts/user-guide.js [generate|check]\n`);
+      return 2;
+    }
+  } catch (error) {
+    process.stderr.write(`user-guide: ${error.message}\n`);
+    return 1;
+  }
+  return 0;
+}
+
+if (require.main === module) {
+  process.exitCode = main(process.argv.slice(2));
+}
+
+module.exports = { HEADING, extractSection, moduleText, expected };

@@ -1,0 +1,73 @@
+// The Help menu's "Project Startup user guide": the README's user section, shipped with the
+// extension (src/user-guide.ts, generated from README.md) because hub users often have no
+// network and there is no published URL. Rendered by JupyterLab's own Markdown renderer
+// (untrusted, so sanitized) when the app has a rendermime registry, else shown as plain text.
+import type { JupyterFrontEnd } from '@jupyterlab/application';
+import { ICommandPalette, MainAreaWidget } from '@jupyterlab/apputils';
+import type { IMainMenu } from '@jupyterlab/mainmenu';
+import { IRenderMimeRegistry, MimeModel } from '@jupyterlab/rendermime';
+import { Widget } from '@lumino/widgets';
+import { CommandIDs } from './commands';
+import { projectStartupIcon } from './icon';
+import { ITranslationBundle } from './tokens';
+import { USER_GUIDE_MARKDOWN } from './user-guide';
+
+/** The id of the user guide's tab. */
+export const USER_GUIDE_ID = 'jp-project-startup-user-guide';
+
+const MARKDOWN = 'text/markdown';
+
+/** The guide's content: rendered Markdown, or the Markdown as plain text. */
+function guideContent(rendermime: IRenderMimeRegistry | null): Widget {
+  if (rendermime && rendermime.mimeTypes.includes(MARKDOWN)) {
+    const renderer = rendermime.createRenderer(MARKDOWN);
+    // Untrusted: the renderer sanitizes the HTML the Markdown becomes.
+    void renderer.renderModel(new MimeModel({ data: { [MARKDOWN]: USER_GUIDE_MARKDOWN }, trusted: false }));
+    return renderer;
+  }
+  const content = new Widget();
+  const text = document.createElement('div');
+  text.className = 'jp-ProjectStartup-guideText';
+  text.textContent = USER_GUIDE_MARKDOWN;
+  content.node.appendChild(text);
+  return content;
+}
+
+export function createUserGuide(trans: ITranslationBundle, rendermime: IRenderMimeRegistry | null): MainAreaWidget {
+  const content = guideContent(rendermime);
+  content.addClass('jp-ProjectStartup-guide');
+  const widget = new MainAreaWidget({ content });
+  widget.id = USER_GUIDE_ID;
+  widget.title.label = trans.__('Project Startup user guide');
+  widget.title.icon = projectStartupIcon;
+  widget.title.closable = true;
+  return widget;
+}
+
+export interface UserGuideOptions {
+  trans: ITranslationBundle;
+  mainMenu: IMainMenu | null;
+  rendermime: IRenderMimeRegistry | null;
+  palette: ICommandPalette | null;
+}
+
+/** Registers CommandIDs.userGuide, in the Help menu and the command palette. */
+export function addUserGuide(app: JupyterFrontEnd, options: UserGuideOptions): void {
+  const { trans } = options;
+  let guide: MainAreaWidget | null = null;
+  app.commands.addCommand(CommandIDs.userGuide, {
+    label: trans.__('Project Startup user guide'),
+    caption: trans.__('How Project Startup works in JupyterLab and Notebook'),
+    icon: args => (args['isPalette'] ? undefined : projectStartupIcon),
+    execute: () => {
+      if (guide === null || guide.isDisposed) {
+        guide = createUserGuide(trans, options.rendermime);
+        app.shell.add(guide, 'main');
+      }
+      app.shell.activateById(guide.id);
+      return guide;
+    }
+  });
+  options.mainMenu?.helpMenu.addGroup([{ command: CommandIDs.userGuide }], 60);
+  options.palette?.addItem({ command: CommandIDs.userGuide, category: trans.__('Help') });
+}

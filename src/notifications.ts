@@ -1,0 +1,192 @@
+// What needs a person's attention, decided from the panel's state alone: whether the panel
+// opens by itself, and which notification (kind, severity, problem and fix) a state gives.
+// Pure: no JupyterLab import, so every state is tested without a browser (notifier.ts shows
+// the decision through JupyterLab's Notification).
+import { canConfirmHere, PanelState } from './model';
+import { interfaceLabel, reportedProblems } from './labels';
+import { Failure, ITranslationBundle, NotificationKind, StartupProjection, SUPPORTED_SCHEMA_MAJOR } from './tokens';
+
+/** JupyterLab cuts a notification's message after 140 characters (apputils-extension's MAX_MESSAGE_LENGTH). */
+export const MESSAGE_LIMIT = 140;
+
+/** A problem line shortened to make room for the fix keeps at least this many characters. */
+const PROBLEM_ROOM = 60;
+
+export type NotificationSeverity = 'info' | 'warning' | 'error';
+
+export interface NotificationDecision {
+  kind: NotificationKind;
+  /** error: the service is broken or mismatched; warning: setup cannot go on; info: setup goes on elsewhere or later. */
+  type: NotificationSeverity;
+  /** What is wrong, in one line. */
+  problem: string;
+  /** What to do about it, in one line. */
+  fix: string;
+  /** problem and fix on two lines, at most MESSAGE_LIMIT characters (both shortened if need be, never the fix dropped). */
+  message: string;
+}
+
+/**
+ * Whether the panel should open by itself: only when the one step left is the person's own and
+ * can be taken here (confirming initialization through this interface), and the setting allows it.
+ */
+export function shouldOpenPanel(state: PanelState, openWhenAwaitingConfirmation: boolean): boolean {
+  return openWhenAwaitingConfirmation && state.view.kind === 'loaded' && canConfirmHere(state.view.projection);
+}
+
+/** `text`, cut at a word boundary to at most `room` characters, ending with "…" when cut. */
+export function shorten(text: string, room: number): string {
+  if (text.length <= room) {
+    return text;
+  }
+  const cut = text.slice(0, Math.max(0, room - 1));
+  const space = cut.lastIndexOf(' ');
+  return `${(space > room / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.]+$/, '')}…`;
+}
+
+/**
+ * The problem and the fix on two lines within `limit`: the fix keeps its whole length when the
+ * problem still has PROBLEM_ROOM characters; otherwise both are shortened at word boundaries.
+ */
+export function fitMessage(problem: string, fix: string, limit = MESSAGE_LIMIT): string {
+  if (problem.length + 1 + fix.length <= limit) {
+    return `${problem}\n${fix}`;
+  }
+  const fixRoom = Math.min(fix.length, limit - 1 - Math.min(problem.length, PROBLEM_ROOM));
+  return `${shorten(problem, limit - 1 - fixRoom)}\n${shorten(fix, fixRoom)}`;
+}
+
+function decision(kind: NotificationKind, type: NotificationSeverity, problem: string, fix: string): NotificationDecision {
+  return { kind, type, problem, fix, message: fitMessage(problem, fix) };
+}
+
+/** The service's own text, without the Markdown backticks it puts around commands. */
+function plain(text: string): string {
+  return text.replace(/`/g, '');
+}
+
+/** The short fix for a problem the server extension's diagnostics route reported. */
+function diagnosedFix(code: string, fix: string, trans: ITranslationBundle): string {
+  switch (code) {
+    case 'sidecar-failed':
+      // Its detail is the service's own message, which names what to correct.
+      return trans.__('Correct it, then restart Jupyter.');
+    default:
+      return plain(fix);
+  }
+}
+
+function failureDecision(kind: 'not-enabled' | 'failing', failure: Failure, trans: ITranslationBundle): NotificationDecision {
+  // The server extension's diagnostics name the real cause (Node, jupyter-server-proxy, a
+  // setting that stops the service) when the service did not answer.
+  const reported = reportedProblems(failure)[0];
+  if (reported) {
+    const cause = reported.code === 'sidecar-failed' && reported.detail ? reported.detail : reported.title;
+    return decision(
+      kind,
+      'error',
+      trans.__('Project Startup cannot start: %1', plain(cause).replace(/\.?$/, '.')),
+      diagnosedFix(reported.code, reported.fix, trans)
+    );
+  }
+  switch (failure.kind) {
+    case 'not-enabled':
+      return decision(
+        'not-enabled',
+        'warning',
+        trans.__('Project Startup is not enabled on this Jupyter server.'),
+        trans.__('An operator runs "project-startup jupyter install --sys-prefix" and restarts Jupyter.')
+      );
+    case 'incompatible':
+      return decision(
+        'incompatible',
+        'error',
+        trans.__('The Project Startup service sends schema %1; this extension understands %2.x.', failure.schemaVersion, SUPPORTED_SCHEMA_MAJOR),
+        trans.__('Install the same version of jupyterlab-project-startup for both, then restart Jupyter.')
+      );
+    case 'network':
+      return decision(
+        'failing',
+        'error',
+        trans.__('The Project Startup service could not be reached.'),
+        trans.__('Check that the Jupyter server is running; the panel asks again by itself.')
+      );
+    case 'http':
+      return decision(
+        'failing',
+        'error',
+        failure.problem
+          ? trans.__('The Project Startup service failed: %1', failure.problem.detail)
+          : trans.__('The Project Startup service failed (HTTP %1).', failure.status),
+        trans.__("The cause is in the Jupyter server's log (its stderr); then restart Jupyter.")
+      );
+    case 'unexpected-body':
+      return decision(
+        'failing',
+        'error',
+        trans.__('The Project Startup service did not answer; something else did (%1).', failure.contentType || failure.status),
+        trans.__('An operator runs "project-startup jupyter install --sys-prefix" and restarts Jupyter.')
+      );
+  }
+}
+
+function projectionDecision(projection: StartupProjection, trans: ITranslationBundle): NotificationDecision | null {
+  const action = projection.nextAction;
+  switch (projection.phase) {
+    case 'unsupported-interface': {
+      const way = action.interfaces?.[0];
+      return decision(
+        'unsupported-interface',
+        'info',
+        trans.__('Project setup is not offered in JupyterLab on this platform.'),
+        way ? trans.__('%1: %2', interfaceLabel(way.id, trans), plain(way.how)) : plain(projection.interfaceSupport.detail)
+      );
+    }
+    case 'blocked': {
+      // The check's title names what blocks; its remedy is the fix (the panel shows what was observed).
+      const check = projection.readinessChecks.find(c => c.id === action.checkId) ?? projection.readinessChecks.find(c => c.required && c.status === 'fail');
+      return decision(
+        'blocked',
+        'warning',
+        trans.__('Project setup is blocked: %1.', plain(check?.title ?? action.title).replace(/\.$/, '')),
+        plain(check?.remedy ?? action.detail)
+      );
+    }
+    case 'needs-compute':
+      return decision(
+        'needs-compute',
+        'info',
+        trans.__('Project setup needs compute: %1', plain(action.title)),
+        action.command ? trans.__('Run %1, then work in that allocation.', action.command) : plain(action.detail)
+      );
+    case 'awaiting-confirmation':
+      if (canConfirmHere(projection)) {
+        return null; // the panel opens for this (shouldOpenPanel), or the person turned that off
+      }
+      // The one step left is the person's, but through another interface (a terminal prompt):
+      // worth saying once, since nothing in JupyterLab can finish setup.
+      return decision(
+        'confirm-elsewhere',
+        'info',
+        trans.__('Project setup waits for your confirmation in another interface.'),
+        action.command ? trans.__('Run %1 in a terminal and confirm.', action.command) : plain(projection.confirmation.detail)
+      );
+    case 'ready':
+      return null;
+  }
+}
+
+/** The notification the state calls for, or null (loading, ready, or the panel opens instead). */
+export function notificationFor(state: PanelState, trans: ITranslationBundle): NotificationDecision | null {
+  const view = state.view;
+  switch (view.kind) {
+    case 'loading':
+      return null;
+    case 'not-enabled':
+      return failureDecision('not-enabled', view.failure, trans);
+    case 'failing':
+      return failureDecision('failing', view.failure, trans);
+    case 'loaded':
+      return projectionDecision(view.projection, trans);
+  }
+}

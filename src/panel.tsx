@@ -1,0 +1,198 @@
+// The Project Startup panel: JupyterLab's MainAreaWidget with a toolbar (Refresh) around a
+// ReactWidget that renders the model's state (components.tsx) on each change. React keeps
+// the DOM nodes that stay, so the live region (role=status) changes only when its text does and
+// a focused button keeps the focus across updates; when the focused button goes away (or is
+// disabled while working), the focus moves to the panel's heading instead of the page.
+import { MainAreaWidget, ReactWidget } from '@jupyterlab/apputils';
+import { refreshIcon, ToolbarButton, ToolbarButtonComponent } from '@jupyterlab/ui-components';
+import { Message } from '@lumino/messaging';
+import * as React from 'react';
+import { ACTION_REFRESH, CLASS_PREFIX, PanelActions, PanelContent } from './components';
+import { projectStartupIcon } from './icon';
+import { PanelState, StartupModel } from './model';
+import { ITranslationBundle, PANEL_ID } from './tokens';
+
+export interface StartupPanelOptions {
+  model: StartupModel;
+  trans: ITranslationBundle;
+  /** What the buttons do; defaults to the model's own refresh and initialize. */
+  actions?: Partial<PanelActions>;
+}
+
+interface FocusKeeperProps {
+  state: PanelState;
+  trans: ITranslationBundle;
+  actions: PanelActions;
+}
+
+/**
+ * Renders the content and looks after the keyboard focus across updates: before React changes
+ * the DOM it notes whether the focus was inside (getSnapshotBeforeUpdate); after, if the focus
+ * was lost (its element removed or disabled), it goes to the heading.
+ */
+class FocusKeeper extends React.Component<FocusKeeperProps> {
+  getSnapshotBeforeUpdate(): boolean {
+    const root = this._root.current;
+    return root !== null && root.contains(document.activeElement) && document.activeElement !== root;
+  }
+
+  componentDidUpdate(_prev: FocusKeeperProps, _prevState: unknown, hadFocus: boolean): void {
+    const root = this._root.current;
+    if (!hadFocus || root === null) {
+      return;
+    }
+    const active = document.activeElement;
+    const kept = active instanceof HTMLElement && root.contains(active) && !(active as HTMLButtonElement).disabled;
+    if (!kept) {
+      root.querySelector<HTMLElement>(`.${CLASS_PREFIX}-title`)?.focus();
+    }
+  }
+
+  render(): JSX.Element {
+    return (
+      <div className={`${CLASS_PREFIX}-view`} ref={this._root}>
+        <PanelContent state={this.props.state} trans={this.props.trans} actions={this.props.actions} />
+      </div>
+    );
+  }
+
+  private _root = React.createRef<HTMLDivElement>();
+}
+
+/**
+ * JupyterLab's ToolbarButton for an action rather than a toggle. ToolbarButton flips a `pressed`
+ * state on every click and renders it as aria-pressed, which makes Refresh a "toggle button,
+ * pressed" for a screen reader (and axe-core refuses aria-pressed on the jp-button host); this
+ * renders the same ToolbarButtonComponent without it.
+ */
+export class ActionToolbarButton extends ToolbarButton {
+  constructor(props: ToolbarButtonComponent.IProps) {
+    super(props);
+    this._buttonProps = props;
+  }
+
+  render(): JSX.Element {
+    return <ToolbarButtonComponent {...this._buttonProps} enabled={this.enabled} />;
+  }
+
+  private _buttonProps: ToolbarButtonComponent.IProps;
+}
+
+/**
+ * The panel's content: the model's state, re-rendered on each stateChanged, as VDomRenderer
+ * does. Not UseSignal: it connects only after React's first commit, so an answer landing
+ * before that would be lost, and an unchanged poll emits nothing to make up for it.
+ */
+export class StartupView extends ReactWidget {
+  constructor(options: { model: StartupModel; trans: ITranslationBundle; actions: PanelActions }) {
+    super();
+    this._model = options.model;
+    this._trans = options.trans;
+    this._actions = options.actions;
+    this.addClass(`${CLASS_PREFIX}-region`);
+    this._model.stateChanged.connect(this._onStateChanged, this);
+  }
+
+  dispose(): void {
+    if (this.isDisposed) {
+      return;
+    }
+    this._model.stateChanged.disconnect(this._onStateChanged, this);
+    super.dispose();
+  }
+
+  protected render(): JSX.Element {
+    return <FocusKeeper state={this._model.state} trans={this._trans} actions={this._actions} />;
+  }
+
+  private _onStateChanged(): void {
+    this.update();
+  }
+
+  private _model: StartupModel;
+  private _trans: ITranslationBundle;
+  private _actions: PanelActions;
+}
+
+export class StartupPanel extends MainAreaWidget<StartupView> {
+  constructor(options: StartupPanelOptions) {
+    const model = options.model;
+    const trans = options.trans;
+    const actions: PanelActions = {
+      refresh: options.actions?.refresh ?? (() => void model.refresh({ userInitiated: true })),
+      initialize: options.actions?.initialize ?? (() => void model.initialize())
+    };
+    super({ content: new StartupView({ model, trans, actions }) });
+    this.model = model;
+    this.id = PANEL_ID;
+    this.addClass(CLASS_PREFIX);
+    this.title.label = trans.__('Project Startup');
+    this.title.caption = trans.__('Project Startup: what this platform offers and how to set up the project');
+    this.title.icon = projectStartupIcon;
+    this.title.closable = true;
+    // MainAreaWidget names its content "main area content"; this region is the panel.
+    this.content.node.setAttribute('aria-label', trans.__('Project Startup'));
+    this.toolbar.node.setAttribute('aria-label', trans.__('Project Startup toolbar'));
+    this.toolbar.addItem(
+      ACTION_REFRESH,
+      new ActionToolbarButton({
+        icon: refreshIcon,
+        label: trans.__('Refresh'),
+        tooltip: trans.__('Ask the Project Startup service for the setup state again'),
+        dataset: { action: ACTION_REFRESH },
+        // Keyboard (Enter, Space) and mouse each press it once: with the default the button's
+        // own keydown handler and the click the browser then makes would both refresh.
+        noFocusOnClick: true,
+        onClick: () => actions.refresh()
+      })
+    );
+  }
+
+  readonly model: StartupModel;
+
+  /** The element with role=region and the panel's accessible name. */
+  get regionNode(): HTMLElement {
+    return this.content.node;
+  }
+
+  /** The live region's element (role=status); React renders it once the panel is attached. */
+  get statusNode(): HTMLElement {
+    const node = this.content.node.querySelector<HTMLElement>('[role="status"]');
+    if (node === null) {
+      throw new Error('The Project Startup panel is not rendered yet: attach it and let React render first.');
+    }
+    return node;
+  }
+
+  /**
+   * Shown again (opened, or its tab chosen): a quiet refresh, shared with one in flight, so the
+   * panel shows the current answer without a click; and the focus on its first button.
+   */
+  protected onActivateRequest(msg: Message): void {
+    super.onActivateRequest(msg);
+    void this.model.refresh();
+    this._focusFirst(FOCUS_ATTEMPTS);
+  }
+
+  /** The first enabled button (Refresh), else the heading; retried while React renders them. */
+  private _focusFirst(attempts: number): void {
+    if (this.isDisposed || !this.isAttached) {
+      return;
+    }
+    const active = document.activeElement;
+    if (active instanceof HTMLElement && this.node.contains(active) && active !== this.content.node && active !== this.node) {
+      return;
+    }
+    // data-action marks the panel's buttons: Refresh (the toolbar's, a jp-button) comes first.
+    const target =
+      this.node.querySelector<HTMLElement>('[data-action]:not([disabled])') ?? this.node.querySelector<HTMLElement>(`.${CLASS_PREFIX}-title`);
+    if (target) {
+      target.focus();
+    } else if (attempts > 0) {
+      requestAnimationFrame(() => this._focusFirst(attempts - 1));
+    }
+  }
+}
+
+/** Frames to wait for the first render before giving up on moving the focus. */
+const FOCUS_ATTEMPTS = 20;
