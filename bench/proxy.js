@@ -595,8 +595,13 @@ function report({ o, pinned, found, cold, warm, memory }) {
   };
 }
 
-main().catch(error => {
-  log(error && error.stack ? error.stack : String(error));
-  cleanup();
-  process.exit(1);
-});
+// bench/idle-panels.js starts its Jupyter server the same way.
+module.exports = { BASE_URL, cleanup, prerequisites, request, sidecarPid, startJupyter, stopJupyter };
+
+if (require.main === module) {
+  main().catch(error => {
+    log(error && error.stack ? error.stack : String(error));
+    cleanup();
+    process.exit(1);
+  });
+}

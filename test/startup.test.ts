@@ -7,6 +7,9 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { resolveConfig } from '../sidecar/src/config';
+import { createLogger } from '../sidecar/src/log';
+import { startService } from '../sidecar/src/server';
 import { expectValid } from './helpers/schemas';
 import {
   CHECK_IDS,
@@ -224,6 +227,108 @@ describe.each([
         expectUnsupported(platform, iface, p);
       }
     }
+  });
+});
+
+/**
+ * The service as `serve` runs it: logging at info and above, so the fast lane answers startup
+ * (the harness logs at debug, which hands every request to express).
+ */
+async function startFastLane(): Promise<{ api: string; token: string; close(): Promise<void> }> {
+  const root = tempRoot('ps-startup-fast-');
+  const projectDir = path.join(root, 'project');
+  fs.mkdirSync(projectDir);
+  fs.mkdirSync(path.join(root, 'home'));
+  const env = {
+    HOME: path.join(root, 'home'),
+    PATH: NO_SCHEDULER_PATH,
+    PROJECT_STARTUP_RUNTIME_DIR: path.join(root, 'run'),
+    PROJECT_STARTUP_LOCAL_RUNTIME_URL: CLOSED_URL,
+    PROJECT_STARTUP_SERVING_RUNTIME_URL: CLOSED_URL
+  };
+  const config = resolveConfig({ projectDir }, env, projectDir);
+  const running = await startService({ config, env, fileExists: () => false, logger: createLogger('info', () => undefined), runtimeFile: false });
+  return {
+    api: running.url ?? '',
+    token: running.token ?? '',
+    close: async () => {
+      await running.close();
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  };
+}
+
+describe.each([
+  { lane: 'fast lane', open: startFastLane },
+  {
+    lane: 'express lane',
+    // trackedServices closes it after the file's tests.
+    open: async () => {
+      const s = await start();
+      return { api: s.api, token: s.token, close: async () => undefined };
+    }
+  }
+])('a poller sends back the ETag ($lane)', ({ open }) => {
+  let svc: { api: string; token: string; close(): Promise<void> };
+  beforeAll(async () => {
+    svc = await open();
+  });
+  afterAll(async () => {
+    await svc.close();
+  });
+
+  const get = (iface: string, headers: Record<string, string> = {}, method = 'GET') =>
+    request(`${svc.api}startup?interface=${iface}`, { method, token: svc.token, headers });
+
+  it('the same projection is a 304 with no body; a changed one is a 200 with a new tag', async () => {
+    const first = await get('notebook');
+    expect(first.status).toBe(200);
+    const etag = first.headers.etag as string;
+    // Strong, and a hash of the bytes sent.
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+    expect(etag).toBe(`"${createHash('sha256').update(first.text).digest('base64url').slice(0, 27)}"`);
+    // The projection names private paths: nothing stores it, revalidated or not.
+    expect(first.headers['cache-control']).toBe('no-store');
+
+    const same = await get('notebook', { 'if-none-match': etag });
+    expect(same.status).toBe(304);
+    expect(same.text).toBe('');
+    expect(same.headers.etag).toBe(etag);
+    expect(same.headers['content-type']).toBeUndefined();
+    // RFC 9110's weak comparison and lists, as for the manifest.
+    expect((await get('notebook', { 'if-none-match': `W/${etag}` })).status).toBe(304);
+    expect((await get('notebook', { 'if-none-match': `"something-else", ${etag}` })).status).toBe(304);
+    expect((await get('notebook', { 'if-none-match': etag }, 'HEAD')).status).toBe(304);
+
+    // Another interface is another answer: its own tag, and the notebook's does not match it.
+    const web = await get('web', { 'if-none-match': etag });
+    expect(web.status).toBe(200);
+    expect(web.headers.etag).not.toBe(etag);
+    expectValid('StartupProjection', web.json);
+
+    // A tag that matches nothing, or garbage, is answered in full.
+    for (const header of ['"not-a-startup-tag"', 'garbage', '']) {
+      const full = await get('notebook', { 'if-none-match': header });
+      expect(full.status).toBe(200);
+      expect(full.text).toBe(first.text);
+    }
+
+    // The state changes (initialized): the old tag gets the new projection, then its tag a 304.
+    const init = await postJson(`${svc.api}initialize`, svc.token, first.json.nextAction.request.body);
+    expect(init.status).toBe(201);
+    const changed = await get('notebook', { 'if-none-match': etag });
+    expect(changed.status).toBe(200);
+    expect(changed.json.phase).toBe('ready');
+    expectValid('StartupProjection', changed.json);
+    const next = changed.headers.etag as string;
+    expect(next).not.toBe(etag);
+    expect((await get('notebook', { 'if-none-match': next })).status).toBe(304);
+  });
+
+  it('a bad request stays a problem, whatever If-None-Match says', async () => {
+    const r = await get('nope', { 'if-none-match': '*' });
+    expect(r.status).toBe(400);
+    expect(r.json.code).toBe('unknown-interface');
   });
 });
 

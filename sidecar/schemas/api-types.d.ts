@@ -681,7 +681,10 @@ export interface operations {
                 /** @description The caller's own batch allocation, <scheduler>:<job id> (the command line sends SLURM_JOB_ID, PBS_JOBID, LSB_JOBID or FLUX_JOB_ID). On the cluster platform the terminal's compute is this job, verified with the scheduler (squeue, qstat, bjobs, flux): a service on a login node never judges the caller by its own environment. Without it, the service's own allocation (if any) counts. Ignored elsewhere. */
                 allocation?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of the last answer: while the projection is the same, the answer is 304 with no body (for pollers). */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -690,11 +693,19 @@ export interface operations {
             /** @description The projection */
             200: {
                 headers: {
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["StartupProjection"];
                 };
+            };
+            /** @description Not modified: the ETag matched (the projection is the same as that answer) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Problem details; code missing-interface or unknown-interface */
             400: {

@@ -95,6 +95,10 @@ export interface PreparedManifest {
 
 export function prepareManifest(manifest: Manifest): PreparedManifest {
   const json = JSON.stringify(manifest);
-  const etag = `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
-  return { manifest, json, etag };
+  return { manifest, json, etag: etagOf(json) };
+}
+
+/** A strong ETag for a JSON body: a hash of its bytes, so equal bodies get equal tags. */
+export function etagOf(json: string): string {
+  return `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
 }

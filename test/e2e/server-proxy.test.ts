@@ -7,13 +7,15 @@
 //   upgrades 403 — Jupyter's answers, not the sidecar's;
 // - the proxy checks no XSRF token and forwards every header the sidecar's checks read
 //   (Authorization, Cookie, Origin, Host, X-Forwarded-Host, Sec-Fetch-Site, If-None-Match), the
-//   query (`?token=` included) and the body, and brings the sidecar's answer back;
+//   query (`?token=` included) and the body, and brings the sidecar's answer back (its empty
+//   304 to a poller's If-None-Match on startup included);
 // - with `absolute_url` the sidecar gets the full path under Jupyter's base_url, and
 //   `{base_url}project` without a slash redirects to `project/`;
 // - readiness: the first request launches the sidecar and waits until it answers;
 // - a sidecar that exits 0 is not restarted (the proxy answers 500 from then on);
 // - SIGTERM to the Jupyter server ends the sidecar and its Unix socket goes (the proxy leaves
 //   the empty private directory it made for the socket).
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { checkPrerequisites, httpRequest, jupyterCookies, LabServer, sidecarServerEntry, startLabServer, stopAllLabServers } from './helpers';
@@ -127,6 +129,25 @@ describe('the real jupyter-server-proxy in front of the sidecar', () => {
     const redirect = await httpRequest(`${s().base}project?a=1`, { headers: auth() });
     expect(redirect.status).toBe(302);
     expect(redirect.headers.location).toMatch(/\/user\/alice\/project\/\?a=1$/);
+  }, 30000);
+
+  test("a poller's If-None-Match reaches the sidecar and its empty 304 comes back (the tag is the sidecar's)", async () => {
+    // As ServerConnection.makeRequest sends it: the cache buster, Accept, Content-Type, the token.
+    const panel = (headers: Record<string, string> = {}) =>
+      httpRequest(`${api()}startup?interface=notebook&${Date.now()}`, {
+        headers: { ...auth(), accept: 'application/json', 'content-type': 'application/json', ...headers }
+      });
+    const first = await panel();
+    expect(first.status).toBe(200);
+    // The sidecar's tag (a hash of the bytes), not the one tornado would make (40 hex digits).
+    const etag = first.headers.etag as string;
+    expect(etag).toBe(`"${createHash('sha256').update(first.text).digest('base64url').slice(0, 27)}"`);
+    const same = await panel({ 'if-none-match': etag });
+    // With the sidecar's ETag set, tornado adds no check of its own: this 304 is the sidecar's.
+    expect(same.status).toBe(304);
+    expect(same.text).toBe('');
+    expect(same.headers.etag).toBe(etag);
+    expect((await panel({ 'if-none-match': '"another"' })).status).toBe(200);
   }, 30000);
 
   test('every header the sidecar checks reaches it, and its answer comes back whole', async () => {

@@ -23,6 +23,7 @@ import * as nodePath from 'node:path';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../log';
 import { asProblemError, ProblemError } from '../problems';
+import { etagOf } from '../manifest';
 import { parseInterface, StartupService } from '../service';
 import { healthProof, NONCE_PATTERN } from '../health-proof';
 import { readJsonBody } from './body';
@@ -124,16 +125,27 @@ function sendJson(response: ServerResponse, status: number, body: string | Buffe
  * (The same bytes and the same Content-Length either way.)
  */
 class EncodedBodies {
-  private readonly bodies = new Map<string, { json: string; bytes: Buffer }>();
+  private readonly bodies = new Map<string, { json: string; bytes: Buffer; etag?: string }>();
 
   of(key: string, json: string): Buffer {
+    return this.entry(key, json).bytes;
+  }
+
+  /** The bytes with their strong ETag (a hash of them), hashed once per distinct body. */
+  tagged(key: string, json: string): { bytes: Buffer; etag: string } {
+    const entry = this.entry(key, json);
+    entry.etag ??= etagOf(json);
+    return { bytes: entry.bytes, etag: entry.etag };
+  }
+
+  private entry(key: string, json: string): { json: string; bytes: Buffer; etag?: string } {
     const known = this.bodies.get(key);
     if (known !== undefined && known.json === json) {
-      return known.bytes;
+      return known;
     }
-    const bytes = Buffer.from(json, 'utf8');
-    this.bodies.set(key, { json, bytes });
-    return bytes;
+    const entry = { json, bytes: Buffer.from(json, 'utf8') };
+    this.bodies.set(key, entry);
+    return entry;
   }
 }
 
@@ -212,7 +224,7 @@ function setCommonHeaders(response: ServerResponse, version: string): void {
 /** The routes' work, shared by both lanes. */
 interface Routes {
   capabilities(request: IncomingMessage, response: ServerResponse): void;
-  startup(response: ServerResponse, query: URLSearchParams): Promise<void>;
+  startup(request: IncomingMessage, response: ServerResponse, query: URLSearchParams): Promise<void>;
   initialize(request: IncomingMessage, response: ServerResponse, identity: RequestIdentity): Promise<void>;
   gateway(request: IncomingMessage, response: ServerResponse, identity: RequestIdentity, path: string): Promise<void>;
   health(response: ServerResponse, query: URLSearchParams): void;
@@ -251,7 +263,7 @@ function createRoutes(options: AppOptions): Routes {
       sendJson(response, 200, encoded.of('capabilities', json));
     },
 
-    async startup(response, query) {
+    async startup(request, response, query) {
       const values = query.getAll('interface');
       if (values.length > 1) {
         throw new ProblemError('unknown-interface', `Give the interface parameter once: one of ${INTERFACE_IDS.join(', ')}.`, {
@@ -266,7 +278,16 @@ function createRoutes(options: AppOptions): Routes {
       const pending = service.startupJson(iface, parseAllocationClaim(claims[0], '/allocation'));
       const json = typeof pending === 'string' ? pending : await pending;
       // The projection's JSON is the same string object while nothing observed has changed.
-      sendJson(response, 200, encoded.of(`startup ${iface}`, json));
+      const { bytes, etag } = encoded.tagged(`startup ${iface}`, json);
+      // A poller that sends back the last ETag gets an empty 304 while the answer is the same
+      // (the tag is a hash of the bytes). Still no-store: a projection names private paths.
+      response.setHeader('ETag', etag);
+      if (matchesEtag(request.headers['if-none-match'], etag)) {
+        response.statusCode = 304;
+        response.end();
+        return;
+      }
+      sendJson(response, 200, bytes);
     },
 
     async initialize(request, response, identity) {
@@ -498,7 +519,7 @@ function createFastLane(options: AppOptions, routes: Routes): (request: Incoming
         }
         break;
       case 'startup':
-        routes.startup(response, query as URLSearchParams).catch(onError);
+        routes.startup(request, response, query as URLSearchParams).catch(onError);
         break;
       case 'gateway':
         routes.gateway(request, response, identity as RequestIdentity, path).catch(onError);
@@ -606,7 +627,7 @@ function createExpressApp(options: AppOptions, routes: Routes): RequestListener 
 
   router
     .route('/startup')
-    .get((_request: Request, response: Response) => routes.startup(response, locals(response).query))
+    .get((request: Request, response: Response) => routes.startup(request, response, locals(response).query))
     .all(methodNotAllowed('GET, HEAD'));
 
   router

@@ -188,10 +188,18 @@ export function buildOpenApi(baseUrl: string, version: string, load: (name: Sche
               required: false,
               schema: { type: 'string', pattern: '^(slurm|pbs|lsf|flux):' },
               description: ALLOCATION_DECISION
+            },
+            {
+              name: 'If-None-Match',
+              in: 'header',
+              required: false,
+              schema: { type: 'string' },
+              description: 'The ETag of the last answer: while the projection is the same, the answer is 304 with no body (for pollers).'
             }
           ],
           responses: {
-            '200': json('StartupProjection', 'The projection'),
+            '200': { ...json('StartupProjection', 'The projection'), headers: { ETag: { schema: { type: 'string' } } } },
+            '304': { description: 'Not modified: the ETag matched (the projection is the same as that answer)' },
             ...problems('missing-interface', 'unknown-interface', ...COMMON)
           }
         }
