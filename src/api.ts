@@ -63,7 +63,8 @@ async function send(url: string, init: RequestInit, settings: ServerConnection.I
       status: response.status,
       statusText: response.statusText,
       contentType: response.headers.get('Content-Type') ?? '',
-      text
+      text,
+      etag: response.headers.get('ETag') ?? undefined
     }
   };
 }
@@ -87,10 +88,31 @@ async function withDiagnostics<T>(result: Result<T>, settings: ServerConnection.
   return { ok: false, failure: { ...result.failure, diagnostics } as Failure };
 }
 
-/** GET the startup projection for the notebook interface. Never throws. */
-export async function fetchStartup(settings: ServerConnection.ISettings): Promise<Result<StartupProjection>> {
+/** The last startup answer and its ETag: what an empty 304 stands for. */
+export interface IStartupValidator {
+  etag: string;
+  result: Result<StartupProjection>;
+}
+
+/**
+ * GET the startup projection for the notebook interface. Never throws. With `known` (the last
+ * answer and its ETag) it asks with If-None-Match, and the service's empty 304 means that very
+ * answer again: an open panel's poll moves no projection through the proxy while nothing
+ * changed. A 304 without `known` is not the service's answer.
+ */
+export async function fetchStartup(
+  settings: ServerConnection.ISettings,
+  known?: IStartupValidator
+): Promise<Result<StartupProjection>> {
   const url = startupUrl(settings);
-  const sent = await send(url, { method: 'GET', headers: { Accept: 'application/json' } }, settings);
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (known) {
+    headers['If-None-Match'] = known.etag;
+  }
+  const sent = await send(url, { method: 'GET', headers }, settings);
+  if (sent.ok && sent.raw.status === 304 && known) {
+    return known.result;
+  }
   return withDiagnostics(sent.ok ? interpretStartup(sent.raw) : { ok: false, failure: networkFailure(url, sent.error) }, settings);
 }
 
@@ -112,10 +134,21 @@ export async function postInitialize(
   return withDiagnostics(sent.ok ? interpretInitialize(sent.raw) : { ok: false, failure: networkFailure(url, sent.error) }, settings);
 }
 
-/** The client the model uses, bound to one set of server settings. */
+/**
+ * The client the model uses, bound to one set of server settings. It keeps the last good
+ * startup answer with its ETag for revalidation; any other answer forgets it.
+ */
 export function createClient(settings: ServerConnection.ISettings): IStartupClient {
+  let known: IStartupValidator | undefined;
   return {
-    startup: () => fetchStartup(settings),
+    startup: async () => {
+      const asked = known;
+      const result = await fetchStartup(settings, asked);
+      if (result !== asked?.result) {
+        known = result.ok && result.etag ? { etag: result.etag, result } : undefined;
+      }
+      return result;
+    },
     initialize: body => postInitialize(body, settings)
   };
 }

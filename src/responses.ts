@@ -23,6 +23,8 @@ export interface IRawResponse {
   statusText: string;
   contentType: string;
   text: string;
+  /** The ETag header, when the answer has one (the startup projection's). */
+  etag?: string;
 }
 
 type Json = { ok: true; value: unknown } | { ok: false };
@@ -279,7 +281,7 @@ export function interpretStartup(raw: IRawResponse): Result<StartupProjection> {
   if (invalid.length > 0) {
     return { ok: false, failure: unexpected(raw, invalid, false) };
   }
-  return { ok: true, status: raw.status, value: json.value as StartupProjection };
+  return { ok: true, status: raw.status, value: json.value as StartupProjection, ...(raw.etag ? { etag: raw.etag } : {}) };
 }
 
 /** POST {base_url}project/initialize. */

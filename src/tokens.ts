@@ -167,7 +167,8 @@ export type Failure =
   /** The service speaks a projection schema this extension does not understand. */
   | { kind: 'incompatible'; url: string; schemaVersion: string };
 
-export type Result<T> = { ok: true; status: number; value: T } | { ok: false; failure: Failure };
+/** A call's outcome; `etag` when the answer carried one (the startup projection's). */
+export type Result<T> = { ok: true; status: number; value: T; etag?: string } | { ok: false; failure: Failure };
 
 /**
  * What the pure modules need of a translation bundle; JupyterLab's TranslationBundle fits it.

@@ -26,7 +26,7 @@
 // Every wait is bounded; no duration is asserted.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Page, Request } from 'playwright-core';
+import type { Page, Request, Response as PageResponse } from 'playwright-core';
 import {
   Browser,
   checkPrerequisites,
@@ -295,6 +295,31 @@ describe('live state: the panel and the status bar follow the service without a 
     await screenshot(p(), 'live-ready');
     expect(problemsSince(0)).toEqual([]);
   }, 90000);
+
+  test('an unchanged answer is revalidated: each poll sends the last ETag and gets the empty 304 through the proxy', async () => {
+    await waitForShown(p(), READY, 'Project: Ready');
+    const answers: { status: number; tag: string | null }[] = [];
+    const onResponse = (response: PageResponse): void => {
+      if (new URL(response.url()).pathname === STARTUP_PATH) {
+        answers.push({ status: response.status(), tag: response.request().headers()['if-none-match'] ?? null });
+      }
+    };
+    p().on('response', onResponse);
+    try {
+      // refreshInterval is 1 s: three polls within at most 10 s.
+      for (let i = 0; i < 100 && answers.length < 3; i++) {
+        await delay(100);
+      }
+    } finally {
+      p().off('response', onResponse);
+    }
+    expect(answers.length).toBeGreaterThanOrEqual(3);
+    for (const answer of answers) {
+      expect(answer.status).toBe(304);
+      expect(answer.tag).toMatch(/^"[^"]+"$/);
+    }
+    expect(await p().locator(STATUS_BUTTON).textContent()).toBe('Project: Ready');
+  }, 60000);
 
   test('(a) a state directory made unsafe on disk shows as Blocked without a click, and Ready again once fixed', async () => {
     await waitForShown(p(), READY, 'Project: Ready');

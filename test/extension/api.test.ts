@@ -247,3 +247,58 @@ describe('createClient', () => {
     expect(requests.map(r => r.method)).toEqual(['GET', 'POST']);
   });
 });
+
+describe('revalidating the startup answer by its ETag (the poll of an open panel)', () => {
+  const tagged = (value: unknown, etag: string): FakeAnswer => ({ ...json(200, value), etag });
+
+  it('asks with If-None-Match once it has a tagged answer; the empty 304 is that very answer again', async () => {
+    const projection = projectionFor(genericPlatform);
+    const { settings, requests } = settingsAnswering(tagged(projection, '"v1"'), { status: 304 }, { status: 304 });
+    const client = createClient(settings);
+    const first = await client.startup();
+    expect(first.ok && first.value.phase).toBe('awaiting-confirmation');
+    expect(requests[0].headers.get('If-None-Match')).toBeNull();
+    const second = await client.startup();
+    expect(requests[1].headers.get('If-None-Match')).toBe('"v1"');
+    // The same result object: the model sees an unchanged answer and shows nothing new.
+    expect(second).toBe(first);
+    expect(await client.startup()).toBe(first);
+    expect(requests[2].headers.get('If-None-Match')).toBe('"v1"');
+  });
+
+  it('takes a changed answer and its new tag, and forgets the tag after a failure', async () => {
+    const projection = projectionFor(genericPlatform);
+    const ready = { ...projection, phase: 'ready' };
+    const { settings, requests } = settingsAnswering(
+      tagged(projection, '"v1"'),
+      tagged(ready, '"v2"'),
+      problemAnswer(problem('rate-limited', 'Too many requests: wait a minute.')),
+      tagged(ready, '"v2"')
+    );
+    const client = createClient(settings);
+    await client.startup();
+    const changed = await client.startup();
+    expect(changed.ok && changed.value.phase).toBe('ready');
+    expect(requests[1].headers.get('If-None-Match')).toBe('"v1"');
+    expect((await client.startup()).ok).toBe(false);
+    expect(requests[2].headers.get('If-None-Match')).toBe('"v2"');
+    // After a failure nothing is revalidated: the next answer is asked for whole.
+    expect((await client.startup()).ok).toBe(true);
+    expect(requests[3].headers.get('If-None-Match')).toBeNull();
+  });
+
+  it('never takes a 304 it did not ask for as a projection', async () => {
+    const { settings } = settingsAnswering({ status: 304 });
+    const result = await fetchStartup(settings);
+    expect(result.ok).toBe(false);
+  });
+
+  it('an untagged answer (an older service) is asked for whole each time', async () => {
+    const projection = projectionFor(genericPlatform);
+    const { settings, requests } = settingsAnswering(json(200, projection), json(200, projection));
+    const client = createClient(settings);
+    await client.startup();
+    await client.startup();
+    expect(requests.map(r => r.headers.get('If-None-Match'))).toEqual([null, null]);
+  });
+});

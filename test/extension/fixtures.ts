@@ -255,10 +255,14 @@ export interface FakeAnswer {
   statusText?: string;
   contentType?: string;
   body?: string;
+  etag?: string;
 }
 
 export function fakeResponse(answer: FakeAnswer): Response {
-  const headers = new FakeHeaders(answer.contentType ? { 'Content-Type': answer.contentType } : {});
+  const headers = new FakeHeaders({
+    ...(answer.contentType ? { 'Content-Type': answer.contentType } : {}),
+    ...(answer.etag ? { ETag: answer.etag } : {})
+  });
   const response = {
     status: answer.status,
     statusText: answer.statusText ?? '',
