@@ -14,13 +14,22 @@ module.exports = {
     '^.+/node_modules/.+\\.js$': [
       'ts-jest',
       {
-        tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022', esModuleInterop: true, isolatedModules: true, skipLibCheck: true },
+        tsconfig: {
+          allowJs: true,
+          module: 'commonjs',
+          target: 'ES2022',
+          esModuleInterop: true,
+          isolatedModules: true,
+          skipLibCheck: true
+        },
         diagnostics: false
       }
     ],
     '\\.svg$': '<rootDir>/test/helpers/raw-transform.js'
   },
-  transformIgnorePatterns: ['/node_modules/(?!(@jupyterlab|@jupyter|@microsoft|@rjsf|exenv-es6)/)'],
+  transformIgnorePatterns: [
+    '/node_modules/(?!(@jupyterlab|@jupyter|@microsoft|@rjsf|exenv-es6)/)'
+  ],
   moduleNameMapper: { '\\.css$': '<rootDir>/test/helpers/style-stub.js' },
   testTimeout: 30000,
   // Stops a full run at once, with the install command, on a machine without the Debian packages.

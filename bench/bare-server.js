@@ -18,7 +18,12 @@ const routes = new Map();
 const file = process.argv[3];
 const bodies = file
   ? JSON.parse(fs.readFileSync(file, 'utf8'))
-  : { 'GET /project/health': { type: 'application/health+json; charset=utf-8', body: '{"status":"pass"}' } };
+  : {
+      'GET /project/health': {
+        type: 'application/health+json; charset=utf-8',
+        body: '{"status":"pass"}'
+      }
+    };
 for (const [key, { type, body }] of Object.entries(bodies)) {
   routes.set(key, { type, body: Buffer.from(body, 'utf8') });
 }
@@ -44,7 +49,9 @@ const server = http.createServer((request, response) => {
 });
 
 server.listen(port, '127.0.0.1', () => {
-  process.stdout.write(`Listening: http://127.0.0.1:${server.address().port}/\n`);
+  process.stdout.write(
+    `Listening: http://127.0.0.1:${server.address().port}/\n`
+  );
 });
 const stop = () => server.close(() => process.exit(0));
 process.once('SIGTERM', stop);

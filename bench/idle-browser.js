@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 'use strict';
+/* global document -- the page.evaluate callbacks run in Chromium */
 // The simulation of bench/idle-panels.js checked against the real thing: real JupyterLab pages
 // with this extension, in Debian's Chromium, for a minute, counting the startup requests they
 // send and showing what those requests carry (header names only: never a value).
@@ -30,7 +31,11 @@ function requireTypeScript(file) {
     const source = fs.readFileSync(filename, 'utf8');
     const { outputText } = ts.transpileModule(source, {
       fileName: filename,
-      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2020, esModuleInterop: true }
+      compilerOptions: {
+        module: ts.ModuleKind.CommonJS,
+        target: ts.ScriptTarget.ES2020,
+        esModuleInterop: true
+      }
     });
     module._compile(outputText, filename);
   };
@@ -71,13 +76,24 @@ async function main() {
   const pages = setting('BENCH_BROWSER_PAGES', 3, 1, 20);
   const seconds = setting('BENCH_BROWSER_SECONDS', 60, 10, 3600);
   const interval = setting('BENCH_BROWSER_INTERVAL', 10, 0, 3600);
-  if (!fs.existsSync(path.join(ROOT, 'jupyterlab_project_startup', 'labextension', 'package.json'))) {
+  if (
+    !fs.existsSync(
+      path.join(
+        ROOT,
+        'jupyterlab_project_startup',
+        'labextension',
+        'package.json'
+      )
+    )
+  ) {
     log('the labextension is not built: run `npm run build` first.');
     process.exit(2);
   }
   const h = requireTypeScript(path.join(ROOT, 'test', 'e2e', 'helpers.ts'));
   if (!fs.existsSync(h.APP_BUILD)) {
-    log('the browser host app is not built: run `npm run build:e2e-app` first.');
+    log(
+      'the browser host app is not built: run `npm run build:e2e-app` first.'
+    );
     process.exit(2);
   }
   const watchdog = setTimeout(
@@ -96,7 +112,10 @@ async function main() {
       h.jupyterInstall(dirs);
       const dir = path.join(dirs.settings, PACKAGE);
       fs.mkdirSync(dir, { recursive: true });
-      fs.writeFileSync(path.join(dir, 'plugin.jupyterlab-settings'), JSON.stringify({ refreshInterval: interval }, null, 2));
+      fs.writeFileSync(
+        path.join(dir, 'plugin.jupyterlab-settings'),
+        JSON.stringify({ refreshInterval: interval }, null, 2)
+      );
     }
   });
   const browser = await h.launchBrowser();
@@ -117,7 +136,9 @@ async function main() {
           page: i,
           phase,
           at: Date.now(),
-          query: [...url.searchParams.keys()].map(k => (/^\d+$/.test(k) ? '<ms>' : k)).join('&'),
+          query: [...url.searchParams.keys()]
+            .map(k => (/^\d+$/.test(k) ? '<ms>' : k))
+            .join('&'),
           headerNames: Object.keys(headers).sort(),
           conditional: 'if-none-match' in headers,
           status: undefined
@@ -142,8 +163,14 @@ async function main() {
     phase = 'hidden';
     for (const page of opened) {
       await page.evaluate(() => {
-        Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
-        Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
+        Object.defineProperty(document, 'hidden', {
+          configurable: true,
+          get: () => true
+        });
+        Object.defineProperty(document, 'visibilityState', {
+          configurable: true,
+          get: () => 'hidden'
+        });
         document.dispatchEvent(new Event('visibilitychange'));
       });
     }
@@ -167,7 +194,8 @@ async function main() {
 }
 
 function report({ pages, interval, visibleMs, hiddenMs, seen, server }) {
-  const count = (p, i) => seen.filter(e => e.phase === p && (i === undefined || e.page === i)).length;
+  const count = (p, i) =>
+    seen.filter(e => e.phase === p && (i === undefined || e.page === i)).length;
   const visible = count('visible');
   const expected = interval > 0 ? (pages * visibleMs) / 1000 / interval : 0;
   const lines = [
@@ -183,7 +211,10 @@ function report({ pages, interval, visibleMs, hiddenMs, seen, server }) {
     ''
   ];
   if (interval > 0 && visible === 0) {
-    lines.push('No request while visible: the pages do not poll (is the polling on this branch?).', '');
+    lines.push(
+      'No request while visible: the pages do not poll (is the polling on this branch?).',
+      ''
+    );
   }
   process.stdout.write(`${lines.join('\n')}\n`);
 }

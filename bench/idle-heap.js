@@ -20,7 +20,9 @@ async function main() {
   const { resolveConfig } = require(path.join(DIST, 'config.js'));
   const { createLogger } = require(path.join(DIST, 'log.js'));
   const { startService } = require(path.join(DIST, 'server.js'));
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ps-bench-heap-')));
+  const root = fs.realpathSync(
+    fs.mkdtempSync(path.join(os.tmpdir(), 'ps-bench-heap-'))
+  );
   const projectDir = path.join(root, 'project');
   fs.mkdirSync(projectDir);
   fs.mkdirSync(path.join(root, 'home'));
@@ -34,7 +36,13 @@ async function main() {
     PROJECT_STARTUP_SERVING_RUNTIME_URL: closed
   };
   const config = resolveConfig({ projectDir }, env, projectDir);
-  const running = await startService({ config, env, fileExists: () => false, logger: createLogger('info', () => undefined), runtimeFile: false });
+  const running = await startService({
+    config,
+    env,
+    fileExists: () => false,
+    logger: createLogger('info', () => undefined),
+    runtimeFile: false
+  });
   const stop = async () => {
     await running.close();
     fs.rmSync(root, { recursive: true, force: true });
@@ -50,7 +58,9 @@ async function main() {
     } else if (message && typeof message.snapshot === 'string') {
       // For finding what grows: two snapshots compared in Chrome's DevTools (Comparison view).
       global.gc();
-      process.send({ snapshot: require('node:v8').writeHeapSnapshot(message.snapshot) });
+      process.send({
+        snapshot: require('node:v8').writeHeapSnapshot(message.snapshot)
+      });
     } else if (message === 'stop') {
       void stop();
     }

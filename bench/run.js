@@ -35,7 +35,12 @@ const { fmt, freePort, median, pin } = require('./support');
 const DIST_CLI = path.join(ROOT, 'sidecar', 'dist', 'cli.js');
 const BARE = path.join(__dirname, 'bare-server.js');
 const LOAD = path.join(__dirname, 'load.js');
-const LABEXTENSION_STATIC = path.join(ROOT, 'jupyterlab_project_startup', 'labextension', 'static');
+const LABEXTENSION_STATIC = path.join(
+  ROOT,
+  'jupyterlab_project_startup',
+  'labextension',
+  'static'
+);
 const PYTHON = '/usr/bin/python3';
 
 const TARGETS = {
@@ -163,7 +168,9 @@ function track(child) {
 }
 
 function start(file, args, options) {
-  return track(spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options }));
+  return track(
+    spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options })
+  );
 }
 
 /** SIGTERM, then SIGKILL if it has not gone within 5 s. */
@@ -185,14 +192,32 @@ const canPin = () => fs.existsSync('/usr/bin/taskset') && os.cpus().length >= 2;
 
 // ---------------------------------------------------------------- HTTP helpers
 
-function request(port, { method = 'GET', path: target, headers = {}, body }, timeoutMs = 2000) {
+function request(
+  port,
+  { method = 'GET', path: target, headers = {}, body },
+  timeoutMs = 2000
+) {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port, method, path: target, headers, agent: false, timeout: timeoutMs },
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path: target,
+        headers,
+        agent: false,
+        timeout: timeoutMs
+      },
       res => {
         const chunks = [];
         res.on('data', chunk => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode,
+            headers: res.headers,
+            body: Buffer.concat(chunks)
+          })
+        );
         res.on('error', reject);
       }
     );
@@ -207,7 +232,9 @@ async function waitFor200(port, route, child, deadlineMs) {
   const deadline = Date.now() + deadlineMs;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`the process exited (${child.exitCode ?? child.signalCode}) before answering:\n${child.output()}`);
+      throw new Error(
+        `the process exited (${child.exitCode ?? child.signalCode}) before answering:\n${child.output()}`
+      );
     }
     try {
       const answer = await request(port, route, 1000);
@@ -218,7 +245,9 @@ async function waitFor200(port, route, child, deadlineMs) {
       // not listening yet
     }
     if (Date.now() > deadline) {
-      throw new Error(`no 200 from ${route.path} within ${deadlineMs} ms:\n${child.output()}`);
+      throw new Error(
+        `no 200 from ${route.path} within ${deadlineMs} ms:\n${child.output()}`
+      );
     }
     await new Promise(resolve => setTimeout(resolve, 2));
   }
@@ -236,7 +265,12 @@ const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
 
 function sidecarSandbox(token, closedUrl) {
   const root = tempDir('ps-bench-');
-  const dirs = { home: path.join(root, 'home'), bin: path.join(root, 'bin'), run: path.join(root, 'run'), project: path.join(root, 'project') };
+  const dirs = {
+    home: path.join(root, 'home'),
+    bin: path.join(root, 'bin'),
+    run: path.join(root, 'run'),
+    project: path.join(root, 'project')
+  };
   for (const dir of [dirs.home, dirs.bin, dirs.project]) {
     fs.mkdirSync(dir, { recursive: true });
   }
@@ -257,23 +291,47 @@ function sidecarSandbox(token, closedUrl) {
 
 /** `project-startup serve` as a person starts it, on 127.0.0.1:port. */
 function spawnSidecar(sandbox, port) {
-  return start(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', String(port), '--project-dir', sandbox.project], {
-    cwd: sandbox.project,
-    env: sandbox.env
-  });
+  return start(
+    process.execPath,
+    [
+      BIN,
+      'serve',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--project-dir',
+      sandbox.project
+    ],
+    {
+      cwd: sandbox.project,
+      env: sandbox.env
+    }
+  );
 }
 
 function spawnBare(port, bodiesFile) {
-  return start(process.execPath, [BARE, String(port), ...(bodiesFile ? [bodiesFile] : [])], { cwd: __dirname, env: { PATH: process.env.PATH } });
+  return start(
+    process.execPath,
+    [BARE, String(port), ...(bodiesFile ? [bodiesFile] : [])],
+    { cwd: __dirname, env: { PATH: process.env.PATH } }
+  );
 }
 
 async function startJupyter(token) {
   if (!fs.existsSync(PYTHON)) {
     return { skipped: `${PYTHON} is not installed` };
   }
-  const probe = spawnSync(PYTHON, ['-c', 'import jupyter_server; print(jupyter_server.__version__)'], { encoding: 'utf8' });
+  const probe = spawnSync(
+    PYTHON,
+    ['-c', 'import jupyter_server; print(jupyter_server.__version__)'],
+    { encoding: 'utf8' }
+  );
   if (probe.status !== 0) {
-    return { skipped: 'jupyter_server is not installed for /usr/bin/python3 (apt-get install python3-jupyter-server)' };
+    return {
+      skipped:
+        'jupyter_server is not installed for /usr/bin/python3 (apt-get install python3-jupyter-server)'
+    };
   }
   const version = probe.stdout.trim();
   const root = tempDir('ps-bench-jupyter-');
@@ -304,23 +362,37 @@ async function startJupyter(token) {
     ],
     { cwd: root, env }
   );
-  const route = { path: '/api/status', headers: { authorization: `token ${token}` } };
+  const route = {
+    path: '/api/status',
+    headers: { authorization: `token ${token}` }
+  };
   const ready = await waitFor200(port, route, child, 60000);
-  return { child, port, route, version, startMs: Number(ready - started) / 1e6 };
+  return {
+    child,
+    port,
+    route,
+    version,
+    startMs: Number(ready - started) / 1e6
+  };
 }
 
 // ---------------------------------------------------------------- load
 
 function runLoad(job, cpu) {
   return new Promise((resolve, reject) => {
-    const child = track(fork(LOAD, [], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] }));
+    const child = track(
+      fork(LOAD, [], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] })
+    );
     if (cpu !== undefined) {
       pin(child.pid, cpu);
     }
-    const limitMs = ((job.warmupSeconds || 0) + (job.durationSeconds || 0)) * 1000 + 120000;
+    const limitMs =
+      ((job.warmupSeconds || 0) + (job.durationSeconds || 0)) * 1000 + 120000;
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`the load generator did not finish within ${limitMs} ms`));
+      reject(
+        new Error(`the load generator did not finish within ${limitMs} ms`)
+      );
     }, limitMs);
     child.once('message', reply => {
       clearTimeout(timer);
@@ -332,7 +404,9 @@ function runLoad(job, cpu) {
     });
     child.once('exit', code => {
       clearTimeout(timer);
-      reject(new Error(`the load generator exited (${code}):\n${child.output()}`));
+      reject(
+        new Error(`the load generator exited (${code}):\n${child.output()}`)
+      );
     });
     child.send(job);
   });
@@ -352,7 +426,9 @@ function summarize(runs) {
 
 function labextensionSize() {
   if (!fs.existsSync(LABEXTENSION_STATIC)) {
-    return { missing: `${path.relative(ROOT, LABEXTENSION_STATIC)} is not built (npm run build)` };
+    return {
+      missing: `${path.relative(ROOT, LABEXTENSION_STATIC)} is not built (npm run build)`
+    };
   }
   const files = [];
   const walk = dir => {
@@ -363,7 +439,11 @@ function labextensionSize() {
         walk(file);
       } else {
         const data = fs.readFileSync(file);
-        files.push({ file: path.relative(LABEXTENSION_STATIC, file), bytes: data.length, gzipBytes: zlib.gzipSync(data, { level: 9 }).length });
+        files.push({
+          file: path.relative(LABEXTENSION_STATIC, file),
+          bytes: data.length,
+          gzipBytes: zlib.gzipSync(data, { level: 9 }).length
+        });
       }
     }
   };
@@ -386,11 +466,14 @@ async function main() {
   if (!fs.existsSync(DIST_CLI) && !fs.existsSync(BUNDLE)) {
     fail('the sidecar is not built: run `npm run build` first.');
   }
-  const watchdog = setTimeout(() => {
-    log('the run took longer than 10 minutes; stopping');
-    cleanup();
-    process.exit(3);
-  }, 10 * 60 * 1000);
+  const watchdog = setTimeout(
+    () => {
+      log('the run took longer than 10 minutes; stopping');
+      cleanup();
+      process.exit(3);
+    },
+    10 * 60 * 1000
+  );
   watchdog.unref();
 
   const pinned = o.pin && canPin();
@@ -403,10 +486,25 @@ async function main() {
   const closedPort = await freePort();
   const closedUrl = `http://127.0.0.1:${closedPort}/`;
   const auth = { authorization: `Bearer ${token}` };
-  const gatewayBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'project.startup', params: { interface: 'notebook' } });
+  const gatewayBody = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'project.startup',
+    params: { interface: 'notebook' }
+  });
   const ROUTES = {
-    capabilities: { key: 'GET /project/capabilities', method: 'GET', path: '/project/capabilities', headers: auth },
-    startup: { key: 'GET /project/startup?interface=terminal', method: 'GET', path: '/project/startup?interface=terminal', headers: auth },
+    capabilities: {
+      key: 'GET /project/capabilities',
+      method: 'GET',
+      path: '/project/capabilities',
+      headers: auth
+    },
+    startup: {
+      key: 'GET /project/startup?interface=terminal',
+      method: 'GET',
+      path: '/project/startup?interface=terminal',
+      headers: auth
+    },
     gateway: {
       key: 'POST /project/gateway',
       method: 'POST',
@@ -414,7 +512,12 @@ async function main() {
       headers: { ...auth, 'content-type': 'application/json' },
       body: gatewayBody
     },
-    health: { key: 'GET /project/health', method: 'GET', path: '/project/health', headers: {} }
+    health: {
+      key: 'GET /project/health',
+      method: 'GET',
+      path: '/project/health',
+      headers: {}
+    }
   };
   const LOADED = ['capabilities', 'startup', 'gateway'];
 
@@ -429,9 +532,14 @@ async function main() {
     const route = ROUTES[name];
     const answer = await request(sidecarPort, route);
     if (answer.status !== 200) {
-      fail(`the sidecar answered ${route.key} with ${answer.status}: ${answer.body.toString('utf8').slice(0, 300)}`);
+      fail(
+        `the sidecar answered ${route.key} with ${answer.status}: ${answer.body.toString('utf8').slice(0, 300)}`
+      );
     }
-    bodies[route.key] = { type: answer.headers['content-type'], body: answer.body.toString('utf8') };
+    bodies[route.key] = {
+      type: answer.headers['content-type'],
+      body: answer.body.toString('utf8')
+    };
   }
   const bodiesFile = path.join(tempDir('ps-bench-bodies-'), 'bodies.json');
   fs.writeFileSync(bodiesFile, JSON.stringify(bodies));
@@ -441,7 +549,10 @@ async function main() {
   const sizes = {};
   for (const name of LOADED) {
     const route = ROUTES[name];
-    const [a, b] = await Promise.all([request(sidecarPort, route), request(barePort, route)]);
+    const [a, b] = await Promise.all([
+      request(sidecarPort, route),
+      request(barePort, route)
+    ]);
     if (!a.body.equals(b.body)) {
       fail(`the bare server's ${route.key} differs from the sidecar's`);
     }
@@ -483,20 +594,28 @@ async function main() {
     for (const name of LOADED) {
       const order = round % 2 === 0 ? ['bare', 'sidecar'] : ['sidecar', 'bare'];
       for (const who of order) {
-        const [port, pid] = who === 'bare' ? [barePort, bare.pid] : [sidecarPort, sidecar.pid];
+        const [port, pid] =
+          who === 'bare' ? [barePort, bare.pid] : [sidecarPort, sidecar.pid];
         log(`round ${round + 1}/${o.rounds}: ${who} ${name}`);
         const figures = await runLoad(job(port, ROUTES[name], pid), loadCpu);
         if (figures.errors || figures.non2xx || figures.timeouts) {
-          fail(`${who} ${name}: ${figures.errors} errors, ${figures.timeouts} timeouts, ${figures.non2xx} non-2xx answers`);
+          fail(
+            `${who} ${name}: ${figures.errors} errors, ${figures.timeouts} timeouts, ${figures.non2xx} non-2xx answers`
+          );
         }
         load[who][name].push(figures);
       }
     }
     if (jupyter.child) {
       log(`round ${round + 1}/${o.rounds}: jupyter /api/status`);
-      const figures = await runLoad(job(jupyter.port, jupyter.route, jupyter.child.pid), loadCpu);
+      const figures = await runLoad(
+        job(jupyter.port, jupyter.route, jupyter.child.pid),
+        loadCpu
+      );
       if (figures.errors || figures.non2xx || figures.timeouts) {
-        fail(`jupyter: ${figures.errors} errors, ${figures.timeouts} timeouts, ${figures.non2xx} non-2xx answers`);
+        fail(
+          `jupyter: ${figures.errors} errors, ${figures.timeouts} timeouts, ${figures.non2xx} non-2xx answers`
+        );
       }
       load.jupyter.push(figures);
     }
@@ -511,7 +630,10 @@ async function main() {
   {
     const memSandbox = sidecarSandbox(token, closedUrl);
     const ports = { sidecar: await freePort(), bare: await freePort() };
-    const procs = { sidecar: spawnSidecar(memSandbox, ports.sidecar), bare: spawnBare(ports.bare, bodiesFile) };
+    const procs = {
+      sidecar: spawnSidecar(memSandbox, ports.sidecar),
+      bare: spawnBare(ports.bare, bodiesFile)
+    };
     for (const who of ['sidecar', 'bare']) {
       await waitFor200(ports[who], ROUTES.health, procs[who], 20000);
       if (pinned) {
@@ -528,15 +650,27 @@ async function main() {
           url: `http://127.0.0.1:${ports[who]}/`,
           requests: LOADED.map(name => {
             const r = ROUTES[name];
-            return { method: r.method, path: r.path, headers: r.headers, ...(r.body ? { body: r.body } : {}) };
+            return {
+              method: r.method,
+              path: r.path,
+              headers: r.headers,
+              ...(r.body ? { body: r.body } : {})
+            };
           }),
           connections: o.connections,
           amount: o.memoryRequests
         },
         loadCpu
       );
-      if (figures.errors || figures.non2xx || figures.timeouts || figures.requests < o.memoryRequests) {
-        fail(`memory load on ${who}: ${figures.requests} answered, ${figures.errors} errors, ${figures.non2xx} non-2xx`);
+      if (
+        figures.errors ||
+        figures.non2xx ||
+        figures.timeouts ||
+        figures.requests < o.memoryRequests
+      ) {
+        fail(
+          `memory load on ${who}: ${figures.requests} answered, ${figures.errors} errors, ${figures.non2xx} non-2xx`
+        );
       }
       memory[who].afterLoadMiB = rssMiB(procs[who].pid);
       memory[who].requests = figures.requests;
@@ -552,7 +686,8 @@ async function main() {
     for (const who of i % 2 === 0 ? ['bare', 'sidecar'] : ['sidecar', 'bare']) {
       const port = await freePort();
       const started = process.hrtime.bigint();
-      const child = who === 'bare' ? spawnBare(port) : spawnSidecar(coldSandbox, port);
+      const child =
+        who === 'bare' ? spawnBare(port) : spawnSidecar(coldSandbox, port);
       const answered = await waitFor200(port, ROUTES.health, child, 20000);
       cold[who].push(Number(answered - started) / 1e6);
       await stop(child);
@@ -563,10 +698,22 @@ async function main() {
   const labextension = labextensionSize();
 
   clearTimeout(watchdog);
-  const results = report({ o, pinned, sizes, load, jupyter, jupyterRssMiB, memory, cold, labextension });
+  const results = report({
+    o,
+    pinned,
+    sizes,
+    load,
+    jupyter,
+    jupyterRssMiB,
+    memory,
+    cold,
+    labextension
+  });
   fs.writeFileSync(o.out, `${JSON.stringify(results, null, 2)}\n`);
   log(`wrote ${path.relative(process.cwd(), o.out) || o.out}`);
-  log('the real path, behind jupyter-server-proxy on Jupyter Server: npm run bench:proxy');
+  log(
+    'the real path, behind jupyter-server-proxy on Jupyter Server: npm run bench:proxy'
+  );
 }
 
 // ---------------------------------------------------------------- the table
@@ -575,11 +722,22 @@ function verdict(target, ratio) {
   if (ratio === null || ratio === undefined) {
     return 'n/a';
   }
-  const met = target.min !== undefined ? ratio >= target.min : ratio <= target.max;
+  const met =
+    target.min !== undefined ? ratio >= target.min : ratio <= target.max;
   return met ? 'yes' : 'NO';
 }
 
-function report({ o, pinned, sizes, load, jupyter, jupyterRssMiB, memory, cold, labextension }) {
+function report({
+  o,
+  pinned,
+  sizes,
+  load,
+  jupyter,
+  jupyterRssMiB,
+  memory,
+  cold,
+  labextension
+}) {
   const agg = { sidecar: {}, bare: {} };
   for (const who of ['sidecar', 'bare']) {
     for (const [name, runs] of Object.entries(load[who])) {
@@ -592,15 +750,43 @@ function report({ o, pinned, sizes, load, jupyter, jupyterRssMiB, memory, cold, 
 
   const rows = [];
   const row = (measure, sidecarValue, baseline, r, target) =>
-    rows.push([measure, sidecarValue, baseline, r === null ? '' : `${fmt(r, 2)}x`, target ? target.text : '', target ? verdict(target, r) : '']);
+    rows.push([
+      measure,
+      sidecarValue,
+      baseline,
+      r === null ? '' : `${fmt(r, 2)}x`,
+      target ? target.text : '',
+      target ? verdict(target, r) : ''
+    ]);
 
   for (const name of ['capabilities', 'startup', 'gateway']) {
     const s = agg.sidecar[name];
     const b = agg.bare[name];
-    const target = name === 'capabilities' ? TARGETS.capabilitiesVsBare : name === 'startup' ? TARGETS.startupVsBare : undefined;
-    row(`${name} throughput (req/s)`, fmt(s.rps), `${fmt(b.rps)} bare`, ratio(s.rps, b.rps), target);
-    row(`${name} latency p50 / p99 (ms)`, `${fmt(s.p50, 2)} / ${fmt(s.p99, 2)}`, `${fmt(b.p50, 2)} / ${fmt(b.p99, 2)} bare`, null);
-    row(`${name} server CPU per request (µs)`, fmt(s.cpuUs, 1), `${fmt(b.cpuUs, 1)} bare`, ratio(s.cpuUs, b.cpuUs));
+    const target =
+      name === 'capabilities'
+        ? TARGETS.capabilitiesVsBare
+        : name === 'startup'
+          ? TARGETS.startupVsBare
+          : undefined;
+    row(
+      `${name} throughput (req/s)`,
+      fmt(s.rps),
+      `${fmt(b.rps)} bare`,
+      ratio(s.rps, b.rps),
+      target
+    );
+    row(
+      `${name} latency p50 / p99 (ms)`,
+      `${fmt(s.p50, 2)} / ${fmt(s.p99, 2)}`,
+      `${fmt(b.p50, 2)} / ${fmt(b.p99, 2)} bare`,
+      null
+    );
+    row(
+      `${name} server CPU per request (µs)`,
+      fmt(s.cpuUs, 1),
+      `${fmt(b.cpuUs, 1)} bare`,
+      ratio(s.cpuUs, b.cpuUs)
+    );
   }
   if (jup) {
     for (const name of ['capabilities', 'startup', 'gateway']) {
@@ -613,8 +799,18 @@ function report({ o, pinned, sizes, load, jupyter, jupyterRssMiB, memory, cold, 
         name === 'capabilities' ? TARGETS.capabilitiesVsJupyter : undefined
       );
     }
-    row('Jupyter /api/status p50 / p99 (ms)', '', `${fmt(jup.p50, 2)} / ${fmt(jup.p99, 2)} Jupyter`, null);
-    row('Jupyter /api/status server CPU per request (µs)', '', `${fmt(jup.cpuUs, 1)} Jupyter`, null);
+    row(
+      'Jupyter /api/status p50 / p99 (ms)',
+      '',
+      `${fmt(jup.p50, 2)} / ${fmt(jup.p99, 2)} Jupyter`,
+      null
+    );
+    row(
+      'Jupyter /api/status server CPU per request (µs)',
+      '',
+      `${fmt(jup.cpuUs, 1)} Jupyter`,
+      null
+    );
   } else {
     row('vs Jupyter /api/status', 'n/a', jupyter.skipped || 'n/a', null);
   }
@@ -625,7 +821,13 @@ function report({ o, pinned, sizes, load, jupyter, jupyterRssMiB, memory, cold, 
     ratio(coldMedian.sidecar, coldMedian.bare),
     TARGETS.coldStartVsBare
   );
-  row('RSS after start (MiB)', fmt(memory.sidecar.afterStartMiB, 1), `${fmt(memory.bare.afterStartMiB, 1)} bare`, ratio(memory.sidecar.afterStartMiB, memory.bare.afterStartMiB), TARGETS.memoryVsBare);
+  row(
+    'RSS after start (MiB)',
+    fmt(memory.sidecar.afterStartMiB, 1),
+    `${fmt(memory.bare.afterStartMiB, 1)} bare`,
+    ratio(memory.sidecar.afterStartMiB, memory.bare.afterStartMiB),
+    TARGETS.memoryVsBare
+  );
   row(
     `RSS after ${fmt(o.memoryRequests)} requests (MiB)`,
     fmt(memory.sidecar.afterLoadMiB, 1),
@@ -645,11 +847,16 @@ function report({ o, pinned, sizes, load, jupyter, jupyterRssMiB, memory, cold, 
   }
 
   const header = ['Measure', 'Sidecar', 'Baseline', 'Ratio', 'Target', 'Met'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map(r => String(r[i]).length)));
-  const line = cells => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
+  const widths = header.map((h, i) =>
+    Math.max(h.length, ...rows.map(r => String(r[i]).length))
+  );
+  const line = cells =>
+    `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
   const machine = `${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, ${os.platform()} ${os.release()}`;
   const setup = `${o.connections} connections, ${o.warmup} s warm-up + ${o.duration} s per run, median of ${o.rounds} interleaved rounds; ${
-    pinned ? 'servers pinned to CPU 0, load generator to CPU 1' : 'no CPU pinning'
+    pinned
+      ? 'servers pinned to CPU 0, load generator to CPU 1'
+      : 'no CPU pinning'
   }`;
   const out = [
     '',
@@ -667,9 +874,14 @@ function report({ o, pinned, sizes, load, jupyter, jupyterRssMiB, memory, cold, 
   process.stdout.write(`${out.join('\n')}\n`);
 
   const met = {
-    capabilitiesVsBare: ratio(agg.sidecar.capabilities.rps, agg.bare.capabilities.rps),
+    capabilitiesVsBare: ratio(
+      agg.sidecar.capabilities.rps,
+      agg.bare.capabilities.rps
+    ),
     startupVsBare: ratio(agg.sidecar.startup.rps, agg.bare.startup.rps),
-    capabilitiesVsJupyter: jup ? ratio(agg.sidecar.capabilities.rps, jup.rps) : null,
+    capabilitiesVsJupyter: jup
+      ? ratio(agg.sidecar.capabilities.rps, jup.rps)
+      : null,
     coldStartVsBare: ratio(coldMedian.sidecar, coldMedian.bare),
     memoryVsBare: Math.max(
       ratio(memory.sidecar.afterStartMiB, memory.bare.afterStartMiB),
@@ -683,20 +895,31 @@ function report({ o, pinned, sizes, load, jupyter, jupyterRssMiB, memory, cold, 
     options: { ...o, out: undefined },
     sidecarEntry: sidecarEntry(),
     bodies: sizes,
-    load: { sidecar: agg.sidecar, bare: agg.bare, jupyter: jup, jupyterVersion: jupyter.version ?? null, jupyterSkipped: jupyter.skipped ?? null },
+    load: {
+      sidecar: agg.sidecar,
+      bare: agg.bare,
+      jupyter: jup,
+      jupyterVersion: jupyter.version ?? null,
+      jupyterSkipped: jupyter.skipped ?? null
+    },
     jupyterStartMs: jupyter.startMs ?? null,
     jupyterRssMiB,
     coldStartMs: { sidecar: cold.sidecar, bare: cold.bare, median: coldMedian },
     memory,
     labextension,
     targets: Object.fromEntries(
-      Object.entries(TARGETS).map(([key, target]) => [key, { ...target, ratio: met[key], met: verdict(target, met[key]) === 'yes' }])
+      Object.entries(TARGETS).map(([key, target]) => [
+        key,
+        { ...target, ratio: met[key], met: verdict(target, met[key]) === 'yes' }
+      ])
     )
   };
 }
 
 main().catch(error => {
-  process.stderr.write(`bench: ${error && error.stack ? error.stack : error}\n`);
+  process.stderr.write(
+    `bench: ${error && error.stack ? error.stack : error}\n`
+  );
   cleanup();
   process.exit(1);
 });

@@ -6,14 +6,20 @@ const net = require('node:net');
 
 /** Pins every thread of a process to one CPU (threads made later inherit it). */
 function pin(pid, cpu) {
-  const result = spawnSync('/usr/bin/taskset', ['-a', '-c', '-p', String(cpu), String(pid)], { stdio: 'ignore' });
+  const result = spawnSync(
+    '/usr/bin/taskset',
+    ['-a', '-c', '-p', String(cpu), String(pid)],
+    { stdio: 'ignore' }
+  );
   if (result.status !== 0) {
     throw new Error(`taskset could not pin process ${pid}`);
   }
 }
 
 function median(values) {
-  const sorted = values.filter(v => v !== null && v !== undefined).sort((a, b) => a - b);
+  const sorted = values
+    .filter(v => v !== null && v !== undefined)
+    .sort((a, b) => a - b);
   if (sorted.length === 0) {
     return null;
   }
@@ -36,7 +42,10 @@ function fmt(value, digits = 0) {
   if (value === null || value === undefined || Number.isNaN(value)) {
     return 'n/a';
   }
-  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  return value.toLocaleString('en-US', {
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits
+  });
 }
 
 module.exports = { fmt, freePort, median, pin };

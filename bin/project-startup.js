@@ -15,7 +15,9 @@ const CODE_CACHE = path.join(DIST, 'bundle', 'project-startup.cache');
 function entry() {
   const bundle = fs.statSync(BUNDLE, { throwIfNoEntry: false });
   if (bundle !== undefined) {
-    const compiled = fs.statSync(path.join(DIST, 'cli.js'), { throwIfNoEntry: false });
+    const compiled = fs.statSync(path.join(DIST, 'cli.js'), {
+      throwIfNoEntry: false
+    });
     if (compiled === undefined || bundle.mtimeMs >= compiled.mtimeMs) {
       return BUNDLE;
     }
@@ -35,7 +37,16 @@ function loadWithCodeCache(file, cachedData) {
   const wrapped = `(function (exports, require, module, __filename, __dirname) { ${source}\n});`;
   const script = new vm.Script(wrapped, { filename: file, cachedData });
   const loaded = { exports: {} };
-  script.runInThisContext().call(loaded.exports, loaded.exports, createRequire(file), loaded, file, path.dirname(file));
+  script
+    .runInThisContext()
+    .call(
+      loaded.exports,
+      loaded.exports,
+      createRequire(file),
+      loaded,
+      file,
+      path.dirname(file)
+    );
   return { exports: loaded.exports, script };
 }
 
@@ -47,11 +58,20 @@ function loadWithCodeCache(file, cachedData) {
 const CACHE_MAGIC = 'project-startup-code-cache/1';
 
 function sha256(payload) {
-  return require('node:crypto').createHash('sha256').update(payload).digest('hex');
+  return require('node:crypto')
+    .createHash('sha256')
+    .update(payload)
+    .digest('hex');
 }
 
 function codeCacheFile(payload) {
-  return Buffer.concat([Buffer.from(`${CACHE_MAGIC} ${process.versions.v8}\n${sha256(payload)}\n`, 'latin1'), payload]);
+  return Buffer.concat([
+    Buffer.from(
+      `${CACHE_MAGIC} ${process.versions.v8}\n${sha256(payload)}\n`,
+      'latin1'
+    ),
+    payload
+  ]);
 }
 
 function readCodeCache(file = CODE_CACHE) {
@@ -63,15 +83,23 @@ function readCodeCache(file = CODE_CACHE) {
   }
   const firstLine = data.indexOf(0x0a);
   const headerEnd = firstLine < 0 ? -1 : data.indexOf(0x0a, firstLine + 1);
-  if (headerEnd < 0 || data.toString('latin1', 0, firstLine) !== `${CACHE_MAGIC} ${process.versions.v8}`) {
+  if (
+    headerEnd < 0 ||
+    data.toString('latin1', 0, firstLine) !==
+      `${CACHE_MAGIC} ${process.versions.v8}`
+  ) {
     return undefined;
   }
   const payload = data.subarray(headerEnd + 1);
-  return sha256(payload) === data.toString('latin1', firstLine + 1, headerEnd) ? payload : undefined;
+  return sha256(payload) === data.toString('latin1', firstLine + 1, headerEnd)
+    ? payload
+    : undefined;
 }
 
 function load(file) {
-  return file === BUNDLE ? loadWithCodeCache(file, readCodeCache()).exports : require(file);
+  return file === BUNDLE
+    ? loadWithCodeCache(file, readCodeCache()).exports
+    : require(file);
 }
 
 if (require.main === module) {
@@ -93,4 +121,11 @@ if (require.main === module) {
   });
 }
 
-module.exports = { BUNDLE, CODE_CACHE, codeCacheFile, entry, loadWithCodeCache, readCodeCache };
+module.exports = {
+  BUNDLE,
+  CODE_CACHE,
+  codeCacheFile,
+  entry,
+  loadWithCodeCache,
+  readCodeCache
+};

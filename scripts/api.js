@@ -39,10 +39,14 @@ function fail(message) {
 function buildDocument() {
   const compiled = path.join(ROOT, 'sidecar', 'dist', 'http', 'openapi.js');
   if (!fs.existsSync(compiled)) {
-    fail(`${path.relative(ROOT, compiled)} is missing: run \`npm run build:sidecar\` first.`);
+    fail(
+      `${path.relative(ROOT, compiled)} is missing: run \`npm run build:sidecar\` first.`
+    );
   }
   const { buildOpenApi } = require(compiled);
-  const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  const { version } = JSON.parse(
+    fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')
+  );
   return buildOpenApi('/', version);
 }
 
@@ -60,33 +64,56 @@ async function generateTypes(document) {
 }
 
 /** The files of swagger-ui-dist the docs page loads, with its licence. */
-const DOCS_ASSETS = ['swagger-ui-bundle.js', 'swagger-ui.css', 'LICENSE', 'NOTICE'];
+const DOCS_ASSETS = [
+  'swagger-ui-bundle.js',
+  'swagger-ui.css',
+  'LICENSE',
+  'NOTICE'
+];
 const DOCS_DIR = path.join(ROOT, 'sidecar', 'dist', 'api-docs');
 
 function copyDocsAssets() {
   let dist;
   try {
-    dist = path.dirname(require.resolve('swagger-ui-dist/package.json', { paths: [ROOT] }));
+    dist = path.dirname(
+      require.resolve('swagger-ui-dist/package.json', { paths: [ROOT] })
+    );
   } catch {
-    fail('swagger-ui-dist is not installed: run `npm ci` (it is a devDependency).');
+    fail(
+      'swagger-ui-dist is not installed: run `npm ci` (it is a devDependency).'
+    );
   }
   fs.mkdirSync(DOCS_DIR, { recursive: true });
   for (const file of DOCS_ASSETS) {
     fs.copyFileSync(path.join(dist, file), path.join(DOCS_DIR, file));
   }
-  process.stdout.write(`api: copied Swagger UI to ${path.relative(ROOT, DOCS_DIR)}\n`);
+  process.stdout.write(
+    `api: copied Swagger UI to ${path.relative(ROOT, DOCS_DIR)}\n`
+  );
 }
 
 function lint() {
   const cli = require.resolve('@redocly/cli/bin/cli.js', { paths: [ROOT] });
   const result = spawnSync(
     process.execPath,
-    [cli, 'lint', path.relative(ROOT, DOCUMENT), '--config', 'redocly.yaml', '--format', 'stylish'],
+    [
+      cli,
+      'lint',
+      path.relative(ROOT, DOCUMENT),
+      '--config',
+      'redocly.yaml',
+      '--format',
+      'stylish'
+    ],
     {
       cwd: ROOT,
       encoding: 'utf8',
       // No telemetry and no update check: CI and the tests have no network but the registries.
-      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' }
+      env: {
+        ...process.env,
+        REDOCLY_TELEMETRY: 'off',
+        REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true'
+      }
     }
   );
   const output = `${result.stdout}${result.stderr}`;
@@ -97,14 +124,22 @@ function lint() {
     .join('\n')
     .trim();
   process.stdout.write(`${findings}\n`);
-  if (result.status !== 0 || /warning|error/i.test(findings.replace(/valid\b[^\n]*/g, ''))) {
-    fail('redocly lint found problems in sidecar/dist/openapi.json (see above); fix the schemas or openapi.ts.');
+  if (
+    result.status !== 0 ||
+    /warning|error/i.test(findings.replace(/valid\b[^\n]*/g, ''))
+  ) {
+    fail(
+      'redocly lint found problems in sidecar/dist/openapi.json (see above); fix the schemas or openapi.ts.'
+    );
   }
 }
 
 async function main(argv) {
   const [command, ...rest] = argv;
-  if (rest.length > 0 || !['generate', 'check', 'lint', 'assets'].includes(command)) {
+  if (
+    rest.length > 0 ||
+    !['generate', 'check', 'lint', 'assets'].includes(command)
+  ) {
     fail('usage: node scripts/api.js generate|check|lint|assets');
   }
   if (command === 'assets') {
@@ -121,19 +156,27 @@ async function main(argv) {
   const types = await generateTypes(document);
   if (command === 'generate') {
     fs.writeFileSync(TYPES, types);
-    process.stdout.write(`api: wrote ${path.relative(ROOT, DOCUMENT)} and ${path.relative(ROOT, TYPES)}\n`);
+    process.stdout.write(
+      `api: wrote ${path.relative(ROOT, DOCUMENT)} and ${path.relative(ROOT, TYPES)}\n`
+    );
     return;
   }
   const committed = fs.existsSync(TYPES) ? fs.readFileSync(TYPES, 'utf8') : '';
   if (committed !== types) {
-    fail(`${path.relative(ROOT, TYPES)} does not match sidecar/schemas/*.json: run \`${REGENERATE}\` and commit the result.`);
+    fail(
+      `${path.relative(ROOT, TYPES)} does not match sidecar/schemas/*.json: run \`${REGENERATE}\` and commit the result.`
+    );
   }
-  process.stdout.write(`api: ${path.relative(ROOT, TYPES)} matches the schemas\n`);
+  process.stdout.write(
+    `api: ${path.relative(ROOT, TYPES)} matches the schemas\n`
+  );
   lint();
 }
 
 module.exports = { buildDocument, generateTypes, HEADER, TYPES };
 
 if (require.main === module) {
-  main(process.argv.slice(2)).catch(error => fail(error instanceof Error ? error.message : String(error)));
+  main(process.argv.slice(2)).catch(error =>
+    fail(error instanceof Error ? error.message : String(error))
+  );
 }

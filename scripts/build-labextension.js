@@ -34,37 +34,62 @@ function main(argv) {
   const known = new Set(['--development']);
   const unknown = argv.filter(a => !known.has(a));
   if (unknown.length > 0) {
-    fail(`unknown argument(s) ${unknown.join(' ')}. Usage: node scripts/build-labextension.js [--development]`);
+    fail(
+      `unknown argument(s) ${unknown.join(' ')}. Usage: node scripts/build-labextension.js [--development]`
+    );
   }
   const development = argv.includes('--development');
 
-  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  const pkg = JSON.parse(
+    fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')
+  );
   const outputDir = pkg.jupyterlab && pkg.jupyterlab.outputDir;
   if (!outputDir) {
-    fail('package.json has no jupyterlab.outputDir; it says where the labextension goes.');
+    fail(
+      'package.json has no jupyterlab.outputDir; it says where the labextension goes.'
+    );
   }
   const main = path.join(ROOT, pkg.main || 'lib/index.js');
   if (!fs.existsSync(main)) {
-    fail(`${path.relative(ROOT, main)} is missing: run \`npm run build:lib\` first.`);
+    fail(
+      `${path.relative(ROOT, main)} is missing: run \`npm run build:lib\` first.`
+    );
   }
 
   const builder = resolveFrom('@jupyterlab/builder/lib/build-labextension.js');
   if (!builder) {
-    fail('@jupyterlab/builder is not installed: run `npm ci` (it is a devDependency).');
+    fail(
+      '@jupyterlab/builder is not installed: run `npm ci` (it is a devDependency).'
+    );
   }
   const coreMeta = resolveFrom('@jupyterlab/core-meta/core.package.json');
   if (!coreMeta) {
-    fail('@jupyterlab/core-meta is not installed: run `npm ci` (it is a devDependency).');
+    fail(
+      '@jupyterlab/core-meta is not installed: run `npm ci` (it is a devDependency).'
+    );
   }
 
   // The builder reads only <core-path>/package.json: JupyterLab's singletons and versions.
-  const coreDir = fs.mkdtempSync(path.join(os.tmpdir(), 'project-startup-core-'));
+  const coreDir = fs.mkdtempSync(
+    path.join(os.tmpdir(), 'project-startup-core-')
+  );
   let status;
   try {
     fs.copyFileSync(coreMeta, path.join(coreDir, 'package.json'));
-    const args = [builder, '--core-path', coreDir, ...(development ? ['--development'] : []), '.'];
-    process.stdout.write(`build-labextension: ${development ? 'development' : 'production'} build into ${outputDir}\n`);
-    const run = spawnSync(process.execPath, args, { cwd: ROOT, stdio: 'inherit' });
+    const args = [
+      builder,
+      '--core-path',
+      coreDir,
+      ...(development ? ['--development'] : []),
+      '.'
+    ];
+    process.stdout.write(
+      `build-labextension: ${development ? 'development' : 'production'} build into ${outputDir}\n`
+    );
+    const run = spawnSync(process.execPath, args, {
+      cwd: ROOT,
+      stdio: 'inherit'
+    });
     if (run.error) {
       fail(`could not run @jupyterlab/builder: ${run.error.message}`);
     }
@@ -73,7 +98,9 @@ function main(argv) {
     fs.rmSync(coreDir, { recursive: true, force: true });
   }
   if (status !== 0) {
-    fail(`@jupyterlab/builder failed (exit ${status}); its errors are printed above.`);
+    fail(
+      `@jupyterlab/builder failed (exit ${status}); its errors are printed above.`
+    );
   }
 
   verify(path.join(ROOT, outputDir), pkg);
@@ -83,7 +110,9 @@ function main(argv) {
 function verify(out, pkg) {
   const built = path.join(out, 'package.json');
   if (!fs.existsSync(built)) {
-    fail(`${path.relative(ROOT, built)} was not written; the build did not finish.`);
+    fail(
+      `${path.relative(ROOT, built)} was not written; the build did not finish.`
+    );
   }
   const data = JSON.parse(fs.readFileSync(built, 'utf8'));
   if (data.name !== pkg.name) {
@@ -91,29 +120,47 @@ function verify(out, pkg) {
   }
   const build = data.jupyterlab && data.jupyterlab._build;
   if (!build || typeof build.load !== 'string') {
-    fail(`${path.relative(ROOT, built)} has no jupyterlab._build.load: JupyterLab could not load the extension.`);
+    fail(
+      `${path.relative(ROOT, built)} has no jupyterlab._build.load: JupyterLab could not load the extension.`
+    );
   }
   if (build.extension !== './extension') {
-    fail(`${path.relative(ROOT, built)} does not expose ./extension: check jupyterlab.extension in package.json.`);
+    fail(
+      `${path.relative(ROOT, built)} does not expose ./extension: check jupyterlab.extension in package.json.`
+    );
   }
   const staticDir = path.join(out, 'static');
-  const entries = fs.existsSync(staticDir) ? fs.readdirSync(staticDir).filter(f => /^remoteEntry\.[0-9a-f]+\.js$/.test(f)) : [];
+  const entries = fs.existsSync(staticDir)
+    ? fs
+        .readdirSync(staticDir)
+        .filter(f => /^remoteEntry\.[0-9a-f]+\.js$/.test(f))
+    : [];
   if (entries.length !== 1) {
-    fail(`expected one static/remoteEntry.<hash>.js in ${path.relative(ROOT, out)}, found ${entries.length}.`);
+    fail(
+      `expected one static/remoteEntry.<hash>.js in ${path.relative(ROOT, out)}, found ${entries.length}.`
+    );
   }
   if (path.posix.normalize(build.load) !== `static/${entries[0]}`) {
-    fail(`jupyterlab._build.load is ${build.load}, but the remote entry is static/${entries[0]}.`);
+    fail(
+      `jupyterlab._build.load is ${build.load}, but the remote entry is static/${entries[0]}.`
+    );
   }
   const schemaDir = pkg.jupyterlab.schemaDir;
   if (schemaDir) {
-    for (const file of fs.readdirSync(path.join(ROOT, schemaDir)).filter(f => f.endsWith('.json'))) {
+    for (const file of fs
+      .readdirSync(path.join(ROOT, schemaDir))
+      .filter(f => f.endsWith('.json'))) {
       const copied = path.join(out, 'schemas', pkg.name, file);
       if (!fs.existsSync(copied)) {
-        fail(`the settings schema ${path.relative(ROOT, copied)} is missing from the output.`);
+        fail(
+          `the settings schema ${path.relative(ROOT, copied)} is missing from the output.`
+        );
       }
     }
   }
-  const total = fs.readdirSync(staticDir).reduce((sum, f) => sum + fs.statSync(path.join(staticDir, f)).size, 0);
+  const total = fs
+    .readdirSync(staticDir)
+    .reduce((sum, f) => sum + fs.statSync(path.join(staticDir, f)).size, 0);
   process.stdout.write(
     `build-labextension: ${pkg.name} ${data.version} ready in ${path.relative(ROOT, out)} ` +
       `(load ${build.load}, ${Math.round(total / 1024)} KiB static)\n`

@@ -25,15 +25,24 @@ function fail(message) {
 }
 
 function parse(argv) {
-  const options = { outDir: path.join(ROOT, 'dist'), python: undefined, npmBuild: true };
+  const options = {
+    outDir: path.join(ROOT, 'dist'),
+    python: undefined,
+    npmBuild: true
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--skip-npm-build') {
       options.npmBuild = false;
-    } else if ((arg === '--out-dir' || arg === '--python') && argv[i + 1] !== undefined) {
+    } else if (
+      (arg === '--out-dir' || arg === '--python') &&
+      argv[i + 1] !== undefined
+    ) {
       options[arg === '--out-dir' ? 'outDir' : 'python'] = argv[++i];
     } else {
-      fail(`unknown or incomplete argument ${arg}. Usage: node scripts/build-wheel.js [--out-dir DIR] [--python PY] [--skip-npm-build]`);
+      fail(
+        `unknown or incomplete argument ${arg}. Usage: node scripts/build-wheel.js [--out-dir DIR] [--python PY] [--skip-npm-build]`
+      );
     }
   }
   options.outDir = path.resolve(options.outDir);
@@ -41,18 +50,25 @@ function parse(argv) {
 }
 
 function canBuild(python) {
-  const probe = spawnSync(python, ['-c', 'import build, hatchling'], { stdio: 'ignore', timeout: 30000 });
+  const probe = spawnSync(python, ['-c', 'import build, hatchling'], {
+    stdio: 'ignore',
+    timeout: 30000
+  });
   return probe.status === 0;
 }
 
 function choosePython(requested) {
   if (requested) {
     if (!canBuild(requested)) {
-      fail(`${requested} cannot import \`build\` and \`hatchling\`. Install them (Debian: apt-get install python3-build python3-hatchling; elsewhere: pip install build hatchling).`);
+      fail(
+        `${requested} cannot import \`build\` and \`hatchling\`. Install them (Debian: apt-get install python3-build python3-hatchling; elsewhere: pip install build hatchling).`
+      );
     }
     return requested;
   }
-  const candidates = [process.env.PYTHON, 'python3', '/usr/bin/python3'].filter(Boolean);
+  const candidates = [process.env.PYTHON, 'python3', '/usr/bin/python3'].filter(
+    Boolean
+  );
   const found = candidates.find(canBuild);
   if (!found) {
     fail(
@@ -64,12 +80,18 @@ function choosePython(requested) {
 
 function run(command, args, what) {
   process.stdout.write(`build-wheel: ${what}\n`);
-  const result = spawnSync(command, args, { cwd: ROOT, stdio: 'inherit', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
+  const result = spawnSync(command, args, {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' }
+  });
   if (result.error) {
     fail(`${what} could not run: ${result.error.message}`);
   }
   if (result.status !== 0) {
-    fail(`${what} failed (exit ${result.status === null ? `signal ${result.signal}` : result.status}); its errors are above.`);
+    fail(
+      `${what} failed (exit ${result.status === null ? `signal ${result.signal}` : result.status}); its errors are above.`
+    );
   }
 }
 
@@ -78,12 +100,21 @@ function main(argv) {
   const python = choosePython(options.python);
   if (options.npmBuild) {
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-    run(npm, ['run', 'build'], 'npm run build (sidecar bundle, lib/, labextension)');
+    run(
+      npm,
+      ['run', 'build'],
+      'npm run build (sidecar bundle, lib/, labextension)'
+    );
   }
-  const needed = ['jupyterlab_project_startup/labextension/package.json', 'sidecar/dist/bundle/project-startup.js'];
+  const needed = [
+    'jupyterlab_project_startup/labextension/package.json',
+    'sidecar/dist/bundle/project-startup.js'
+  ];
   const missing = needed.filter(file => !fs.existsSync(path.join(ROOT, file)));
   if (missing.length > 0) {
-    fail(`${missing.join(' and ')} missing: run \`npm run build\` first, or leave out --skip-npm-build.`);
+    fail(
+      `${missing.join(' and ')} missing: run \`npm run build\` first, or leave out --skip-npm-build.`
+    );
   }
   fs.mkdirSync(options.outDir, { recursive: true });
   const before = new Set(fs.readdirSync(options.outDir));
@@ -91,13 +122,26 @@ function main(argv) {
   // asks `build` for `editables` (editable installs only), which Debian does not package.
   run(
     python,
-    ['-m', 'build', '--wheel', '--no-isolation', '--skip-dependency-check', '--outdir', options.outDir, ROOT],
+    [
+      '-m',
+      'build',
+      '--wheel',
+      '--no-isolation',
+      '--skip-dependency-check',
+      '--outdir',
+      options.outDir,
+      ROOT
+    ],
     `${python} -m build --wheel --no-isolation`
   );
   const wheels = fs
     .readdirSync(options.outDir)
     .filter(name => /^jupyterlab_project_startup-.+\.whl$/.test(name))
-    .map(name => ({ name, mtime: fs.statSync(path.join(options.outDir, name)).mtimeMs, isNew: !before.has(name) }))
+    .map(name => ({
+      name,
+      mtime: fs.statSync(path.join(options.outDir, name)).mtimeMs,
+      isNew: !before.has(name)
+    }))
     .sort((a, b) => Number(b.isNew) - Number(a.isNew) || b.mtime - a.mtime);
   if (wheels.length === 0) {
     fail(`no jupyterlab_project_startup-*.whl appeared in ${options.outDir}.`);

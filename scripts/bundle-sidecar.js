@@ -32,9 +32,13 @@ function fail(message) {
 }
 
 function main(argv) {
-  const unknown = argv.filter(a => a !== '--no-minify' && a !== '--code-cache-only');
+  const unknown = argv.filter(
+    a => a !== '--no-minify' && a !== '--code-cache-only'
+  );
   if (unknown.length > 0) {
-    fail(`unknown argument(s) ${unknown.join(' ')}. Usage: node scripts/bundle-sidecar.js [--no-minify]`);
+    fail(
+      `unknown argument(s) ${unknown.join(' ')}. Usage: node scripts/bundle-sidecar.js [--no-minify]`
+    );
   }
   if (argv.includes('--code-cache-only')) {
     writeCodeCache();
@@ -42,7 +46,9 @@ function main(argv) {
   }
   const minify = !argv.includes('--no-minify');
   if (!fs.existsSync(ENTRY)) {
-    fail(`${path.relative(ROOT, ENTRY)} is missing: run \`tsc -p sidecar/tsconfig.json\` (npm run build:sidecar) first.`);
+    fail(
+      `${path.relative(ROOT, ENTRY)} is missing: run \`tsc -p sidecar/tsconfig.json\` (npm run build:sidecar) first.`
+    );
   }
   let webpack;
   try {
@@ -52,7 +58,11 @@ function main(argv) {
   }
   // terser-webpack-plugin comes with webpack; asked for by name to keep function and class
   // names, which error reports and express's dependencies read.
-  const TerserPlugin = require(require.resolve('terser-webpack-plugin', { paths: [path.dirname(require.resolve('webpack'))] }));
+  const TerserPlugin = require(
+    require.resolve('terser-webpack-plugin', {
+      paths: [path.dirname(require.resolve('webpack'))]
+    })
+  );
 
   const compiler = webpack({
     mode: 'production',
@@ -77,7 +87,11 @@ function main(argv) {
       minimizer: [
         new TerserPlugin({
           extractComments: false,
-          terserOptions: { keep_classnames: true, keep_fnames: true, format: { comments: false } }
+          terserOptions: {
+            keep_classnames: true,
+            keep_fnames: true,
+            format: { comments: false }
+          }
         })
       ],
       // Module ids from module paths: the same input gives the same bundle (and code cache).
@@ -86,7 +100,12 @@ function main(argv) {
     stats: 'errors-warnings',
     // Express's view engine loads template engines by name at run time; the sidecar renders no
     // views, so that dynamic require is never reached.
-    ignoreWarnings: [{ module: /node_modules[\\/]express[\\/]lib[\\/]view\.js/, message: /the request of a dependency is an expression/ }]
+    ignoreWarnings: [
+      {
+        module: /node_modules[\\/]express[\\/]lib[\\/]view\.js/,
+        message: /the request of a dependency is an expression/
+      }
+    ]
   });
 
   compiler.run((error, stats) => {
@@ -101,9 +120,15 @@ function main(argv) {
       process.stderr.write(`${stats.toString('errors-warnings')}\n`);
     }
     // The code cache runs the bundle's `serve`: in a process of its own, ended when written.
-    const cache = spawnSync(process.execPath, [__filename, '--code-cache-only'], { stdio: 'inherit', timeout: 60000 });
+    const cache = spawnSync(
+      process.execPath,
+      [__filename, '--code-cache-only'],
+      { stdio: 'inherit', timeout: 60000 }
+    );
     if (cache.status !== 0) {
-      fail(`writing the code cache failed (${cache.error ? cache.error.message : `exit ${cache.status}`}).`);
+      fail(
+        `writing the code cache failed (${cache.error ? cache.error.message : `exit ${cache.status}`}).`
+      );
     }
     const info = stats.toJson({ all: false, chunks: true });
     for (const chunk of info.chunks) {
@@ -126,10 +151,14 @@ function main(argv) {
  * compilation, never a wrong result or a crash.
  */
 function writeCodeCache() {
-  const { BUNDLE, CODE_CACHE, codeCacheFile, loadWithCodeCache } = require(path.join(ROOT, 'bin', 'project-startup.js'));
+  const { BUNDLE, CODE_CACHE, codeCacheFile, loadWithCodeCache } = require(
+    path.join(ROOT, 'bin', 'project-startup.js')
+  );
   const os = require('node:os');
   const http = require('node:http');
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'project-startup-code-cache-'));
+  const root = fs.mkdtempSync(
+    path.join(os.tmpdir(), 'project-startup-code-cache-')
+  );
   const finish = (code, message) => {
     fs.rmSync(root, { recursive: true, force: true });
     if (message) {
@@ -137,7 +166,11 @@ function writeCodeCache() {
     }
     process.exit(code);
   };
-  const timer = setTimeout(() => finish(1, 'the bundle did not start within 30 s to make its code cache.'), 30000);
+  const timer = setTimeout(
+    () =>
+      finish(1, 'the bundle did not start within 30 s to make its code cache.'),
+    30000
+  );
   const project = path.join(root, 'project');
   fs.mkdirSync(project);
   fs.mkdirSync(path.join(root, 'home'));
@@ -164,14 +197,29 @@ function writeCodeCache() {
     env,
     cwd: project
   };
-  bundle.main(['serve', '--host', '127.0.0.1', '--port', '0', '--project-dir', project], io).then(code =>
-    finish(1, `serve ended (exit ${code}) while the code cache was being made.`)
-  );
+  bundle
+    .main(
+      ['serve', '--host', '127.0.0.1', '--port', '0', '--project-dir', project],
+      io
+    )
+    .then(code =>
+      finish(
+        1,
+        `serve ended (exit ${code}) while the code cache was being made.`
+      )
+    );
   const ask = (url, method = 'GET', body) =>
     new Promise((resolve, reject) => {
       const request = http.request(
         url,
-        { method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, timeout: 5000 },
+        {
+          method,
+          headers: {
+            authorization: `Bearer ${token}`,
+            ...(body ? { 'content-type': 'application/json' } : {})
+          },
+          timeout: 5000
+        },
         response => {
           response.resume();
           response.on('end', () => resolve(response.statusCode));
@@ -193,7 +241,12 @@ function writeCodeCache() {
       () => ask(`${base}capabilities`),
       () => ask(`${base}startup?interface=terminal`),
       () => ask(`${base}startup?interface=notebook`),
-      () => ask(`${base}gateway`, 'POST', '{"jsonrpc":"2.0","id":1,"method":"project.startup","params":{"interface":"web"}}')
+      () =>
+        ask(
+          `${base}gateway`,
+          'POST',
+          '{"jsonrpc":"2.0","id":1,"method":"project.startup","params":{"interface":"web"}}'
+        )
     ];
     calls
       .reduce((previous, call) => previous.then(call), Promise.resolve())
@@ -201,10 +254,17 @@ function writeCodeCache() {
         clearTimeout(timer);
         const data = script.createCachedData();
         fs.writeFileSync(CODE_CACHE, codeCacheFile(data));
-        process.stdout.write(`bundle-sidecar: ${path.relative(ROOT, CODE_CACHE)} (${Math.round(data.length / 1024)} KiB code cache)\n`);
+        process.stdout.write(
+          `bundle-sidecar: ${path.relative(ROOT, CODE_CACHE)} (${Math.round(data.length / 1024)} KiB code cache)\n`
+        );
         finish(0);
       })
-      .catch(error => finish(1, `a request to the bundle failed while making its code cache: ${error.message}`));
+      .catch(error =>
+        finish(
+          1,
+          `a request to the bundle failed while making its code cache: ${error.message}`
+        )
+      );
   }, 5);
 }
 

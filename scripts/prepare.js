@@ -10,8 +10,23 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
-const OUTPUTS = ['sidecar/dist/cli.js', 'sidecar/dist/bundle/project-startup.js', 'sidecar/dist/bundle/project-startup.cache', 'sidecar/dist/api-docs/swagger-ui-bundle.js'];
-const INPUTS = ['sidecar/src', 'sidecar/schemas', 'sidecar/static', 'sidecar/tsconfig.json', 'scripts/bundle-sidecar.js', 'scripts/api.js', 'bin/project-startup.js', 'package.json', 'package-lock.json'];
+const OUTPUTS = [
+  'sidecar/dist/cli.js',
+  'sidecar/dist/bundle/project-startup.js',
+  'sidecar/dist/bundle/project-startup.cache',
+  'sidecar/dist/api-docs/swagger-ui-bundle.js'
+];
+const INPUTS = [
+  'sidecar/src',
+  'sidecar/schemas',
+  'sidecar/static',
+  'sidecar/tsconfig.json',
+  'scripts/bundle-sidecar.js',
+  'scripts/api.js',
+  'bin/project-startup.js',
+  'package.json',
+  'package-lock.json'
+];
 
 function newestInput(file) {
   const stat = fs.statSync(file, { throwIfNoEntry: false });
@@ -21,22 +36,34 @@ function newestInput(file) {
   if (!stat.isDirectory()) {
     return stat.mtimeMs;
   }
-  return Math.max(0, ...fs.readdirSync(file).map(name => newestInput(path.join(file, name))));
+  return Math.max(
+    0,
+    ...fs.readdirSync(file).map(name => newestInput(path.join(file, name)))
+  );
 }
 
 function upToDate() {
-  const outputs = OUTPUTS.map(file => fs.statSync(path.join(ROOT, file), { throwIfNoEntry: false }));
+  const outputs = OUTPUTS.map(file =>
+    fs.statSync(path.join(ROOT, file), { throwIfNoEntry: false })
+  );
   if (outputs.some(stat => stat === undefined)) {
     return false;
   }
   const oldestOutput = Math.min(...outputs.map(stat => stat.mtimeMs));
-  return INPUTS.every(input => newestInput(path.join(ROOT, input)) <= oldestOutput);
+  return INPUTS.every(
+    input => newestInput(path.join(ROOT, input)) <= oldestOutput
+  );
 }
 
 if (upToDate()) {
-  process.stdout.write('prepare: the sidecar build is up to date (npm run build:sidecar rebuilds it anyway).\n');
+  process.stdout.write(
+    'prepare: the sidecar build is up to date (npm run build:sidecar rebuilds it anyway).\n'
+  );
 } else {
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const result = spawnSync(npm, ['run', 'build:sidecar'], { cwd: ROOT, stdio: 'inherit' });
+  const result = spawnSync(npm, ['run', 'build:sidecar'], {
+    cwd: ROOT,
+    stdio: 'inherit'
+  });
   process.exit(result.status ?? 1);
 }

@@ -21,7 +21,9 @@ function extractSection(readme) {
   const lines = readme.replace(/\r\n/g, '\n').split('\n');
   const start = lines.findIndex(line => line.trim() === HEADING);
   if (start < 0) {
-    throw new Error(`README.md has no heading "${HEADING}": the Help menu's user guide is that section. Restore the heading (or change HEADING in scripts/user-guide.js and src/help.ts).`);
+    throw new Error(
+      `README.md has no heading "${HEADING}": the Help menu's user guide is that section. Restore the heading (or change HEADING in scripts/user-guide.js and src/help.ts).`
+    );
   }
   let end = lines.length;
   let fenced = false;
@@ -55,20 +57,32 @@ function main(argv) {
   try {
     if (mode === 'generate') {
       const text = expected();
-      const current = fs.existsSync(MODULE) ? fs.readFileSync(MODULE, 'utf8') : '';
+      const current = fs.existsSync(MODULE)
+        ? fs.readFileSync(MODULE, 'utf8')
+        : '';
       if (current !== text) {
         fs.writeFileSync(MODULE, text);
-        process.stdout.write(`user-guide: wrote ${path.relative(ROOT, MODULE)} from README.md\n`);
+        process.stdout.write(
+          `user-guide: wrote ${path.relative(ROOT, MODULE)} from README.md\n`
+        );
       }
     } else if (mode === 'check') {
-      const current = fs.existsSync(MODULE) ? fs.readFileSync(MODULE, 'utf8') : '';
+      const current = fs.existsSync(MODULE)
+        ? fs.readFileSync(MODULE, 'utf8')
+        : '';
       if (current !== expected()) {
-        process.stderr.write(`user-guide: ${path.relative(ROOT, MODULE)} differs from README.md's user section: run \`npm run guide:generate\` and commit it.\n`);
+        process.stderr.write(
+          `user-guide: ${path.relative(ROOT, MODULE)} differs from README.md's user section: run \`npm run guide:generate\` and commit it.\n`
+        );
         return 1;
       }
-      process.stdout.write(`user-guide: ${path.relative(ROOT, MODULE)} matches README.md\n`);
+      process.stdout.write(
+        `user-guide: ${path.relative(ROOT, MODULE)} matches README.md\n`
+      );
     } else {
-      process.stderr.write(`user-guide: unknown mode "${mode}". Usage: node scripts/user-guide.js [generate|check]\n`);
+      process.stderr.write(
+        `user-guide: unknown mode "${mode}". Usage: node scripts/user-guide.js [generate|check]\n`
+      );
       return 2;
     }
   } catch (error) {

@@ -28,7 +28,10 @@ import {
 
 /** {base_url}project/startup?interface=notebook */
 export function startupUrl(settings: ServerConnection.ISettings): string {
-  return URLExt.join(settings.baseUrl, API_PREFIX, STARTUP_ENDPOINT) + URLExt.objectToQueryString({ interface: INTERFACE });
+  return (
+    URLExt.join(settings.baseUrl, API_PREFIX, STARTUP_ENDPOINT) +
+    URLExt.objectToQueryString({ interface: INTERFACE })
+  );
 }
 
 /** {base_url}project/initialize */
@@ -43,7 +46,11 @@ export function diagnosticsUrl(settings: ServerConnection.ISettings): string {
 
 type Sent = { ok: true; raw: IRawResponse } | { ok: false; error: unknown };
 
-async function send(url: string, init: RequestInit, settings: ServerConnection.ISettings): Promise<Sent> {
+async function send(
+  url: string,
+  init: RequestInit,
+  settings: ServerConnection.ISettings
+): Promise<Sent> {
   let response: Response;
   try {
     response = await ServerConnection.makeRequest(url, init, settings);
@@ -70,17 +77,31 @@ async function send(url: string, init: RequestInit, settings: ServerConnection.I
 }
 
 /** GET the server extension's diagnostics. Never throws. */
-export async function fetchDiagnostics(settings: ServerConnection.ISettings): Promise<Diagnostics> {
+export async function fetchDiagnostics(
+  settings: ServerConnection.ISettings
+): Promise<Diagnostics> {
   const url = diagnosticsUrl(settings);
-  const sent = await send(url, { method: 'GET', headers: { Accept: 'application/json' } }, settings);
+  const sent = await send(
+    url,
+    { method: 'GET', headers: { Accept: 'application/json' } },
+    settings
+  );
   if (!sent.ok) {
-    return { kind: 'failed', url, reason: sent.error instanceof Error ? sent.error.message : String(sent.error) };
+    return {
+      kind: 'failed',
+      url,
+      reason:
+        sent.error instanceof Error ? sent.error.message : String(sent.error)
+    };
   }
   return interpretDiagnostics(sent.raw);
 }
 
 /** A failure where the sidecar did not answer gets the real cause from the diagnostics route. */
-async function withDiagnostics<T>(result: Result<T>, settings: ServerConnection.ISettings): Promise<Result<T>> {
+async function withDiagnostics<T>(
+  result: Result<T>,
+  settings: ServerConnection.ISettings
+): Promise<Result<T>> {
   if (result.ok || !wantsDiagnostics(result.failure)) {
     return result;
   }
@@ -113,7 +134,12 @@ export async function fetchStartup(
   if (sent.ok && sent.raw.status === 304 && known) {
     return known.result;
   }
-  return withDiagnostics(sent.ok ? interpretStartup(sent.raw) : { ok: false, failure: networkFailure(url, sent.error) }, settings);
+  return withDiagnostics(
+    sent.ok
+      ? interpretStartup(sent.raw)
+      : { ok: false, failure: networkFailure(url, sent.error) },
+    settings
+  );
 }
 
 /** POST the confirmation. Never throws. */
@@ -126,26 +152,37 @@ export async function postInitialize(
     url,
     {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json'
+      },
       body: JSON.stringify(body)
     },
     settings
   );
-  return withDiagnostics(sent.ok ? interpretInitialize(sent.raw) : { ok: false, failure: networkFailure(url, sent.error) }, settings);
+  return withDiagnostics(
+    sent.ok
+      ? interpretInitialize(sent.raw)
+      : { ok: false, failure: networkFailure(url, sent.error) },
+    settings
+  );
 }
 
 /**
  * The client the model uses, bound to one set of server settings. It keeps the last good
  * startup answer with its ETag for revalidation; any other answer forgets it.
  */
-export function createClient(settings: ServerConnection.ISettings): IStartupClient {
+export function createClient(
+  settings: ServerConnection.ISettings
+): IStartupClient {
   let known: IStartupValidator | undefined;
   return {
     startup: async () => {
       const asked = known;
       const result = await fetchStartup(settings, asked);
       if (result !== asked?.result) {
-        known = result.ok && result.etag ? { etag: result.etag, result } : undefined;
+        known =
+          result.ok && result.etag ? { etag: result.etag, result } : undefined;
       }
       return result;
     },

@@ -5,8 +5,19 @@
 // goes through the translation bundle.
 import { Button } from '@jupyterlab/ui-components';
 import * as React from 'react';
-import { checkStatusLabel, interfaceLabel, phaseLabel, reportedProblems, statusMessage } from './labels';
-import { canConfirmHere, IConfirmationTargets, IPanelState, View } from './model';
+import {
+  checkStatusLabel,
+  interfaceLabel,
+  phaseLabel,
+  reportedProblems,
+  statusMessage
+} from './labels';
+import {
+  canConfirmHere,
+  IConfirmationTargets,
+  IPanelState,
+  View
+} from './model';
 import { problemNextAction } from './responses';
 import {
   BoundaryValue,
@@ -37,7 +48,9 @@ export const CLASS_PREFIX = 'jp-ProjectStartup';
 type Trans = ITranslationBundle;
 
 function cls(...names: string[]): string {
-  return names.map(n => (n.startsWith('jp-') ? n : `${CLASS_PREFIX}-${n}`)).join(' ');
+  return names
+    .map(n => (n.startsWith('jp-') ? n : `${CLASS_PREFIX}-${n}`))
+    .join(' ');
 }
 
 function Code(props: { children: string }): JSX.Element {
@@ -58,7 +71,13 @@ function ServiceText(props: { text: string }): JSX.Element {
         }
         // Odd pieces lie between a pair of backticks; a lone trailing backtick stays literal.
         const quoted = i % 2 === 1 && i < pieces.length - 1;
-        return quoted ? <Code key={i}>{piece}</Code> : <React.Fragment key={i}>{i % 2 === 1 ? `\`${piece}` : piece}</React.Fragment>;
+        return quoted ? (
+          <Code key={i}>{piece}</Code>
+        ) : (
+          <React.Fragment key={i}>
+            {i % 2 === 1 ? `\`${piece}` : piece}
+          </React.Fragment>
+        );
       })}
     </>
   );
@@ -68,7 +87,10 @@ function ServiceText(props: { text: string }): JSX.Element {
 const MARK = '\u0001';
 
 /** A translated sentence whose MARK arguments become the given elements, in order. */
-function WithNodes(props: { text: string; nodes: React.ReactNode[] }): JSX.Element {
+function WithNodes(props: {
+  text: string;
+  nodes: React.ReactNode[];
+}): JSX.Element {
   const parts = props.text.split(MARK);
   return (
     <>
@@ -83,7 +105,11 @@ function WithNodes(props: { text: string; nodes: React.ReactNode[] }): JSX.Eleme
 }
 
 /** A section with a heading that names it for assistive technology. */
-function Section(props: { className: string; heading: string; children?: React.ReactNode }): JSX.Element {
+function Section(props: {
+  className: string;
+  heading: string;
+  children?: React.ReactNode;
+}): JSX.Element {
   const id = `${CLASS_PREFIX}-${props.className}-${React.useId().replace(/:/g, '')}`;
   return (
     <section className={cls('section', props.className)} aria-labelledby={id}>
@@ -109,7 +135,13 @@ function Facts(props: { rows: [string, React.ReactNode][] }): JSX.Element {
   );
 }
 
-function ActionButton(props: { action: string; label: string; primary?: boolean; disabled?: boolean; onClick(): void }): JSX.Element {
+function ActionButton(props: {
+  action: string;
+  label: string;
+  primary?: boolean;
+  disabled?: boolean;
+  onClick(): void;
+}): JSX.Element {
   return (
     <Button
       type="button"
@@ -139,7 +171,10 @@ function platformLabel(projection: StartupProjection): string {
 // ---------------------------------------------------------------------------------- failures
 
 /** What went wrong, for a person: one or two sentences, without the fix. */
-export function FailureDescription(props: { failure: Failure; trans: Trans }): JSX.Element {
+export function FailureDescription(props: {
+  failure: Failure;
+  trans: Trans;
+}): JSX.Element {
   const { failure, trans } = props;
   switch (failure.kind) {
     case 'not-enabled':
@@ -156,8 +191,15 @@ export function FailureDescription(props: { failure: Failure; trans: Trans }): J
       return (
         <p>
           {failure.url
-            ? trans.__('JupyterLab got no answer from %1 (%2).', failure.url, failure.message)
-            : trans.__('JupyterLab got no answer from the Jupyter server (%1).', failure.message)}
+            ? trans.__(
+                'JupyterLab got no answer from %1 (%2).',
+                failure.url,
+                failure.message
+              )
+            : trans.__(
+                'JupyterLab got no answer from the Jupyter server (%1).',
+                failure.message
+              )}
         </p>
       );
     case 'http': {
@@ -165,7 +207,13 @@ export function FailureDescription(props: { failure: Failure; trans: Trans }): J
       if (problem) {
         return (
           <>
-            <p>{trans.__('The service answered HTTP %1: %2', failure.status, problem.title)}</p>
+            <p>
+              {trans.__(
+                'The service answered HTTP %1: %2',
+                failure.status,
+                problem.title
+              )}
+            </p>
             <p className={cls('problemDetail')}>
               <ServiceText text={problem.detail} />
             </p>
@@ -178,7 +226,12 @@ export function FailureDescription(props: { failure: Failure; trans: Trans }): J
       return (
         <p>
           {trans
-            .__('The request to %1 failed with HTTP %2 %3.', failure.url, failure.status, failure.statusText)
+            .__(
+              'The request to %1 failed with HTTP %2 %3.',
+              failure.url,
+              failure.status,
+              failure.statusText
+            )
             .replace(/ \.$/, '.')}
         </p>
       );
@@ -193,7 +246,11 @@ export function FailureDescription(props: { failure: Failure; trans: Trans }): J
                 failure.status,
                 failure.contentType || trans.__('no content type')
               )
-            : trans.__('The answer from %1 lacks fields the panel needs: %2.', failure.url, failure.reason)}
+            : trans.__(
+                'The answer from %1 lacks fields the panel needs: %2.',
+                failure.url,
+                failure.reason
+              )}
         </p>
       );
     case 'incompatible':
@@ -213,8 +270,15 @@ function LogHint(props: { trans: Trans }): JSX.Element {
   return (
     <p className={cls('logHint')}>
       <WithNodes
-        text={props.trans.__("The service's log is in the Jupyter server's log: the output (stderr) of %1 or %2.", MARK, MARK)}
-        nodes={[<Code key="server">jupyter server</Code>, <Code key="lab">jupyter lab</Code>]}
+        text={props.trans.__(
+          "The service's log is in the Jupyter server's log: the output (stderr) of %1 or %2.",
+          MARK,
+          MARK
+        )}
+        nodes={[
+          <Code key="server">jupyter server</Code>,
+          <Code key="lab">jupyter lab</Code>
+        ]}
       />
     </p>
   );
@@ -225,7 +289,10 @@ function LogHint(props: { trans: Trans }): JSX.Element {
  * problem with its detail and fix, and the sidecar's last log lines; or that there is no such
  * route (the npm package alone) and where the log is instead.
  */
-export function DiagnosticsView(props: { diagnostics: Diagnostics | undefined; trans: Trans }): JSX.Element | null {
+export function DiagnosticsView(props: {
+  diagnostics: Diagnostics | undefined;
+  trans: Trans;
+}): JSX.Element | null {
   const { diagnostics, trans } = props;
   if (diagnostics === undefined) {
     return null;
@@ -247,7 +314,13 @@ export function DiagnosticsView(props: { diagnostics: Diagnostics | undefined; t
     case 'failed':
       return (
         <div className={cls('diagnostics', 'jp-mod-failed')}>
-          <p>{trans.__('The diagnostics could not be read either (%1: %2).', diagnostics.url, diagnostics.reason)}</p>
+          <p>
+            {trans.__(
+              'The diagnostics could not be read either (%1: %2).',
+              diagnostics.url,
+              diagnostics.reason
+            )}
+          </p>
           <LogHint trans={trans} />
         </div>
       );
@@ -270,7 +343,10 @@ export function DiagnosticsView(props: { diagnostics: Diagnostics | undefined; t
       }
       const tail = report.sidecar.logTail;
       return (
-        <Section className="diagnostics" heading={trans.__('Why the service cannot start')}>
+        <Section
+          className="diagnostics"
+          heading={trans.__('Why the service cannot start')}
+        >
           <ul className={cls('problems')}>
             {report.problems.map((p, i) => (
               <li key={i} className={cls('problem')} data-problem-code={p.code}>
@@ -286,8 +362,12 @@ export function DiagnosticsView(props: { diagnostics: Diagnostics | undefined; t
               </li>
             ))}
           </ul>
-          {tail.length > 0 ? <p>{trans.__("The service's last log lines:")}</p> : null}
-          {tail.length > 0 ? <pre className={cls('logTail')}>{tail.join('\n')}</pre> : null}
+          {tail.length > 0 ? (
+            <p>{trans.__("The service's last log lines:")}</p>
+          ) : null}
+          {tail.length > 0 ? (
+            <pre className={cls('logTail')}>{tail.join('\n')}</pre>
+          ) : null}
           <LogHint trans={trans} />
         </Section>
       );
@@ -317,24 +397,44 @@ function FailingFix(props: { failure: Failure; trans: Trans }): JSX.Element {
 
 const INSTALL_COMMAND = 'project-startup jupyter install --sys-prefix';
 
-function NotEnabledView(props: { failure: Failure; trans: Trans }): JSX.Element {
+function NotEnabledView(props: {
+  failure: Failure;
+  trans: Trans;
+}): JSX.Element {
   const { failure, trans } = props;
   // With the Python package installed, its server extension says what is missing (such as
   // jupyter-server-proxy); otherwise the generic steps follow.
-  const diagnostics = failure.kind === 'not-enabled' && reportedProblems(failure).length > 0 ? failure.diagnostics : undefined;
+  const diagnostics =
+    failure.kind === 'not-enabled' && reportedProblems(failure).length > 0
+      ? failure.diagnostics
+      : undefined;
   return (
-    <Section className="notEnabled" heading={trans.__('The Project Startup service is not enabled')}>
+    <Section
+      className="notEnabled"
+      heading={trans.__('The Project Startup service is not enabled')}
+    >
       <FailureDescription failure={failure} trans={trans} />
       <DiagnosticsView diagnostics={diagnostics} trans={trans} />
-      <p>{trans.__('An operator enables it in the environment that runs the Jupyter server:')}</p>
+      <p>
+        {trans.__(
+          'An operator enables it in the environment that runs the Jupyter server:'
+        )}
+      </p>
       <ol className={cls('steps')}>
         <li>{trans.__('Install jupyter-server-proxy in that environment.')}</li>
         <li>
-          <WithNodes text={trans.__('Run %1 in that environment.', MARK)} nodes={[<Code key="install">{INSTALL_COMMAND}</Code>]} />
+          <WithNodes
+            text={trans.__('Run %1 in that environment.', MARK)}
+            nodes={[<Code key="install">{INSTALL_COMMAND}</Code>]}
+          />
         </li>
         <li>{trans.__('Restart the Jupyter server, then press Refresh.')}</li>
       </ol>
-      <p>{trans.__('The operator guide in the README of jupyterlab-project-startup has the details.')}</p>
+      <p>
+        {trans.__(
+          'The operator guide in the README of jupyterlab-project-startup has the details.'
+        )}
+      </p>
     </Section>
   );
 }
@@ -342,7 +442,10 @@ function NotEnabledView(props: { failure: Failure; trans: Trans }): JSX.Element 
 function FailingView(props: { failure: Failure; trans: Trans }): JSX.Element {
   const { failure, trans } = props;
   return (
-    <Section className="failing" heading={trans.__('The Project Startup service is failing')}>
+    <Section
+      className="failing"
+      heading={trans.__('The Project Startup service is failing')}
+    >
       <FailureDescription failure={failure} trans={trans} />
       <DiagnosticsView diagnostics={diagnosticsOf(failure)} trans={trans} />
       <FailingFix failure={failure} trans={trans} />
@@ -366,35 +469,79 @@ function InitializeFix(props: { failure: Failure; trans: Trans }): JSX.Element {
     );
   }
   if (failure.kind === 'network') {
-    return <>{trans.__('Check the connection to the Jupyter server, then press "Initialize project" again.')}</>;
+    return (
+      <>
+        {trans.__(
+          'Check the connection to the Jupyter server, then press "Initialize project" again.'
+        )}
+      </>
+    );
   }
   const codeOf = failure.kind === 'http' ? failure.problem?.code : undefined;
   switch (codeOf) {
     case 'confirmation-stale':
-      return <>{trans.__('The paths changed after the panel showed them. The panel now shows the current ones: check them and initialize again.')}</>;
+      return (
+        <>
+          {trans.__(
+            'The paths changed after the panel showed them. The panel now shows the current ones: check them and initialize again.'
+          )}
+        </>
+      );
     case 'wrong-phase':
-      return <>{trans.__('Setup is not at the confirmation step any more: follow the next action below.')}</>;
+      return (
+        <>
+          {trans.__(
+            'Setup is not at the confirmation step any more: follow the next action below.'
+          )}
+        </>
+      );
     case 'confirmation-not-allowed':
-      return <>{trans.__('This platform takes the confirmation through another interface: see the next action below.')}</>;
+      return (
+        <>
+          {trans.__(
+            'This platform takes the confirmation through another interface: see the next action below.'
+          )}
+        </>
+      );
     case 'state-unsafe':
-      return <>{trans.__('Follow the remedy of the failing readiness check below, then press Refresh.')}</>;
+      return (
+        <>
+          {trans.__(
+            'Follow the remedy of the failing readiness check below, then press Refresh.'
+          )}
+        </>
+      );
     case 'rate-limited':
-      return <>{trans.__('Wait a minute, then press "Initialize project" again.')}</>;
+      return (
+        <>{trans.__('Wait a minute, then press "Initialize project" again.')}</>
+      );
     case 'unauthorized':
     case 'forbidden-host':
     case 'cross-origin':
       return (
         <WithNodes
-          text={trans.__('The service refused the request from JupyterLab. Ask an operator to check that it runs behind jupyter-server-proxy (%1).', MARK)}
+          text={trans.__(
+            'The service refused the request from JupyterLab. Ask an operator to check that it runs behind jupyter-server-proxy (%1).',
+            MARK
+          )}
           nodes={[install]}
         />
       );
     default:
-      return <>{trans.__('Press Refresh, then try again. If it keeps failing, check the Jupyter server log.')}</>;
+      return (
+        <>
+          {trans.__(
+            'Press Refresh, then try again. If it keeps failing, check the Jupyter server log.'
+          )}
+        </>
+      );
   }
 }
 
-function InitializeFailureAlert(props: { failure: Failure; trans: Trans }): JSX.Element {
+function InitializeFailureAlert(props: {
+  failure: Failure;
+  trans: Trans;
+}): JSX.Element {
   const { failure, trans } = props;
   const id = `${CLASS_PREFIX}-alert-${React.useId().replace(/:/g, '')}`;
   const problem = failure.kind === 'http' ? failure.problem : undefined;
@@ -410,7 +557,12 @@ function InitializeFailureAlert(props: { failure: Failure; trans: Trans }): JSX.
           {trans.__('Next action from the service:')} {next.title}
         </p>
       ) : null}
-      <DiagnosticsView diagnostics={failure.kind !== 'not-enabled' ? diagnosticsOf(failure) : undefined} trans={trans} />
+      <DiagnosticsView
+        diagnostics={
+          failure.kind !== 'not-enabled' ? diagnosticsOf(failure) : undefined
+        }
+        trans={trans}
+      />
       <p className={cls('fix')}>
         <InitializeFix failure={failure} trans={trans} />
       </p>
@@ -420,20 +572,34 @@ function InitializeFailureAlert(props: { failure: Failure; trans: Trans }): JSX.
 
 // ---------------------------------------------------------------------------------- loaded
 
-function PhaseIntro(props: { projection: StartupProjection; state: IPanelState; trans: Trans; actions: IPanelActions }): JSX.Element {
+function PhaseIntro(props: {
+  projection: StartupProjection;
+  state: IPanelState;
+  trans: Trans;
+  actions: IPanelActions;
+}): JSX.Element {
   const { projection, state, trans, actions } = props;
   const platform = platformLabel(projection);
   switch (projection.phase) {
     case 'unsupported-interface': {
       const ways = projection.nextAction.interfaces ?? [];
       return (
-        <Section className="phase" heading={trans.__('The notebook interface is not available here')}>
-          <p>{trans.__('The %1 does not offer setup through JupyterLab. Use one of these interfaces instead:', platform)}</p>
+        <Section
+          className="phase"
+          heading={trans.__('The notebook interface is not available here')}
+        >
+          <p>
+            {trans.__(
+              'The %1 does not offer setup through JupyterLab. Use one of these interfaces instead:',
+              platform
+            )}
+          </p>
           {ways.length > 0 ? (
             <ul className={cls('interfaces')}>
               {ways.map(w => (
                 <li key={w.id}>
-                  <strong>{interfaceLabel(w.id, trans)}</strong>: <ServiceText text={w.how} />
+                  <strong>{interfaceLabel(w.id, trans)}</strong>:{' '}
+                  <ServiceText text={w.how} />
                 </li>
               ))}
             </ul>
@@ -446,19 +612,30 @@ function PhaseIntro(props: { projection: StartupProjection; state: IPanelState; 
     case 'blocked':
       return (
         <Section className="phase" heading={trans.__('Setup is blocked')}>
-          <p>{trans.__('A required readiness check fails. Fix it as the next action says, then press Refresh.')}</p>
+          <p>
+            {trans.__(
+              'A required readiness check fails. Fix it as the next action says, then press Refresh.'
+            )}
+          </p>
         </Section>
       );
     case 'needs-compute':
       return (
         <Section className="phase" heading={trans.__('Setup needs compute')}>
-          <p>{trans.__('Get compute as the next action says, then press Refresh.')}</p>
+          <p>
+            {trans.__(
+              'Get compute as the next action says, then press Refresh.'
+            )}
+          </p>
         </Section>
       );
     case 'awaiting-confirmation': {
       if (!canConfirmHere(projection)) {
         return (
-          <Section className="phase" heading={trans.__('Confirmation is given elsewhere')}>
+          <Section
+            className="phase"
+            heading={trans.__('Confirmation is given elsewhere')}
+          >
             <p>
               <ServiceText text={projection.confirmation.detail} />
             </p>
@@ -467,9 +644,18 @@ function PhaseIntro(props: { projection: StartupProjection; state: IPanelState; 
       }
       return (
         <Section className="phase" heading={trans.__('Ready to initialize')}>
-          <p>{trans.__('Everything is in place. Initializing creates the private state of this project in %1.', projection.statePath)}</p>
+          <p>
+            {trans.__(
+              'Everything is in place. Initializing creates the private state of this project in %1.',
+              projection.statePath
+            )}
+          </p>
           {projection.confirmation.creates.length > 0 ? (
-            <p className={cls('muted')}>{trans.__('You will see every path it creates before anything happens.')}</p>
+            <p className={cls('muted')}>
+              {trans.__(
+                'You will see every path it creates before anything happens.'
+              )}
+            </p>
           ) : null}
           <div className={cls('actions')}>
             <ActionButton
@@ -487,7 +673,12 @@ function PhaseIntro(props: { projection: StartupProjection; state: IPanelState; 
       const record = projection.confirmation.record;
       return (
         <Section className="phase" heading={trans.__('The project is set up')}>
-          <p>{trans.__('Nothing to do: the private state of this project is in %1.', projection.statePath)}</p>
+          <p>
+            {trans.__(
+              'Nothing to do: the private state of this project is in %1.',
+              projection.statePath
+            )}
+          </p>
           {record ? (
             <p className={cls('muted')}>
               {trans.__(
@@ -503,7 +694,10 @@ function PhaseIntro(props: { projection: StartupProjection; state: IPanelState; 
   }
 }
 
-function Summary(props: { projection: StartupProjection; trans: Trans }): JSX.Element {
+function Summary(props: {
+  projection: StartupProjection;
+  trans: Trans;
+}): JSX.Element {
   const { projection, trans } = props;
   const supported = projection.interfaceSupport.supported;
   return (
@@ -514,7 +708,12 @@ function Summary(props: { projection: StartupProjection; trans: Trans }): JSX.El
           [
             trans.__('Notebook interface'),
             <>
-              <span className={cls('support', supported ? 'jp-mod-supported' : 'jp-mod-unsupported')}>
+              <span
+                className={cls(
+                  'support',
+                  supported ? 'jp-mod-supported' : 'jp-mod-unsupported'
+                )}
+              >
                 {supported ? trans.__('Supported') : trans.__('Not supported')}
               </span>
               {' — '}
@@ -523,9 +722,14 @@ function Summary(props: { projection: StartupProjection; trans: Trans }): JSX.El
           ],
           [
             trans.__('Setup phase'),
-            <span className={cls('phaseBadge', `jp-mod-${projection.phase}`)}>{phaseLabel(projection.phase, trans)}</span>
+            <span className={cls('phaseBadge', `jp-mod-${projection.phase}`)}>
+              {phaseLabel(projection.phase, trans)}
+            </span>
           ],
-          [trans.__('Project directory'), <Code>{projection.projectPath}</Code>],
+          [
+            trans.__('Project directory'),
+            <Code>{projection.projectPath}</Code>
+          ],
           [trans.__('Private state'), <Code>{projection.statePath}</Code>]
         ]}
       />
@@ -533,10 +737,15 @@ function Summary(props: { projection: StartupProjection; trans: Trans }): JSX.El
   );
 }
 
-function NextActionView(props: { projection: StartupProjection; trans: Trans }): JSX.Element {
+function NextActionView(props: {
+  projection: StartupProjection;
+  trans: Trans;
+}): JSX.Element {
   const { projection, trans } = props;
   const action = projection.nextAction;
-  const failing = action.checkId ? projection.readinessChecks.find(c => c.id === action.checkId) : undefined;
+  const failing = action.checkId
+    ? projection.readinessChecks.find(c => c.id === action.checkId)
+    : undefined;
   return (
     <Section className="nextAction" heading={trans.__('Next action')}>
       <p className={cls('actionTitle')}>
@@ -550,12 +759,19 @@ function NextActionView(props: { projection: StartupProjection; trans: Trans }):
           {trans.__('Command:')} <Code>{action.command}</Code>
         </p>
       ) : null}
-      {failing ? <p className={cls('muted')}>{trans.__('It is the readiness check "%1" below.', failing.title)}</p> : null}
+      {failing ? (
+        <p className={cls('muted')}>
+          {trans.__('It is the readiness check "%1" below.', failing.title)}
+        </p>
+      ) : null}
     </Section>
   );
 }
 
-function ComputeView(props: { projection: StartupProjection; trans: Trans }): JSX.Element {
+function ComputeView(props: {
+  projection: StartupProjection;
+  trans: Trans;
+}): JSX.Element {
   const { trans } = props;
   const compute = props.projection.compute;
   const rows: [string, React.ReactNode][] = [
@@ -584,13 +800,19 @@ function ComputeView(props: { projection: StartupProjection; trans: Trans }): JS
   );
 }
 
-function ConfirmationView(props: { projection: StartupProjection; trans: Trans }): JSX.Element {
+function ConfirmationView(props: {
+  projection: StartupProjection;
+  trans: Trans;
+}): JSX.Element {
   const { trans } = props;
   const c = props.projection.confirmation;
   const rows: [string, React.ReactNode][] = [
     [trans.__('Required'), yesNo(c.required, trans)],
     [trans.__('Confirmed'), yesNo(c.confirmed, trans)],
-    [trans.__('Confirm through'), listOf(c.allowedInterfaces.map(i => interfaceLabel(i, trans)))],
+    [
+      trans.__('Confirm through'),
+      listOf(c.allowedInterfaces.map(i => interfaceLabel(i, trans)))
+    ],
     [trans.__('Detail'), <ServiceText text={c.detail} />]
   ];
   if (c.creates.length > 0) {
@@ -617,20 +839,28 @@ function ConfirmationView(props: { projection: StartupProjection; trans: Trans }
     ]);
   }
   return (
-    <Section className="confirmation" heading={trans.__('Confirmation requirements')}>
+    <Section
+      className="confirmation"
+      heading={trans.__('Confirmation requirements')}
+    >
       <Facts rows={rows} />
     </Section>
   );
 }
 
-function ChecksTable(props: { projection: StartupProjection; trans: Trans }): JSX.Element {
+function ChecksTable(props: {
+  projection: StartupProjection;
+  trans: Trans;
+}): JSX.Element {
   const { projection, trans } = props;
   const highlighted = projection.nextAction.checkId;
   return (
     <Section className="checks" heading={trans.__('Readiness checks')}>
       <div className={cls('tableScroll')}>
         <table className={cls('checksTable', 'table')}>
-          <caption className={cls('visuallyHidden')}>{trans.__('Readiness checks')}</caption>
+          <caption className={cls('visuallyHidden')}>
+            {trans.__('Readiness checks')}
+          </caption>
           <thead>
             <tr>
               <th scope="col">{trans.__('Status')}</th>
@@ -643,20 +873,35 @@ function ChecksTable(props: { projection: StartupProjection; trans: Trans }): JS
             {projection.readinessChecks.map(check => (
               <tr
                 key={check.id}
-                className={cls('check', `jp-mod-${check.status}`, ...(check.id === highlighted ? ['jp-mod-highlight'] : []))}
+                className={cls(
+                  'check',
+                  `jp-mod-${check.status}`,
+                  ...(check.id === highlighted ? ['jp-mod-highlight'] : [])
+                )}
                 data-check-id={check.id}
               >
                 <td>
-                  <span className={cls('checkStatus', `jp-mod-${check.status}`)}>{checkStatusLabel(check.status, trans)}</span>
+                  <span
+                    className={cls('checkStatus', `jp-mod-${check.status}`)}
+                  >
+                    {checkStatusLabel(check.status, trans)}
+                  </span>
                 </td>
                 <th scope="row">
                   {check.title}
-                  {check.required ? <span className={cls('required')}> {trans.__('(required)')}</span> : null}
+                  {check.required ? (
+                    <span className={cls('required')}>
+                      {' '}
+                      {trans.__('(required)')}
+                    </span>
+                  ) : null}
                 </th>
                 <td>
                   <ServiceText text={check.observed} />
                 </td>
-                <td>{check.remedy ? <ServiceText text={check.remedy} /> : '—'}</td>
+                <td>
+                  {check.remedy ? <ServiceText text={check.remedy} /> : '—'}
+                </td>
               </tr>
             ))}
           </tbody>
@@ -669,7 +914,11 @@ function ChecksTable(props: { projection: StartupProjection; trans: Trans }): JS
 // ---------------------------------------------------------------------------------- manifest
 
 /** The approval mode's label, in the person's language; the service's own label otherwise. */
-export function approvalModeLabel(source: ModelSourceValue, index: number, trans: Trans): string {
+export function approvalModeLabel(
+  source: ModelSourceValue,
+  index: number,
+  trans: Trans
+): string {
   const id = source.approvalModes[index];
   switch (id) {
     case 'review-every-action':
@@ -682,16 +931,23 @@ export function approvalModeLabel(source: ModelSourceValue, index: number, trans
   }
 }
 
-function isModelSources(capability: Capability): capability is Extract<Capability, { id: 'model-sources' }> {
+function isModelSources(
+  capability: Capability
+): capability is Extract<Capability, { id: 'model-sources' }> {
   return capability.id === 'model-sources';
 }
 
-function isBoundary(capability: Capability): capability is Extract<Capability, { id: 'model-credential-boundary' }> {
+function isBoundary(
+  capability: Capability
+): capability is Extract<Capability, { id: 'model-credential-boundary' }> {
   return capability.id === 'model-credential-boundary';
 }
 
 /** A capability's values in words: labels, the default marked. */
-function CapabilityValues(props: { capability: Capability; trans: Trans }): JSX.Element {
+function CapabilityValues(props: {
+  capability: Capability;
+  trans: Trans;
+}): JSX.Element {
   const { capability, trans } = props;
   const fallback = 'default' in capability ? capability.default : undefined;
   if (capability.values.length === 0) {
@@ -709,7 +965,11 @@ function CapabilityValues(props: { capability: Capability; trans: Trans }): JSX.
   );
 }
 
-function ModelSourcesTable(props: { sources: ModelSourceValue[]; caption: string; trans: Trans }): JSX.Element {
+function ModelSourcesTable(props: {
+  sources: ModelSourceValue[];
+  caption: string;
+  trans: Trans;
+}): JSX.Element {
   const { sources, trans } = props;
   return (
     <div className={cls('tableScroll')}>
@@ -727,7 +987,13 @@ function ModelSourcesTable(props: { sources: ModelSourceValue[]; caption: string
             <tr key={source.id} data-source-id={source.id}>
               <th scope="row">{source.label}</th>
               <td>{yesNo(source.secretBacked, trans)}</td>
-              <td>{listOf(source.approvalModes.map((_m, i) => approvalModeLabel(source, i, trans)))}</td>
+              <td>
+                {listOf(
+                  source.approvalModes.map((_m, i) =>
+                    approvalModeLabel(source, i, trans)
+                  )
+                )}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -736,7 +1002,11 @@ function ModelSourcesTable(props: { sources: ModelSourceValue[]; caption: string
   );
 }
 
-function BoundaryView(props: { label: string; values: BoundaryValue[]; trans: Trans }): JSX.Element {
+function BoundaryView(props: {
+  label: string;
+  values: BoundaryValue[];
+  trans: Trans;
+}): JSX.Element {
   return (
     <div className={cls('boundary')}>
       <h4 className={cls('subTitle')}>{props.label}</h4>
@@ -759,7 +1029,10 @@ function BoundaryView(props: { label: string; values: BoundaryValue[]; trans: Tr
  * approval modes, and the credential boundary's two sentences. Same meaning as the setup page
  * and `project-startup capabilities`.
  */
-export function OffersView(props: { manifest: Manifest; trans: Trans }): JSX.Element {
+export function OffersView(props: {
+  manifest: Manifest;
+  trans: Trans;
+}): JSX.Element {
   const { manifest, trans } = props;
   const capabilities: Capability[] = manifest.capabilities;
   const sources = capabilities.filter(isModelSources);
@@ -768,7 +1041,9 @@ export function OffersView(props: { manifest: Manifest; trans: Trans }): JSX.Ele
     <Section className="offers" heading={trans.__('What this platform offers')}>
       <div className={cls('tableScroll')}>
         <table className={cls('table', 'capabilities')}>
-          <caption className={cls('visuallyHidden')}>{trans.__('Capabilities of the %1', manifest.platform.label)}</caption>
+          <caption className={cls('visuallyHidden')}>
+            {trans.__('Capabilities of the %1', manifest.platform.label)}
+          </caption>
           <thead>
             <tr>
               <th scope="col">{trans.__('Capability')}</th>
@@ -796,16 +1071,29 @@ export function OffersView(props: { manifest: Manifest; trans: Trans }): JSX.Ele
         </table>
       </div>
       {sources.map(row => (
-        <ModelSourcesTable key={row.id} sources={row.values} caption={row.label} trans={trans} />
+        <ModelSourcesTable
+          key={row.id}
+          sources={row.values}
+          caption={row.label}
+          trans={trans}
+        />
       ))}
       {boundaries.map(row => (
-        <BoundaryView key={row.id} label={row.label} values={row.values} trans={trans} />
+        <BoundaryView
+          key={row.id}
+          label={row.label}
+          values={row.values}
+          trans={trans}
+        />
       ))}
     </Section>
   );
 }
 
-function InitializedNotice(props: { state: IPanelState; trans: Trans }): JSX.Element | null {
+function InitializedNotice(props: {
+  state: IPanelState;
+  trans: Trans;
+}): JSX.Element | null {
   const answer = props.state.initialized;
   if (!answer) {
     return null;
@@ -813,17 +1101,32 @@ function InitializedNotice(props: { state: IPanelState; trans: Trans }): JSX.Ele
   return (
     <p className={cls('success')}>
       {answer.created
-        ? props.trans.__('Project initialized: %1 was created.', answer.record.statePath)
-        : props.trans.__('The project was already initialized in %1.', answer.record.statePath)}
+        ? props.trans.__(
+            'Project initialized: %1 was created.',
+            answer.record.statePath
+          )
+        : props.trans.__(
+            'The project was already initialized in %1.',
+            answer.record.statePath
+          )}
     </p>
   );
 }
 
-function ViewContent(props: { view: View; state: IPanelState; trans: Trans; actions: IPanelActions }): JSX.Element {
+function ViewContent(props: {
+  view: View;
+  state: IPanelState;
+  trans: Trans;
+  actions: IPanelActions;
+}): JSX.Element {
   const { view, state, trans, actions } = props;
   switch (view.kind) {
     case 'loading':
-      return <p className={cls('loading')}>{trans.__('Checking the project setup…')}</p>;
+      return (
+        <p className={cls('loading')}>
+          {trans.__('Checking the project setup…')}
+        </p>
+      );
     case 'not-enabled':
       return <NotEnabledView failure={view.failure} trans={trans} />;
     case 'failing':
@@ -832,15 +1135,27 @@ function ViewContent(props: { view: View; state: IPanelState; trans: Trans; acti
       const projection = view.projection;
       return (
         <>
-          {state.initializeFailure ? <InitializeFailureAlert failure={state.initializeFailure} trans={trans} /> : null}
+          {state.initializeFailure ? (
+            <InitializeFailureAlert
+              failure={state.initializeFailure}
+              trans={trans}
+            />
+          ) : null}
           <InitializedNotice state={state} trans={trans} />
-          <PhaseIntro projection={projection} state={state} trans={trans} actions={actions} />
+          <PhaseIntro
+            projection={projection}
+            state={state}
+            trans={trans}
+            actions={actions}
+          />
           <Summary projection={projection} trans={trans} />
           <NextActionView projection={projection} trans={trans} />
           <ChecksTable projection={projection} trans={trans} />
           <ComputeView projection={projection} trans={trans} />
           <ConfirmationView projection={projection} trans={trans} />
-          {projection.manifest ? <OffersView manifest={projection.manifest} trans={trans} /> : null}
+          {projection.manifest ? (
+            <OffersView manifest={projection.manifest} trans={trans} />
+          ) : null}
         </>
       );
     }
@@ -860,10 +1175,16 @@ export interface IPanelContentProps {
  */
 export function PanelContent(props: IPanelContentProps): JSX.Element {
   const { state, trans, actions } = props;
-  const busy = state.refreshing || state.initializing || state.view.kind === 'loading';
+  const busy =
+    state.refreshing || state.initializing || state.view.kind === 'loading';
   return (
     <>
-      <p className={cls('status')} role="status" aria-live="polite" aria-atomic="true">
+      <p
+        className={cls('status')}
+        role="status"
+        aria-live="polite"
+        aria-atomic="true"
+      >
         {statusMessage(state, trans)}
       </p>
       <div className={cls('body')}>
@@ -873,7 +1194,12 @@ export function PanelContent(props: IPanelContentProps): JSX.Element {
               {trans.__('Project Startup')}
             </h2>
           </div>
-          <ViewContent view={state.view} state={state} trans={trans} actions={actions} />
+          <ViewContent
+            view={state.view}
+            state={state}
+            trans={trans}
+            actions={actions}
+          />
         </div>
       </div>
     </>
@@ -883,7 +1209,10 @@ export function PanelContent(props: IPanelContentProps): JSX.Element {
 // ---------------------------------------------------------------------------------- dialog
 
 /** The body of the confirmation dialog: the project, then every path that will be created. */
-export function ConfirmationBody(props: { targets: IConfirmationTargets; trans: Trans }): JSX.Element {
+export function ConfirmationBody(props: {
+  targets: IConfirmationTargets;
+  trans: Trans;
+}): JSX.Element {
   const { targets, trans } = props;
   return (
     <div className={cls('dialogBody')}>
@@ -899,7 +1228,9 @@ export function ConfirmationBody(props: { targets: IConfirmationTargets; trans: 
           </li>
         ))}
       </ul>
-      <p className={cls('muted')}>{trans.__('Nothing is created if you cancel.')}</p>
+      <p className={cls('muted')}>
+        {trans.__('Nothing is created if you cancel.')}
+      </p>
     </div>
   );
 }

@@ -11,7 +11,9 @@ export function createConfirm(trans: ITranslationBundle): ConfirmFunction {
   return async (targets: IConfirmationTargets): Promise<boolean> => {
     const result = await showDialog({
       title: confirmationTitle(trans),
-      body: ReactWidget.create(React.createElement(ConfirmationBody, { targets, trans })),
+      body: ReactWidget.create(
+        React.createElement(ConfirmationBody, { targets, trans })
+      ),
       buttons: [
         Dialog.cancelButton({ label: trans.__('Cancel') }),
         Dialog.okButton({ label: trans.__('Initialize project') })

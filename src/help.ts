@@ -23,7 +23,12 @@ function guideContent(rendermime: IRenderMimeRegistry | null): Widget {
   if (rendermime && rendermime.mimeTypes.includes(MARKDOWN)) {
     const renderer = rendermime.createRenderer(MARKDOWN);
     // Untrusted: the renderer sanitizes the HTML the Markdown becomes.
-    void renderer.renderModel(new MimeModel({ data: { [MARKDOWN]: USER_GUIDE_MARKDOWN }, trusted: false }));
+    void renderer.renderModel(
+      new MimeModel({
+        data: { [MARKDOWN]: USER_GUIDE_MARKDOWN },
+        trusted: false
+      })
+    );
     return renderer;
   }
   const content = new Widget();
@@ -34,7 +39,10 @@ function guideContent(rendermime: IRenderMimeRegistry | null): Widget {
   return content;
 }
 
-export function createUserGuide(trans: ITranslationBundle, rendermime: IRenderMimeRegistry | null): MainAreaWidget {
+export function createUserGuide(
+  trans: ITranslationBundle,
+  rendermime: IRenderMimeRegistry | null
+): MainAreaWidget {
   const content = guideContent(rendermime);
   content.addClass('jp-ProjectStartup-guide');
   const widget = new MainAreaWidget({ content });
@@ -53,7 +61,10 @@ export interface IUserGuideOptions {
 }
 
 /** Registers CommandIDs.userGuide, in the Help menu and the command palette. */
-export function addUserGuide(app: JupyterFrontEnd, options: IUserGuideOptions): void {
+export function addUserGuide(
+  app: JupyterFrontEnd,
+  options: IUserGuideOptions
+): void {
   const { trans } = options;
   let guide: MainAreaWidget | null = null;
   app.commands.addCommand(CommandIDs.userGuide, {
@@ -70,5 +81,8 @@ export function addUserGuide(app: JupyterFrontEnd, options: IUserGuideOptions): 
     }
   });
   options.mainMenu?.helpMenu.addGroup([{ command: CommandIDs.userGuide }], 60);
-  options.palette?.addItem({ command: CommandIDs.userGuide, category: trans.__('Help') });
+  options.palette?.addItem({
+    command: CommandIDs.userGuide,
+    category: trans.__('Help')
+  });
 }

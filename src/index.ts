@@ -1,7 +1,11 @@
 // The JupyterLab plugin of jupyterlab-project-startup: the notebook interface of the Project
 // Startup service. It registers the commands, the palette and launcher items and layout
 // restoration synchronously; every server call runs after activation, never awaited in it.
-import { ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+import {
+  ILayoutRestorer,
+  JupyterFrontEnd,
+  JupyterFrontEndPlugin
+} from '@jupyterlab/application';
 import { ICommandPalette, WidgetTracker } from '@jupyterlab/apputils';
 import { ILauncher } from '@jupyterlab/launcher';
 import { IMainMenu } from '@jupyterlab/mainmenu';
@@ -20,7 +24,12 @@ import { StartupPanel } from './panel';
 import { settingsProblem } from './settings';
 import { showInMainArea } from './shell';
 import { StartupStatus, STATUS_ITEM_ID } from './statusbar';
-import { PLUGIN_ID, SETTING_REFRESH_INTERVAL, TRACKER_NAMESPACE, TRANSLATION_DOMAIN } from './tokens';
+import {
+  PLUGIN_ID,
+  SETTING_REFRESH_INTERVAL,
+  TRACKER_NAMESPACE,
+  TRANSLATION_DOMAIN
+} from './tokens';
 
 export { CommandIDs } from './commands';
 export { PLUGIN_ID } from './tokens';
@@ -43,22 +52,30 @@ function activate(
     client: createClient(app.serviceManager.serverSettings),
     confirm: createConfirm(trans)
   });
-  model.stateChanged.connect(() => commands.notifyCommandChanged(CommandIDs.initialize));
+  model.stateChanged.connect(() =>
+    commands.notifyCommandChanged(CommandIDs.initialize)
+  );
 
-  const tracker = new WidgetTracker<StartupPanel>({ namespace: TRACKER_NAMESPACE });
+  const tracker = new WidgetTracker<StartupPanel>({
+    namespace: TRACKER_NAMESPACE
+  });
   let panel: StartupPanel | null = null;
   let openedBefore = false;
 
   commands.addCommand(CommandIDs.open, {
     label: trans.__('Open Project Startup'),
-    caption: trans.__('Show what this platform offers and how to set up the project'),
+    caption: trans.__(
+      'Show what this platform offers and how to set up the project'
+    ),
     icon: args => (args['isPalette'] ? undefined : projectStartupIcon),
     execute: () => {
       if (panel === null || panel.isDisposed) {
         panel = new StartupPanel({
           model,
           trans,
-          actions: { initialize: () => void commands.execute(CommandIDs.initialize) }
+          actions: {
+            initialize: () => void commands.execute(CommandIDs.initialize)
+          }
         });
         void tracker.add(panel);
         // The first panel shows the start-up answer (or waits for it); a panel opened again
@@ -73,7 +90,9 @@ function activate(
 
   commands.addCommand(CommandIDs.refresh, {
     label: trans.__('Refresh Project Startup'),
-    caption: trans.__('Ask the Project Startup service for the setup state again'),
+    caption: trans.__(
+      'Ask the Project Startup service for the setup state again'
+    ),
     execute: () => model.refresh({ userInitiated: true })
   });
 
@@ -92,30 +111,52 @@ function activate(
   }
 
   if (launcher) {
-    launcher.add({ command: CommandIDs.open, category: trans.__('Other'), rank: 50 });
+    launcher.add({
+      command: CommandIDs.open,
+      category: trans.__('Other'),
+      rank: 50
+    });
   }
 
   if (restorer) {
-    void restorer.restore(tracker, { command: CommandIDs.open, name: () => TRACKER_NAMESPACE });
+    void restorer.restore(tracker, {
+      command: CommandIDs.open,
+      name: () => TRACKER_NAMESPACE
+    });
   }
 
   if (statusBar) {
-    const item = new StartupStatus({ model, trans, open: () => void commands.execute(CommandIDs.open) });
-    statusBar.registerStatusItem(STATUS_ITEM_ID, { item, align: 'left', rank: 100 });
+    const item = new StartupStatus({
+      model,
+      trans,
+      open: () => void commands.execute(CommandIDs.open)
+    });
+    statusBar.registerStatusItem(STATUS_ITEM_ID, {
+      item,
+      align: 'left',
+      rank: 100
+    });
   }
 
   addUserGuide(app, { trans, mainMenu, rendermime, palette });
 
   // The panel opens by itself only when the person can act in it; everything else that needs
   // attention becomes a notification (notifications.ts decides, notifier.ts shows).
-  const notifier = new StartupNotifier({ model, trans, openPanel: () => commands.execute(CommandIDs.open) });
+  const notifier = new StartupNotifier({
+    model,
+    trans,
+    openPanel: () => commands.execute(CommandIDs.open)
+  });
 
   const settingsLoaded: Promise<void> = settingRegistry
     ? settingRegistry
         .load(PLUGIN_ID)
         .then(settings => {
           notifier.useSettings(settings);
-          const readInterval = (): void => model.setRefreshInterval(settings.get(SETTING_REFRESH_INTERVAL).composite);
+          const readInterval = (): void =>
+            model.setRefreshInterval(
+              settings.get(SETTING_REFRESH_INTERVAL).composite
+            );
           readInterval();
           settings.changed.connect(readInterval);
         })
@@ -133,7 +174,12 @@ function activate(
     })
     .then(() => notifier.start())
     .catch((reason: unknown) => {
-      console.error(trans.__('Project Startup: the start-up check failed. Open the panel with "Open Project Startup" and press Refresh.'), reason);
+      console.error(
+        trans.__(
+          'Project Startup: the start-up check failed. Open the panel with "Open Project Startup" and press Refresh.'
+        ),
+        reason
+      );
     });
 }
 
@@ -143,10 +189,19 @@ function activate(
  */
 const plugin: JupyterFrontEndPlugin<void> = {
   id: PLUGIN_ID,
-  description: 'Shows what this platform offers and walks a person from first open to a set-up project.',
+  description:
+    'Shows what this platform offers and walks a person from first open to a set-up project.',
   autoStart: true,
   requires: [ITranslator],
-  optional: [ICommandPalette, ILauncher, ILayoutRestorer, ISettingRegistry, IMainMenu, IRenderMimeRegistry, IStatusBar],
+  optional: [
+    ICommandPalette,
+    ILauncher,
+    ILayoutRestorer,
+    ISettingRegistry,
+    IMainMenu,
+    IRenderMimeRegistry,
+    IStatusBar
+  ],
   activate
 };
 

@@ -1,7 +1,14 @@
 // Words for the service's values (phases, check statuses, interfaces) and the panel's one-line
 // status: pure functions of the state, shared by the panel, the status bar and the notifications.
 import { IPanelState } from './model';
-import { CheckStatus, Diagnostics, Failure, InterfaceId, ITranslationBundle, Phase } from './tokens';
+import {
+  CheckStatus,
+  Diagnostics,
+  Failure,
+  InterfaceId,
+  ITranslationBundle,
+  Phase
+} from './tokens';
 
 export function phaseLabel(phase: Phase, trans: ITranslationBundle): string {
   switch (phase) {
@@ -18,7 +25,10 @@ export function phaseLabel(phase: Phase, trans: ITranslationBundle): string {
   }
 }
 
-export function checkStatusLabel(status: CheckStatus, trans: ITranslationBundle): string {
+export function checkStatusLabel(
+  status: CheckStatus,
+  trans: ITranslationBundle
+): string {
   switch (status) {
     case 'pass':
       return trans.__('Pass');
@@ -31,7 +41,10 @@ export function checkStatusLabel(status: CheckStatus, trans: ITranslationBundle)
   }
 }
 
-export function interfaceLabel(id: InterfaceId | string, trans: ITranslationBundle): string {
+export function interfaceLabel(
+  id: InterfaceId | string,
+  trans: ITranslationBundle
+): string {
   switch (id) {
     case 'terminal':
       return trans.__('Terminal');
@@ -45,22 +58,33 @@ export function interfaceLabel(id: InterfaceId | string, trans: ITranslationBund
 }
 
 /** The problems of a diagnostics report, when it has any. */
-export function reportedProblems(failure: Failure): Extract<Diagnostics, { kind: 'report' }>['report']['problems'] {
-  const diagnostics = 'diagnostics' in failure ? failure.diagnostics : undefined;
+export function reportedProblems(
+  failure: Failure
+): Extract<Diagnostics, { kind: 'report' }>['report']['problems'] {
+  const diagnostics =
+    'diagnostics' in failure ? failure.diagnostics : undefined;
   return diagnostics?.kind === 'report' ? diagnostics.report.problems : [];
 }
 
 /** The text of the panel's live region: announces loading, failures and phase changes. */
-export function statusMessage(state: IPanelState, trans: ITranslationBundle): string {
+export function statusMessage(
+  state: IPanelState,
+  trans: ITranslationBundle
+): string {
   if (state.initializing) {
     return trans.__('Initializing the project…');
   }
-  if ((state.refreshing && !state.quietRefresh) || state.view.kind === 'loading') {
+  if (
+    (state.refreshing && !state.quietRefresh) ||
+    state.view.kind === 'loading'
+  ) {
     return trans.__('Checking the project setup…');
   }
   switch (state.view.kind) {
     case 'not-enabled':
-      return trans.__('The Project Startup service is not enabled on this Jupyter server.');
+      return trans.__(
+        'The Project Startup service is not enabled on this Jupyter server.'
+      );
     case 'failing': {
       const first = reportedProblems(state.view.failure)[0];
       return first
@@ -81,7 +105,10 @@ export function statusMessage(state: IPanelState, trans: ITranslationBundle): st
 }
 
 /** The status bar item's text: "Project: <phase>", or the failure in words. */
-export function statusBarText(state: IPanelState, trans: ITranslationBundle): string {
+export function statusBarText(
+  state: IPanelState,
+  trans: ITranslationBundle
+): string {
   if (state.initializing) {
     return trans.__('Project: Initializing…');
   }
@@ -91,8 +118,13 @@ export function statusBarText(state: IPanelState, trans: ITranslationBundle): st
     case 'not-enabled':
       return trans.__('Project: Not enabled');
     case 'failing':
-      return state.view.failure.kind === 'incompatible' ? trans.__('Project: Incompatible') : trans.__('Project: Failing');
+      return state.view.failure.kind === 'incompatible'
+        ? trans.__('Project: Incompatible')
+        : trans.__('Project: Failing');
     case 'loaded':
-      return trans.__('Project: %1', phaseLabel(state.view.projection.phase, trans));
+      return trans.__(
+        'Project: %1',
+        phaseLabel(state.view.projection.phase, trans)
+      );
   }
 }

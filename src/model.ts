@@ -54,10 +54,14 @@ export interface IConfirmationTargets {
   creates: string[];
 }
 
-export type InitializeOutcome = 'initialized' | 'cancelled' | 'failed' | 'unavailable';
+export type InitializeOutcome =
+  'initialized' | 'cancelled' | 'failed' | 'unavailable';
 
 /** Shows the confirmation dialog; resolves true only when the person accepted. */
-export type ConfirmFunction = (targets: IConfirmationTargets, projection: StartupProjection) => Promise<boolean>;
+export type ConfirmFunction = (
+  targets: IConfirmationTargets,
+  projection: StartupProjection
+) => Promise<boolean>;
 
 export interface IStartupModelOptions {
   client: IStartupClient;
@@ -90,7 +94,10 @@ export function backoffCap(intervalMs: number): number {
  * the defaults); this keeps a hand-made or future caller from stopping or flooding the poll.
  */
 export function refreshIntervalSeconds(value: unknown): number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_REFRESH_INTERVAL
+  return typeof value === 'number' &&
+    Number.isInteger(value) &&
+    value >= 0 &&
+    value <= MAX_REFRESH_INTERVAL
     ? value
     : DEFAULT_REFRESH_INTERVAL;
 }
@@ -100,18 +107,29 @@ export function recordPath(statePath: string): string {
   return `${statePath.replace(/\/+$/, '')}/${RECORD_FILE}`;
 }
 
-export function confirmationTargets(projection: StartupProjection): IConfirmationTargets {
+export function confirmationTargets(
+  projection: StartupProjection
+): IConfirmationTargets {
   const record = recordPath(projection.statePath);
   const creates = projection.confirmation.creates.filter(p => p !== record);
-  return { projectPath: projection.projectPath, statePath: projection.statePath, creates: [...creates, record] };
+  return {
+    projectPath: projection.projectPath,
+    statePath: projection.statePath,
+    creates: [...creates, record]
+  };
 }
 
 /** Exactly the body POST initialize takes from this dialog. */
-export function initializeRequest(projection: StartupProjection): InitializeRequest {
+export function initializeRequest(
+  projection: StartupProjection
+): InitializeRequest {
   return {
     interface: INTERFACE,
     method: CONFIRMATION_METHOD,
-    confirm: { projectPath: projection.projectPath, statePath: projection.statePath }
+    confirm: {
+      projectPath: projection.projectPath,
+      statePath: projection.statePath
+    }
   };
 }
 
@@ -125,7 +143,11 @@ export function canConfirmHere(projection: StartupProjection): boolean {
 }
 
 /** Problem codes after which the current projection is out of date. */
-const STALE_CODES = new Set(['confirmation-stale', 'wrong-phase', 'state-unsafe']);
+const STALE_CODES = new Set([
+  'confirmation-stale',
+  'wrong-phase',
+  'state-unsafe'
+]);
 
 export class StartupModel {
   constructor(options: IStartupModelOptions) {
@@ -143,7 +165,9 @@ export class StartupModel {
 
   /** The projection shown, when there is one. */
   get projection(): StartupProjection | undefined {
-    return this._state.view.kind === 'loaded' ? this._state.view.projection : undefined;
+    return this._state.view.kind === 'loaded'
+      ? this._state.view.projection
+      : undefined;
   }
 
   get phase(): Phase | undefined {
@@ -153,7 +177,11 @@ export class StartupModel {
   /** Whether "Initialize project" may be pressed now. */
   get canInitialize(): boolean {
     const projection = this.projection;
-    return projection !== undefined && !this._state.initializing && canConfirmHere(projection);
+    return (
+      projection !== undefined &&
+      !this._state.initializing &&
+      canConfirmHere(projection)
+    );
   }
 
   get isDisposed(): boolean {
@@ -167,7 +195,10 @@ export class StartupModel {
     this._isDisposed = true;
     this._poll?.dispose();
     if (typeof document !== 'undefined') {
-      document.removeEventListener('visibilitychange', this._onVisibilityChange);
+      document.removeEventListener(
+        'visibilitychange',
+        this._onVisibilityChange
+      );
     }
     Signal.clearData(this);
   }
@@ -189,7 +220,10 @@ export class StartupModel {
     const seq = ++this._seq;
     const quiet = !options.userInitiated && this._state.view.kind !== 'loading';
     if (!quiet) {
-      const update: Partial<IPanelState> = { refreshing: true, quietRefresh: false };
+      const update: Partial<IPanelState> = {
+        refreshing: true,
+        quietRefresh: false
+      };
       if (options.userInitiated) {
         update.initializeFailure = undefined;
         update.initialized = undefined;
@@ -198,7 +232,10 @@ export class StartupModel {
     }
     const pending = this._client
       .startup()
-      .catch((error: unknown) => ({ ok: false as const, failure: networkFailure('', error) }))
+      .catch((error: unknown) => ({
+        ok: false as const,
+        failure: networkFailure('', error)
+      }))
       .then((result): IPanelState | Promise<IPanelState> => {
         if (seq !== this._seq) {
           return this._pending ?? this._state;
@@ -206,9 +243,19 @@ export class StartupModel {
         this._pending = undefined;
         const view: View = result.ok
           ? { kind: 'loaded', projection: result.value }
-          : { kind: result.failure.kind === 'not-enabled' ? 'not-enabled' : 'failing', failure: result.failure };
+          : {
+              kind:
+                result.failure.kind === 'not-enabled'
+                  ? 'not-enabled'
+                  : 'failing',
+              failure: result.failure
+            };
         this._resumePoll(result.ok);
-        if (!(quiet && !this._state.refreshing && sameView(view, this._state.view))) {
+        if (!(
+          quiet &&
+          !this._state.refreshing &&
+          sameView(view, this._state.view)
+        )) {
           this._set({ view, refreshing: false, quietRefresh: false });
         }
         return this._state;
@@ -237,7 +284,10 @@ export class StartupModel {
       standby: 'when-hidden'
     });
     // Set after construction: the constructor raises `max` to at least 30 s.
-    this._poll.frequency = interval > 0 ? { interval, backoff: true, max: backoffCap(interval) } : NO_POLLING;
+    this._poll.frequency =
+      interval > 0
+        ? { interval, backoff: true, max: backoffCap(interval) }
+        : NO_POLLING;
     if (typeof document !== 'undefined') {
       document.addEventListener('visibilitychange', this._onVisibilityChange);
     }
@@ -284,7 +334,9 @@ export class StartupModel {
     if (this._pending) {
       return this._pending;
     }
-    return this._state.view.kind === 'loading' ? this.refresh() : Promise.resolve(this._state);
+    return this._state.view.kind === 'loading'
+      ? this.refresh()
+      : Promise.resolve(this._state);
   }
 
   /**
@@ -296,17 +348,28 @@ export class StartupModel {
     if (projection === undefined || !this.canInitialize) {
       return 'unavailable';
     }
-    const accepted = await this._confirm(confirmationTargets(projection), projection);
+    const accepted = await this._confirm(
+      confirmationTargets(projection),
+      projection
+    );
     if (!accepted || this._isDisposed) {
       return 'cancelled';
     }
-    this._set({ initializing: true, initializeFailure: undefined, initialized: undefined });
+    this._set({
+      initializing: true,
+      initializeFailure: undefined,
+      initialized: undefined
+    });
     const result = await this._client
       .initialize(initializeRequest(projection))
-      .catch((error: unknown) => ({ ok: false as const, failure: networkFailure('', error) }));
+      .catch((error: unknown) => ({
+        ok: false as const,
+        failure: networkFailure('', error)
+      }));
     if (!result.ok) {
       this._set({ initializing: false, initializeFailure: result.failure });
-      const problem = result.failure.kind === 'http' ? result.failure.problem : undefined;
+      const problem =
+        result.failure.kind === 'http' ? result.failure.problem : undefined;
       if (problem && STALE_CODES.has(problem.code)) {
         await this.refresh({});
       }
@@ -326,7 +389,12 @@ export class StartupModel {
           ...current,
           phase: answer.phase,
           nextAction: answer.nextAction,
-          confirmation: { ...current.confirmation, confirmed: true, creates: [], record: answer.record }
+          confirmation: {
+            ...current.confirmation,
+            confirmed: true,
+            creates: [],
+            record: answer.record
+          }
         }
       }
     });
@@ -356,15 +424,30 @@ export class StartupModel {
    */
   private _resumePoll(succeeded: boolean): void {
     const poll = this._poll;
-    if (succeeded && poll && !poll.isDisposed && poll.state.phase === 'rejected' && this._intervalSeconds > 0) {
-      void poll.schedule({ interval: this._intervalSeconds * 1000, phase: 'reconnected' });
+    if (
+      succeeded &&
+      poll &&
+      !poll.isDisposed &&
+      poll.state.phase === 'rejected' &&
+      this._intervalSeconds > 0
+    ) {
+      void poll.schedule({
+        interval: this._intervalSeconds * 1000,
+        phase: 'reconnected'
+      });
     }
   }
 
   /** The page became visible again: ask at once rather than at the next tick. */
   private _onVisibilityChange = (): void => {
     const poll = this._poll;
-    if (document.visibilityState === 'visible' && poll && !poll.isDisposed && poll.state.phase === 'standby' && this._intervalSeconds > 0) {
+    if (
+      document.visibilityState === 'visible' &&
+      poll &&
+      !poll.isDisposed &&
+      poll.state.phase === 'standby' &&
+      this._intervalSeconds > 0
+    ) {
       void poll.refresh();
     }
   };
@@ -379,7 +462,11 @@ export class StartupModel {
 
   private _client: IStartupClient;
   private _confirm: ConfirmFunction;
-  private _state: IPanelState = { view: { kind: 'loading' }, refreshing: false, initializing: false };
+  private _state: IPanelState = {
+    view: { kind: 'loading' },
+    refreshing: false,
+    initializing: false
+  };
   private _stateChanged = new Signal<this, IPanelState>(this);
   private _pending: Promise<IPanelState> | undefined;
   private _seq = 0;
@@ -392,5 +479,8 @@ const NO_POLLING = { interval: Poll.NEVER, backoff: true, max: Poll.NEVER };
 
 /** Whether two views show the same thing (the answers are JSON). */
 function sameView(a: View, b: View): boolean {
-  return JSONExt.deepEqual(a as unknown as JSONValue, b as unknown as JSONValue);
+  return JSONExt.deepEqual(
+    a as unknown as JSONValue,
+    b as unknown as JSONValue
+  );
 }

@@ -4,7 +4,13 @@
 // the decision through JupyterLab's Notification).
 import { canConfirmHere, IPanelState } from './model';
 import { interfaceLabel, reportedProblems } from './labels';
-import { Failure, ITranslationBundle, NotificationKind, StartupProjection, SUPPORTED_SCHEMA_MAJOR } from './tokens';
+import {
+  Failure,
+  ITranslationBundle,
+  NotificationKind,
+  StartupProjection,
+  SUPPORTED_SCHEMA_MAJOR
+} from './tokens';
 
 /** JupyterLab cuts a notification's message after 140 characters (apputils-extension's MAX_MESSAGE_LENGTH). */
 export const MESSAGE_LIMIT = 140;
@@ -30,8 +36,15 @@ export interface INotificationDecision {
  * Whether the panel should open by itself: only when the one step left is the person's own and
  * can be taken here (confirming initialization through this interface), and the setting allows it.
  */
-export function shouldOpenPanel(state: IPanelState, openWhenAwaitingConfirmation: boolean): boolean {
-  return openWhenAwaitingConfirmation && state.view.kind === 'loaded' && canConfirmHere(state.view.projection);
+export function shouldOpenPanel(
+  state: IPanelState,
+  openWhenAwaitingConfirmation: boolean
+): boolean {
+  return (
+    openWhenAwaitingConfirmation &&
+    state.view.kind === 'loaded' &&
+    canConfirmHere(state.view.projection)
+  );
 }
 
 /** `text`, cut at a word boundary to at most `room` characters, ending with "…" when cut. */
@@ -48,15 +61,27 @@ export function shorten(text: string, room: number): string {
  * The problem and the fix on two lines within `limit`: the fix keeps its whole length when the
  * problem still has PROBLEM_ROOM characters; otherwise both are shortened at word boundaries.
  */
-export function fitMessage(problem: string, fix: string, limit = MESSAGE_LIMIT): string {
+export function fitMessage(
+  problem: string,
+  fix: string,
+  limit = MESSAGE_LIMIT
+): string {
   if (problem.length + 1 + fix.length <= limit) {
     return `${problem}\n${fix}`;
   }
-  const fixRoom = Math.min(fix.length, limit - 1 - Math.min(problem.length, PROBLEM_ROOM));
+  const fixRoom = Math.min(
+    fix.length,
+    limit - 1 - Math.min(problem.length, PROBLEM_ROOM)
+  );
   return `${shorten(problem, limit - 1 - fixRoom)}\n${shorten(fix, fixRoom)}`;
 }
 
-function decision(kind: NotificationKind, type: NotificationSeverity, problem: string, fix: string): INotificationDecision {
+function decision(
+  kind: NotificationKind,
+  type: NotificationSeverity,
+  problem: string,
+  fix: string
+): INotificationDecision {
   return { kind, type, problem, fix, message: fitMessage(problem, fix) };
 }
 
@@ -66,7 +91,11 @@ function plain(text: string): string {
 }
 
 /** The short fix for a problem the server extension's diagnostics route reported. */
-function diagnosedFix(code: string, fix: string, trans: ITranslationBundle): string {
+function diagnosedFix(
+  code: string,
+  fix: string,
+  trans: ITranslationBundle
+): string {
   switch (code) {
     case 'sidecar-failed':
       // Its detail is the service's own message, which names what to correct.
@@ -76,16 +105,26 @@ function diagnosedFix(code: string, fix: string, trans: ITranslationBundle): str
   }
 }
 
-function failureDecision(kind: 'not-enabled' | 'failing', failure: Failure, trans: ITranslationBundle): INotificationDecision {
+function failureDecision(
+  kind: 'not-enabled' | 'failing',
+  failure: Failure,
+  trans: ITranslationBundle
+): INotificationDecision {
   // The server extension's diagnostics name the real cause (Node, jupyter-server-proxy, a
   // setting that stops the service) when the service did not answer.
   const reported = reportedProblems(failure)[0];
   if (reported) {
-    const cause = reported.code === 'sidecar-failed' && reported.detail ? reported.detail : reported.title;
+    const cause =
+      reported.code === 'sidecar-failed' && reported.detail
+        ? reported.detail
+        : reported.title;
     return decision(
       kind,
       'error',
-      trans.__('Project Startup cannot start: %1', plain(cause).replace(/\.?$/, '.')),
+      trans.__(
+        'Project Startup cannot start: %1',
+        plain(cause).replace(/\.?$/, '.')
+      ),
       diagnosedFix(reported.code, reported.fix, trans)
     );
   }
@@ -95,42 +134,68 @@ function failureDecision(kind: 'not-enabled' | 'failing', failure: Failure, tran
         'not-enabled',
         'warning',
         trans.__('Project Startup is not enabled on this Jupyter server.'),
-        trans.__('An operator runs "project-startup jupyter install --sys-prefix" and restarts Jupyter.')
+        trans.__(
+          'An operator runs "project-startup jupyter install --sys-prefix" and restarts Jupyter.'
+        )
       );
     case 'incompatible':
       return decision(
         'incompatible',
         'error',
-        trans.__('The Project Startup service sends schema %1; this extension understands %2.x.', failure.schemaVersion, SUPPORTED_SCHEMA_MAJOR),
-        trans.__('Install the same version of jupyterlab-project-startup for both, then restart Jupyter.')
+        trans.__(
+          'The Project Startup service sends schema %1; this extension understands %2.x.',
+          failure.schemaVersion,
+          SUPPORTED_SCHEMA_MAJOR
+        ),
+        trans.__(
+          'Install the same version of jupyterlab-project-startup for both, then restart Jupyter.'
+        )
       );
     case 'network':
       return decision(
         'failing',
         'error',
         trans.__('The Project Startup service could not be reached.'),
-        trans.__('Check that the Jupyter server is running; the panel asks again by itself.')
+        trans.__(
+          'Check that the Jupyter server is running; the panel asks again by itself.'
+        )
       );
     case 'http':
       return decision(
         'failing',
         'error',
         failure.problem
-          ? trans.__('The Project Startup service failed: %1', failure.problem.detail)
-          : trans.__('The Project Startup service failed (HTTP %1).', failure.status),
-        trans.__("The cause is in the Jupyter server's log (its stderr); then restart Jupyter.")
+          ? trans.__(
+              'The Project Startup service failed: %1',
+              failure.problem.detail
+            )
+          : trans.__(
+              'The Project Startup service failed (HTTP %1).',
+              failure.status
+            ),
+        trans.__(
+          "The cause is in the Jupyter server's log (its stderr); then restart Jupyter."
+        )
       );
     case 'unexpected-body':
       return decision(
         'failing',
         'error',
-        trans.__('The Project Startup service did not answer; something else did (%1).', failure.contentType || failure.status),
-        trans.__('An operator runs "project-startup jupyter install --sys-prefix" and restarts Jupyter.')
+        trans.__(
+          'The Project Startup service did not answer; something else did (%1).',
+          failure.contentType || failure.status
+        ),
+        trans.__(
+          'An operator runs "project-startup jupyter install --sys-prefix" and restarts Jupyter.'
+        )
       );
   }
 }
 
-function projectionDecision(projection: StartupProjection, trans: ITranslationBundle): INotificationDecision | null {
+function projectionDecision(
+  projection: StartupProjection,
+  trans: ITranslationBundle
+): INotificationDecision | null {
   const action = projection.nextAction;
   switch (projection.phase) {
     case 'unsupported-interface': {
@@ -138,17 +203,26 @@ function projectionDecision(projection: StartupProjection, trans: ITranslationBu
       return decision(
         'unsupported-interface',
         'info',
-        trans.__('Project setup is not offered in JupyterLab on this platform.'),
-        way ? trans.__('%1: %2', interfaceLabel(way.id, trans), plain(way.how)) : plain(projection.interfaceSupport.detail)
+        trans.__(
+          'Project setup is not offered in JupyterLab on this platform.'
+        ),
+        way
+          ? trans.__('%1: %2', interfaceLabel(way.id, trans), plain(way.how))
+          : plain(projection.interfaceSupport.detail)
       );
     }
     case 'blocked': {
       // The check's title names what blocks; its remedy is the fix (the panel shows what was observed).
-      const check = projection.readinessChecks.find(c => c.id === action.checkId) ?? projection.readinessChecks.find(c => c.required && c.status === 'fail');
+      const check =
+        projection.readinessChecks.find(c => c.id === action.checkId) ??
+        projection.readinessChecks.find(c => c.required && c.status === 'fail');
       return decision(
         'blocked',
         'warning',
-        trans.__('Project setup is blocked: %1.', plain(check?.title ?? action.title).replace(/\.$/, '')),
+        trans.__(
+          'Project setup is blocked: %1.',
+          plain(check?.title ?? action.title).replace(/\.$/, '')
+        ),
         plain(check?.remedy ?? action.detail)
       );
     }
@@ -157,7 +231,9 @@ function projectionDecision(projection: StartupProjection, trans: ITranslationBu
         'needs-compute',
         'info',
         trans.__('Project setup needs compute: %1', plain(action.title)),
-        action.command ? trans.__('Run %1, then work in that allocation.', action.command) : plain(action.detail)
+        action.command
+          ? trans.__('Run %1, then work in that allocation.', action.command)
+          : plain(action.detail)
       );
     case 'awaiting-confirmation':
       if (canConfirmHere(projection)) {
@@ -168,8 +244,12 @@ function projectionDecision(projection: StartupProjection, trans: ITranslationBu
       return decision(
         'confirm-elsewhere',
         'info',
-        trans.__('Project setup waits for your confirmation in another interface.'),
-        action.command ? trans.__('Run %1 in a terminal and confirm.', action.command) : plain(projection.confirmation.detail)
+        trans.__(
+          'Project setup waits for your confirmation in another interface.'
+        ),
+        action.command
+          ? trans.__('Run %1 in a terminal and confirm.', action.command)
+          : plain(projection.confirmation.detail)
       );
     case 'ready':
       return null;
@@ -177,7 +257,10 @@ function projectionDecision(projection: StartupProjection, trans: ITranslationBu
 }
 
 /** The notification the state calls for, or null (loading, ready, or the panel opens instead). */
-export function notificationFor(state: IPanelState, trans: ITranslationBundle): INotificationDecision | null {
+export function notificationFor(
+  state: IPanelState,
+  trans: ITranslationBundle
+): INotificationDecision | null {
   const view = state.view;
   switch (view.kind) {
     case 'loading':

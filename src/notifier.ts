@@ -7,7 +7,12 @@ import { Notification } from '@jupyterlab/apputils';
 import type { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { IPanelState, StartupModel } from './model';
 import { notificationFor, shouldOpenPanel } from './notifications';
-import { ITranslationBundle, NotificationKind, SETTING_MUTED_NOTIFICATIONS, SETTING_OPEN_WHEN_AWAITING_CONFIRMATION } from './tokens';
+import {
+  ITranslationBundle,
+  NotificationKind,
+  SETTING_MUTED_NOTIFICATIONS,
+  SETTING_OPEN_WHEN_AWAITING_CONFIRMATION
+} from './tokens';
 
 /** How long an info toast stays (it stays in the notification center); errors and warnings stay until closed. */
 export const INFO_AUTO_CLOSE_MS = 10000;
@@ -35,9 +40,15 @@ export class StartupNotifier {
   useSettings(settings: ISettingRegistry.ISettings): void {
     this._settings = settings;
     const read = (): void => {
-      this._openWhenAwaitingConfirmation = settings.get(SETTING_OPEN_WHEN_AWAITING_CONFIRMATION).composite !== false;
+      this._openWhenAwaitingConfirmation =
+        settings.get(SETTING_OPEN_WHEN_AWAITING_CONFIRMATION).composite !==
+        false;
       const muted = settings.get(SETTING_MUTED_NOTIFICATIONS).composite;
-      this._muted = new Set(Array.isArray(muted) ? (muted.filter(k => typeof k === 'string') as NotificationKind[]) : []);
+      this._muted = new Set(
+        Array.isArray(muted)
+          ? (muted.filter(k => typeof k === 'string') as NotificationKind[])
+          : []
+      );
       if (this._active && this._muted.has(this._active.kind)) {
         this._dismissActive();
       }
@@ -61,7 +72,10 @@ export class StartupNotifier {
       return;
     }
     // Once per session: a person who closed the panel is not interrupted again by a refresh.
-    if (!this._opened && shouldOpenPanel(state, this._openWhenAwaitingConfirmation)) {
+    if (
+      !this._opened &&
+      shouldOpenPanel(state, this._openWhenAwaitingConfirmation)
+    ) {
       this._opened = true;
       void this._openPanel();
     }
@@ -69,7 +83,11 @@ export class StartupNotifier {
     if (this._active && this._active.kind !== decision?.kind) {
       this._dismissActive(); // its state is over
     }
-    if (!decision || this._notified.has(decision.kind) || this._muted.has(decision.kind)) {
+    if (
+      !decision ||
+      this._notified.has(decision.kind) ||
+      this._muted.has(decision.kind)
+    ) {
       return;
     }
     const kind = decision.kind;
@@ -79,13 +97,17 @@ export class StartupNotifier {
       actions: [
         {
           label: this._trans.__('Open Project Startup'),
-          caption: this._trans.__('Open the Project Startup panel: the whole cause and fix'),
+          caption: this._trans.__(
+            'Open the Project Startup panel: the whole cause and fix'
+          ),
           displayType: 'accent',
           callback: () => void this._openPanel()
         },
         {
           label: this._trans.__("Don't show again"),
-          caption: this._trans.__('Silence this notification (Settings → Project Startup → Silenced notifications)'),
+          caption: this._trans.__(
+            'Silence this notification (Settings → Project Startup → Silenced notifications)'
+          ),
           callback: () => this._mute(kind)
         }
       ]
@@ -109,15 +131,17 @@ export class StartupNotifier {
     if (!settings) {
       return; // no settings registry: silenced for this session only
     }
-    settings.set(SETTING_MUTED_NOTIFICATIONS, [...this._muted]).catch((reason: unknown) => {
-      console.warn(
-        this._trans.__(
-          'Project Startup: "Don\'t show again" could not be saved, so it holds for this session only. Add "%1" to mutedNotifications in Settings → Project Startup.',
-          kind
-        ),
-        reason
-      );
-    });
+    settings
+      .set(SETTING_MUTED_NOTIFICATIONS, [...this._muted])
+      .catch((reason: unknown) => {
+        console.warn(
+          this._trans.__(
+            'Project Startup: "Don\'t show again" could not be saved, so it holds for this session only. Add "%1" to mutedNotifications in Settings → Project Startup.',
+            kind
+          ),
+          reason
+        );
+      });
   }
 
   private _model: StartupModel;

@@ -4,10 +4,19 @@
 // a focused button keeps the focus across updates; when the focused button goes away (or is
 // disabled while working), the focus moves to the panel's heading instead of the page.
 import { MainAreaWidget, ReactWidget } from '@jupyterlab/apputils';
-import { refreshIcon, ToolbarButton, ToolbarButtonComponent } from '@jupyterlab/ui-components';
+import {
+  refreshIcon,
+  ToolbarButton,
+  ToolbarButtonComponent
+} from '@jupyterlab/ui-components';
 import { Message } from '@lumino/messaging';
 import * as React from 'react';
-import { ACTION_REFRESH, CLASS_PREFIX, IPanelActions, PanelContent } from './components';
+import {
+  ACTION_REFRESH,
+  CLASS_PREFIX,
+  IPanelActions,
+  PanelContent
+} from './components';
 import { projectStartupIcon } from './icon';
 import { IPanelState, StartupModel } from './model';
 import { ITranslationBundle, PANEL_ID } from './tokens';
@@ -33,16 +42,27 @@ interface IFocusKeeperProps {
 class FocusKeeper extends React.Component<IFocusKeeperProps> {
   getSnapshotBeforeUpdate(): boolean {
     const root = this._root.current;
-    return root !== null && root.contains(document.activeElement) && document.activeElement !== root;
+    return (
+      root !== null &&
+      root.contains(document.activeElement) &&
+      document.activeElement !== root
+    );
   }
 
-  componentDidUpdate(_prev: IFocusKeeperProps, _prevState: unknown, hadFocus: boolean): void {
+  componentDidUpdate(
+    _prev: IFocusKeeperProps,
+    _prevState: unknown,
+    hadFocus: boolean
+  ): void {
     const root = this._root.current;
     if (!hadFocus || root === null) {
       return;
     }
     const active = document.activeElement;
-    const kept = active instanceof HTMLElement && root.contains(active) && !(active as HTMLButtonElement).disabled;
+    const kept =
+      active instanceof HTMLElement &&
+      root.contains(active) &&
+      !(active as HTMLButtonElement).disabled;
     if (!kept) {
       root.querySelector<HTMLElement>(`.${CLASS_PREFIX}-title`)?.focus();
     }
@@ -51,7 +71,11 @@ class FocusKeeper extends React.Component<IFocusKeeperProps> {
   render(): JSX.Element {
     return (
       <div className={`${CLASS_PREFIX}-view`} ref={this._root}>
-        <PanelContent state={this.props.state} trans={this.props.trans} actions={this.props.actions} />
+        <PanelContent
+          state={this.props.state}
+          trans={this.props.trans}
+          actions={this.props.actions}
+        />
       </div>
     );
   }
@@ -72,7 +96,9 @@ export class ActionToolbarButton extends ToolbarButton {
   }
 
   render(): JSX.Element {
-    return <ToolbarButtonComponent {...this._buttonProps} enabled={this.enabled} />;
+    return (
+      <ToolbarButtonComponent {...this._buttonProps} enabled={this.enabled} />
+    );
   }
 
   private _buttonProps: ToolbarButtonComponent.IProps;
@@ -84,7 +110,11 @@ export class ActionToolbarButton extends ToolbarButton {
  * before that would be lost, and an unchanged poll emits nothing to make up for it.
  */
 export class StartupView extends ReactWidget {
-  constructor(options: { model: StartupModel; trans: ITranslationBundle; actions: IPanelActions }) {
+  constructor(options: {
+    model: StartupModel;
+    trans: ITranslationBundle;
+    actions: IPanelActions;
+  }) {
     super();
     this._model = options.model;
     this._trans = options.trans;
@@ -102,7 +132,13 @@ export class StartupView extends ReactWidget {
   }
 
   protected render(): JSX.Element {
-    return <FocusKeeper state={this._model.state} trans={this._trans} actions={this._actions} />;
+    return (
+      <FocusKeeper
+        state={this._model.state}
+        trans={this._trans}
+        actions={this._actions}
+      />
+    );
   }
 
   private _onStateChanged(): void {
@@ -119,7 +155,9 @@ export class StartupPanel extends MainAreaWidget<StartupView> {
     const model = options.model;
     const trans = options.trans;
     const actions: IPanelActions = {
-      refresh: options.actions?.refresh ?? (() => void model.refresh({ userInitiated: true })),
+      refresh:
+        options.actions?.refresh ??
+        (() => void model.refresh({ userInitiated: true })),
       initialize: options.actions?.initialize ?? (() => void model.initialize())
     };
     super({ content: new StartupView({ model, trans, actions }) });
@@ -127,18 +165,25 @@ export class StartupPanel extends MainAreaWidget<StartupView> {
     this.id = PANEL_ID;
     this.addClass(CLASS_PREFIX);
     this.title.label = trans.__('Project Startup');
-    this.title.caption = trans.__('Project Startup: what this platform offers and how to set up the project');
+    this.title.caption = trans.__(
+      'Project Startup: what this platform offers and how to set up the project'
+    );
     this.title.icon = projectStartupIcon;
     this.title.closable = true;
     // MainAreaWidget names its content "main area content"; this region is the panel.
     this.content.node.setAttribute('aria-label', trans.__('Project Startup'));
-    this.toolbar.node.setAttribute('aria-label', trans.__('Project Startup toolbar'));
+    this.toolbar.node.setAttribute(
+      'aria-label',
+      trans.__('Project Startup toolbar')
+    );
     this.toolbar.addItem(
       ACTION_REFRESH,
       new ActionToolbarButton({
         icon: refreshIcon,
         label: trans.__('Refresh'),
-        tooltip: trans.__('Ask the Project Startup service for the setup state again'),
+        tooltip: trans.__(
+          'Ask the Project Startup service for the setup state again'
+        ),
         dataset: { action: ACTION_REFRESH },
         // Keyboard (Enter, Space) and mouse each press it once: with the default the button's
         // own keydown handler and the click the browser then makes would both refresh.
@@ -157,9 +202,12 @@ export class StartupPanel extends MainAreaWidget<StartupView> {
 
   /** The live region's element (role=status); React renders it once the panel is attached. */
   get statusNode(): HTMLElement {
-    const node = this.content.node.querySelector<HTMLElement>('[role="status"]');
+    const node =
+      this.content.node.querySelector<HTMLElement>('[role="status"]');
     if (node === null) {
-      throw new Error('The Project Startup panel is not rendered yet: attach it and let React render first.');
+      throw new Error(
+        'The Project Startup panel is not rendered yet: attach it and let React render first.'
+      );
     }
     return node;
   }
@@ -180,12 +228,18 @@ export class StartupPanel extends MainAreaWidget<StartupView> {
       return;
     }
     const active = document.activeElement;
-    if (active instanceof HTMLElement && this.node.contains(active) && active !== this.content.node && active !== this.node) {
+    if (
+      active instanceof HTMLElement &&
+      this.node.contains(active) &&
+      active !== this.content.node &&
+      active !== this.node
+    ) {
       return;
     }
     // data-action marks the panel's buttons: Refresh (the toolbar's, a jp-button) comes first.
     const target =
-      this.node.querySelector<HTMLElement>('[data-action]:not([disabled])') ?? this.node.querySelector<HTMLElement>(`.${CLASS_PREFIX}-title`);
+      this.node.querySelector<HTMLElement>('[data-action]:not([disabled])') ??
+      this.node.querySelector<HTMLElement>(`.${CLASS_PREFIX}-title`);
     if (target) {
       target.focus();
     } else if (attempts > 0) {

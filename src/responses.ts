@@ -76,7 +76,10 @@ function nextActionFields(value: unknown, at: string): string[] {
   if (value.interfaces !== undefined) {
     const ok =
       Array.isArray(value.interfaces) &&
-      value.interfaces.every(i => isObject(i) && isString(i.id) && isString(i.label) && isString(i.how));
+      value.interfaces.every(
+        i =>
+          isObject(i) && isString(i.id) && isString(i.label) && isString(i.how)
+      );
     if (!ok) {
       bad.push(`${at}.interfaces`);
     }
@@ -93,12 +96,21 @@ export function invalidProjectionFields(value: unknown): string[] {
     return ['(body)'];
   }
   const bad: string[] = [];
-  for (const key of ['schemaVersion', 'platform', 'interface', 'projectPath', 'statePath']) {
+  for (const key of [
+    'schemaVersion',
+    'platform',
+    'interface',
+    'projectPath',
+    'statePath'
+  ]) {
     if (!isString(value[key])) {
       bad.push(key);
     }
   }
-  if (!isString(value.phase) || !(PHASES as readonly string[]).includes(value.phase)) {
+  if (
+    !isString(value.phase) ||
+    !(PHASES as readonly string[]).includes(value.phase)
+  ) {
     bad.push('phase');
   }
   const support = value.interfaceSupport;
@@ -112,7 +124,12 @@ export function invalidProjectionFields(value: unknown): string[] {
   }
   bad.push(...nextActionFields(value.nextAction, 'nextAction'));
   const compute = value.compute;
-  if (!isObject(compute) || typeof compute.satisfied !== 'boolean' || !isString(compute.label) || !isString(compute.detail)) {
+  if (
+    !isObject(compute) ||
+    typeof compute.satisfied !== 'boolean' ||
+    !isString(compute.label) ||
+    !isString(compute.detail)
+  ) {
     bad.push('compute');
   }
   const confirmation = value.confirmation;
@@ -163,7 +180,10 @@ function manifestFields(manifest: unknown): string[] {
   if (!isObject(manifest.platform) || !isString(manifest.platform.label)) {
     bad.push('manifest.platform');
   }
-  if (!isObject(manifest.policy) || !isString(manifest.policy.lowRiskAutomation)) {
+  if (
+    !isObject(manifest.policy) ||
+    !isString(manifest.policy.lowRiskAutomation)
+  ) {
     bad.push('manifest.policy');
   }
   const rows = manifest.capabilities;
@@ -172,7 +192,12 @@ function manifestFields(manifest: unknown): string[] {
   }
   rows.forEach((row: unknown, i) => {
     const at = `manifest.capabilities.${i}`;
-    if (!isObject(row) || !isString(row.id) || !isString(row.label) || !Array.isArray(row.values)) {
+    if (
+      !isObject(row) ||
+      !isString(row.id) ||
+      !isString(row.label) ||
+      !Array.isArray(row.values)
+    ) {
       bad.push(at);
       return;
     }
@@ -188,7 +213,9 @@ function manifestFields(manifest: unknown): string[] {
           typeof v.secretBacked === 'boolean' &&
           Array.isArray(v.approvalModes) &&
           v.approvalModes.every(isString) &&
-          (v.approvalModeLabels === undefined || (Array.isArray(v.approvalModeLabels) && v.approvalModeLabels.every(isString)))
+          (v.approvalModeLabels === undefined ||
+            (Array.isArray(v.approvalModeLabels) &&
+              v.approvalModeLabels.every(isString)))
         );
       }
       if (row.id === 'model-credential-boundary') {
@@ -217,7 +244,10 @@ export function invalidInitializeFields(value: unknown): string[] {
   if (!isObject(value.record) || !isString(value.record.statePath)) {
     bad.push('record');
   }
-  if (!isString(value.phase) || !(PHASES as readonly string[]).includes(value.phase)) {
+  if (
+    !isString(value.phase) ||
+    !(PHASES as readonly string[]).includes(value.phase)
+  ) {
     bad.push('phase');
   }
   bad.push(...nextActionFields(value.nextAction, 'nextAction'));
@@ -252,7 +282,11 @@ function isSuccess(status: number): boolean {
   return status >= 200 && status < 300;
 }
 
-function unexpected(raw: IRawResponse, invalidFields: string[], notJson: boolean): Failure {
+function unexpected(
+  raw: IRawResponse,
+  invalidFields: string[],
+  notJson: boolean
+): Failure {
   return {
     kind: 'unexpected-body',
     url: raw.url,
@@ -274,18 +308,32 @@ export function interpretStartup(raw: IRawResponse): Result<StartupProjection> {
   if (isObject(json.value) && isString(json.value.schemaVersion)) {
     const major = majorVersion(json.value.schemaVersion);
     if (major !== SUPPORTED_SCHEMA_MAJOR) {
-      return { ok: false, failure: { kind: 'incompatible', url: raw.url, schemaVersion: json.value.schemaVersion } };
+      return {
+        ok: false,
+        failure: {
+          kind: 'incompatible',
+          url: raw.url,
+          schemaVersion: json.value.schemaVersion
+        }
+      };
     }
   }
   const invalid = invalidProjectionFields(json.value);
   if (invalid.length > 0) {
     return { ok: false, failure: unexpected(raw, invalid, false) };
   }
-  return { ok: true, status: raw.status, value: json.value as StartupProjection, ...(raw.etag ? { etag: raw.etag } : {}) };
+  return {
+    ok: true,
+    status: raw.status,
+    value: json.value as StartupProjection,
+    ...(raw.etag ? { etag: raw.etag } : {})
+  };
 }
 
 /** POST {base_url}project/initialize. */
-export function interpretInitialize(raw: IRawResponse): Result<InitializeResponse> {
+export function interpretInitialize(
+  raw: IRawResponse
+): Result<InitializeResponse> {
   if (!isSuccess(raw.status)) {
     return { ok: false, failure: httpFailure(raw) };
   }
@@ -297,7 +345,11 @@ export function interpretInitialize(raw: IRawResponse): Result<InitializeRespons
   if (invalid.length > 0) {
     return { ok: false, failure: unexpected(raw, invalid, false) };
   }
-  return { ok: true, status: raw.status, value: json.value as InitializeResponse };
+  return {
+    ok: true,
+    status: raw.status,
+    value: json.value as InitializeResponse
+  };
 }
 
 /** A request that got no answer. */
@@ -307,13 +359,24 @@ export function networkFailure(url: string, error: unknown): Failure {
 }
 
 /** The next action of a problem (wrong-phase and state-unsafe carry one), when it has one. */
-export function problemNextAction(problem: Problem | undefined): NextAction | undefined {
+export function problemNextAction(
+  problem: Problem | undefined
+): NextAction | undefined {
   const value = problem?.nextAction;
-  return value !== undefined && nextActionFields(value, 'nextAction').length === 0 ? (value as NextAction) : undefined;
+  return value !== undefined &&
+    nextActionFields(value, 'nextAction').length === 0
+    ? (value as NextAction)
+    : undefined;
 }
 
 function isDiagnosticsProblem(value: unknown): value is IDiagnosticsProblem {
-  return isObject(value) && isString(value.code) && isString(value.title) && isString(value.detail) && isString(value.fix);
+  return (
+    isObject(value) &&
+    isString(value.code) &&
+    isString(value.title) &&
+    isString(value.detail) &&
+    isString(value.fix)
+  );
 }
 
 /** GET {base_url}api/project-startup/diagnostics: the report, unavailable (404) or failed. */
@@ -339,7 +402,11 @@ export function interpretDiagnostics(raw: IRawResponse): Diagnostics {
     !Array.isArray(sidecar.logTail) ||
     !sidecar.logTail.every(isString)
   ) {
-    return { kind: 'failed', url: raw.url, reason: json.ok ? 'not a diagnostics report' : 'not JSON' };
+    return {
+      kind: 'failed',
+      url: raw.url,
+      reason: json.ok ? 'not a diagnostics report' : 'not JSON'
+    };
   }
   return { kind: 'report', report: value as unknown as IDiagnosticsReport };
 }

@@ -12,13 +12,25 @@ interface IValidationError {
 }
 
 function isValidationErrors(reason: unknown): reason is IValidationError[] {
-  return Array.isArray(reason) && reason.length > 0 && reason.every(e => e !== null && typeof e === 'object' && typeof e.keyword === 'string');
+  return (
+    Array.isArray(reason) &&
+    reason.length > 0 &&
+    reason.every(
+      e => e !== null && typeof e === 'object' && typeof e.keyword === 'string'
+    )
+  );
 }
 
-export function settingsProblem(reason: unknown, trans: ITranslationBundle): string {
+export function settingsProblem(
+  reason: unknown,
+  trans: ITranslationBundle
+): string {
   if (isValidationErrors(reason)) {
     const what = reason
-      .map(e => `${(e.instancePath ?? e.dataPath ?? '').replace(/^[/.]/, '') || trans.__('settings')} ${e.message ?? e.keyword}`)
+      .map(
+        e =>
+          `${(e.instancePath ?? e.dataPath ?? '').replace(/^[/.]/, '') || trans.__('settings')} ${e.message ?? e.keyword}`
+      )
       .join('; ');
     return trans.__(
       'Project Startup: your settings are not valid (%1), so the defaults apply. Correct them in Settings → Settings Editor → Project Startup.',

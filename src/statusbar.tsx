@@ -59,7 +59,11 @@ export class StartupStatus extends ReactWidget {
         role="button"
         tabIndex={0}
         title={statusMessage(state, trans)}
-        data-view={state.view.kind === 'loaded' ? state.view.projection.phase : state.view.kind}
+        data-view={
+          state.view.kind === 'loaded'
+            ? state.view.projection.phase
+            : state.view.kind
+        }
         onClick={open}
         onKeyDown={onKeyDown}
       >

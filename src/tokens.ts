@@ -44,7 +44,8 @@ export const SUPPORTED_SCHEMA_MAJOR = 1;
 
 /** The settings of schema/plugin.json. */
 export const SETTING_REFRESH_INTERVAL = 'refreshInterval';
-export const SETTING_OPEN_WHEN_AWAITING_CONFIRMATION = 'openWhenAwaitingConfirmation';
+export const SETTING_OPEN_WHEN_AWAITING_CONFIRMATION =
+  'openWhenAwaitingConfirmation';
 export const SETTING_MUTED_NOTIFICATIONS = 'mutedNotifications';
 
 /**
@@ -79,8 +80,15 @@ export type ReadinessCheck = Schemas['StartupProjectionReadinessCheck'];
 export type CheckStatus = ReadinessCheck['status'];
 
 /** Every check status; one added to or removed from the schema fails to compile here. */
-const CHECK_STATUS_SET: Readonly<Record<CheckStatus, true>> = { pass: true, warn: true, fail: true, skip: true };
-export const CHECK_STATUSES = Object.keys(CHECK_STATUS_SET) as readonly CheckStatus[];
+const CHECK_STATUS_SET: Readonly<Record<CheckStatus, true>> = {
+  pass: true,
+  warn: true,
+  fail: true,
+  skip: true
+};
+export const CHECK_STATUSES = Object.keys(
+  CHECK_STATUS_SET
+) as readonly CheckStatus[];
 
 export type NextAction = Schemas['StartupProjectionNextAction'];
 
@@ -118,7 +126,13 @@ export type Problem = Schemas['Problem'];
 
 /** One problem the server extension found: what, in detail, and how to fix it. */
 export interface IDiagnosticsProblem {
-  code: 'node-missing' | 'node-too-old' | 'server-proxy-missing' | 'server-proxy-too-old' | 'sidecar-failed' | string;
+  code:
+    | 'node-missing'
+    | 'node-too-old'
+    | 'server-proxy-missing'
+    | 'server-proxy-too-old'
+    | 'sidecar-failed'
+    | string;
   title: string;
   detail: string;
   fix: string;
@@ -154,21 +168,41 @@ export type Diagnostics =
  */
 export type Failure =
   /** 404 from the Jupyter server: the sidecar is not behind {base_url}project/. */
-  | { kind: 'not-enabled'; url: string; status: number; diagnostics?: Diagnostics }
+  | {
+      kind: 'not-enabled';
+      url: string;
+      status: number;
+      diagnostics?: Diagnostics;
+    }
   /** The request never got an answer (server down, connection refused, offline). */
   | { kind: 'network'; url: string; message: string; diagnostics?: Diagnostics }
   /**
    * An HTTP error status; `problem` when the body was the sidecar's problem details, and
    * `diagnostics` when the sidecar did not answer (a 5xx of the proxy).
    */
-  | { kind: 'http'; url: string; status: number; statusText: string; problem?: Problem; diagnostics?: Diagnostics }
+  | {
+      kind: 'http';
+      url: string;
+      status: number;
+      statusText: string;
+      problem?: Problem;
+      diagnostics?: Diagnostics;
+    }
   /** A success status whose body is not what the service sends (e.g. a login page). */
-  | { kind: 'unexpected-body'; url: string; status: number; contentType: string; reason: string }
+  | {
+      kind: 'unexpected-body';
+      url: string;
+      status: number;
+      contentType: string;
+      reason: string;
+    }
   /** The service speaks a projection schema this extension does not understand. */
   | { kind: 'incompatible'; url: string; schemaVersion: string };
 
 /** A call's outcome; `etag` when the answer carried one (the startup projection's). */
-export type Result<T> = { ok: true; status: number; value: T; etag?: string } | { ok: false; failure: Failure };
+export type Result<T> =
+  | { ok: true; status: number; value: T; etag?: string }
+  | { ok: false; failure: Failure };
 
 /**
  * What the pure modules need of a translation bundle; JupyterLab's TranslationBundle fits it.

@@ -20,7 +20,11 @@ import {
 } from './helpers/cli';
 import { expectValid } from './helpers/schemas';
 
-const PACKAGE_VERSION = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+const PACKAGE_VERSION = (
+  JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
+    version: string;
+  }
+).version;
 
 const MATRIX_ROWS = [
   ['interfaces', 'Interfaces'],
@@ -84,12 +88,53 @@ describe('help, version and usage errors', () => {
     const s = sandbox();
     const io = { env: s.env, cwd: s.projectDir };
     const cases: [string[], RegExp[]][] = [
-      [['--help'], [/^Usage: project-startup <command>/m, /serve/, /status/, /capabilities/, /init/, /url/, /--version/, /Exit codes/]],
-      [['serve', '--help'], [/^Usage: project-startup serve/m, /--host/, /--port/, /--project-dir/, /--ingress/, /--base-url/, /--unix-socket/]],
-      [['status', '--help'], [/^Usage: project-startup status/m, /--interface/, /--json/, /--project-dir/, /--local/]],
-      [['capabilities', '--help'], [/^Usage: project-startup capabilities/m, /--json/, /--project-dir/]],
-      [['init', '--help'], [/^Usage: project-startup init/m, /--project-dir/, /--json/]],
-      [['url', '--help'], [/^Usage: project-startup url/m, /--project-dir/]]
+      [
+        ['--help'],
+        [
+          /^Usage: project-startup <command>/m,
+          /serve/,
+          /status/,
+          /capabilities/,
+          /init/,
+          /url/,
+          /--version/,
+          /Exit codes/
+        ]
+      ],
+      [
+        ['serve', '--help'],
+        [
+          /^Usage: project-startup serve/m,
+          /--host/,
+          /--port/,
+          /--project-dir/,
+          /--ingress/,
+          /--base-url/,
+          /--unix-socket/
+        ]
+      ],
+      [
+        ['status', '--help'],
+        [
+          /^Usage: project-startup status/m,
+          /--interface/,
+          /--json/,
+          /--project-dir/,
+          /--local/
+        ]
+      ],
+      [
+        ['capabilities', '--help'],
+        [/^Usage: project-startup capabilities/m, /--json/, /--project-dir/]
+      ],
+      [
+        ['init', '--help'],
+        [/^Usage: project-startup init/m, /--project-dir/, /--json/]
+      ],
+      [
+        ['url', '--help'],
+        [/^Usage: project-startup url/m, /--project-dir/]
+      ]
     ];
     const results = await Promise.all(cases.map(([args]) => runCli(args, io)));
     results.forEach((r, i) => {
@@ -116,7 +161,9 @@ describe('help, version and usage errors', () => {
     expectExit(r, 2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/^Usage: project-startup <command>/);
-    expect(r.stderr).toMatch(/serve[\s\S]*status[\s\S]*capabilities[\s\S]*init[\s\S]*url/);
+    expect(r.stderr).toMatch(
+      /serve[\s\S]*status[\s\S]*capabilities[\s\S]*init[\s\S]*url/
+    );
   });
 
   it('an unknown command or option exits 2 with a one-line message on stderr and no stack', async () => {
@@ -156,7 +203,12 @@ describe('serve', () => {
     const out = server.stdout();
     expect(out).toMatch(/Workstation or container \(generic\)/);
     expect(out).toContain(`Project: ${s.projectDir}`);
-    expect(out).toMatch(new RegExp(`^Listening: http://127\\.0\\.0\\.1:${server.port}/project/$`, 'm'));
+    expect(out).toMatch(
+      new RegExp(
+        `^Listening: http://127\\.0\\.0\\.1:${server.port}/project/$`,
+        'm'
+      )
+    );
 
     const [file] = runtimeFiles(s);
     expect(file).toBeDefined();
@@ -196,7 +248,9 @@ describe('serve', () => {
     const raw = fs.readFileSync(file, 'utf8');
     expect(raw).not.toContain(token);
     expect(JSON.parse(raw).tokenSource).toBe('environment');
-    expect((await request(`${server.url}capabilities`, { token })).status).toBe(200);
+    expect((await request(`${server.url}capabilities`, { token })).status).toBe(
+      200
+    );
 
     const stopped = await server.stop();
     expect(stopped.code).toBe(0);
@@ -207,15 +261,63 @@ describe('serve', () => {
 
   it('startup failures exit 2 with a clear message, no stack and no runtime file', async () => {
     const s = sandbox();
-    const cases: { name: string; args: string[]; env?: Record<string, string>; says: RegExp[] }[] = [
-      { name: 'unknown platform', args: [], env: { PROJECT_STARTUP_PLATFORM: 'bogus' }, says: [/PROJECT_STARTUP_PLATFORM/, /generic/, /hosted-notebook/, /cluster/] },
-      { name: 'unknown ingress', args: ['--ingress', 'bogus'], says: [/--ingress/, /direct-loopback/, /notebook-server-proxy/, /trusted-proxy/] },
-      { name: 'port out of range', args: ['--port', '99999'], says: [/--port/, /65535/] },
-      { name: 'non-loopback host', args: ['--host', '0.0.0.0'], says: [/--host/, /trusted-proxy/] },
-      { name: 'bad low-risk policy', args: [], env: { PROJECT_STARTUP_LOW_RISK_AUTOMATION: 'maybe' }, says: [/PROJECT_STARTUP_LOW_RISK_AUTOMATION/, /permitted/, /denied/] },
-      { name: 'bad base URL', args: ['--base-url', 'no-slash'], says: [/--base-url/] }
+    const cases: {
+      name: string;
+      args: string[];
+      env?: Record<string, string>;
+      says: RegExp[];
+    }[] = [
+      {
+        name: 'unknown platform',
+        args: [],
+        env: { PROJECT_STARTUP_PLATFORM: 'bogus' },
+        says: [
+          /PROJECT_STARTUP_PLATFORM/,
+          /generic/,
+          /hosted-notebook/,
+          /cluster/
+        ]
+      },
+      {
+        name: 'unknown ingress',
+        args: ['--ingress', 'bogus'],
+        says: [
+          /--ingress/,
+          /direct-loopback/,
+          /notebook-server-proxy/,
+          /trusted-proxy/
+        ]
+      },
+      {
+        name: 'port out of range',
+        args: ['--port', '99999'],
+        says: [/--port/, /65535/]
+      },
+      {
+        name: 'non-loopback host',
+        args: ['--host', '0.0.0.0'],
+        says: [/--host/, /trusted-proxy/]
+      },
+      {
+        name: 'bad low-risk policy',
+        args: [],
+        env: { PROJECT_STARTUP_LOW_RISK_AUTOMATION: 'maybe' },
+        says: [/PROJECT_STARTUP_LOW_RISK_AUTOMATION/, /permitted/, /denied/]
+      },
+      {
+        name: 'bad base URL',
+        args: ['--base-url', 'no-slash'],
+        says: [/--base-url/]
+      }
     ];
-    const results = await Promise.all(cases.map(c => runCli(['serve', ...c.args], { env: { ...s.env, ...c.env }, cwd: s.projectDir })));
+    const results = await Promise.all(
+      cases.map(c =>
+        runCli(['serve', ...c.args], {
+          env: { ...s.env, ...c.env },
+          cwd: s.projectDir
+        })
+      )
+    );
     results.forEach((r, i) => {
       const c = cases[i];
       if (r.code !== 2) {
@@ -236,7 +338,10 @@ describe('serve', () => {
     const open = path.join(s.root, 'open-runtime');
     fs.mkdirSync(open);
     fs.chmodSync(open, 0o755);
-    const r = await runCli(['serve'], { env: { ...s.env, PROJECT_STARTUP_RUNTIME_DIR: open }, cwd: s.projectDir });
+    const r = await runCli(['serve'], {
+      env: { ...s.env, PROJECT_STARTUP_RUNTIME_DIR: open },
+      cwd: s.projectDir
+    });
     expect(r.timedOut).toBe(false);
     expect(looksLikeStack(r.stderr)).toBe(false);
     expect(r.stderr).toContain(open);
@@ -251,7 +356,10 @@ describe('serve', () => {
     await new Promise<void>(resolve => blocker.listen(0, '127.0.0.1', resolve));
     try {
       const port = (blocker.address() as net.AddressInfo).port;
-      const r = await runCli(['serve', '--port', String(port)], { env: s.env, cwd: s.projectDir });
+      const r = await runCli(['serve', '--port', String(port)], {
+        env: s.env,
+        cwd: s.projectDir
+      });
       expectExit(r, 2);
       expect(r.stdout).not.toMatch(/Listening:/);
       expect(r.stderr).toContain(String(port));
@@ -265,7 +373,14 @@ describe('serve', () => {
   });
 });
 
-const CHECK_TITLES = ['Platform evidence', 'Interface support', 'Project directory', 'Private state location', 'Compute', 'Confirmation'];
+const CHECK_TITLES = [
+  'Platform evidence',
+  'Interface support',
+  'Project directory',
+  'Private state location',
+  'Compute',
+  'Confirmation'
+];
 
 describe('status and capabilities', () => {
   it('without a running service answers "read directly" and changes nothing', async () => {
@@ -289,12 +404,19 @@ describe('status and capabilities', () => {
     expect(human.stdout).toMatch(/^Next: \S/m);
     expect(human.stdout).toMatch(/^Readiness checks$/m);
     for (const title of CHECK_TITLES) {
-      expect(human.stdout).toMatch(new RegExp(`^\\s+\\[(ok|warn|FAIL|skip)\\]\\s+${title}`, 'm'));
+      expect(human.stdout).toMatch(
+        new RegExp(`^\\s+\\[(ok|warn|FAIL|skip)\\]\\s+${title}`, 'm')
+      );
     }
 
     const projection = JSON.parse(json.stdout);
     expectValid('StartupProjection', projection);
-    expect(projection).toMatchObject({ platform: 'generic', interface: 'terminal', projectPath: s.projectDir, statePath: path.join(s.projectDir, '.project-startup') });
+    expect(projection).toMatchObject({
+      platform: 'generic',
+      interface: 'terminal',
+      projectPath: s.projectDir,
+      statePath: path.join(s.projectDir, '.project-startup')
+    });
     expect(projection.browserUrl).toBeUndefined();
 
     const webProjection = JSON.parse(web.stdout);
@@ -308,7 +430,9 @@ describe('status and capabilities', () => {
     }
     const manifest = JSON.parse(capsJson.stdout);
     expectValid('Manifest', manifest);
-    expect(manifest.capabilities.map((c: { id: string }) => c.id)).toEqual(MATRIX_ROWS.map(([id]) => id));
+    expect(manifest.capabilities.map((c: { id: string }) => c.id)).toEqual(
+      MATRIX_ROWS.map(([id]) => id)
+    );
     expect(manifest).toEqual(projection.manifest);
 
     expect(listTree(s.root)).toEqual(before);
@@ -316,7 +440,10 @@ describe('status and capabilities', () => {
 
   it('an unknown --interface is a usage error (exit 2) naming the allowed values', async () => {
     const s = sandbox();
-    const r = await runCli(['status', '--interface', 'browser'], { env: s.env, cwd: s.projectDir });
+    const r = await runCli(['status', '--interface', 'browser'], {
+      env: s.env,
+      cwd: s.projectDir
+    });
     expect(looksLikeStack(r.stderr)).toBe(false);
     expect(r.stderr).toMatch(/terminal/);
     expect(r.stderr).toMatch(/web/);
@@ -346,17 +473,26 @@ describe('status and capabilities', () => {
 
     const fromCli = JSON.parse(json.stdout);
     expectValid('StartupProjection', fromCli);
-    const direct = await request(`${server.url}startup?interface=terminal`, { token });
+    const direct = await request(`${server.url}startup?interface=terminal`, {
+      token
+    });
     expect(direct.status).toBe(200);
     expectValid('StartupProjection', direct.json);
-    const pick = (p: Record<string, unknown>) => ({ phase: p.phase, projectPath: p.projectPath, statePath: p.statePath, manifest: p.manifest });
+    const pick = (p: Record<string, unknown>) => ({
+      phase: p.phase,
+      projectPath: p.projectPath,
+      statePath: p.statePath,
+      manifest: p.manifest
+    });
     expect(pick(fromCli)).toEqual(pick(direct.json));
 
     const web = JSON.parse(webJson.stdout);
     expectValid('StartupProjection', web);
     expect(web.interface).toBe('web');
     expect(web.browserUrl).toBe(server.url);
-    expect(webHuman.stdout).toMatch(new RegExp(`^Browser\\s+${server.url.replace(/[.]/g, '\\.')}$`, 'm'));
+    expect(webHuman.stdout).toMatch(
+      new RegExp(`^Browser\\s+${server.url.replace(/[.]/g, '\\.')}$`, 'm')
+    );
 
     const manifest = JSON.parse(capsJson.stdout);
     expectValid('Manifest', manifest);
@@ -375,7 +511,11 @@ describe('init', () => {
     const [generic, hostedRun] = await Promise.all([
       runCli(['init'], { env: s.env, cwd: s.projectDir, input: 'y\n' }),
       runCli(['init'], {
-        env: { ...hosted.env, JUPYTERHUB_API_URL: 'http://127.0.0.1:9/hub/api', JUPYTERHUB_USER: 'alice' },
+        env: {
+          ...hosted.env,
+          JUPYTERHUB_API_URL: 'http://127.0.0.1:9/hub/api',
+          JUPYTERHUB_USER: 'alice'
+        },
         cwd: hosted.projectDir,
         input: 'y\n'
       })
@@ -389,15 +529,28 @@ describe('init', () => {
 
     expectExit(hostedRun, 3);
     expect(hostedRun.stdout + hostedRun.stderr).toMatch(/Notebook/);
-    expect(fs.existsSync(path.join(hosted.home, '.project-startup'))).toBe(false);
+    expect(fs.existsSync(path.join(hosted.home, '.project-startup'))).toBe(
+      false
+    );
   });
 
   /** Inside a Slurm allocation; squeue is not on PATH, so liveness is unknown. */
-  function clusterEnv(s: CliSandbox, extra: Record<string, string> = {}): Record<string, string> {
-    return { ...s.env, SLURM_JOB_ID: '4242', PROJECT_STARTUP_APPROVED_STORAGE: s.root, ...extra };
+  function clusterEnv(
+    s: CliSandbox,
+    extra: Record<string, string> = {}
+  ): Record<string, string> {
+    return {
+      ...s.env,
+      SLURM_JOB_ID: '4242',
+      PROJECT_STARTUP_APPROVED_STORAGE: s.root,
+      ...extra
+    };
   }
 
-  function expectStateCreated(s: CliSandbox, ingress: string): Record<string, unknown> {
+  function expectStateCreated(
+    s: CliSandbox,
+    ingress: string
+  ): Record<string, unknown> {
     const statePath = path.join(s.projectDir, '.project-startup');
     const recordPath = path.join(statePath, 'initialization.json');
     expect(mode(statePath)).toBe(0o700);
@@ -409,7 +562,11 @@ describe('init', () => {
       platform: 'cluster',
       projectPath: s.projectDir,
       statePath,
-      confirmation: { interface: 'terminal', method: 'terminal-prompt', ingress }
+      confirmation: {
+        interface: 'terminal',
+        method: 'terminal-prompt',
+        ingress
+      }
     });
     return record;
   }
@@ -420,7 +577,10 @@ describe('init', () => {
     const statePath = path.join(s.projectDir, '.project-startup');
     const before = listTree(s.root);
 
-    const [no, eof] = await Promise.all([runCliInTty(['init'], { ...io, input: 'n\n' }), runCliInTty(['init'], io)]);
+    const [no, eof] = await Promise.all([
+      runCliInTty(['init'], { ...io, input: 'n\n' }),
+      runCliInTty(['init'], io)
+    ]);
     for (const r of [no, eof]) {
       expectExit(r, 4);
       expect(r.stdout).toContain(`${statePath}/`);
@@ -440,21 +600,31 @@ describe('init', () => {
     expectExit(again, 0);
     expect(again.stdout).toMatch(/Already set up/);
     expect(again.stderr).not.toMatch(/\[y\/N\]/);
-    expect(JSON.parse(fs.readFileSync(path.join(statePath, 'initialization.json'), 'utf8'))).toEqual(record);
+    expect(
+      JSON.parse(
+        fs.readFileSync(path.join(statePath, 'initialization.json'), 'utf8')
+      )
+    ).toEqual(record);
 
     const status = await runCli(['status', '--json'], io);
     expectExit(status, 0);
     const projection = JSON.parse(status.stdout);
     expectValid('StartupProjection', projection);
     expect(projection.phase).toBe('ready');
-    const compute = projection.readinessChecks.find((c: { id: string }) => c.id === 'compute-allocation');
+    const compute = projection.readinessChecks.find(
+      (c: { id: string }) => c.id === 'compute-allocation'
+    );
     expect(compute.status).toBe('warn');
     expect(compute.observed).toMatch(/squeue/);
   });
 
   it('init --json on a cluster allocation prints the initialize response on stdout', async () => {
     const s = sandbox();
-    const r = await runCliInTty(['init', '--json'], { env: clusterEnv(s), cwd: s.projectDir, input: 'yes\n' });
+    const r = await runCliInTty(['init', '--json'], {
+      env: clusterEnv(s),
+      cwd: s.projectDir,
+      input: 'yes\n'
+    });
     expectExit(r, 0);
     const body = JSON.parse(r.stdout);
     expectValid('InitializeResponse', body);
@@ -489,10 +659,19 @@ describe('init', () => {
     const again = await runCliInTty(['init'], io);
     expectExit(again, 0);
     expect(again.stdout).toMatch(/Already set up/);
-    expect(JSON.parse(fs.readFileSync(path.join(s.projectDir, '.project-startup', 'initialization.json'), 'utf8'))).toEqual(record);
+    expect(
+      JSON.parse(
+        fs.readFileSync(
+          path.join(s.projectDir, '.project-startup', 'initialization.json'),
+          'utf8'
+        )
+      )
+    ).toEqual(record);
 
     const { token } = readRuntime(s);
-    const startup = await request(`${server.url}startup?interface=terminal`, { token });
+    const startup = await request(`${server.url}startup?interface=terminal`, {
+      token
+    });
     expect(startup.json.phase).toBe('ready');
     expect((await server.stop()).code).toBe(0);
   });
@@ -522,7 +701,10 @@ describe('init', () => {
     const env = clusterEnv(s);
     const io = { env, cwd: s.projectDir };
     const socket = path.join(s.root, 'nb.sock');
-    const server = await startServe(['--ingress', 'notebook-server-proxy', '--unix-socket', socket], { env, cwd: s.projectDir });
+    const server = await startServe(
+      ['--ingress', 'notebook-server-proxy', '--unix-socket', socket],
+      { env, cwd: s.projectDir }
+    );
     const status = JSON.parse((await runCli(['status', '--json'], io)).stdout);
     expect(status.phase).toBe('awaiting-confirmation');
     expect(status.nextAction.command).toBe('project-startup init --local');
@@ -533,8 +715,13 @@ describe('init', () => {
     expect(refused.stderr).toMatch(/project-startup init --local/);
     expect(refused.stderr).toMatch(/--ingress direct-loopback/);
     expect(refused.stderr).not.toMatch(/\[y\/N\]|cross-origin/);
-    expect(fs.existsSync(path.join(s.projectDir, '.project-startup'))).toBe(false);
-    const local = await runCliInTty(['init', '--local'], { ...io, input: 'y\n' });
+    expect(fs.existsSync(path.join(s.projectDir, '.project-startup'))).toBe(
+      false
+    );
+    const local = await runCliInTty(['init', '--local'], {
+      ...io,
+      input: 'y\n'
+    });
     expectExit(local, 0);
     expectStateCreated(s, 'command-line');
     expect((await server.stop()).code).toBe(0);
@@ -544,7 +731,11 @@ describe('init', () => {
     const s = sandbox();
     const before = listTree(s.root);
     const r = await runCli(['init'], {
-      env: { ...s.env, SLURM_CONF: '/etc/slurm/slurm.conf', PROJECT_STARTUP_APPROVED_STORAGE: s.root },
+      env: {
+        ...s.env,
+        SLURM_CONF: '/etc/slurm/slurm.conf',
+        PROJECT_STARTUP_APPROVED_STORAGE: s.root
+      },
       cwd: s.projectDir,
       input: 'y\n'
     });
@@ -580,9 +771,13 @@ describe('url', () => {
     const { token } = readRuntime(s);
     const r = await runCli(['url'], { env: s.env, cwd: s.projectDir });
     expectExit(r, 0);
-    expect(r.stdout).toBe(`http://127.0.0.1:${server.port}/project/?token=${token}\n`);
+    expect(r.stdout).toBe(
+      `http://127.0.0.1:${server.port}/project/?token=${token}\n`
+    );
 
-    const signIn = await request(r.stdout.trim(), { headers: { accept: 'text/html' } });
+    const signIn = await request(r.stdout.trim(), {
+      headers: { accept: 'text/html' }
+    });
     expect(signIn.status).toBe(303);
     const cookies = ([] as string[]).concat(signIn.headers['set-cookie'] ?? []);
     expect(cookies).toHaveLength(1);
@@ -591,7 +786,9 @@ describe('url', () => {
     expect(cookies[0]).not.toContain(token as string);
     expect(signIn.headers.location).toBe('/project/');
 
-    const page = await request(server.url, { headers: { accept: 'text/html', cookie: cookies[0].split(';')[0] } });
+    const page = await request(server.url, {
+      headers: { accept: 'text/html', cookie: cookies[0].split(';')[0] }
+    });
     expect(page.status).toBe(200);
     expect(page.headers['content-type']).toMatch(/^text\/html/);
     expect((await server.stop()).code).toBe(0);
@@ -622,7 +819,11 @@ describe('url and serve name only routes the platform offers (the repros of issu
   it('cluster: serve points at the terminal, url exits 3 naming the terminal, no page and no cookie', async () => {
     const s = sandbox();
     const token = `env-token-${hex()}`;
-    const env = { ...s.env, PROJECT_STARTUP_PLATFORM: 'cluster', PROJECT_STARTUP_TOKEN: token };
+    const env = {
+      ...s.env,
+      PROJECT_STARTUP_PLATFORM: 'cluster',
+      PROJECT_STARTUP_TOKEN: token
+    };
     const server = await startServe([], { env, cwd: s.projectDir });
     expect(server.stdout()).not.toMatch(/project-startup url|browser address/);
     expect(server.stdout()).toMatch(/project-startup status/);
@@ -631,7 +832,9 @@ describe('url and serve name only routes the platform offers (the repros of issu
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/Cluster platform has no browser route/);
     expect(r.stderr).toMatch(/project-startup status/);
-    const page = await request(`${server.url}?token=${token}`, { headers: { accept: 'text/html' } });
+    const page = await request(`${server.url}?token=${token}`, {
+      headers: { accept: 'text/html' }
+    });
     expect(page.status).toBe(404);
     expect(page.headers['set-cookie']).toBeUndefined();
     expect((await server.stop()).code).toBe(0);
@@ -639,8 +842,15 @@ describe('url and serve name only routes the platform offers (the repros of issu
 
   it('hosted notebook with --ingress direct-loopback: url blames the missing browser route, not the ingress', async () => {
     const s = sandbox();
-    const env = { ...s.env, JUPYTERHUB_API_URL: 'http://127.0.0.1:9/hub/api', JUPYTERHUB_USER: 'alice' };
-    const server = await startServe(['--ingress', 'direct-loopback'], { env, cwd: s.projectDir });
+    const env = {
+      ...s.env,
+      JUPYTERHUB_API_URL: 'http://127.0.0.1:9/hub/api',
+      JUPYTERHUB_USER: 'alice'
+    };
+    const server = await startServe(['--ingress', 'direct-loopback'], {
+      env,
+      cwd: s.projectDir
+    });
     expect(server.stdout()).not.toMatch(/project-startup url/);
     const r = await runCli(['url'], { env, cwd: s.projectDir });
     expectExit(r, 3);
@@ -656,7 +866,9 @@ describe('url and serve name only routes the platform offers (the repros of issu
     expect(server.stdout()).toMatch(/token in PROJECT_STARTUP_TOKEN\)/);
     const r = await runCli(['url'], { env: s.env, cwd: s.projectDir });
     expectExit(r, 1);
-    expect(r.stderr).toMatch(/PROJECT_STARTUP_TOKEN, which is not set in this shell/);
+    expect(r.stderr).toMatch(
+      /PROJECT_STARTUP_TOKEN, which is not set in this shell/
+    );
     expect(r.stderr).not.toMatch(/no login token/);
     expect((await server.stop()).code).toBe(0);
   });
@@ -667,22 +879,32 @@ describe('url and serve name only routes the platform offers (the repros of issu
     const server = await startServe([], { env, cwd: s.projectDir });
     const missing = await runCli(['status'], { env: s.env, cwd: s.projectDir });
     expectExit(missing, 1);
-    expect(missing.stderr).toMatch(/took its token from PROJECT_STARTUP_TOKEN when it started, which is not set in this shell/);
+    expect(missing.stderr).toMatch(
+      /took its token from PROJECT_STARTUP_TOKEN when it started, which is not set in this shell/
+    );
     expect(missing.stderr).not.toMatch(/runtime file/);
-    const json = await runCli(['status', '--json'], { env: { ...s.env, PROJECT_STARTUP_TOKEN: 'another-value' }, cwd: s.projectDir });
+    const json = await runCli(['status', '--json'], {
+      env: { ...s.env, PROJECT_STARTUP_TOKEN: 'another-value' },
+      cwd: s.projectDir
+    });
     expectExit(json, 1);
     const problem = JSON.parse(json.stdout);
     expectValid('Problem', problem);
     expect(problem.code).toBe('unauthorized');
     // The service cannot prove it holds this shell's token (client.ts), so nothing was sent.
-    expect(problem.detail).toMatch(/PROJECT_STARTUP_TOKEN differs from the token the service was started with/);
+    expect(problem.detail).toMatch(
+      /PROJECT_STARTUP_TOKEN differs from the token the service was started with/
+    );
     expect((await server.stop()).code).toBe(0);
   });
 
   it('a service on a Unix socket runs: url says a browser cannot open the socket (not "no service")', async () => {
     const s = sandbox();
     const socket = path.join(s.root, 'ps.sock');
-    const child = await startServe(['--unix-socket', socket], { env: s.env, cwd: s.projectDir });
+    const child = await startServe(['--unix-socket', socket], {
+      env: s.env,
+      cwd: s.projectDir
+    });
     const r = await runCli(['url'], { env: s.env, cwd: s.projectDir });
     expectExit(r, 3);
     expect(r.stderr).toContain(`Unix socket ${socket}`);

@@ -3,7 +3,17 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { HttpResult, PLATFORM_EVIDENCE, postJson, promptKeyHeader, RawResponse, rawRequest, request, TestService, trackedServices } from './helpers/harness';
+import {
+  HttpResult,
+  PLATFORM_EVIDENCE,
+  postJson,
+  promptKeyHeader,
+  RawResponse,
+  rawRequest,
+  request,
+  TestService,
+  trackedServices
+} from './helpers/harness';
 import { expectValid, validateAgainst } from './helpers/schemas';
 
 const DESIGN_CODES = [
@@ -33,11 +43,18 @@ const startShared = trackedServices('all');
 const startOwn = trackedServices('each');
 
 let svc: TestService;
-let confirm: { interface: string; confirm: { projectPath: string; statePath: string } };
+let confirm: {
+  interface: string;
+  confirm: { projectPath: string; statePath: string };
+};
 beforeAll(async () => {
   // A generous limit: this file sends many initialize calls to one service.
-  svc = await startShared({ env: { PROJECT_STARTUP_INITIALIZE_RATE_LIMIT: '1000/60' } });
-  const p = await request(`${svc.api}startup?interface=web`, { token: svc.token });
+  svc = await startShared({
+    env: { PROJECT_STARTUP_INITIALIZE_RATE_LIMIT: '1000/60' }
+  });
+  const p = await request(`${svc.api}startup?interface=web`, {
+    token: svc.token
+  });
   confirm = p.json.nextAction.request.body;
 });
 
@@ -54,9 +71,17 @@ function expectNoLeak(text: string): void {
   }
 }
 
-function expectProblemBody(body: Record<string, unknown>, status: number, code: string): void {
+function expectProblemBody(
+  body: Record<string, unknown>,
+  status: number,
+  code: string
+): void {
   expectValid('Problem', body);
-  expect(body).toMatchObject({ status, code, type: `urn:jupyterlab-project-startup:problem:${code}` });
+  expect(body).toMatchObject({
+    status,
+    code,
+    type: `urn:jupyterlab-project-startup:problem:${code}`
+  });
   for (const member of ['type', 'title', 'detail', 'code']) {
     expect(typeof body[member]).toBe('string');
     expect((body[member] as string).length).toBeGreaterThan(0);
@@ -71,7 +96,11 @@ function expectProblem(r: HttpResult, status: number, code: string): void {
   expectNoLeak(r.text);
 }
 
-function post(pathName: string, body: string, headers: Record<string, string> = {}): Promise<HttpResult> {
+function post(
+  pathName: string,
+  body: string,
+  headers: Record<string, string> = {}
+): Promise<HttpResult> {
   return request(`${svc.api}${pathName}`, {
     method: 'POST',
     token: svc.token,
@@ -85,7 +114,10 @@ function raw(data: string | Buffer): Promise<RawResponse> {
   return rawRequest(svc.running.port as number, data);
 }
 
-function expectRawProblem(r: RawResponse, status: number): Record<string, unknown> {
+function expectRawProblem(
+  r: RawResponse,
+  status: number
+): Record<string, unknown> {
   expect(r.status).toBe(status);
   expect(r.headers['content-type']).toMatch(/^application\/problem\+json/);
   expectNoLeak(r.body);
@@ -98,18 +130,41 @@ function expectRawProblem(r: RawResponse, status: number): Record<string, unknow
 
 describe('interface errors', () => {
   it('missing-interface: GET startup without interface, and initialize without one', async () => {
-    expectProblem(await request(`${svc.api}startup`, { token: svc.token }), 400, 'missing-interface');
-    expectProblem(await request(`${svc.api}startup?interface=`, { token: svc.token }), 400, 'missing-interface');
-    expectProblem(await postJson(`${svc.api}initialize`, svc.token, { confirm: confirm.confirm }), 400, 'missing-interface');
+    expectProblem(
+      await request(`${svc.api}startup`, { token: svc.token }),
+      400,
+      'missing-interface'
+    );
+    expectProblem(
+      await request(`${svc.api}startup?interface=`, { token: svc.token }),
+      400,
+      'missing-interface'
+    );
+    expectProblem(
+      await postJson(`${svc.api}initialize`, svc.token, {
+        confirm: confirm.confirm
+      }),
+      400,
+      'missing-interface'
+    );
   });
 
   it('unknown-interface: browser is not an interface id, and the detail lists the allowed values', async () => {
-    const r = await request(`${svc.api}startup?interface=browser`, { token: svc.token });
+    const r = await request(`${svc.api}startup?interface=browser`, {
+      token: svc.token
+    });
     expectProblem(r, 400, 'unknown-interface');
     for (const id of ['terminal', 'web', 'notebook']) {
       expect(r.json.detail).toContain(id);
     }
-    expectProblem(await postJson(`${svc.api}initialize`, svc.token, { ...confirm, interface: 'browser' }), 400, 'unknown-interface');
+    expectProblem(
+      await postJson(`${svc.api}initialize`, svc.token, {
+        ...confirm,
+        interface: 'browser'
+      }),
+      400,
+      'unknown-interface'
+    );
   });
 });
 
@@ -118,7 +173,10 @@ describe('body errors', () => {
     ['a malformed body', '{"interface": "web",'],
     ['an empty body', ''],
     ['a body that is not UTF-8 JSON', '\u0000\u0001'],
-    ['a JSON body with trailing garbage', `${JSON.stringify({ interface: 'web' })} x`]
+    [
+      'a JSON body with trailing garbage',
+      `${JSON.stringify({ interface: 'web' })} x`
+    ]
   ])('invalid-json: %s', async (_label, body) => {
     expectProblem(await post('initialize', body), 400, 'invalid-json');
   });
@@ -140,19 +198,29 @@ describe('body errors', () => {
   it('payload-too-large: a 17 KiB body', async () => {
     const body = JSON.stringify({ ...confirm, padding: 'x'.repeat(17 * 1024) });
     expect(Buffer.byteLength(body)).toBeGreaterThan(17 * 1024);
-    expectProblem(await post('initialize', body, { connection: 'close' }), 413, 'payload-too-large');
+    expectProblem(
+      await post('initialize', body, { connection: 'close' }),
+      413,
+      'payload-too-large'
+    );
   });
 
   it('payload-too-large: a Content-Length claiming more than the limit', async () => {
     const body = JSON.stringify(confirm);
     // The body never arrives in full, so this connection must not be reused for the next request.
-    const r = await post('initialize', body, { 'content-length': String(10 * 1024 * 1024), connection: 'close' });
+    const r = await post('initialize', body, {
+      'content-length': String(10 * 1024 * 1024),
+      connection: 'close'
+    });
     expectProblem(r, 413, 'payload-too-large');
   });
 
   it('payload-too-large: a chunked body growing past the limit', async () => {
     const chunk = 'x'.repeat(4096);
-    const chunks = Array.from({ length: 5 }, () => `${chunk.length.toString(16)}\r\n${chunk}\r\n`).join('');
+    const chunks = Array.from(
+      { length: 5 },
+      () => `${chunk.length.toString(16)}\r\n${chunk}\r\n`
+    ).join('');
     const r = await raw(
       `POST /project/initialize HTTP/1.1\r\nHost: 127.0.0.1:${svc.running.port}\r\nAuthorization: Bearer ${svc.token}\r\n` +
         `Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n${chunks}0\r\n\r\n`
@@ -162,11 +230,15 @@ describe('body errors', () => {
   });
 
   it('validation-failed: unknown members and wrong types, with JSON pointers', async () => {
-    const r = await postJson(`${svc.api}initialize`, svc.token, { ...confirm, extra: true, confirm: { projectPath: 1 } });
+    const r = await postJson(`${svc.api}initialize`, svc.token, {
+      ...confirm,
+      extra: true,
+      confirm: { projectPath: 1 }
+    });
     expectProblem(r, 422, 'validation-failed');
-    expect(r.json.errors.map((e: { pointer: string }) => e.pointer).sort()).toEqual(
-      ['/confirm/projectPath', '/confirm/statePath', '/extra'].sort()
-    );
+    expect(
+      r.json.errors.map((e: { pointer: string }) => e.pointer).sort()
+    ).toEqual(['/confirm/projectPath', '/confirm/statePath', '/extra'].sort());
   });
 });
 
@@ -180,20 +252,34 @@ describe('initialize refusals', () => {
   });
 
   it('confirmation-not-allowed: a terminal confirmation on generic', async () => {
-    const r = await postJson(`${svc.api}initialize`, svc.token, { ...confirm, interface: 'terminal' });
+    const r = await postJson(`${svc.api}initialize`, svc.token, {
+      ...confirm,
+      interface: 'terminal'
+    });
     expectProblem(r, 403, 'confirmation-not-allowed');
   });
 
   it('wrong-phase: a cluster login node without an allocation', async () => {
     const cluster = await startOwn({
-      env: { ...PLATFORM_EVIDENCE.cluster.env, PROJECT_STARTUP_APPROVED_STORAGE: TMP_REAL },
+      env: {
+        ...PLATFORM_EVIDENCE.cluster.env,
+        PROJECT_STARTUP_APPROVED_STORAGE: TMP_REAL
+      },
       files: PLATFORM_EVIDENCE.cluster.files
     });
-    const p = await request(`${cluster.api}startup?interface=terminal`, { token: cluster.token });
+    const p = await request(`${cluster.api}startup?interface=terminal`, {
+      token: cluster.token
+    });
     const r = await postJson(
       `${cluster.api}initialize`,
       cluster.token,
-      { interface: 'terminal', confirm: { projectPath: p.json.projectPath, statePath: p.json.statePath } },
+      {
+        interface: 'terminal',
+        confirm: {
+          projectPath: p.json.projectPath,
+          statePath: p.json.statePath
+        }
+      },
       promptKeyHeader(cluster)
     );
     expectProblem(r, 409, 'wrong-phase');
@@ -202,7 +288,9 @@ describe('initialize refusals', () => {
   });
 
   it('rate-limited: past the per-client initialize limit, with Retry-After', async () => {
-    const limited = await startOwn({ env: { PROJECT_STARTUP_INITIALIZE_RATE_LIMIT: '1/3600' } });
+    const limited = await startOwn({
+      env: { PROJECT_STARTUP_INITIALIZE_RATE_LIMIT: '1/3600' }
+    });
     const url = `${limited.api}initialize`;
     const first = await postJson(url, limited.token, { interface: 'web' });
     expect(first.status).not.toBe(429);
@@ -213,11 +301,17 @@ describe('initialize refusals', () => {
 
   it('state-unsafe: a state path that is a symbolic link', async () => {
     const other = await startOwn();
-    const p = await request(`${other.api}startup?interface=web`, { token: other.token });
+    const p = await request(`${other.api}startup?interface=web`, {
+      token: other.token
+    });
     const target = path.join(other.root, 'elsewhere');
     fs.mkdirSync(target, { mode: 0o700 });
     fs.symlinkSync(target, p.json.statePath);
-    const r = await postJson(`${other.api}initialize`, other.token, p.json.nextAction.request.body);
+    const r = await postJson(
+      `${other.api}initialize`,
+      other.token,
+      p.json.nextAction.request.body
+    );
     expectProblem(r, 409, 'state-unsafe');
     expect(fs.readdirSync(target)).toEqual([]);
   });
@@ -231,11 +325,20 @@ describe('access errors', () => {
   });
 
   it('forbidden-host: a foreign Host header', async () => {
-    expectProblem(await request(`${svc.api}capabilities`, { token: svc.token, headers: { host: 'evil.example' } }), 403, 'forbidden-host');
+    expectProblem(
+      await request(`${svc.api}capabilities`, {
+        token: svc.token,
+        headers: { host: 'evil.example' }
+      }),
+      403,
+      'forbidden-host'
+    );
   });
 
   it('cross-origin: a POST from a foreign Origin', async () => {
-    const r = await postJson(`${svc.api}initialize`, svc.token, confirm, { origin: 'http://evil.example' });
+    const r = await postJson(`${svc.api}initialize`, svc.token, confirm, {
+      origin: 'http://evil.example'
+    });
     expectProblem(r, 403, 'cross-origin');
   });
 });
@@ -252,7 +355,11 @@ describe('routing errors', () => {
     ['a dot segment escape', '/project/../etc/passwd'],
     ['an encoded traversal', '/project/%2e%2e/%2e%2e/etc/passwd']
   ])('not-found: %s', async (_label, pathName) => {
-    expectProblem(await request(`${svc.origin}${pathName}`, { token: svc.token }), 404, 'not-found');
+    expectProblem(
+      await request(`${svc.origin}${pathName}`, { token: svc.token }),
+      404,
+      'not-found'
+    );
   });
 
   const ROUTES: [string, string][] = [
@@ -266,18 +373,23 @@ describe('routing errors', () => {
     ['setup.js', 'GET, HEAD'],
     ['setup.css', 'GET, HEAD']
   ];
-  const cases = ROUTES.flatMap(([route, allow]) => ['PUT', 'DELETE'].map(method => [method, route, allow] as const));
+  const cases = ROUTES.flatMap(([route, allow]) =>
+    ['PUT', 'DELETE'].map(method => [method, route, allow] as const)
+  );
 
-  it.each(cases)('method-not-allowed: %s {api}%s, with an Allow header', async (method, route, allow) => {
-    const r = await request(`${svc.api}${route}`, {
-      method,
-      token: svc.token,
-      headers: { 'content-type': 'application/json' },
-      body: '{}'
-    });
-    expectProblem(r, 405, 'method-not-allowed');
-    expect(r.headers.allow).toBe(allow);
-  });
+  it.each(cases)(
+    'method-not-allowed: %s {api}%s, with an Allow header',
+    async (method, route, allow) => {
+      const r = await request(`${svc.api}${route}`, {
+        method,
+        token: svc.token,
+        headers: { 'content-type': 'application/json' },
+        body: '{}'
+      });
+      expectProblem(r, 405, 'method-not-allowed');
+      expect(r.headers.allow).toBe(allow);
+    }
+  );
 
   it('uri-too-long: a URL over 8 KiB is 414', async () => {
     const url = `${svc.api}capabilities?pad=${'a'.repeat(9 * 1024)}`;
@@ -316,12 +428,21 @@ describe('codes no request can reach', () => {
       })
     ).not.toEqual([]);
     // Every operation documents the 500 internal problem.
-    for (const [route, item] of Object.entries(r.json.paths as Record<string, Record<string, { responses: Record<string, { description: string }> }>>)) {
+    for (const [route, item] of Object.entries(
+      r.json.paths as Record<
+        string,
+        Record<string, { responses: Record<string, { description: string }> }>
+      >
+    )) {
       for (const [method, operation] of Object.entries(item)) {
         if (route.endsWith('/health') || route.endsWith('/openapi.json')) {
           continue;
         }
-        expect([route, method, operation.responses['500']?.description]).toEqual([route, method, expect.stringContaining('internal')]);
+        expect([
+          route,
+          method,
+          operation.responses['500']?.description
+        ]).toEqual([route, method, expect.stringContaining('internal')]);
       }
     }
   });
@@ -345,8 +466,14 @@ describe('malformed HTTP', () => {
 
   const MALFORMED: [string, string][] = [
     ['a garbage request line', 'THIS IS NOT HTTP\r\n\r\n'],
-    ['a header line without a colon', 'GET /project/health HTTP/1.1\r\nHost: 127.0.0.1\r\nNo colon here\r\n\r\n'],
-    ['an invalid Content-Length', 'POST /project/initialize HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: abc\r\n\r\n']
+    [
+      'a header line without a colon',
+      'GET /project/health HTTP/1.1\r\nHost: 127.0.0.1\r\nNo colon here\r\n\r\n'
+    ],
+    [
+      'an invalid Content-Length',
+      'POST /project/initialize HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: abc\r\n\r\n'
+    ]
   ];
 
   it.each(MALFORMED)('%s gets a 400 problem', async (_label, text) => {

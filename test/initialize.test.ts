@@ -5,36 +5,78 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { HttpResult, PLATFORM_EVIDENCE, postJson, promptKeyHeader, request, TestService, trackedServices } from './helpers/harness';
+import {
+  HttpResult,
+  PLATFORM_EVIDENCE,
+  postJson,
+  promptKeyHeader,
+  request,
+  TestService,
+  trackedServices
+} from './helpers/harness';
 import { expectProblem, expectValid } from './helpers/schemas';
 
 /** The temporary root of every test service lies below this, so it can serve as approved storage. */
 const TMP_REAL = fs.realpathSync(os.tmpdir());
 /** A cluster job: a live allocation variable and the project inside approved storage. */
-const CLUSTER_JOB = { SLURM_JOB_ID: '4242', PROJECT_STARTUP_APPROVED_STORAGE: TMP_REAL };
-const CLUSTER_LOGIN_NODE = { ...PLATFORM_EVIDENCE.cluster.env, PROJECT_STARTUP_APPROVED_STORAGE: TMP_REAL };
+const CLUSTER_JOB = {
+  SLURM_JOB_ID: '4242',
+  PROJECT_STARTUP_APPROVED_STORAGE: TMP_REAL
+};
+const CLUSTER_LOGIN_NODE = {
+  ...PLATFORM_EVIDENCE.cluster.env,
+  PROJECT_STARTUP_APPROVED_STORAGE: TMP_REAL
+};
 
 const start = trackedServices('each');
 
 async function projection(svc: TestService, iface: string) {
-  const r = await request(`${svc.api}startup?interface=${iface}`, { token: svc.token });
+  const r = await request(`${svc.api}startup?interface=${iface}`, {
+    token: svc.token
+  });
   expect(r.status).toBe(200);
   expectValid('StartupProjection', r.json);
-  return r.json as { projectPath: string; statePath: string; phase: string; nextAction: { id: string } };
+  return r.json as {
+    projectPath: string;
+    statePath: string;
+    phase: string;
+    nextAction: { id: string };
+  };
 }
 
-async function confirmation(svc: TestService, iface: string, extra: Record<string, unknown> = {}) {
+async function confirmation(
+  svc: TestService,
+  iface: string,
+  extra: Record<string, unknown> = {}
+) {
   const p = await projection(svc, iface);
-  return { interface: iface, confirm: { projectPath: p.projectPath, statePath: p.statePath }, ...extra };
+  return {
+    interface: iface,
+    confirm: { projectPath: p.projectPath, statePath: p.statePath },
+    ...extra
+  };
 }
 
-function initialize(svc: TestService, body: unknown, headers: Record<string, string> = {}): Promise<HttpResult> {
+function initialize(
+  svc: TestService,
+  body: unknown,
+  headers: Record<string, string> = {}
+): Promise<HttpResult> {
   return postJson(`${svc.api}initialize`, svc.token, body, headers);
 }
 
 /** POST on a connection of its own (no pooled keep-alive socket). */
-function postOnNewConnection(svc: TestService, body: unknown): Promise<HttpResult> {
-  return postJson(`${svc.api}initialize`, svc.token, body, {}, { newConnection: true });
+function postOnNewConnection(
+  svc: TestService,
+  body: unknown
+): Promise<HttpResult> {
+  return postJson(
+    `${svc.api}initialize`,
+    svc.token,
+    body,
+    {},
+    { newConnection: true }
+  );
 }
 
 function expectInitialized(r: HttpResult, status: 200 | 201): void {
@@ -61,43 +103,56 @@ function exists(p: string): boolean {
 }
 
 describe('generic platform: browser confirmations create the state', () => {
-  it.each(['web', 'notebook'])('%s confirmation: 201 with the record, then 200 with the same record and the file untouched', async iface => {
-    const svc = await start();
-    const statePath = path.join(svc.projectDir, '.project-startup');
-    const body = await confirmation(svc, iface);
-    expect(body.confirm).toEqual({ projectPath: svc.projectDir, statePath });
+  it.each(['web', 'notebook'])(
+    '%s confirmation: 201 with the record, then 200 with the same record and the file untouched',
+    async iface => {
+      const svc = await start();
+      const statePath = path.join(svc.projectDir, '.project-startup');
+      const body = await confirmation(svc, iface);
+      expect(body.confirm).toEqual({ projectPath: svc.projectDir, statePath });
 
-    const first = await initialize(svc, body);
-    expectInitialized(first, 201);
-    const record = first.json.record;
-    expect(record).toMatchObject({
-      kind: 'project-startup-state',
-      projectPath: svc.projectDir,
-      statePath,
-      platform: 'generic',
-      confirmation: { interface: iface, method: 'http-api', ingress: 'direct-loopback' }
-    });
-    expect(Number.isNaN(Date.parse(record.confirmation.confirmedAt))).toBe(false);
+      const first = await initialize(svc, body);
+      expectInitialized(first, 201);
+      const record = first.json.record;
+      expect(record).toMatchObject({
+        kind: 'project-startup-state',
+        projectPath: svc.projectDir,
+        statePath,
+        platform: 'generic',
+        confirmation: {
+          interface: iface,
+          method: 'http-api',
+          ingress: 'direct-loopback'
+        }
+      });
+      expect(Number.isNaN(Date.parse(record.confirmation.confirmedAt))).toBe(
+        false
+      );
 
-    const recordFile = path.join(statePath, 'initialization.json');
-    const before = fs.statSync(recordFile);
-    const bytes = fs.readFileSync(recordFile);
+      const recordFile = path.join(statePath, 'initialization.json');
+      const before = fs.statSync(recordFile);
+      const bytes = fs.readFileSync(recordFile);
 
-    const again = await initialize(svc, body);
-    expectInitialized(again, 200);
-    expect(again.json.record).toEqual(record);
+      const again = await initialize(svc, body);
+      expectInitialized(again, 200);
+      expect(again.json.record).toEqual(record);
 
-    const after = fs.statSync(recordFile);
-    expect({ ino: after.ino, mtimeMs: after.mtimeMs, size: after.size }).toEqual({
-      ino: before.ino,
-      mtimeMs: before.mtimeMs,
-      size: before.size
-    });
-    expect(fs.readFileSync(recordFile).equals(bytes)).toBe(true);
+      const after = fs.statSync(recordFile);
+      expect({
+        ino: after.ino,
+        mtimeMs: after.mtimeMs,
+        size: after.size
+      }).toEqual({
+        ino: before.ino,
+        mtimeMs: before.mtimeMs,
+        size: before.size
+      });
+      expect(fs.readFileSync(recordFile).equals(bytes)).toBe(true);
 
-    const now = await projection(svc, iface);
-    expect(now.phase).toBe('ready');
-  });
+      const now = await projection(svc, iface);
+      expect(now.phase).toBe('ready');
+    }
+  );
 
   it('leaves a 0700 directory holding only a 0600 JSON record, without any credential', async () => {
     const secrets = {
@@ -109,7 +164,10 @@ describe('generic platform: browser confirmations create the state', () => {
     };
     const svc = await start({ env: secrets });
     const statePath = path.join(svc.projectDir, '.project-startup');
-    const r = await initialize(svc, await confirmation(svc, 'web', { method: 'setup-page' }));
+    const r = await initialize(
+      svc,
+      await confirmation(svc, 'web', { method: 'setup-page' })
+    );
     expectInitialized(r, 201);
 
     expect(fs.readdirSync(svc.projectDir)).toEqual(['.project-startup']);
@@ -129,7 +187,11 @@ describe('generic platform: browser confirmations create the state', () => {
       statePath,
       platform: 'generic',
       // The body said setup-page; a Bearer call is what the service saw.
-      confirmation: { interface: 'web', method: 'http-api', ingress: 'direct-loopback' }
+      confirmation: {
+        interface: 'web',
+        method: 'http-api',
+        ingress: 'direct-loopback'
+      }
     });
     expect(typeof onDisk.confirmation.confirmedAt).toBe('string');
     for (const value of Object.values(secrets)) {
@@ -144,8 +206,20 @@ describe('generic platform: browser confirmations create the state', () => {
     const elsewhere = path.join(svc.root, 'other');
     const stale = [
       { ...body, confirm: { ...body.confirm, projectPath: elsewhere } },
-      { ...body, confirm: { ...body.confirm, statePath: path.join(elsewhere, '.project-startup') } },
-      { ...body, confirm: { projectPath: `${body.confirm.projectPath}/`, statePath: body.confirm.statePath } }
+      {
+        ...body,
+        confirm: {
+          ...body.confirm,
+          statePath: path.join(elsewhere, '.project-startup')
+        }
+      },
+      {
+        ...body,
+        confirm: {
+          projectPath: `${body.confirm.projectPath}/`,
+          statePath: body.confirm.statePath
+        }
+      }
     ];
     for (const b of stale) {
       const r = await initialize(svc, b);
@@ -159,7 +233,10 @@ describe('generic platform: browser confirmations create the state', () => {
   it('a terminal confirmation is 403 confirmation-not-allowed, with or without the prompt method', async () => {
     const svc = await start();
     for (const extra of [{}, { method: 'terminal-prompt' }]) {
-      const r = await initialize(svc, await confirmation(svc, 'terminal', extra));
+      const r = await initialize(
+        svc,
+        await confirmation(svc, 'terminal', extra)
+      );
       expectProblem(r, 403, 'confirmation-not-allowed');
       expect(r.json.allowedInterfaces).toEqual(['web', 'notebook']);
     }
@@ -170,22 +247,36 @@ describe('generic platform: browser confirmations create the state', () => {
 describe('hosted-notebook platform', () => {
   const hosted = { env: { ...PLATFORM_EVIDENCE['hosted-notebook'].env } };
 
-  it.each(['terminal', 'web'])('a %s confirmation is 403 confirmation-not-allowed and creates nothing', async iface => {
-    const svc = await start(hosted);
-    const r = await initialize(svc, await confirmation(svc, iface));
-    expectProblem(r, 403, 'confirmation-not-allowed');
-    expect(r.json.allowedInterfaces).toEqual(['notebook']);
-    expect(exists(path.join(svc.homeDir, '.project-startup'))).toBe(false);
-    expect(fs.readdirSync(svc.projectDir)).toEqual([]);
-  });
+  it.each(['terminal', 'web'])(
+    'a %s confirmation is 403 confirmation-not-allowed and creates nothing',
+    async iface => {
+      const svc = await start(hosted);
+      const r = await initialize(svc, await confirmation(svc, iface));
+      expectProblem(r, 403, 'confirmation-not-allowed');
+      expect(r.json.allowedInterfaces).toEqual(['notebook']);
+      expect(exists(path.join(svc.homeDir, '.project-startup'))).toBe(false);
+      expect(fs.readdirSync(svc.projectDir)).toEqual([]);
+    }
+  );
 
   it('a notebook confirmation is 201 with the state below $HOME, every created directory 0700', async () => {
     const jupyterToken = 'hub-api-token-a1b2c3d4e5f60718293a4b5c6d7e8f90';
-    const svc = await start({ env: { ...hosted.env, JUPYTERHUB_API_TOKEN: jupyterToken, JPY_API_TOKEN: jupyterToken } });
-    const body = await confirmation(svc, 'notebook', { method: 'jupyterlab-dialog' });
+    const svc = await start({
+      env: {
+        ...hosted.env,
+        JUPYTERHUB_API_TOKEN: jupyterToken,
+        JPY_API_TOKEN: jupyterToken
+      }
+    });
+    const body = await confirmation(svc, 'notebook', {
+      method: 'jupyterlab-dialog'
+    });
     const root = path.join(svc.homeDir, '.project-startup');
     const projects = path.join(root, 'projects');
-    const digest = createHash('sha256').update(svc.projectDir).digest('hex').slice(0, 12);
+    const digest = createHash('sha256')
+      .update(svc.projectDir)
+      .digest('hex')
+      .slice(0, 12);
     const statePath = path.join(projects, `project-${digest}`);
     expect(body.confirm).toEqual({ projectPath: svc.projectDir, statePath });
 
@@ -196,7 +287,11 @@ describe('hosted-notebook platform', () => {
       projectPath: svc.projectDir,
       statePath,
       // Sent with a token (a script through the notebook server), whatever the body claims.
-      confirmation: { interface: 'notebook', method: 'http-api', ingress: 'notebook-server-proxy' }
+      confirmation: {
+        interface: 'notebook',
+        method: 'http-api',
+        ingress: 'notebook-server-proxy'
+      }
     });
     for (const dir of [root, projects, statePath]) {
       expect(fs.lstatSync(dir).isDirectory()).toBe(true);
@@ -221,24 +316,61 @@ describe('a record confirmed on another platform (decision: it needs a new confi
     const first = await initialize(generic, await confirmation(generic, 'web'));
     expectInitialized(first, 201);
     const project = generic.projectDir;
-    const cluster = await start({ env: { ...CLUSTER_JOB }, serve: { projectDir: project } });
-    const p = (await request(`${cluster.api}startup?interface=terminal`, { token: cluster.token })).json;
+    const cluster = await start({
+      env: { ...CLUSTER_JOB },
+      serve: { projectDir: project }
+    });
+    const p = (
+      await request(`${cluster.api}startup?interface=terminal`, {
+        token: cluster.token
+      })
+    ).json;
     expect(p.phase).toBe('awaiting-confirmation');
     expect(p.confirmation.confirmed).toBe(false);
-    const check = p.readinessChecks.find((c: { id: string }) => c.id === 'confirmation');
+    const check = p.readinessChecks.find(
+      (c: { id: string }) => c.id === 'confirmation'
+    );
     expect(check.status).toBe('warn');
-    expect(check.observed).toMatch(/confirmed on the Workstation or container \(through Browser at .*\), not on the Cluster platform: it needs its own confirmation/);
-    expect(p.readinessChecks.find((c: { id: string }) => c.id === 'state-path').observed).toMatch(/confirming here replaces it/);
+    expect(check.observed).toMatch(
+      /confirmed on the Workstation or container \(through Browser at .*\), not on the Cluster platform: it needs its own confirmation/
+    );
+    expect(
+      p.readinessChecks.find((c: { id: string }) => c.id === 'state-path')
+        .observed
+    ).toMatch(/confirming here replaces it/);
     // A web confirmation (valid on generic) is not one here; the terminal prompt is.
-    expectProblem(await initialize(cluster, { interface: 'web', confirm: { projectPath: p.projectPath, statePath: p.statePath } }), 403, 'confirmation-not-allowed');
-    const again = await initialize(cluster, { interface: 'terminal', confirm: { projectPath: p.projectPath, statePath: p.statePath } }, promptKeyHeader(cluster));
+    expectProblem(
+      await initialize(cluster, {
+        interface: 'web',
+        confirm: { projectPath: p.projectPath, statePath: p.statePath }
+      }),
+      403,
+      'confirmation-not-allowed'
+    );
+    const again = await initialize(
+      cluster,
+      {
+        interface: 'terminal',
+        confirm: { projectPath: p.projectPath, statePath: p.statePath }
+      },
+      promptKeyHeader(cluster)
+    );
     expectInitialized(again, 201);
-    expect(again.json.record).toMatchObject({ platform: 'cluster', confirmation: { interface: 'terminal', method: 'terminal-prompt' } });
-    const onDisk = JSON.parse(fs.readFileSync(path.join(p.statePath, 'initialization.json'), 'utf8'));
+    expect(again.json.record).toMatchObject({
+      platform: 'cluster',
+      confirmation: { interface: 'terminal', method: 'terminal-prompt' }
+    });
+    const onDisk = JSON.parse(
+      fs.readFileSync(path.join(p.statePath, 'initialization.json'), 'utf8')
+    );
     expect(onDisk).toEqual(again.json.record);
     expect(fs.readdirSync(p.statePath)).toEqual(['initialization.json']);
     // And back on generic, the cluster's record is in turn not a generic confirmation.
-    const back = (await request(`${generic.api}startup?interface=web`, { token: generic.token })).json;
+    const back = (
+      await request(`${generic.api}startup?interface=web`, {
+        token: generic.token
+      })
+    ).json;
     expect(back.phase).toBe('awaiting-confirmation');
   });
 });
@@ -246,27 +378,52 @@ describe('a record confirmed on another platform (decision: it needs a new confi
 describe('the method is what the service saw, never what the body says', () => {
   it('a Bearer call claiming setup-page is recorded http-api; the setup page session is recorded setup-page', async () => {
     const claimed = await start();
-    const r = await initialize(claimed, await confirmation(claimed, 'web', { method: 'setup-page' }));
+    const r = await initialize(
+      claimed,
+      await confirmation(claimed, 'web', { method: 'setup-page' })
+    );
     expectInitialized(r, 201);
     expect(r.json.record.confirmation.method).toBe('http-api');
 
     const page = await start();
-    const signIn = await request(`${page.api}?token=${page.token}`, { headers: { accept: 'text/html' } });
-    const cookie = String(([] as string[]).concat(signIn.headers['set-cookie'] ?? [])[0]).split(';')[0];
+    const signIn = await request(`${page.api}?token=${page.token}`, {
+      headers: { accept: 'text/html' }
+    });
+    const cookie = String(
+      ([] as string[]).concat(signIn.headers['set-cookie'] ?? [])[0]
+    ).split(';')[0];
     const p = await projection(page, 'web');
     const viaPage = await request(`${page.api}initialize`, {
       method: 'POST',
-      headers: { cookie, 'content-type': 'application/json', origin: page.origin, 'sec-fetch-site': 'same-origin' },
-      body: JSON.stringify({ interface: 'web', confirm: { projectPath: p.projectPath, statePath: p.statePath } })
+      headers: {
+        cookie,
+        'content-type': 'application/json',
+        origin: page.origin,
+        'sec-fetch-site': 'same-origin'
+      },
+      body: JSON.stringify({
+        interface: 'web',
+        confirm: { projectPath: p.projectPath, statePath: p.statePath }
+      })
     });
     expectInitialized(viaPage, 201);
-    expect(viaPage.json.record.confirmation).toMatchObject({ interface: 'web', method: 'setup-page', ingress: 'direct-loopback' });
+    expect(viaPage.json.record.confirmation).toMatchObject({
+      interface: 'web',
+      method: 'setup-page',
+      ingress: 'direct-loopback'
+    });
   });
 
   it('on the cluster a wrong prompt key is an API call, refused; only the runtime file key records terminal-prompt', async () => {
     const svc = await start({ env: CLUSTER_JOB });
     const body = await confirmation(svc, 'terminal');
-    expectProblem(await initialize(svc, body, { 'x-project-startup-prompt-key': 'guessed' }), 403, 'confirmation-not-allowed');
+    expectProblem(
+      await initialize(svc, body, {
+        'x-project-startup-prompt-key': 'guessed'
+      }),
+      403,
+      'confirmation-not-allowed'
+    );
     expect(fs.readdirSync(svc.projectDir)).toEqual([]);
     const r = await initialize(svc, body, promptKeyHeader(svc));
     expectInitialized(r, 201);
@@ -277,7 +434,9 @@ describe('the method is what the service saw, never what the body says', () => {
 describe('cluster platform', () => {
   it('inside an allocation and approved storage, a terminal-prompt confirmation is 201', async () => {
     const svc = await start({ env: CLUSTER_JOB });
-    const body = await confirmation(svc, 'terminal', { method: 'terminal-prompt' });
+    const body = await confirmation(svc, 'terminal', {
+      method: 'terminal-prompt'
+    });
     // The body's method is never believed: without the command line's prompt key it is refused.
     expectProblem(await initialize(svc, body), 403, 'confirmation-not-allowed');
     const r = await initialize(svc, body, promptKeyHeader(svc));
@@ -285,7 +444,11 @@ describe('cluster platform', () => {
     expect(r.json.record).toMatchObject({
       platform: 'cluster',
       statePath: path.join(svc.projectDir, '.project-startup'),
-      confirmation: { interface: 'terminal', method: 'terminal-prompt', ingress: 'direct-loopback' }
+      confirmation: {
+        interface: 'terminal',
+        method: 'terminal-prompt',
+        ingress: 'direct-loopback'
+      }
     });
     expect(mode(path.join(svc.projectDir, '.project-startup'))).toBe(0o700);
     expectInitialized(await initialize(svc, body, promptKeyHeader(svc)), 200);
@@ -295,7 +458,10 @@ describe('cluster platform', () => {
     const svc = await start({ env: CLUSTER_JOB });
     const plain = await initialize(svc, await confirmation(svc, 'terminal'));
     expectProblem(plain, 403, 'confirmation-not-allowed');
-    const api = await initialize(svc, await confirmation(svc, 'terminal', { method: 'http-api' }));
+    const api = await initialize(
+      svc,
+      await confirmation(svc, 'terminal', { method: 'http-api' })
+    );
     // http-api does not go with the terminal interface: a malformed request, not a confirmation.
     expect([403, 422]).toContain(api.status);
     expectValid('Problem', api.json);
@@ -306,8 +472,13 @@ describe('cluster platform', () => {
   });
 
   it('on a login node (scheduler configured, no allocation) it is 409 wrong-phase with phase needs-compute', async () => {
-    const svc = await start({ env: CLUSTER_LOGIN_NODE, files: PLATFORM_EVIDENCE.cluster.files });
-    const body = await confirmation(svc, 'terminal', { method: 'terminal-prompt' });
+    const svc = await start({
+      env: CLUSTER_LOGIN_NODE,
+      files: PLATFORM_EVIDENCE.cluster.files
+    });
+    const body = await confirmation(svc, 'terminal', {
+      method: 'terminal-prompt'
+    });
     const r = await initialize(svc, body, promptKeyHeader(svc));
     expectProblem(r, 409, 'wrong-phase');
     expect(r.json.phase).toBe('needs-compute');
@@ -317,18 +488,33 @@ describe('cluster platform', () => {
   });
 
   it('outside approved storage it is 409 wrong-phase with phase blocked', async () => {
-    const svc = await start({ env: { ...CLUSTER_JOB, PROJECT_STARTUP_APPROVED_STORAGE: '/nonexistent-approved-storage' } });
-    const r = await initialize(svc, await confirmation(svc, 'terminal', { method: 'terminal-prompt' }), promptKeyHeader(svc));
+    const svc = await start({
+      env: {
+        ...CLUSTER_JOB,
+        PROJECT_STARTUP_APPROVED_STORAGE: '/nonexistent-approved-storage'
+      }
+    });
+    const r = await initialize(
+      svc,
+      await confirmation(svc, 'terminal', { method: 'terminal-prompt' }),
+      promptKeyHeader(svc)
+    );
     expectProblem(r, 409, 'wrong-phase');
     expect(r.json.phase).toBe('blocked');
-    expect(r.json.nextAction).toMatchObject({ id: 'fix-check', checkId: 'approved-storage' });
+    expect(r.json.nextAction).toMatchObject({
+      id: 'fix-check',
+      checkId: 'approved-storage'
+    });
     expect(fs.readdirSync(svc.projectDir)).toEqual([]);
   });
 });
 
 describe('request validation', () => {
   let svc: TestService;
-  let good: { interface: string; confirm: { projectPath: string; statePath: string } };
+  let good: {
+    interface: string;
+    confirm: { projectPath: string; statePath: string };
+  };
   beforeEach(async () => {
     svc = await start();
     good = await confirmation(svc, 'web');
@@ -337,7 +523,16 @@ describe('request validation', () => {
     expect(fs.readdirSync(svc.projectDir)).toEqual([]);
   });
 
-  it.each(['browser', 'Web', 'jupyterlab', 'terminal ', 42, true, ['web'], { id: 'web' }])(
+  it.each([
+    'browser',
+    'Web',
+    'jupyterlab',
+    'terminal ',
+    42,
+    true,
+    ['web'],
+    { id: 'web' }
+  ])(
     'interface %j is 400 unknown-interface listing the allowed values',
     async value => {
       const r = await initialize(svc, { ...good, interface: value });
@@ -362,45 +557,115 @@ describe('request validation', () => {
   });
 
   it.each([
-    ['an unknown top-level member', (g: typeof good) => ({ ...g, force: true }), ['/force']],
-    ['an unknown confirm member', (g: typeof good) => ({ ...g, confirm: { ...g.confirm, mode: '0777' } }), ['/confirm/mode']],
-    ['a member name needing escapes', (g: typeof good) => ({ ...g, 'a/b~c': 1 }), ['/a~1b~0c']],
-    ['confirm missing', (g: typeof good) => ({ interface: g.interface }), ['/confirm']],
-    ['confirm as a string', (g: typeof good) => ({ ...g, confirm: 'yes' }), ['/confirm']],
-    ['confirm as an array', (g: typeof good) => ({ ...g, confirm: [g.confirm.projectPath] }), ['/confirm']],
-    ['confirm as null', (g: typeof good) => ({ ...g, confirm: null }), ['/confirm']],
-    ['paths of wrong types', (g: typeof good) => ({ ...g, confirm: { projectPath: 1, statePath: null } }), ['/confirm/projectPath', '/confirm/statePath']],
-    ['a path missing', (g: typeof good) => ({ ...g, confirm: { projectPath: g.confirm.projectPath } }), ['/confirm/statePath']],
-    ['an unknown method', (g: typeof good) => ({ ...g, method: 'telepathy' }), ['/method']],
-    ['a method of a wrong type', (g: typeof good) => ({ ...g, method: 7 }), ['/method']],
-    ['a method that does not go with the interface', (g: typeof good) => ({ ...g, method: 'terminal-prompt' }), ['/method']],
+    [
+      'an unknown top-level member',
+      (g: typeof good) => ({ ...g, force: true }),
+      ['/force']
+    ],
+    [
+      'an unknown confirm member',
+      (g: typeof good) => ({ ...g, confirm: { ...g.confirm, mode: '0777' } }),
+      ['/confirm/mode']
+    ],
+    [
+      'a member name needing escapes',
+      (g: typeof good) => ({ ...g, 'a/b~c': 1 }),
+      ['/a~1b~0c']
+    ],
+    [
+      'confirm missing',
+      (g: typeof good) => ({ interface: g.interface }),
+      ['/confirm']
+    ],
+    [
+      'confirm as a string',
+      (g: typeof good) => ({ ...g, confirm: 'yes' }),
+      ['/confirm']
+    ],
+    [
+      'confirm as an array',
+      (g: typeof good) => ({ ...g, confirm: [g.confirm.projectPath] }),
+      ['/confirm']
+    ],
+    [
+      'confirm as null',
+      (g: typeof good) => ({ ...g, confirm: null }),
+      ['/confirm']
+    ],
+    [
+      'paths of wrong types',
+      (g: typeof good) => ({
+        ...g,
+        confirm: { projectPath: 1, statePath: null }
+      }),
+      ['/confirm/projectPath', '/confirm/statePath']
+    ],
+    [
+      'a path missing',
+      (g: typeof good) => ({
+        ...g,
+        confirm: { projectPath: g.confirm.projectPath }
+      }),
+      ['/confirm/statePath']
+    ],
+    [
+      'an unknown method',
+      (g: typeof good) => ({ ...g, method: 'telepathy' }),
+      ['/method']
+    ],
+    [
+      'a method of a wrong type',
+      (g: typeof good) => ({ ...g, method: 7 }),
+      ['/method']
+    ],
+    [
+      'a method that does not go with the interface',
+      (g: typeof good) => ({ ...g, method: 'terminal-prompt' }),
+      ['/method']
+    ],
     [
       'several problems at once',
-      (g: typeof good) => ({ ...g, extra: 1, confirm: { projectPath: g.confirm.projectPath, statePath: 3, other: 'x' } }),
+      (g: typeof good) => ({
+        ...g,
+        extra: 1,
+        confirm: {
+          projectPath: g.confirm.projectPath,
+          statePath: 3,
+          other: 'x'
+        }
+      }),
       ['/extra', '/confirm/statePath', '/confirm/other']
     ]
-  ])('%s is 422 validation-failed with JSON pointers', async (_label, make, pointers) => {
-    const r = await initialize(svc, make(good));
-    expectProblem(r, 422, 'validation-failed');
-    expect(Array.isArray(r.json.errors)).toBe(true);
-    for (const e of r.json.errors) {
-      expect(typeof e.pointer).toBe('string');
-      expect(e.pointer === '' || e.pointer.startsWith('/')).toBe(true);
-      expect(typeof e.detail).toBe('string');
+  ])(
+    '%s is 422 validation-failed with JSON pointers',
+    async (_label, make, pointers) => {
+      const r = await initialize(svc, make(good));
+      expectProblem(r, 422, 'validation-failed');
+      expect(Array.isArray(r.json.errors)).toBe(true);
+      for (const e of r.json.errors) {
+        expect(typeof e.pointer).toBe('string');
+        expect(e.pointer === '' || e.pointer.startsWith('/')).toBe(true);
+        expect(typeof e.detail).toBe('string');
+      }
+      expect(
+        [...r.json.errors.map((e: { pointer: string }) => e.pointer)].sort()
+      ).toEqual([...pointers].sort());
     }
-    expect([...r.json.errors.map((e: { pointer: string }) => e.pointer)].sort()).toEqual([...pointers].sort());
-  });
+  );
 
   it.each([
     ['an array', []],
     ['a string', 'web'],
     ['a number', 1],
     ['null', null]
-  ])('a body that is %s is 422 validation-failed at the root pointer', async (_label, body) => {
-    const r = await initialize(svc, body);
-    expectProblem(r, 422, 'validation-failed');
-    expect(r.json.errors).toEqual([expect.objectContaining({ pointer: '' })]);
-  });
+  ])(
+    'a body that is %s is 422 validation-failed at the root pointer',
+    async (_label, body) => {
+      const r = await initialize(svc, body);
+      expectProblem(r, 422, 'validation-failed');
+      expect(r.json.errors).toEqual([expect.objectContaining({ pointer: '' })]);
+    }
+  );
 });
 
 describe('concurrency', () => {
@@ -426,7 +691,11 @@ describe('concurrency', () => {
     expect(fs.readdirSync(svc.projectDir)).toEqual(['.project-startup']);
     const statePath = path.join(svc.projectDir, '.project-startup');
     expect(fs.readdirSync(statePath)).toEqual(['initialization.json']);
-    expect(JSON.parse(fs.readFileSync(path.join(statePath, 'initialization.json'), 'utf8'))).toEqual(created.json.record);
+    expect(
+      JSON.parse(
+        fs.readFileSync(path.join(statePath, 'initialization.json'), 'utf8')
+      )
+    ).toEqual(created.json.record);
   });
 });
 
@@ -449,7 +718,10 @@ describe('unsafe state paths are refused, never fixed', () => {
     const linkAfter = fs.lstatSync(statePath);
     expect(linkAfter.isSymbolicLink()).toBe(true);
     expect(fs.readlinkSync(statePath)).toBe(target);
-    expect({ ino: linkAfter.ino, mtimeMs: linkAfter.mtimeMs }).toEqual({ ino: linkBefore.ino, mtimeMs: linkBefore.mtimeMs });
+    expect({ ino: linkAfter.ino, mtimeMs: linkAfter.mtimeMs }).toEqual({
+      ino: linkBefore.ino,
+      mtimeMs: linkBefore.mtimeMs
+    });
     expect(mode(target)).toBe(0o700);
   });
 
@@ -472,8 +744,13 @@ describe('unsafe state paths are refused, never fixed', () => {
     const statePath = body.confirm.statePath;
     fs.mkdirSync(statePath, { mode: 0o700 });
     fs.chmodSync(statePath, 0o700);
-    const stray = path.join(statePath, '.initialization.json.0123456789abcdef.tmp');
-    fs.writeFileSync(stray, '{"kind": "project-startup-state", "truncat', { mode: 0o600 });
+    const stray = path.join(
+      statePath,
+      '.initialization.json.0123456789abcdef.tmp'
+    );
+    fs.writeFileSync(stray, '{"kind": "project-startup-state", "truncat', {
+      mode: 0o600
+    });
 
     const r = await initialize(svc, body);
     expectInitialized(r, 201);
@@ -484,7 +761,9 @@ describe('unsafe state paths are refused, never fixed', () => {
 
 describe('rate limit', () => {
   it('with PROJECT_STARTUP_INITIALIZE_RATE_LIMIT=3/60 the 4th call is 429 rate-limited with Retry-After', async () => {
-    const svc = await start({ env: { PROJECT_STARTUP_INITIALIZE_RATE_LIMIT: '3/60' } });
+    const svc = await start({
+      env: { PROJECT_STARTUP_INITIALIZE_RATE_LIMIT: '3/60' }
+    });
     const body = await confirmation(svc, 'web');
     expectInitialized(await initialize(svc, body), 201);
     expectInitialized(await initialize(svc, body), 200);

@@ -20,12 +20,17 @@ interface IPackageJson {
   devDependencies?: Record<string, string>;
   jupyterlab: {
     outputDir: string;
-    sharedPackages?: Record<string, { bundled?: boolean; requiredVersion?: string }>;
+    sharedPackages?: Record<
+      string,
+      { bundled?: boolean; requiredVersion?: string }
+    >;
     _build?: { load: string };
   };
 }
 
-const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as IPackageJson;
+const pkg = JSON.parse(
+  fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')
+) as IPackageJson;
 const OUTPUT = path.join(ROOT, pkg.jupyterlab.outputDir);
 const BUILT_PACKAGE = path.join(OUTPUT, 'package.json');
 
@@ -87,9 +92,18 @@ function caretSatisfies(range: string, version: string): boolean {
  */
 function consumedShares(remoteEntry: string): Map<string, string> {
   const found = new Map<string, string>();
-  for (const match of remoteEntry.matchAll(/\("default","([^"]+)",!(?:0|1),(\[[^\]]*\])/g)) {
-    const encoded = vm.runInNewContext(`(${match[2]})`) as (number | string | undefined)[];
-    const prefix = encoded[0] === 1 ? '^' : encoded[0] === 2 ? '~' : `<${String(encoded[0])}>`;
+  for (const match of remoteEntry.matchAll(
+    /\("default","([^"]+)",!(?:0|1),(\[[^\]]*\])/g
+  )) {
+    const encoded = vm.runInNewContext(`(${match[2]})`) as (
+      number | string | undefined
+    )[];
+    const prefix =
+      encoded[0] === 1
+        ? '^'
+        : encoded[0] === 2
+          ? '~'
+          : `<${String(encoded[0])}>`;
     let text = '';
     for (let i = 1; i < encoded.length; i++) {
       const item = encoded[i];
@@ -110,7 +124,9 @@ function runtimeImports(): Set<string> {
   const lib = path.join(ROOT, 'lib');
   for (const file of fs.readdirSync(lib).filter(f => f.endsWith('.js'))) {
     const text = fs.readFileSync(path.join(lib, file), 'utf8');
-    for (const match of text.matchAll(/(?:from|import)\s*'((?:@[^/']+\/)?[^/'.][^/']*)[^']*'/g)) {
+    for (const match of text.matchAll(
+      /(?:from|import)\s*'((?:@[^/']+\/)?[^/'.][^/']*)[^']*'/g
+    )) {
       imported.add(match[1]);
     }
   }
@@ -124,7 +140,9 @@ describe('the built labextension asks JupyterLab for ranges every JupyterLab 4 s
 
   beforeAll(() => {
     if (!fs.existsSync(BUILT_PACKAGE)) {
-      throw new Error(`${path.relative(ROOT, BUILT_PACKAGE)} is missing: run \`npm run build\` first.`);
+      throw new Error(
+        `${path.relative(ROOT, BUILT_PACKAGE)} is missing: run \`npm run build\` first.`
+      );
     }
     built = JSON.parse(fs.readFileSync(BUILT_PACKAGE, 'utf8')) as IPackageJson;
     const load = built.jupyterlab._build?.load;
@@ -137,17 +155,29 @@ describe('the built labextension asks JupyterLab for ranges every JupyterLab 4 s
     // The key stays: @jupyterlab/builder reads it and fails without it.
     expect(pkg.dependencies).toEqual({});
     for (const name of Object.keys(pkg.peerDependencies ?? {})) {
-      expect({ name, optional: pkg.peerDependenciesMeta?.[name]?.optional }).toEqual({ name, optional: true });
+      expect({
+        name,
+        optional: pkg.peerDependenciesMeta?.[name]?.optional
+      }).toEqual({ name, optional: true });
       // Built and tested against one JupyterLab: the development copy is pinned.
-      expect({ name, dev: pkg.devDependencies?.[name] }).toEqual({ name, dev: expect.stringMatching(/^\d+\.\d+\.\d+$/) });
+      expect({ name, dev: pkg.devDependencies?.[name] }).toEqual({
+        name,
+        dev: expect.stringMatching(/^\d+\.\d+\.\d+$/)
+      });
     }
   });
 
   it('each shared package is declared once, with the same range as a peer and as a shared package', () => {
     const shared = pkg.jupyterlab.sharedPackages ?? {};
-    expect(Object.keys(shared).sort()).toEqual(Object.keys(pkg.peerDependencies ?? {}).sort());
+    expect(Object.keys(shared).sort()).toEqual(
+      Object.keys(pkg.peerDependencies ?? {}).sort()
+    );
     for (const [name, config] of Object.entries(shared)) {
-      expect({ name, bundled: config.bundled, requiredVersion: config.requiredVersion }).toEqual({
+      expect({
+        name,
+        bundled: config.bundled,
+        requiredVersion: config.requiredVersion
+      }).toEqual({
         name,
         bundled: false,
         requiredVersion: pkg.peerDependencies?.[name]
@@ -162,27 +192,58 @@ describe('the built labextension asks JupyterLab for ranges every JupyterLab 4 s
     for (const [name, range] of Object.entries(pkg.peerDependencies ?? {})) {
       expect(range).toMatch(/^\^\d+\.\d+\.\d+$/);
       const oldest = oldestHostVersion(name);
-      expect({ name, range, knownOldest: oldest !== undefined }).toEqual({ name, range, knownOldest: true });
-      expect({ name, range, oldest, accepts: caretSatisfies(range, oldest as string) }).toEqual({ name, range, oldest, accepts: true });
+      expect({ name, range, knownOldest: oldest !== undefined }).toEqual({
+        name,
+        range,
+        knownOldest: true
+      });
+      expect({
+        name,
+        range,
+        oldest,
+        accepts: caretSatisfies(range, oldest as string)
+      }).toEqual({ name, range, oldest, accepts: true });
       // The @jupyterlab/* 4 packages at their lowest major release: ^4.0.0, ^6.0.0 (coreutils), ^7.0.0 (services).
       if (name.startsWith('@jupyterlab/')) {
         expect({ name, range }).toEqual({ name, range: `^${oldest}` });
       }
-      const installed = (JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
-      expect({ name, range, installed, accepts: caretSatisfies(range, installed) }).toEqual({ name, range, installed, accepts: true });
+      const installed = (
+        JSON.parse(
+          fs.readFileSync(
+            path.join(ROOT, 'node_modules', name, 'package.json'),
+            'utf8'
+          )
+        ) as { version: string }
+      ).version;
+      expect({
+        name,
+        range,
+        installed,
+        accepts: caretSatisfies(range, installed)
+      }).toEqual({ name, range, installed, accepts: true });
     }
   });
 
   it('the remoteEntry requires exactly the declared range of every package it consumes, and the extension bundles none', () => {
     expect(consumed.size).toBeGreaterThan(0);
     for (const [name, required] of consumed) {
-      expect({ name, required }).toEqual({ name, required: pkg.peerDependencies?.[name] });
+      expect({ name, required }).toEqual({
+        name,
+        required: pkg.peerDependencies?.[name]
+      });
     }
     // Everything of JupyterLab's that lib/ imports at run time comes from the host, not the bundle.
-    const hostPackages = [...runtimeImports()].filter(name => /^(@jupyterlab\/|@lumino\/|@jupyter-notebook\/|react$|react-dom$)/.test(name));
+    const hostPackages = [...runtimeImports()].filter(name =>
+      /^(@jupyterlab\/|@lumino\/|@jupyter-notebook\/|react$|react-dom$)/.test(
+        name
+      )
+    );
     expect(hostPackages.length).toBeGreaterThan(0);
     for (const name of hostPackages) {
-      expect({ name, consumed: consumed.has(name) }).toEqual({ name, consumed: true });
+      expect({ name, consumed: consumed.has(name) }).toEqual({
+        name,
+        consumed: true
+      });
     }
     expect(remoteEntry).toContain('@jupyterlab/application');
   });
@@ -192,7 +253,11 @@ describe('the built labextension asks JupyterLab for ranges every JupyterLab 4 s
     const gzipped = fs
       .readdirSync(staticDir)
       .filter(f => f.endsWith('.js'))
-      .reduce((sum, f) => sum + zlib.gzipSync(fs.readFileSync(path.join(staticDir, f))).length, 0);
+      .reduce(
+        (sum, f) =>
+          sum + zlib.gzipSync(fs.readFileSync(path.join(staticDir, f))).length,
+        0
+      );
     expect(gzipped).toBeLessThan(30 * 1024);
   });
 });

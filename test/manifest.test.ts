@@ -2,10 +2,21 @@
 // matrix in service.md (ids from design.md). Platforms are selected from evidence: environment
 // variables and marker files, as a real machine would show them.
 import { expectValid } from './helpers/schemas';
-import { HttpResult, postJson, request, TestService, trackedServices } from './helpers/harness';
+import {
+  HttpResult,
+  postJson,
+  request,
+  TestService,
+  trackedServices
+} from './helpers/harness';
 
 type PlatformId = 'generic' | 'hosted-notebook' | 'cluster';
-type Row = { id: string; label: string; values: [string, string][]; default?: string };
+type Row = {
+  id: string;
+  label: string;
+  values: [string, string][];
+  default?: string;
+};
 
 // ---------------------------------------------------------------------------------------------
 // The oracle: service.md's matrix, row by row, in its order, with design.md's ids. Labels are
@@ -22,79 +33,200 @@ const SIX_SOURCES: [string, string][] = [
 
 const MATRIX: Record<PlatformId, Row[]> = {
   generic: [
-    { id: 'interfaces', label: 'Interfaces', values: [['terminal', 'terminal'], ['web', 'browser'], ['notebook', 'notebook']] },
-    { id: 'browser-route', label: 'Browser route', values: [['direct-loopback', 'direct loopback']] },
+    {
+      id: 'interfaces',
+      label: 'Interfaces',
+      values: [
+        ['terminal', 'terminal'],
+        ['web', 'browser'],
+        ['notebook', 'notebook']
+      ]
+    },
+    {
+      id: 'browser-route',
+      label: 'Browser route',
+      values: [['direct-loopback', 'direct loopback']]
+    },
     {
       id: 'gateway-ingress-modes',
       label: 'Gateway ingress modes',
-      values: [['direct-loopback', 'direct loopback'], ['notebook-server-proxy', 'notebook-server proxy'], ['trusted-proxy', 'trusted proxy']],
+      values: [
+        ['direct-loopback', 'direct loopback'],
+        ['notebook-server-proxy', 'notebook-server proxy'],
+        ['trusted-proxy', 'trusted proxy']
+      ],
       default: 'direct-loopback'
     },
     {
       id: 'inference-runtimes',
       label: 'Service-managed inference runtimes',
-      values: [['local-lightweight', 'local lightweight runtime'], ['high-throughput-serving', 'high-throughput serving runtime']]
+      values: [
+        ['local-lightweight', 'local lightweight runtime'],
+        ['high-throughput-serving', 'high-throughput serving runtime']
+      ]
     },
-    { id: 'compute-model', label: 'Compute model', values: [['current-host', 'current host']] },
-    { id: 'durable-storage', label: 'Durable storage', values: [['project-directory', 'the project directory']] },
+    {
+      id: 'compute-model',
+      label: 'Compute model',
+      values: [['current-host', 'current host']]
+    },
+    {
+      id: 'durable-storage',
+      label: 'Durable storage',
+      values: [['project-directory', 'the project directory']]
+    },
     {
       id: 'credential-backends',
       label: 'Credential backends',
-      values: [['process', 'process'], ['system-keyring', 'system keyring'], ['mounted-file', 'mounted file']]
+      values: [
+        ['process', 'process'],
+        ['system-keyring', 'system keyring'],
+        ['mounted-file', 'mounted file']
+      ]
     },
-    { id: 'model-credential-boundary', label: 'Model credential boundary', values: [['application-scrubbed', 'application-scrubbed']] },
+    {
+      id: 'model-credential-boundary',
+      label: 'Model credential boundary',
+      values: [['application-scrubbed', 'application-scrubbed']]
+    },
     { id: 'model-sources', label: 'Model sources', values: SIX_SOURCES },
-    { id: 'built-in-connections', label: 'Built-in institution-managed connection', values: [['institution-ai-gateway', 'institution AI gateway']] }
+    {
+      id: 'built-in-connections',
+      label: 'Built-in institution-managed connection',
+      values: [['institution-ai-gateway', 'institution AI gateway']]
+    }
   ],
   'hosted-notebook': [
-    { id: 'interfaces', label: 'Interfaces', values: [['terminal', 'terminal'], ['notebook', 'notebook']] },
-    { id: 'browser-route', label: 'Browser route', values: [['unavailable', 'unavailable']] },
+    {
+      id: 'interfaces',
+      label: 'Interfaces',
+      values: [
+        ['terminal', 'terminal'],
+        ['notebook', 'notebook']
+      ]
+    },
+    {
+      id: 'browser-route',
+      label: 'Browser route',
+      values: [['unavailable', 'unavailable']]
+    },
     {
       id: 'gateway-ingress-modes',
       label: 'Gateway ingress modes',
-      values: [['notebook-server-proxy', 'notebook-server proxy'], ['direct-loopback', 'direct loopback'], ['trusted-proxy', 'trusted proxy']],
+      values: [
+        ['notebook-server-proxy', 'notebook-server proxy'],
+        ['direct-loopback', 'direct loopback'],
+        ['trusted-proxy', 'trusted proxy']
+      ],
       default: 'notebook-server-proxy'
     },
     {
       id: 'inference-runtimes',
       label: 'Service-managed inference runtimes',
-      values: [['local-lightweight', 'local lightweight runtime'], ['high-throughput-serving', 'high-throughput serving runtime']]
+      values: [
+        ['local-lightweight', 'local lightweight runtime'],
+        ['high-throughput-serving', 'high-throughput serving runtime']
+      ]
     },
-    { id: 'compute-model', label: 'Compute model', values: [['hosted-provisioned', 'provisioned compute of the hosted platform']] },
+    {
+      id: 'compute-model',
+      label: 'Compute model',
+      values: [
+        ['hosted-provisioned', 'provisioned compute of the hosted platform']
+      ]
+    },
     {
       id: 'durable-storage',
       label: 'Durable storage',
-      values: [['home-directory', "a dedicated directory below the notebook user's home directory"]]
+      values: [
+        [
+          'home-directory',
+          "a dedicated directory below the notebook user's home directory"
+        ]
+      ]
     },
     {
       id: 'credential-backends',
       label: 'Credential backends',
-      values: [['process', 'process'], ['mounted-file', 'mounted file'], ['managed-identity', 'managed identity']]
+      values: [
+        ['process', 'process'],
+        ['mounted-file', 'mounted file'],
+        ['managed-identity', 'managed identity']
+      ]
     },
-    { id: 'model-credential-boundary', label: 'Model credential boundary', values: [['application-scrubbed', 'application-scrubbed']] },
+    {
+      id: 'model-credential-boundary',
+      label: 'Model credential boundary',
+      values: [['application-scrubbed', 'application-scrubbed']]
+    },
     { id: 'model-sources', label: 'Model sources', values: SIX_SOURCES },
-    { id: 'built-in-connections', label: 'Built-in institution-managed connection', values: [['institution-ai-gateway', 'institution AI gateway']] }
+    {
+      id: 'built-in-connections',
+      label: 'Built-in institution-managed connection',
+      values: [['institution-ai-gateway', 'institution AI gateway']]
+    }
   ],
   cluster: [
-    { id: 'interfaces', label: 'Interfaces', values: [['terminal', 'terminal']] },
-    { id: 'browser-route', label: 'Browser route', values: [['unavailable', 'unavailable']] },
+    {
+      id: 'interfaces',
+      label: 'Interfaces',
+      values: [['terminal', 'terminal']]
+    },
+    {
+      id: 'browser-route',
+      label: 'Browser route',
+      values: [['unavailable', 'unavailable']]
+    },
     {
       id: 'gateway-ingress-modes',
       label: 'Gateway ingress modes',
-      values: [['direct-loopback', 'direct loopback'], ['trusted-proxy', 'trusted proxy']],
+      values: [
+        ['direct-loopback', 'direct loopback'],
+        ['trusted-proxy', 'trusted proxy']
+      ],
       default: 'direct-loopback'
     },
-    { id: 'inference-runtimes', label: 'Service-managed inference runtimes', values: [['high-throughput-serving', 'high-throughput serving runtime']] },
-    { id: 'compute-model', label: 'Compute model', values: [['batch-allocation', 'batch-scheduler allocation']] },
-    { id: 'durable-storage', label: 'Durable storage', values: [['approved-project-storage', 'approved project storage']] },
-    { id: 'credential-backends', label: 'Credential backends', values: [['process', 'process'], ['mounted-file', 'mounted file']] },
-    { id: 'model-credential-boundary', label: 'Model credential boundary', values: [['application-scrubbed', 'application-scrubbed']] },
+    {
+      id: 'inference-runtimes',
+      label: 'Service-managed inference runtimes',
+      values: [['high-throughput-serving', 'high-throughput serving runtime']]
+    },
+    {
+      id: 'compute-model',
+      label: 'Compute model',
+      values: [['batch-allocation', 'batch-scheduler allocation']]
+    },
+    {
+      id: 'durable-storage',
+      label: 'Durable storage',
+      values: [['approved-project-storage', 'approved project storage']]
+    },
+    {
+      id: 'credential-backends',
+      label: 'Credential backends',
+      values: [
+        ['process', 'process'],
+        ['mounted-file', 'mounted file']
+      ]
+    },
+    {
+      id: 'model-credential-boundary',
+      label: 'Model credential boundary',
+      values: [['application-scrubbed', 'application-scrubbed']]
+    },
     {
       id: 'model-sources',
       label: 'Model sources',
-      values: [['service-managed', 'service-managed'], ['institution-ai-gateway', 'institution AI gateway']]
+      values: [
+        ['service-managed', 'service-managed'],
+        ['institution-ai-gateway', 'institution AI gateway']
+      ]
     },
-    { id: 'built-in-connections', label: 'Built-in institution-managed connection', values: [['institution-ai-gateway', 'institution AI gateway']] }
+    {
+      id: 'built-in-connections',
+      label: 'Built-in institution-managed connection',
+      values: [['institution-ai-gateway', 'institution AI gateway']]
+    }
   ]
 };
 
@@ -110,7 +242,14 @@ const HUB_URL = 'http://hub-distinct-q7x3.example.invalid:8081/hub/api';
 const HUB_USER = 'zq-distinct-user-5k9w';
 const JOB_ID = '73519842';
 const SLURM_CONF_PATH = '/opt/distinct-slurm-r2d8/slurm.conf';
-const PLANTED = [HUB_URL, 'hub-distinct-q7x3', HUB_USER, JOB_ID, SLURM_CONF_PATH, 'distinct-slurm-r2d8'];
+const PLANTED = [
+  HUB_URL,
+  'hub-distinct-q7x3',
+  HUB_USER,
+  JOB_ID,
+  SLURM_CONF_PATH,
+  'distinct-slurm-r2d8'
+];
 
 const HUB_ENV = { JUPYTERHUB_API_URL: HUB_URL, JUPYTERHUB_USER: HUB_USER };
 
@@ -130,7 +269,14 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { name: 'generic from no evidence', platform: 'generic', env: {}, files: [], decidedBy: 'default', signals: [] },
+  {
+    name: 'generic from no evidence',
+    platform: 'generic',
+    env: {},
+    files: [],
+    decidedBy: 'default',
+    signals: []
+  },
   {
     name: 'hosted-notebook from JUPYTERHUB_API_URL + JUPYTERHUB_USER',
     platform: 'hosted-notebook',
@@ -164,13 +310,19 @@ const CASES: Case[] = [
     env: {},
     files: ['/etc/slurm/slurm.conf'],
     decidedBy: 'batch-scheduler',
-    signals: [{ name: '/etc/slurm/slurm.conf', kind: 'file', platform: 'cluster' }]
+    signals: [
+      { name: '/etc/slurm/slurm.conf', kind: 'file', platform: 'cluster' }
+    ]
   }
 ];
 
-const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+const byName = (a: { name: string }, b: { name: string }) =>
+  a.name.localeCompare(b.name);
 
-async function getCapabilities(svc: TestService, headers: Record<string, string> = {}): Promise<HttpResult> {
+async function getCapabilities(
+  svc: TestService,
+  headers: Record<string, string> = {}
+): Promise<HttpResult> {
   return request(`${svc.api}capabilities`, { token: svc.token, headers });
 }
 
@@ -181,20 +333,40 @@ async function rpc(svc: TestService, body: unknown): Promise<HttpResult> {
 /** Compares the served capabilities with one platform's matrix, value by value, in order. */
 function expectMatrix(capabilities: unknown, platform: PlatformId): void {
   const rows = MATRIX[platform];
-  const served = capabilities as { id: string; label: string; values: { id: string; label: string }[]; default?: string }[];
+  const served = capabilities as {
+    id: string;
+    label: string;
+    values: { id: string; label: string }[];
+    default?: string;
+  }[];
   expect(served.map(c => c.id)).toEqual(rows.map(r => r.id));
   rows.forEach((row, i) => {
     const cap = served[i];
-    expect({ row: row.id, label: cap.label.toLowerCase() }).toEqual({ row: row.id, label: row.label.toLowerCase() });
-    expect({ row: row.id, ids: cap.values.map(v => v.id) }).toEqual({ row: row.id, ids: row.values.map(v => v[0]) });
-    expect({ row: row.id, labels: cap.values.map(v => v.label.toLowerCase()) }).toEqual({
+    expect({ row: row.id, label: cap.label.toLowerCase() }).toEqual({
+      row: row.id,
+      label: row.label.toLowerCase()
+    });
+    expect({ row: row.id, ids: cap.values.map(v => v.id) }).toEqual({
+      row: row.id,
+      ids: row.values.map(v => v[0])
+    });
+    expect({
+      row: row.id,
+      labels: cap.values.map(v => v.label.toLowerCase())
+    }).toEqual({
       row: row.id,
       labels: row.values.map(v => v[1].toLowerCase())
     });
     if (row.default !== undefined) {
-      expect({ row: row.id, default: cap.default }).toEqual({ row: row.id, default: row.default });
+      expect({ row: row.id, default: cap.default }).toEqual({
+        row: row.id,
+        default: row.default
+      });
     } else {
-      expect({ row: row.id, default: cap.default }).toEqual({ row: row.id, default: undefined });
+      expect({ row: row.id, default: cap.default }).toEqual({
+        row: row.id,
+        default: undefined
+      });
     }
   });
 }
@@ -220,8 +392,12 @@ describe.each(CASES)('manifest: $name', c => {
   });
 
   it('gateway-ingress-modes carries the platform default, which is one of its values', () => {
-    const row = caps.json.capabilities.find((r: { id: string }) => r.id === 'gateway-ingress-modes');
-    const expected = MATRIX[c.platform].find(r => r.id === 'gateway-ingress-modes')?.default;
+    const row = caps.json.capabilities.find(
+      (r: { id: string }) => r.id === 'gateway-ingress-modes'
+    );
+    const expected = MATRIX[c.platform].find(
+      r => r.id === 'gateway-ingress-modes'
+    )?.default;
     expect(row.default).toBe(expected);
     expect(row.values.map((v: { id: string }) => v.id)).toContain(row.default);
   });
@@ -229,22 +405,34 @@ describe.each(CASES)('manifest: $name', c => {
   it('model sources: secret-backed ones allow review-every-action only; service-managed follows the policy default', () => {
     const policy = DEFAULT_POLICY[c.platform];
     expect(caps.json.policy).toEqual({ lowRiskAutomation: policy });
-    const row = caps.json.capabilities.find((r: { id: string }) => r.id === 'model-sources');
+    const row = caps.json.capabilities.find(
+      (r: { id: string }) => r.id === 'model-sources'
+    );
     for (const value of row.values) {
       if (value.id === 'service-managed') {
         expect(value.secretBacked).toBe(false);
         expect(value.approvalModes).toEqual(
-          policy === 'permitted' ? ['review-every-action', 'low-risk-automation'] : ['review-every-action']
+          policy === 'permitted'
+            ? ['review-every-action', 'low-risk-automation']
+            : ['review-every-action']
         );
       } else {
-        expect({ id: value.id, secretBacked: value.secretBacked }).toEqual({ id: value.id, secretBacked: true });
-        expect({ id: value.id, approvalModes: value.approvalModes }).toEqual({ id: value.id, approvalModes: ['review-every-action'] });
+        expect({ id: value.id, secretBacked: value.secretBacked }).toEqual({
+          id: value.id,
+          secretBacked: true
+        });
+        expect({ id: value.id, approvalModes: value.approvalModes }).toEqual({
+          id: value.id,
+          approvalModes: ['review-every-action']
+        });
       }
     }
   });
 
   it('model-credential-boundary states what it excludes and what it does not isolate', () => {
-    const row = caps.json.capabilities.find((r: { id: string }) => r.id === 'model-credential-boundary');
+    const row = caps.json.capabilities.find(
+      (r: { id: string }) => r.id === 'model-credential-boundary'
+    );
     expect(row.values).toHaveLength(1);
     const value = row.values[0];
     expect(value.id).toBe('application-scrubbed');
@@ -262,14 +450,19 @@ describe.each(CASES)('manifest: $name', c => {
   it('evidence reports the signals seen, the deciding rule and nothing overruled', () => {
     const evidence = caps.json.platform.evidence;
     expect(evidence.decidedBy).toBe(c.decidedBy);
-    expect([...evidence.signals].sort(byName)).toEqual([...c.signals].sort(byName));
+    expect([...evidence.signals].sort(byName)).toEqual(
+      [...c.signals].sort(byName)
+    );
     expect(evidence.overruled).toEqual([]);
     expect(evidence.host).toBe('workstation');
   });
 
   it('never carries the value of an environment variable', () => {
     for (const planted of PLANTED) {
-      expect({ planted, found: caps.text.includes(planted) }).toEqual({ planted, found: false });
+      expect({ planted, found: caps.text.includes(planted) }).toEqual({
+        planted,
+        found: false
+      });
     }
   });
 
@@ -287,10 +480,14 @@ describe.each(CASES)('manifest: $name', c => {
     const weak = await getCapabilities(svc, { 'if-none-match': `W/${etag}` });
     expect(weak.status).toBe(304);
     expect(weak.text).toBe('');
-    const list = await getCapabilities(svc, { 'if-none-match': `"something-else", ${etag}` });
+    const list = await getCapabilities(svc, {
+      'if-none-match': `"something-else", ${etag}`
+    });
     expect(list.status).toBe(304);
 
-    const other = await getCapabilities(svc, { 'if-none-match': '"not-the-manifest-tag"' });
+    const other = await getCapabilities(svc, {
+      'if-none-match': '"not-the-manifest-tag"'
+    });
     expect(other.status).toBe(200);
     expect(other.text).toBe(caps.text);
     expect(other.headers.etag).toBe(etag);
@@ -304,7 +501,9 @@ describe.each(CASES)('manifest: $name', c => {
 
   it('is the same manifest in GET startup for every interface (deep- and byte-equal)', async () => {
     for (const iface of ['terminal', 'web', 'notebook']) {
-      const r = await request(`${svc.api}startup?interface=${iface}`, { token: svc.token });
+      const r = await request(`${svc.api}startup?interface=${iface}`, {
+        token: svc.token
+      });
       expect(r.status).toBe(200);
       expectValid('StartupProjection', r.json);
       expect(r.json.manifest).toEqual(caps.json);
@@ -315,9 +514,24 @@ describe.each(CASES)('manifest: $name', c => {
   it('is the same manifest through the gateway methods project.capabilities and project.startup', async () => {
     const r = await rpc(svc, [
       { jsonrpc: '2.0', id: 1, method: 'project.capabilities' },
-      { jsonrpc: '2.0', id: 2, method: 'project.startup', params: { interface: 'terminal' } },
-      { jsonrpc: '2.0', id: 3, method: 'project.startup', params: { interface: 'web' } },
-      { jsonrpc: '2.0', id: 4, method: 'project.startup', params: { interface: 'notebook' } }
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'project.startup',
+        params: { interface: 'terminal' }
+      },
+      {
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'project.startup',
+        params: { interface: 'web' }
+      },
+      {
+        jsonrpc: '2.0',
+        id: 4,
+        method: 'project.startup',
+        params: { interface: 'notebook' }
+      }
     ]);
     expect(r.status).toBe(200);
     expectValid('GatewayResponse', r.json);
@@ -336,7 +550,10 @@ describe.each(CASES)('manifest: $name', c => {
 
 describe('manifest: conflicting evidence and operator settings', () => {
   const startService = trackedServices('all');
-  async function start(env: Record<string, string>, files: string[] = []): Promise<{ svc: TestService; caps: HttpResult }> {
+  async function start(
+    env: Record<string, string>,
+    files: string[] = []
+  ): Promise<{ svc: TestService; caps: HttpResult }> {
     const svc = await startService({ env, files });
     const caps = await getCapabilities(svc);
     expect(caps.status).toBe(200);
@@ -352,25 +569,40 @@ describe('manifest: conflicting evidence and operator settings', () => {
     expect([...evidence.signals].sort(byName)).toEqual(
       [
         { name: 'SLURM_JOB_ID', kind: 'env', platform: 'cluster' },
-        { name: 'JUPYTERHUB_API_URL', kind: 'env', platform: 'hosted-notebook' },
+        {
+          name: 'JUPYTERHUB_API_URL',
+          kind: 'env',
+          platform: 'hosted-notebook'
+        },
         { name: 'JUPYTERHUB_USER', kind: 'env', platform: 'hosted-notebook' }
       ].sort(byName)
     );
     expect([...evidence.overruled].sort(byName)).toEqual(
       [
-        { name: 'JUPYTERHUB_API_URL', kind: 'env', platform: 'hosted-notebook' },
+        {
+          name: 'JUPYTERHUB_API_URL',
+          kind: 'env',
+          platform: 'hosted-notebook'
+        },
         { name: 'JUPYTERHUB_USER', kind: 'env', platform: 'hosted-notebook' }
       ].sort(byName)
     );
     expectMatrix(caps.json.capabilities, 'cluster');
     for (const planted of PLANTED) {
-      expect({ planted, found: caps.text.includes(planted) }).toEqual({ planted, found: false });
+      expect({ planted, found: caps.text.includes(planted) }).toEqual({
+        planted,
+        found: false
+      });
     }
   });
 
   it('the operator setting PROJECT_STARTUP_PLATFORM=generic wins over Slurm evidence, which is reported as overruled', async () => {
     const { caps } = await start(
-      { PROJECT_STARTUP_PLATFORM: 'generic', SLURM_JOB_ID: JOB_ID, SLURM_CONF: SLURM_CONF_PATH },
+      {
+        PROJECT_STARTUP_PLATFORM: 'generic',
+        SLURM_JOB_ID: JOB_ID,
+        SLURM_CONF: SLURM_CONF_PATH
+      },
       ['/etc/slurm/slurm.conf']
     );
     const evidence = caps.json.platform.evidence;
@@ -382,13 +614,25 @@ describe('manifest: conflicting evidence and operator settings', () => {
       { name: '/etc/slurm/slurm.conf', kind: 'file', platform: 'cluster' }
     ];
     expect([...evidence.signals].sort(byName)).toEqual(
-      [...slurm, { name: 'PROJECT_STARTUP_PLATFORM', kind: 'setting', platform: 'generic' }].sort(byName)
+      [
+        ...slurm,
+        {
+          name: 'PROJECT_STARTUP_PLATFORM',
+          kind: 'setting',
+          platform: 'generic'
+        }
+      ].sort(byName)
     );
-    expect([...evidence.overruled].sort(byName)).toEqual([...slurm].sort(byName));
+    expect([...evidence.overruled].sort(byName)).toEqual(
+      [...slurm].sort(byName)
+    );
     expectMatrix(caps.json.capabilities, 'generic');
     expect(caps.json.policy.lowRiskAutomation).toBe('permitted');
     for (const planted of PLANTED) {
-      expect({ planted, found: caps.text.includes(planted) }).toEqual({ planted, found: false });
+      expect({ planted, found: caps.text.includes(planted) }).toEqual({
+        planted,
+        found: false
+      });
     }
   });
 
@@ -414,14 +658,22 @@ describe('manifest: conflicting evidence and operator settings', () => {
   ] as [PlatformId, Record<string, string>][])(
     'PROJECT_STARTUP_LOW_RISK_AUTOMATION=permitted lets service-managed use low-risk-automation on %s',
     async (platform, env) => {
-      const { caps } = await start({ ...env, PROJECT_STARTUP_LOW_RISK_AUTOMATION: 'permitted' });
+      const { caps } = await start({
+        ...env,
+        PROJECT_STARTUP_LOW_RISK_AUTOMATION: 'permitted'
+      });
       expect(caps.json.platform.id).toBe(platform);
       expect(caps.json.policy).toEqual({ lowRiskAutomation: 'permitted' });
-      const sources = caps.json.capabilities.find((r: { id: string }) => r.id === 'model-sources').values;
+      const sources = caps.json.capabilities.find(
+        (r: { id: string }) => r.id === 'model-sources'
+      ).values;
       for (const v of sources) {
         expect({ id: v.id, modes: v.approvalModes }).toEqual({
           id: v.id,
-          modes: v.id === 'service-managed' ? ['review-every-action', 'low-risk-automation'] : ['review-every-action']
+          modes:
+            v.id === 'service-managed'
+              ? ['review-every-action', 'low-risk-automation']
+              : ['review-every-action']
         });
       }
       expectMatrix(caps.json.capabilities, platform);
@@ -429,12 +681,19 @@ describe('manifest: conflicting evidence and operator settings', () => {
   );
 
   it('PROJECT_STARTUP_LOW_RISK_AUTOMATION=denied removes low-risk-automation on generic', async () => {
-    const { caps } = await start({ PROJECT_STARTUP_LOW_RISK_AUTOMATION: 'denied' });
+    const { caps } = await start({
+      PROJECT_STARTUP_LOW_RISK_AUTOMATION: 'denied'
+    });
     expect(caps.json.platform.id).toBe('generic');
     expect(caps.json.policy).toEqual({ lowRiskAutomation: 'denied' });
-    const sources = caps.json.capabilities.find((r: { id: string }) => r.id === 'model-sources').values;
+    const sources = caps.json.capabilities.find(
+      (r: { id: string }) => r.id === 'model-sources'
+    ).values;
     for (const v of sources) {
-      expect({ id: v.id, modes: v.approvalModes }).toEqual({ id: v.id, modes: ['review-every-action'] });
+      expect({ id: v.id, modes: v.approvalModes }).toEqual({
+        id: v.id,
+        modes: ['review-every-action']
+      });
     }
   });
 

@@ -10,7 +10,13 @@ import * as path from 'node:path';
 import { REPO_ROOT } from './helpers/cli';
 
 const BIN = path.join(REPO_ROOT, 'bin', 'project-startup.js');
-const CACHE = path.join(REPO_ROOT, 'sidecar', 'dist', 'bundle', 'project-startup.cache');
+const CACHE = path.join(
+  REPO_ROOT,
+  'sidecar',
+  'dist',
+  'bundle',
+  'project-startup.cache'
+);
 
 interface LoadReport {
   /** Whether the bin found a cache it may hand to V8. */
@@ -32,14 +38,22 @@ function loadWithCache(cacheFile: string): LoadReport {
       hasMain: typeof exports.main === 'function'
     }));
   `;
-  const result = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20000 });
+  const result = spawnSync(process.execPath, ['-e', script], {
+    encoding: 'utf8',
+    timeout: 20000
+  });
   if (result.status !== 0) {
-    throw new Error(`loading the bundle failed (status ${result.status}, signal ${result.signal}): ${result.stderr.slice(0, 2000)}`);
+    throw new Error(
+      `loading the bundle failed (status ${result.status}, signal ${result.signal}): ${result.stderr.slice(0, 2000)}`
+    );
   }
   return JSON.parse(result.stdout) as LoadReport;
 }
 
-function withTemporaryCache(contents: Buffer, run: (file: string) => void): void {
+function withTemporaryCache(
+  contents: Buffer,
+  run: (file: string) => void
+): void {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ps-code-cache-'));
   try {
     const file = path.join(dir, 'project-startup.cache');
@@ -52,37 +66,73 @@ function withTemporaryCache(contents: Buffer, run: (file: string) => void): void
 
 describe(`the bundle and its code cache on Node ${process.version} (V8 ${process.versions.v8})`, () => {
   const cache = fs.readFileSync(CACHE);
-  const madeByV8 = /^project-startup-code-cache\/1 (\S+)\n/.exec(cache.toString('latin1', 0, 200))?.[1];
+  const madeByV8 = /^project-startup-code-cache\/1 (\S+)\n/.exec(
+    cache.toString('latin1', 0, 200)
+  )?.[1];
 
   it('uses the code cache exactly when this very V8 made it', () => {
     expect(madeByV8).toBeDefined();
     const sameV8 = madeByV8 === process.versions.v8;
-    expect(loadWithCache(CACHE)).toEqual({ handedToV8: sameV8, rejectedByV8: false, hasMain: true });
+    expect(loadWithCache(CACHE)).toEqual({
+      handedToV8: sameV8,
+      rejectedByV8: false,
+      hasMain: true
+    });
   });
 
   it('never hands V8 a damaged cache, and still loads the bundle', () => {
     const damaged = Buffer.from(cache);
-    for (let i = cache.indexOf(0x0a, cache.indexOf(0x0a) + 1) + 64; i < damaged.length; i += 997) {
+    for (
+      let i = cache.indexOf(0x0a, cache.indexOf(0x0a) + 1) + 64;
+      i < damaged.length;
+      i += 997
+    ) {
       damaged[i] ^= 0xff;
     }
-    withTemporaryCache(damaged, file => expect(loadWithCache(file)).toEqual({ handedToV8: false, rejectedByV8: false, hasMain: true }));
+    withTemporaryCache(damaged, file =>
+      expect(loadWithCache(file)).toEqual({
+        handedToV8: false,
+        rejectedByV8: false,
+        hasMain: true
+      })
+    );
   });
 
   it('never hands V8 a cache another V8 made, and still loads the bundle', () => {
-    const foreign = Buffer.from(cache.toString('latin1').replace(/^(project-startup-code-cache\/1) \S+/, '$1 0.0.0-another-v8'), 'latin1');
-    withTemporaryCache(foreign, file => expect(loadWithCache(file)).toEqual({ handedToV8: false, rejectedByV8: false, hasMain: true }));
+    const foreign = Buffer.from(
+      cache
+        .toString('latin1')
+        .replace(/^(project-startup-code-cache\/1) \S+/, '$1 0.0.0-another-v8'),
+      'latin1'
+    );
+    withTemporaryCache(foreign, file =>
+      expect(loadWithCache(file)).toEqual({
+        handedToV8: false,
+        rejectedByV8: false,
+        hasMain: true
+      })
+    );
   });
 
   it('runs the command line from the bundle on this Node', () => {
-    const result = spawnSync(process.execPath, [BIN, '--version'], { encoding: 'utf8', timeout: 20000 });
+    const result = spawnSync(process.execPath, [BIN, '--version'], {
+      encoding: 'utf8',
+      timeout: 20000
+    });
     expect(result.status).toBe(0);
-    const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+    const pkg = JSON.parse(
+      fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')
+    ) as { version: string };
     expect(result.stdout.trim()).toContain(pkg.version);
   });
 
   it('is a Node line that package.json supports', () => {
-    const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { engines: { node: string } };
+    const pkg = JSON.parse(
+      fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')
+    ) as { engines: { node: string } };
     const minimum = Number(/^>=(\d+)$/.exec(pkg.engines.node)?.[1]);
-    expect(Number(process.versions.node.split('.')[0])).toBeGreaterThanOrEqual(minimum);
+    expect(Number(process.versions.node.split('.')[0])).toBeGreaterThanOrEqual(
+      minimum
+    );
   });
 });

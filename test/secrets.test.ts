@@ -7,12 +7,27 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { HttpResult, request, RequestOptions } from './helpers/harness';
-import { CliSandbox, readAllFiles, runCli, runCliInTty, RunResult, ServeHandle, startServe, trackedSandboxes } from './helpers/cli';
+import {
+  CliSandbox,
+  readAllFiles,
+  runCli,
+  runCliInTty,
+  RunResult,
+  ServeHandle,
+  startServe,
+  trackedSandboxes
+} from './helpers/cli';
 import { expectValid } from './helpers/schemas';
 
 const hex = () => randomBytes(12).toString('hex');
 
-const SECRET_VARIABLES = ['JUPYTERHUB_API_TOKEN', 'JPY_API_TOKEN', 'VENDOR_A_API_KEY', 'AWS_SECRET_ACCESS_KEY', 'PROJECT_STARTUP_TOKEN'] as const;
+const SECRET_VARIABLES = [
+  'JUPYTERHUB_API_TOKEN',
+  'JPY_API_TOKEN',
+  'VENDOR_A_API_KEY',
+  'AWS_SECRET_ACCESS_KEY',
+  'PROJECT_STARTUP_TOKEN'
+] as const;
 
 type Platform = 'generic' | 'hosted-notebook' | 'cluster';
 
@@ -28,11 +43,21 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { name: 'generic', platform: 'generic', evidence: () => ({}), serveArgs: [], ingress: 'direct-loopback', confirm: { interface: 'web', method: 'setup-page' } },
+  {
+    name: 'generic',
+    platform: 'generic',
+    evidence: () => ({}),
+    serveArgs: [],
+    ingress: 'direct-loopback',
+    confirm: { interface: 'web', method: 'setup-page' }
+  },
   {
     name: 'hosted-notebook (notebook-server proxy)',
     platform: 'hosted-notebook',
-    evidence: () => ({ JUPYTERHUB_API_URL: 'http://127.0.0.1:9/hub/api', JUPYTERHUB_USER: 'alice' }),
+    evidence: () => ({
+      JUPYTERHUB_API_URL: 'http://127.0.0.1:9/hub/api',
+      JUPYTERHUB_USER: 'alice'
+    }),
     serveArgs: [],
     ingress: 'notebook-server-proxy',
     confirm: { interface: 'notebook', method: 'jupyterlab-dialog' }
@@ -40,7 +65,10 @@ const CASES: Case[] = [
   {
     name: 'hosted-notebook (direct loopback)',
     platform: 'hosted-notebook',
-    evidence: () => ({ JUPYTERHUB_API_URL: 'http://127.0.0.1:9/hub/api', JUPYTERHUB_USER: 'alice' }),
+    evidence: () => ({
+      JUPYTERHUB_API_URL: 'http://127.0.0.1:9/hub/api',
+      JUPYTERHUB_USER: 'alice'
+    }),
     serveArgs: ['--ingress', 'direct-loopback'],
     ingress: 'direct-loopback',
     confirm: { interface: 'notebook', method: 'jupyterlab-dialog' }
@@ -48,7 +76,10 @@ const CASES: Case[] = [
   {
     name: 'cluster (inside an allocation)',
     platform: 'cluster',
-    evidence: s => ({ SLURM_JOB_ID: '4242', PROJECT_STARTUP_APPROVED_STORAGE: s.root }),
+    evidence: s => ({
+      SLURM_JOB_ID: '4242',
+      PROJECT_STARTUP_APPROVED_STORAGE: s.root
+    }),
     serveArgs: [],
     ingress: 'direct-loopback',
     confirm: { interface: 'terminal', method: 'terminal-prompt' }
@@ -73,7 +104,9 @@ function renderRun(r: RunResult): string {
 describe.each(CASES)('no secret leaves the service: $name', c => {
   it('keeps every planted secret and request header value out of responses, logs and files', async () => {
     const s = sandbox();
-    const secrets: Record<string, string> = Object.fromEntries(SECRET_VARIABLES.map(name => [name, `fake-secret-${hex()}`]));
+    const secrets: Record<string, string> = Object.fromEntries(
+      SECRET_VARIABLES.map(name => [name, `fake-secret-${hex()}`])
+    );
     const token = secrets.PROJECT_STARTUP_TOKEN;
     const marks = {
       cookie: `cookie-secret-${hex()}`,
@@ -81,125 +114,314 @@ describe.each(CASES)('no secret leaves the service: $name', c => {
       query: `query-secret-${hex()}`,
       wrongToken: `wrong-token-${hex()}`
     };
-    const env = { ...s.env, ...c.evidence(s), ...secrets, PROJECT_STARTUP_LOG_LEVEL: 'debug' };
+    const env = {
+      ...s.env,
+      ...c.evidence(s),
+      ...secrets,
+      PROJECT_STARTUP_LOG_LEVEL: 'debug'
+    };
     const seen: Seen[] = [];
 
-    const server: ServeHandle = await startServe(c.serveArgs, { env, cwd: s.projectDir });
+    const server: ServeHandle = await startServe(c.serveArgs, {
+      env,
+      cwd: s.projectDir
+    });
     const api = server.url;
     const origin = new URL(api).origin;
     const direct = c.ingress === 'direct-loopback';
 
     /** Every request carries the marker cookie and header; direct loopback also the token. */
-    const call = async (where: string, url: string, options: RequestOptions = {}, anonymous = false): Promise<HttpResult> => {
-      const headers: Record<string, string> = { cookie: `c=${marks.cookie}`, 'x-custom': marks.header, ...options.headers };
-      const withToken = direct && !anonymous && options.token === undefined ? { token } : {};
+    const call = async (
+      where: string,
+      url: string,
+      options: RequestOptions = {},
+      anonymous = false
+    ): Promise<HttpResult> => {
+      const headers: Record<string, string> = {
+        cookie: `c=${marks.cookie}`,
+        'x-custom': marks.header,
+        ...options.headers
+      };
+      const withToken =
+        direct && !anonymous && options.token === undefined ? { token } : {};
       const r = await request(url, { ...withToken, ...options, headers });
       seen.push({ where, text: renderResponse(r) });
       return r;
     };
     /** A same-origin JSON POST, as the setup page or JupyterLab sends it. */
-    const post = (where: string, route: string, body: string, headers: Record<string, string> = {}) =>
+    const post = (
+      where: string,
+      route: string,
+      body: string,
+      headers: Record<string, string> = {}
+    ) =>
       call(where, `${api}${route}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'sec-fetch-site': 'same-origin', origin, ...headers },
+        headers: {
+          'content-type': 'application/json',
+          'sec-fetch-site': 'same-origin',
+          origin,
+          ...headers
+        },
         body
       });
 
     // Read-only routes.
-    const caps = await call('GET capabilities', `${api}capabilities?x=${marks.query}`);
+    const caps = await call(
+      'GET capabilities',
+      `${api}capabilities?x=${marks.query}`
+    );
     expect(caps.status).toBe(200);
     expectValid('Manifest', caps.json);
     expect(caps.json.platform.id).toBe(c.platform);
-    expect((await call('GET capabilities (etag)', `${api}capabilities`, { headers: { 'if-none-match': caps.headers.etag as string } })).status).toBe(304);
+    expect(
+      (
+        await call('GET capabilities (etag)', `${api}capabilities`, {
+          headers: { 'if-none-match': caps.headers.etag as string }
+        })
+      ).status
+    ).toBe(304);
     const startups: Record<string, HttpResult> = {};
     for (const iface of ['terminal', 'web', 'notebook']) {
-      startups[iface] = await call(`GET startup ${iface}`, `${api}startup?interface=${iface}`);
+      startups[iface] = await call(
+        `GET startup ${iface}`,
+        `${api}startup?interface=${iface}`
+      );
       expect(startups[iface].status).toBe(200);
       expectValid('StartupProjection', startups[iface].json);
     }
     const projection = startups[c.confirm.interface].json;
     expect(projection.phase).toBe('awaiting-confirmation');
     // The process backend saw the credential variables: by name only.
-    const credentials = projection.readinessChecks.find((x: { id: string }) => x.id === 'credential-backends');
+    const credentials = projection.readinessChecks.find(
+      (x: { id: string }) => x.id === 'credential-backends'
+    );
     expect(credentials.observed).toContain('AWS_SECRET_ACCESS_KEY');
-    expect((await call('GET startup (missing)', `${api}startup`)).status).toBe(400);
-    expect((await call('GET startup (browser)', `${api}startup?interface=browser`)).status).toBe(400);
+    expect((await call('GET startup (missing)', `${api}startup`)).status).toBe(
+      400
+    );
+    expect(
+      (await call('GET startup (browser)', `${api}startup?interface=browser`))
+        .status
+    ).toBe(400);
     const health = await call('GET health', `${api}health`);
     expect(health.status).toBe(200);
     expectValid('Health', health.json);
-    expect((await call('GET openapi.json', `${api}openapi.json`)).status).toBe(200);
+    expect((await call('GET openapi.json', `${api}openapi.json`)).status).toBe(
+      200
+    );
 
     // The setup page and its assets.
     // Only where the platform has a browser route (generic); elsewhere 404, naming what to use.
     const pageStatus = c.platform === 'generic' ? 200 : 404;
-    const page = await call('GET setup page', api, { headers: { accept: 'text/html' } });
+    const page = await call('GET setup page', api, {
+      headers: { accept: 'text/html' }
+    });
     expect(page.status).toBe(pageStatus);
-    expect((await call('GET setup.js', `${api}setup.js`)).status).toBe(pageStatus);
-    expect((await call('GET setup.css', `${api}setup.css`)).status).toBe(pageStatus);
+    expect((await call('GET setup.js', `${api}setup.js`)).status).toBe(
+      pageStatus
+    );
+    expect((await call('GET setup.css', `${api}setup.css`)).status).toBe(
+      pageStatus
+    );
 
     // Gateway: single calls, a batch with errors and a notification, a parse error.
-    const rpc = (where: string, body: unknown) => post(where, 'gateway', JSON.stringify(body));
-    const g1 = await rpc('gateway capabilities', { jsonrpc: '2.0', id: 1, method: 'project.capabilities' });
+    const rpc = (where: string, body: unknown) =>
+      post(where, 'gateway', JSON.stringify(body));
+    const g1 = await rpc('gateway capabilities', {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'project.capabilities'
+    });
     expect(g1.status).toBe(200);
     expectValid('GatewayResponse', g1.json);
     for (const iface of ['terminal', 'web', 'notebook']) {
-      const g = await rpc(`gateway startup ${iface}`, { jsonrpc: '2.0', id: iface, method: 'project.startup', params: { interface: iface } });
+      const g = await rpc(`gateway startup ${iface}`, {
+        jsonrpc: '2.0',
+        id: iface,
+        method: 'project.startup',
+        params: { interface: iface }
+      });
       expect(g.status).toBe(200);
       expect(g.json.result.phase).toBe(startups[iface].json.phase);
     }
     const batch = await rpc('gateway batch', [
       { jsonrpc: '2.0', id: 'a', method: 'project.capabilities' },
-      { jsonrpc: '2.0', id: 'b', method: 'project.startup', params: { interface: 'terminal' } },
-      { jsonrpc: '2.0', id: 'c', method: 'project.startup', params: { interface: 'browser' } },
+      {
+        jsonrpc: '2.0',
+        id: 'b',
+        method: 'project.startup',
+        params: { interface: 'terminal' }
+      },
+      {
+        jsonrpc: '2.0',
+        id: 'c',
+        method: 'project.startup',
+        params: { interface: 'browser' }
+      },
       { jsonrpc: '2.0', id: 'd', method: 'project.secrets' },
       { jsonrpc: '2.0', method: 'project.capabilities' },
-      { jsonrpc: '2.0', id: 'e', method: 'project.initialize', params: { interface: 'terminal', confirm: { projectPath: 'x', statePath: 'y' } } }
+      {
+        jsonrpc: '2.0',
+        id: 'e',
+        method: 'project.initialize',
+        params: {
+          interface: 'terminal',
+          confirm: { projectPath: 'x', statePath: 'y' }
+        }
+      }
     ]);
     expect(batch.status).toBe(200);
     expect(Array.isArray(batch.json)).toBe(true);
     expect(batch.json).toHaveLength(5);
-    const parseError = await post('gateway parse error', 'gateway', '{"jsonrpc": "2.0", "id": ');
+    const parseError = await post(
+      'gateway parse error',
+      'gateway',
+      '{"jsonrpc": "2.0", "id": '
+    );
     expect(parseError.status).toBe(200);
     expect(parseError.json.error.code).toBe(-32700);
 
     // Errors.
     if (direct) {
-      expect((await call('401 wrong token', `${api}capabilities`, { token: marks.wrongToken })).status).toBe(401);
-      expect((await call('401 no token', `${api}startup?interface=terminal`, {}, true)).status).toBe(401);
+      expect(
+        (
+          await call('401 wrong token', `${api}capabilities`, {
+            token: marks.wrongToken
+          })
+        ).status
+      ).toBe(401);
+      expect(
+        (
+          await call(
+            '401 no token',
+            `${api}startup?interface=terminal`,
+            {},
+            true
+          )
+        ).status
+      ).toBe(401);
       // The sign-in exists only with the setup page (generic); elsewhere 404 and no cookie.
-      expect((await call('401 wrong query token', `${api}?token=${marks.wrongToken}`, { headers: { accept: 'text/html' } }, true)).status).toBe(
-        c.platform === 'generic' ? 401 : 404
+      expect(
+        (
+          await call(
+            '401 wrong query token',
+            `${api}?token=${marks.wrongToken}`,
+            { headers: { accept: 'text/html' } },
+            true
+          )
+        ).status
+      ).toBe(c.platform === 'generic' ? 401 : 404);
+      const signIn = await call(
+        '303 query token sign-in',
+        `${api}?token=${encodeURIComponent(token)}`,
+        { headers: { accept: 'text/html' } },
+        true
       );
-      const signIn = await call('303 query token sign-in', `${api}?token=${encodeURIComponent(token)}`, { headers: { accept: 'text/html' } }, true);
       expect(signIn.status).toBe(c.platform === 'generic' ? 303 : 404);
-      expect(signIn.headers['set-cookie'] !== undefined).toBe(c.platform === 'generic');
-      expect((await call('403 forbidden host', `${api}capabilities`, { headers: { host: `evil.example:${server.port}` } })).status).toBe(403);
+      expect(signIn.headers['set-cookie'] !== undefined).toBe(
+        c.platform === 'generic'
+      );
+      expect(
+        (
+          await call('403 forbidden host', `${api}capabilities`, {
+            headers: { host: `evil.example:${server.port}` }
+          })
+        ).status
+      ).toBe(403);
     }
-    expect((await post('403 cross-origin', 'initialize', '{}', { origin: 'http://evil.example', 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    expect(
+      (
+        await post('403 cross-origin', 'initialize', '{}', {
+          origin: 'http://evil.example',
+          'sec-fetch-site': 'cross-site'
+        })
+      ).status
+    ).toBe(403);
     expect((await call('404 in prefix', `${api}nope`)).status).toBe(404);
-    expect((await call('404 elsewhere', `${origin}/elsewhere`)).status).toBe(404);
-    expect((await call('405', `${api}capabilities`, { method: 'DELETE' })).status).toBe(405);
-    expect((await post('413', 'initialize', JSON.stringify({ filler: 'x'.repeat(17 * 1024) }))).status).toBe(413);
-    expect((await post('415', 'initialize', '{}', { 'content-type': 'text/plain' })).status).toBe(415);
-    expect((await post('422', 'initialize', JSON.stringify({ interface: c.confirm.interface, bogus: true }))).status).toBe(422);
-    expect((await post('400 missing interface', 'initialize', JSON.stringify({ bogus: true }))).status).toBe(400);
+    expect((await call('404 elsewhere', `${origin}/elsewhere`)).status).toBe(
+      404
+    );
+    expect(
+      (await call('405', `${api}capabilities`, { method: 'DELETE' })).status
+    ).toBe(405);
+    expect(
+      (
+        await post(
+          '413',
+          'initialize',
+          JSON.stringify({ filler: 'x'.repeat(17 * 1024) })
+        )
+      ).status
+    ).toBe(413);
+    expect(
+      (await post('415', 'initialize', '{}', { 'content-type': 'text/plain' }))
+        .status
+    ).toBe(415);
+    expect(
+      (
+        await post(
+          '422',
+          'initialize',
+          JSON.stringify({ interface: c.confirm.interface, bogus: true })
+        )
+      ).status
+    ).toBe(422);
+    expect(
+      (
+        await post(
+          '400 missing interface',
+          'initialize',
+          JSON.stringify({ bogus: true })
+        )
+      ).status
+    ).toBe(400);
     const body = {
       interface: c.confirm.interface,
       ...(c.confirm.method ? { method: c.confirm.method } : {}),
-      confirm: { projectPath: projection.projectPath, statePath: projection.statePath }
+      confirm: {
+        projectPath: projection.projectPath,
+        statePath: projection.statePath
+      }
     };
-    const stale = await post('409 stale', 'initialize', JSON.stringify({ ...body, confirm: { ...body.confirm, statePath: `${projection.statePath}-elsewhere` } }));
+    const stale = await post(
+      '409 stale',
+      'initialize',
+      JSON.stringify({
+        ...body,
+        confirm: {
+          ...body.confirm,
+          statePath: `${projection.statePath}-elsewhere`
+        }
+      })
+    );
     // On the cluster an API call is refused before its paths are looked at.
     expect(stale.status).toBe(c.confirm.interface === 'terminal' ? 403 : 409);
-    expect(stale.json.code).toBe(c.confirm.interface === 'terminal' ? 'confirmation-not-allowed' : 'confirmation-stale');
+    expect(stale.json.code).toBe(
+      c.confirm.interface === 'terminal'
+        ? 'confirmation-not-allowed'
+        : 'confirmation-stale'
+    );
     expectValid('Problem', stale.json);
     const notAllowed = c.confirm.interface === 'terminal' ? 'web' : 'terminal';
-    expect((await post('403 not allowed', 'initialize', JSON.stringify({ ...body, interface: notAllowed, method: undefined }))).status).toBe(403);
+    expect(
+      (
+        await post(
+          '403 not allowed',
+          'initialize',
+          JSON.stringify({ ...body, interface: notAllowed, method: undefined })
+        )
+      ).status
+    ).toBe(403);
 
     // The command line, through the running service, with the same environment.
     const cli = async (where: string, args: string[], input?: string) => {
       // init asks on a TTY only: the answer is typed into a pseudo-terminal.
-      const r = await (input === undefined ? runCli : runCliInTty)(args, { env, cwd: s.projectDir, input });
+      const r = await (input === undefined ? runCli : runCliInTty)(args, {
+        env,
+        cwd: s.projectDir,
+        input
+      });
       seen.push({ where, text: renderRun(r) });
       return r;
     };
@@ -222,25 +444,39 @@ describe.each(CASES)('no secret leaves the service: $name', c => {
       const init = await cli('cli init', ['init'], 'y\n');
       expect(init.code).toBe(0);
     } else {
-      const created = await post('201 initialize', 'initialize', JSON.stringify(body));
+      const created = await post(
+        '201 initialize',
+        'initialize',
+        JSON.stringify(body)
+      );
       expect(created.status).toBe(201);
       expectValid('InitializeResponse', created.json);
     }
-    const again = await rpc('gateway initialize again', { jsonrpc: '2.0', id: 9, method: 'project.initialize', params: body });
+    const again = await rpc('gateway initialize again', {
+      jsonrpc: '2.0',
+      id: 9,
+      method: 'project.initialize',
+      params: body
+    });
     if (c.confirm.interface === 'terminal') {
       // On the cluster only the command line's TTY prompt confirms; an API call never does.
       expect(again.json.error.data.code).toBe('confirmation-not-allowed');
     } else {
       expect(again.json.result.created).toBe(false);
     }
-    const ready = await call('GET startup ready', `${api}startup?interface=${c.confirm.interface}`);
+    const ready = await call(
+      'GET startup ready',
+      `${api}startup?interface=${c.confirm.interface}`
+    );
     expect(ready.json.phase).toBe('ready');
     const initCli = await cli('cli init (ready)', ['init']);
     expect(initCli.code).toBe(c.confirm.interface === 'terminal' ? 0 : 3);
 
     // Files while the service runs (runtime file included), then its output after it stopped.
     const statePath: string = projection.statePath;
-    expect(fs.existsSync(path.join(statePath, 'initialization.json'))).toBe(true);
+    expect(fs.existsSync(path.join(statePath, 'initialization.json'))).toBe(
+      true
+    );
     for (const [file, text] of Object.entries(readAllFiles(s.root))) {
       seen.push({ where: `file ${file}`, text });
     }

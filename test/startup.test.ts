@@ -33,7 +33,6 @@ type Iface = 'terminal' | 'web' | 'notebook';
 const INTERFACES: Iface[] = ['terminal', 'web', 'notebook'];
 const ALLOWED_VALUES = ['terminal', 'web', 'notebook'];
 
-
 /** service.md's interfaces row, with design.md's ids. */
 const SUPPORTED: Record<PlatformId, Iface[]> = {
   generic: ['terminal', 'web', 'notebook'],
@@ -45,12 +44,17 @@ const SUPPORTED: Record<PlatformId, Iface[]> = {
 const TMP_REAL = fs.realpathSync(os.tmpdir());
 /** No scheduler client on this PATH, whatever the machine has: liveness is unknown. */
 
-const HUB_ENV: Record<string, string> = { ...PLATFORM_EVIDENCE['hosted-notebook'].env };
+const HUB_ENV: Record<string, string> = {
+  ...PLATFORM_EVIDENCE['hosted-notebook'].env
+};
 const LOGIN_NODE: Pick<TestServiceOptions, 'env' | 'files'> = {
   env: { ...PLATFORM_EVIDENCE.cluster.env, PATH: NO_SCHEDULER_PATH },
   files: [...PLATFORM_EVIDENCE.cluster.files]
 };
-const JOB_ENV: Record<string, string> = { SLURM_JOB_ID: '4242', PATH: NO_SCHEDULER_PATH };
+const JOB_ENV: Record<string, string> = {
+  SLURM_JOB_ID: '4242',
+  PATH: NO_SCHEDULER_PATH
+};
 
 const start = trackedServices('all');
 const extraDirs: string[] = [];
@@ -95,14 +99,27 @@ function stripSlash(p: string): string {
 
 function expectedStatePath(platform: PlatformId, svc: TestService): string {
   if (platform === 'hosted-notebook') {
-    const hex = createHash('sha256').update(svc.projectDir).digest('hex').slice(0, 12);
-    return path.join(svc.homeDir, '.project-startup', 'projects', `${path.basename(svc.projectDir)}-${hex}`);
+    const hex = createHash('sha256')
+      .update(svc.projectDir)
+      .digest('hex')
+      .slice(0, 12);
+    return path.join(
+      svc.homeDir,
+      '.project-startup',
+      'projects',
+      `${path.basename(svc.projectDir)}-${hex}`
+    );
   }
   return path.join(svc.projectDir, '.project-startup');
 }
 
 /** The twelve contents of service.md's projection, and the invariants that hold in every phase. */
-async function expectContents(svc: TestService, platform: PlatformId, iface: Iface, p: Json): Promise<void> {
+async function expectContents(
+  svc: TestService,
+  platform: PlatformId,
+  iface: Iface,
+  p: Json
+): Promise<void> {
   for (const key of [
     'platform',
     'interface',
@@ -122,7 +139,9 @@ async function expectContents(svc: TestService, platform: PlatformId, iface: Ifa
   expect(p.interface).toBe(iface);
   expect(p.projectPath).toBe(svc.projectDir);
   expect(stripSlash(p.statePath)).toBe(expectedStatePath(platform, svc));
-  expect(p.interfaceSupport.supported).toBe(SUPPORTED[platform].includes(iface));
+  expect(p.interfaceSupport.supported).toBe(
+    SUPPORTED[platform].includes(iface)
+  );
   expect(p.interfaceSupport.supportedInterfaces).toEqual(SUPPORTED[platform]);
 
   // browserUrl: only for web on generic (direct loopback, verified by self-probe), never a token.
@@ -169,7 +188,9 @@ async function expectContents(svc: TestService, platform: PlatformId, iface: Ifa
 function expectUnsupported(platform: PlatformId, iface: Iface, p: Json): void {
   expect(p.phase).toBe('unsupported-interface');
   expect(p.nextAction.id).toBe('switch-interface');
-  expect(p.nextAction.interfaces.map((i: { id: string }) => i.id)).toEqual(SUPPORTED[platform]);
+  expect(p.nextAction.interfaces.map((i: { id: string }) => i.id)).toEqual(
+    SUPPORTED[platform]
+  );
   for (const i of p.nextAction.interfaces) {
     expect(i.how.length).toBeGreaterThan(0);
   }
@@ -183,33 +204,48 @@ function expectUnsupported(platform: PlatformId, iface: Iface, p: Json): void {
 // ---------------------------------------------------------------------------------------------
 
 describe.each([
-  { platform: 'generic' as PlatformId, options: {} as TestServiceOptions, confirmVia: 'web' as Iface },
-  { platform: 'hosted-notebook' as PlatformId, options: { env: HUB_ENV }, confirmVia: 'notebook' as Iface }
+  {
+    platform: 'generic' as PlatformId,
+    options: {} as TestServiceOptions,
+    confirmVia: 'web' as Iface
+  },
+  {
+    platform: 'hosted-notebook' as PlatformId,
+    options: { env: HUB_ENV },
+    confirmVia: 'notebook' as Iface
+  }
 ])('startup on $platform', ({ platform, options, confirmVia }) => {
   let svc: TestService;
   beforeAll(async () => {
     svc = await start(options);
   });
 
-  it.each(INTERFACES)('interface %s: twelve contents; awaiting-confirmation or unsupported-interface', async iface => {
-    const p = await projection(svc, iface);
-    await expectContents(svc, platform, iface, p);
-    expect(p.compute.satisfied).toBe(true);
-    if (SUPPORTED[platform].includes(iface)) {
-      expect(p.phase).toBe('awaiting-confirmation');
-      expect(p.nextAction.id).toBe('confirm-initialization');
-      expect(p.confirmation.confirmed).toBe(false);
-      expect(check(p, 'interface-support').status).toBe('pass');
-      expect(check(p, 'approved-storage').status).toBe('skip');
-    } else {
-      expectUnsupported(platform, iface, p);
+  it.each(INTERFACES)(
+    'interface %s: twelve contents; awaiting-confirmation or unsupported-interface',
+    async iface => {
+      const p = await projection(svc, iface);
+      await expectContents(svc, platform, iface, p);
+      expect(p.compute.satisfied).toBe(true);
+      if (SUPPORTED[platform].includes(iface)) {
+        expect(p.phase).toBe('awaiting-confirmation');
+        expect(p.nextAction.id).toBe('confirm-initialization');
+        expect(p.confirmation.confirmed).toBe(false);
+        expect(check(p, 'interface-support').status).toBe('pass');
+        expect(check(p, 'approved-storage').status).toBe('skip');
+      } else {
+        expectUnsupported(platform, iface, p);
+      }
     }
-  });
+  );
 
   it('goes to ready after POST initialize, for every supported interface', async () => {
     const before = await projection(svc, confirmVia);
     expect(fs.existsSync(before.statePath)).toBe(false);
-    const init = await postJson(`${svc.api}initialize`, svc.token, before.nextAction.request.body);
+    const init = await postJson(
+      `${svc.api}initialize`,
+      svc.token,
+      before.nextAction.request.body
+    );
     expect(init.status).toBe(201);
     expectValid('InitializeResponse', init.json);
     expect(init.json.phase).toBe('ready');
@@ -234,7 +270,11 @@ describe.each([
  * The service as `serve` runs it: logging at info and above, so the fast lane answers startup
  * (the harness logs at debug, which hands every request to express).
  */
-async function startFastLane(): Promise<{ api: string; token: string; close(): Promise<void> }> {
+async function startFastLane(): Promise<{
+  api: string;
+  token: string;
+  close(): Promise<void>;
+}> {
   const root = tempRoot('ps-startup-fast-');
   const projectDir = path.join(root, 'project');
   fs.mkdirSync(projectDir);
@@ -247,7 +287,13 @@ async function startFastLane(): Promise<{ api: string; token: string; close(): P
     PROJECT_STARTUP_SERVING_RUNTIME_URL: CLOSED_URL
   };
   const config = resolveConfig({ projectDir }, env, projectDir);
-  const running = await startService({ config, env, fileExists: () => false, logger: createLogger('info', () => undefined), runtimeFile: false });
+  const running = await startService({
+    config,
+    env,
+    fileExists: () => false,
+    logger: createLogger('info', () => undefined),
+    runtimeFile: false
+  });
   return {
     api: running.url ?? '',
     token: running.token ?? '',
@@ -277,8 +323,16 @@ describe.each([
     await svc.close();
   });
 
-  const get = (iface: string, headers: Record<string, string> = {}, method = 'GET') =>
-    request(`${svc.api}startup?interface=${iface}`, { method, token: svc.token, headers });
+  const get = (
+    iface: string,
+    headers: Record<string, string> = {},
+    method = 'GET'
+  ) =>
+    request(`${svc.api}startup?interface=${iface}`, {
+      method,
+      token: svc.token,
+      headers
+    });
 
   it('the same projection is a 304 with no body; a changed one is a 200 with a new tag', async () => {
     const first = await get('notebook');
@@ -286,7 +340,9 @@ describe.each([
     const etag = first.headers.etag as string;
     // Strong, and a hash of the bytes sent.
     expect(etag).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
-    expect(etag).toBe(`"${createHash('sha256').update(first.text).digest('base64url').slice(0, 27)}"`);
+    expect(etag).toBe(
+      `"${createHash('sha256').update(first.text).digest('base64url').slice(0, 27)}"`
+    );
     // The projection names private paths: nothing stores it, revalidated or not.
     expect(first.headers['cache-control']).toBe('no-store');
 
@@ -296,9 +352,16 @@ describe.each([
     expect(same.headers.etag).toBe(etag);
     expect(same.headers['content-type']).toBeUndefined();
     // RFC 9110's weak comparison and lists, as for the manifest.
-    expect((await get('notebook', { 'if-none-match': `W/${etag}` })).status).toBe(304);
-    expect((await get('notebook', { 'if-none-match': `"something-else", ${etag}` })).status).toBe(304);
-    expect((await get('notebook', { 'if-none-match': etag }, 'HEAD')).status).toBe(304);
+    expect(
+      (await get('notebook', { 'if-none-match': `W/${etag}` })).status
+    ).toBe(304);
+    expect(
+      (await get('notebook', { 'if-none-match': `"something-else", ${etag}` }))
+        .status
+    ).toBe(304);
+    expect(
+      (await get('notebook', { 'if-none-match': etag }, 'HEAD')).status
+    ).toBe(304);
 
     // Another interface is another answer: its own tag, and the notebook's does not match it.
     const web = await get('web', { 'if-none-match': etag });
@@ -314,7 +377,11 @@ describe.each([
     }
 
     // The state changes (initialized): the old tag gets the new projection, then its tag a 304.
-    const init = await postJson(`${svc.api}initialize`, svc.token, first.json.nextAction.request.body);
+    const init = await postJson(
+      `${svc.api}initialize`,
+      svc.token,
+      first.json.nextAction.request.body
+    );
     expect(init.status).toBe(201);
     const changed = await get('notebook', { 'if-none-match': etag });
     expect(changed.status).toBe(200);
@@ -334,7 +401,10 @@ describe.each([
 
 describe('startup on cluster', () => {
   it('a login node (no allocation) inside approved storage needs compute: request-allocation with salloc', async () => {
-    const svc = await start({ ...LOGIN_NODE, env: { ...LOGIN_NODE.env, PROJECT_STARTUP_APPROVED_STORAGE: TMP_REAL } });
+    const svc = await start({
+      ...LOGIN_NODE,
+      env: { ...LOGIN_NODE.env, PROJECT_STARTUP_APPROVED_STORAGE: TMP_REAL }
+    });
     const p = await projection(svc, 'terminal');
     await expectContents(svc, 'cluster', 'terminal', p);
     expect(p.phase).toBe('needs-compute');
@@ -361,30 +431,35 @@ describe('startup on cluster', () => {
   it.each([
     ['no approved storage configured', undefined],
     ['the project outside the approved storage', 'elsewhere']
-  ])('an allocation with %s is blocked on approved-storage with a remedy', async (_name, which) => {
-    let env = { ...JOB_ENV };
-    if (which === 'elsewhere') {
-      const other = tempRoot('ps-approved-');
-      extraDirs.push(other);
-      env = { ...env, PROJECT_STARTUP_APPROVED_STORAGE: other };
+  ])(
+    'an allocation with %s is blocked on approved-storage with a remedy',
+    async (_name, which) => {
+      let env = { ...JOB_ENV };
+      if (which === 'elsewhere') {
+        const other = tempRoot('ps-approved-');
+        extraDirs.push(other);
+        env = { ...env, PROJECT_STARTUP_APPROVED_STORAGE: other };
+      }
+      const svc = await start({ env });
+      const p = await projection(svc, 'terminal');
+      await expectContents(svc, 'cluster', 'terminal', p);
+      expect(p.phase).toBe('blocked');
+      expect(p.nextAction.id).toBe('fix-check');
+      expect(p.nextAction.checkId).toBe('approved-storage');
+      const c = check(p, 'approved-storage');
+      expect(c.status).toBe('fail');
+      expect(c.required).toBe(true);
+      expect(c.remedy.length).toBeGreaterThan(0);
+      expect(p.nextAction.detail).toContain(c.remedy);
+      // An unsupported interface is reported before anything else.
+      expectUnsupported('cluster', 'web', await projection(svc, 'web'));
     }
-    const svc = await start({ env });
-    const p = await projection(svc, 'terminal');
-    await expectContents(svc, 'cluster', 'terminal', p);
-    expect(p.phase).toBe('blocked');
-    expect(p.nextAction.id).toBe('fix-check');
-    expect(p.nextAction.checkId).toBe('approved-storage');
-    const c = check(p, 'approved-storage');
-    expect(c.status).toBe('fail');
-    expect(c.required).toBe(true);
-    expect(c.remedy.length).toBeGreaterThan(0);
-    expect(p.nextAction.detail).toContain(c.remedy);
-    // An unsupported interface is reported before anything else.
-    expectUnsupported('cluster', 'web', await projection(svc, 'web'));
-  });
+  );
 
   it('an allocation (liveness unknown: no squeue) inside approved storage awaits confirmation, then is ready', async () => {
-    const svc = await start({ env: { ...JOB_ENV, PROJECT_STARTUP_APPROVED_STORAGE: TMP_REAL } });
+    const svc = await start({
+      env: { ...JOB_ENV, PROJECT_STARTUP_APPROVED_STORAGE: TMP_REAL }
+    });
     const p = await projection(svc, 'terminal');
     await expectContents(svc, 'cluster', 'terminal', p);
     expect(p.phase).toBe('awaiting-confirmation');
@@ -397,8 +472,16 @@ describe('startup on cluster', () => {
     // No API call confirms on the cluster: the projection offers no request, only the command.
     expect(p.nextAction.request).toBeUndefined();
     expect(p.nextAction.command).toBe('project-startup init');
-    const body = { interface: 'terminal', confirm: { projectPath: p.projectPath, statePath: p.statePath } };
-    const init = await postJson(`${svc.api}initialize`, svc.token, body, promptKeyHeader(svc));
+    const body = {
+      interface: 'terminal',
+      confirm: { projectPath: p.projectPath, statePath: p.statePath }
+    };
+    const init = await postJson(
+      `${svc.api}initialize`,
+      svc.token,
+      body,
+      promptKeyHeader(svc)
+    );
     expect(init.status).toBe(201);
     expectValid('InitializeResponse', init.json);
     const after = await projection(svc, 'terminal');
@@ -409,12 +492,20 @@ describe('startup on cluster', () => {
 
 describe('browserUrl only where it can be verified', () => {
   it('is absent on hosted-notebook even with direct-loopback ingress, and on cluster', async () => {
-    const hosted = await start({ env: HUB_ENV, serve: { ingress: 'direct-loopback' } });
-    const cluster = await start({ env: { ...JOB_ENV, PROJECT_STARTUP_APPROVED_STORAGE: TMP_REAL } });
+    const hosted = await start({
+      env: HUB_ENV,
+      serve: { ingress: 'direct-loopback' }
+    });
+    const cluster = await start({
+      env: { ...JOB_ENV, PROJECT_STARTUP_APPROVED_STORAGE: TMP_REAL }
+    });
     for (const svc of [hosted, cluster]) {
       for (const iface of INTERFACES) {
         const p = await projection(svc, iface);
-        expect({ iface, has: 'browserUrl' in p }).toEqual({ iface, has: false });
+        expect({ iface, has: 'browserUrl' in p }).toEqual({
+          iface,
+          has: false
+        });
       }
     }
   });
@@ -424,8 +515,13 @@ describe('hosted-notebook state path', () => {
   it('is $HOME/.project-startup/projects/<name>-<12 hex of sha256(project path)>', async () => {
     const svc = await start({ env: HUB_ENV, projectName: 'analysis-42' });
     const p = await projection(svc, 'notebook');
-    const hex = createHash('sha256').update(svc.projectDir).digest('hex').slice(0, 12);
-    expect(stripSlash(p.statePath)).toBe(`${svc.homeDir}/.project-startup/projects/analysis-42-${hex}`);
+    const hex = createHash('sha256')
+      .update(svc.projectDir)
+      .digest('hex')
+      .slice(0, 12);
+    expect(stripSlash(p.statePath)).toBe(
+      `${svc.homeDir}/.project-startup/projects/analysis-42-${hex}`
+    );
     expect(p.projectPath).toBe(path.join(svc.root, 'analysis-42'));
   });
 });
@@ -453,45 +549,50 @@ describe('blocked by paths', () => {
   it.each([
     ['a symbolic link', 'symlink'],
     ['a directory of mode 0755', 'open-dir']
-  ])('a state path that is %s blocks on state-path and nothing is changed', async (_name, kind) => {
-    const svc = await start();
-    const statePath = path.join(svc.projectDir, '.project-startup');
-    if (kind === 'symlink') {
-      const target = path.join(svc.root, 'elsewhere');
-      fs.mkdirSync(target, { mode: 0o700 });
-      fs.symlinkSync(target, statePath);
-    } else {
-      fs.mkdirSync(statePath);
-      fs.chmodSync(statePath, 0o755);
+  ])(
+    'a state path that is %s blocks on state-path and nothing is changed',
+    async (_name, kind) => {
+      const svc = await start();
+      const statePath = path.join(svc.projectDir, '.project-startup');
+      if (kind === 'symlink') {
+        const target = path.join(svc.root, 'elsewhere');
+        fs.mkdirSync(target, { mode: 0o700 });
+        fs.symlinkSync(target, statePath);
+      } else {
+        fs.mkdirSync(statePath);
+        fs.chmodSync(statePath, 0o755);
+      }
+      const before = settledSnapshot(svc.root);
+      for (const iface of INTERFACES) {
+        const p = await projection(svc, iface);
+        await expectContents(svc, 'generic', iface, p);
+        expect(p.phase).toBe('blocked');
+        expect(p.nextAction.id).toBe('fix-check');
+        expect(p.nextAction.checkId).toBe('state-path');
+        const c = check(p, 'state-path');
+        expect(c.status).toBe('fail');
+        expect(c.required).toBe(true);
+        expect(c.remedy.length).toBeGreaterThan(0);
+      }
+      // Initialize refuses too, and never "fixes" the path.
+      const init = await postJson(`${svc.api}initialize`, svc.token, {
+        interface: 'web',
+        confirm: { projectPath: svc.projectDir, statePath }
+      });
+      expect(init.status).toBe(409);
+      expect(init.headers['content-type']).toMatch(
+        /^application\/problem\+json/
+      );
+      expectValid('Problem', init.json);
+      expect(['state-unsafe', 'wrong-phase']).toContain(init.json.code);
+      noStackTrace(init.text);
+      expect(snapshot(svc.root)).toEqual(before);
+      expect(fs.lstatSync(statePath).isSymbolicLink()).toBe(kind === 'symlink');
+      if (kind === 'open-dir') {
+        expect(fs.lstatSync(statePath).mode & 0o777).toBe(0o755);
+      }
     }
-    const before = settledSnapshot(svc.root);
-    for (const iface of INTERFACES) {
-      const p = await projection(svc, iface);
-      await expectContents(svc, 'generic', iface, p);
-      expect(p.phase).toBe('blocked');
-      expect(p.nextAction.id).toBe('fix-check');
-      expect(p.nextAction.checkId).toBe('state-path');
-      const c = check(p, 'state-path');
-      expect(c.status).toBe('fail');
-      expect(c.required).toBe(true);
-      expect(c.remedy.length).toBeGreaterThan(0);
-    }
-    // Initialize refuses too, and never "fixes" the path.
-    const init = await postJson(`${svc.api}initialize`, svc.token, {
-      interface: 'web',
-      confirm: { projectPath: svc.projectDir, statePath }
-    });
-    expect(init.status).toBe(409);
-    expect(init.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expectValid('Problem', init.json);
-    expect(['state-unsafe', 'wrong-phase']).toContain(init.json.code);
-    noStackTrace(init.text);
-    expect(snapshot(svc.root)).toEqual(before);
-    expect(fs.lstatSync(statePath).isSymbolicLink()).toBe(kind === 'symlink');
-    if (kind === 'open-dir') {
-      expect(fs.lstatSync(statePath).mode & 0o777).toBe(0o755);
-    }
-  });
+  );
 
   describe('on hosted-notebook, a symbolic link at $HOME/.project-startup', () => {
     let svc: TestService;
@@ -579,13 +680,18 @@ describe('inference runtime probes', () => {
 
   it('the local runtime is reported reachable when only it answers; the closed one warns without blocking', async () => {
     const svc = await start({
-      env: { PROJECT_STARTUP_LOCAL_RUNTIME_URL: `${fakeUrl}/only-local`, PROJECT_STARTUP_SERVING_RUNTIME_URL: CLOSED_URL }
+      env: {
+        PROJECT_STARTUP_LOCAL_RUNTIME_URL: `${fakeUrl}/only-local`,
+        PROJECT_STARTUP_SERVING_RUNTIME_URL: CLOSED_URL
+      }
     });
     const p = await projection(svc, 'web');
     const c = check(p, 'inference-runtimes');
     expect(c.status).toBe('warn');
     expect(c.required).toBe(false);
-    const localPart = c.observed.split(';').find((s: string) => s.includes('/only-local'));
+    const localPart = c.observed
+      .split(';')
+      .find((s: string) => s.includes('/only-local'));
     expect(localPart).toBeDefined();
     expect(localPart).not.toMatch(/not reachable|no answer/);
     expect(seen).toContain('/only-local');
@@ -596,13 +702,25 @@ describe('inference runtime probes', () => {
     const svcs: [PlatformId, TestService][] = [
       ['generic', await start()],
       ['hosted-notebook', await start({ env: HUB_ENV })],
-      ['cluster', await start({ env: { ...JOB_ENV, PROJECT_STARTUP_APPROVED_STORAGE: TMP_REAL } })]
+      [
+        'cluster',
+        await start({
+          env: { ...JOB_ENV, PROJECT_STARTUP_APPROVED_STORAGE: TMP_REAL }
+        })
+      ]
     ];
     for (const [platform, svc] of svcs) {
       const p = await projection(svc, 'terminal');
       const c = check(p, 'inference-runtimes');
-      expect({ platform, status: c.status, required: c.required }).toEqual({ platform, status: 'warn', required: false });
-      expect({ platform, phase: p.phase }).toEqual({ platform, phase: 'awaiting-confirmation' });
+      expect({ platform, status: c.status, required: c.required }).toEqual({
+        platform,
+        status: 'warn',
+        required: false
+      });
+      expect({ platform, phase: p.phase }).toEqual({
+        platform,
+        phase: 'awaiting-confirmation'
+      });
     }
   });
 
@@ -679,7 +797,10 @@ describe('the interface parameter', () => {
     expect(r.status).toBe(400);
     expectValid('Problem', r.json);
     for (const v of ALLOWED_VALUES) {
-      expect({ detail: r.json.detail, lists: r.json.detail.includes(v) }).toEqual({ detail: r.json.detail, lists: true });
+      expect({
+        detail: r.json.detail,
+        lists: r.json.detail.includes(v)
+      }).toEqual({ detail: r.json.detail, lists: true });
     }
   });
 });
@@ -703,7 +824,9 @@ function settledSnapshot(root: string): Record<string, string> {
     const current = snapshot(root);
     const settled = Object.keys(current).every(p => {
       const s = fs.lstatSync(p);
-      return !s.isDirectory() || (s.atimeMs > s.mtimeMs && s.atimeMs > s.ctimeMs);
+      return (
+        !s.isDirectory() || (s.atimeMs > s.mtimeMs && s.atimeMs > s.ctimeMs)
+      );
     });
     if (settled && JSON.stringify(current) === JSON.stringify(previous)) {
       return current;
@@ -714,15 +837,26 @@ function settledSnapshot(root: string): Record<string, string> {
 }
 
 describe('inspection is read-only', () => {
-  let services: { platform: PlatformId; svc: TestService; confirm: Iface; method?: string }[];
+  let services: {
+    platform: PlatformId;
+    svc: TestService;
+    confirm: Iface;
+    method?: string;
+  }[];
 
   beforeAll(async () => {
     services = [
       { platform: 'generic', svc: await start(), confirm: 'web' },
-      { platform: 'hosted-notebook', svc: await start({ env: HUB_ENV }), confirm: 'notebook' },
+      {
+        platform: 'hosted-notebook',
+        svc: await start({ env: HUB_ENV }),
+        confirm: 'notebook'
+      },
       {
         platform: 'cluster',
-        svc: await start({ env: { ...JOB_ENV, PROJECT_STARTUP_APPROVED_STORAGE: TMP_REAL } }),
+        svc: await start({
+          env: { ...JOB_ENV, PROJECT_STARTUP_APPROVED_STORAGE: TMP_REAL }
+        }),
         confirm: 'terminal',
         method: 'terminal-prompt'
       }
@@ -736,7 +870,12 @@ describe('inspection is read-only', () => {
         const results = await Promise.all([
           ...INTERFACES.map(iface => startup(svc, `interface=${iface}`)),
           request(`${svc.api}capabilities`, { token: svc.token }),
-          postJson(`${svc.api}gateway`, svc.token, { jsonrpc: '2.0', id: round, method: 'project.startup', params: { interface: 'terminal' } })
+          postJson(`${svc.api}gateway`, svc.token, {
+            jsonrpc: '2.0',
+            id: round,
+            method: 'project.startup',
+            params: { interface: 'terminal' }
+          })
         ]);
         for (const r of results.slice(0, INTERFACES.length)) {
           expect(r.status).toBe(200);
@@ -757,10 +896,14 @@ describe('inspection is read-only', () => {
       expect(snapshot(svc.root)).toEqual(before[i]);
     });
     // hosted-notebook state would live under HOME: nothing appeared there.
-    const hosted = services.find(s => s.platform === 'hosted-notebook') as { svc: TestService };
+    const hosted = services.find(s => s.platform === 'hosted-notebook') as {
+      svc: TestService;
+    };
     expect(fs.readdirSync(hosted.svc.homeDir)).toEqual([]);
     for (const { svc } of services) {
-      expect(fs.existsSync(path.join(svc.projectDir, '.project-startup'))).toBe(false);
+      expect(fs.existsSync(path.join(svc.projectDir, '.project-startup'))).toBe(
+        false
+      );
     }
   });
 
@@ -770,8 +913,16 @@ describe('inspection is read-only', () => {
       const p = (await startup(svc, `interface=${confirm}`)).json;
       expectValid('StartupProjection', p);
       expect(p.phase).toBe('awaiting-confirmation');
-      const body = { interface: confirm, confirm: { projectPath: p.projectPath, statePath: p.statePath } };
-      const init = await postJson(`${svc.api}initialize`, svc.token, body, method ? promptKeyHeader(svc) : {});
+      const body = {
+        interface: confirm,
+        confirm: { projectPath: p.projectPath, statePath: p.statePath }
+      };
+      const init = await postJson(
+        `${svc.api}initialize`,
+        svc.token,
+        body,
+        method ? promptKeyHeader(svc) : {}
+      );
       expect(init.status).toBe(201);
       expectValid('InitializeResponse', init.json);
       records.push(path.join(p.statePath, 'initialization.json'));

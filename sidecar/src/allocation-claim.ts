@@ -18,7 +18,9 @@ export function formatAllocationClaim(claim: AllocationClaim): string {
 }
 
 /** The allocation named by the caller's environment (SLURM_JOB_ID, PBS_JOBID, ...), if any. */
-export function allocationClaimFromEnv(env: Readonly<Record<string, string | undefined>>): AllocationClaim | undefined {
+export function allocationClaimFromEnv(
+  env: Readonly<Record<string, string | undefined>>
+): AllocationClaim | undefined {
   for (const [name, scheduler] of ALLOCATION_VARIABLES) {
     const value = env[name];
     if (value !== undefined && value !== '' && JOB_ID.test(value)) {
@@ -29,7 +31,10 @@ export function allocationClaimFromEnv(env: Readonly<Record<string, string | und
 }
 
 /** Undefined when absent; a `validation-failed` problem naming the form when malformed. */
-export function parseAllocationClaim(raw: unknown, pointer: string): AllocationClaim | undefined {
+export function parseAllocationClaim(
+  raw: unknown,
+  pointer: string
+): AllocationClaim | undefined {
   if (raw === undefined || raw === null || raw === '') {
     return undefined;
   }
@@ -41,7 +46,14 @@ export function parseAllocationClaim(raw: unknown, pointer: string): AllocationC
     throw new ProblemError(
       'validation-failed',
       `The allocation must be <scheduler>:<job id>, the scheduler one of ${SCHEDULERS.join(', ')} (for example slurm:1234).`,
-      { errors: [{ pointer, detail: `must be <scheduler>:<job id> with the scheduler one of ${SCHEDULERS.join(', ')}` }] }
+      {
+        errors: [
+          {
+            pointer,
+            detail: `must be <scheduler>:<job id> with the scheduler one of ${SCHEDULERS.join(', ')}`
+          }
+        ]
+      }
     );
   }
   return { scheduler, jobId };

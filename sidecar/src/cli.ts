@@ -3,7 +3,11 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, ENV, resolveConfig, ServeOptions } from './config';
-import { DIAGNOSTICS_FILE_ENV, StderrTail, writeDiagnosticsFile } from './diagnostics-file';
+import {
+  DIAGNOSTICS_FILE_ENV,
+  StderrTail,
+  writeDiagnosticsFile
+} from './diagnostics-file';
 import type { InstallScope } from './jupyter-install';
 import { createLogger } from './log';
 import { InvalidPlatformSetting } from './platforms/rules';
@@ -19,7 +23,8 @@ import { signInLine, urlAnswer } from './sign-in';
 // What only some commands need is loaded by those commands, so `serve` starts without it.
 const clientModule = () => require('./client') as typeof import('./client');
 const formatModule = () => require('./format') as typeof import('./format');
-const jupyterInstallModule = () => require('./jupyter-install') as typeof import('./jupyter-install');
+const jupyterInstallModule = () =>
+  require('./jupyter-install') as typeof import('./jupyter-install');
 
 export const EXIT = {
   ok: 0,
@@ -119,14 +124,24 @@ interface Io {
 }
 
 function usage(message: string): ProblemError & { usage: true } {
-  return Object.assign(new ProblemError('validation-failed', message), { usage: true as const });
+  return Object.assign(new ProblemError('validation-failed', message), {
+    usage: true as const
+  });
 }
 
 type OptionSpec = Record<string, { type: 'string' | 'boolean' }>;
 
-function parse(args: string[], options: OptionSpec): { values: Record<string, string | boolean | undefined> } {
+function parse(
+  args: string[],
+  options: OptionSpec
+): { values: Record<string, string | boolean | undefined> } {
   try {
-    const { values } = parseArgs({ args, options: { help: { type: 'boolean' }, ...options }, allowPositionals: false, strict: true });
+    const { values } = parseArgs({
+      args,
+      options: { help: { type: 'boolean' }, ...options },
+      allowPositionals: false,
+      strict: true
+    });
     return { values: values as Record<string, string | boolean | undefined> };
   } catch (error) {
     throw usage((error as Error).message);
@@ -142,8 +157,14 @@ const CLIENT_OPTIONS = {
 export async function main(argv: string[], io: Io): Promise<number> {
   const [command, ...rest] = argv;
   try {
-    if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-      const topic = command === 'help' && rest[0] && HELP[rest[0]] ? rest[0] : 'main';
+    if (
+      command === undefined ||
+      command === '--help' ||
+      command === '-h' ||
+      command === 'help'
+    ) {
+      const topic =
+        command === 'help' && rest[0] && HELP[rest[0]] ? rest[0] : 'main';
       // Asked for, help is the answer (stdout, 0); without a command it explains a usage error.
       (command === undefined ? io.stderr : io.stdout).write(`${HELP[topic]}\n`);
       return command === undefined ? EXIT.usage : EXIT.ok;
@@ -163,7 +184,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
       case 'url':
         return await clientCommand(command, rest, io);
       default:
-        throw usage(`Unknown command "${command}". Commands: serve, status, capabilities, init, url, jupyter.`);
+        throw usage(
+          `Unknown command "${command}". Commands: serve, status, capabilities, init, url, jupyter.`
+        );
     }
   } catch (error) {
     return report(error, io, rest.includes('--json'));
@@ -172,25 +195,35 @@ export async function main(argv: string[], io: Io): Promise<number> {
 
 function report(error: unknown, io: Io, json = false): number {
   if ((error as { usage?: boolean }).usage) {
-    io.stderr.write(`project-startup: ${terminalSafeLines((error as Error).message)}\nRun \`project-startup --help\` for usage.\n`);
+    io.stderr.write(
+      `project-startup: ${terminalSafeLines((error as Error).message)}\nRun \`project-startup --help\` for usage.\n`
+    );
     if (json) {
-      io.stdout.write(`${JSON.stringify(new ProblemError('validation-failed', (error as Error).message).toProblem(), null, 2)}\n`);
+      io.stdout.write(
+        `${JSON.stringify(new ProblemError('validation-failed', (error as Error).message).toProblem(), null, 2)}\n`
+      );
     }
     return EXIT.usage;
   }
   if (error instanceof ConfigError || error instanceof InvalidPlatformSetting) {
     io.stderr.write(`project-startup: ${terminalSafeLines(error.message)}\n`);
     if (json) {
-      io.stdout.write(`${JSON.stringify(new ProblemError('validation-failed', error.message).toProblem(), null, 2)}\n`);
+      io.stdout.write(
+        `${JSON.stringify(new ProblemError('validation-failed', error.message).toProblem(), null, 2)}\n`
+      );
     }
     return EXIT.usage;
   }
   if ((error as { unproven?: boolean }).unproven) {
     // The runtime file's address did not prove itself (client.ts): nothing was sent to it.
-    io.stderr.write(`project-startup: ${terminalSafeLines((error as Error).message)}\n`);
+    io.stderr.write(
+      `project-startup: ${terminalSafeLines((error as Error).message)}\n`
+    );
     if (json) {
       // Authentication between the two failed (the service could not prove itself): unauthorized.
-      io.stdout.write(`${JSON.stringify(new ProblemError('unauthorized', (error as Error).message).toProblem(), null, 2)}\n`);
+      io.stdout.write(
+        `${JSON.stringify(new ProblemError('unauthorized', (error as Error).message).toProblem(), null, 2)}\n`
+      );
     }
     return EXIT.failure;
   }
@@ -200,7 +233,12 @@ function report(error: unknown, io: Io, json = false): number {
     // Scripts read stdout: the same problem details the HTTP side answers.
     io.stdout.write(`${JSON.stringify(problem.toProblem(), null, 2)}\n`);
   }
-  return ['confirmation-not-allowed', 'wrong-phase', 'confirmation-stale', 'state-unsafe'].includes(problem.code)
+  return [
+    'confirmation-not-allowed',
+    'wrong-phase',
+    'confirmation-stale',
+    'state-unsafe'
+  ].includes(problem.code)
     ? EXIT.refused
     : EXIT.failure;
 }
@@ -227,7 +265,11 @@ async function serveReporting(args: string[], io: Io): Promise<number> {
   };
   try {
     return await serve(args, tracked, () =>
-      writeDiagnosticsFile(file, { state: 'running', pid: process.pid, at: new Date().toISOString() })
+      writeDiagnosticsFile(file, {
+        state: 'running',
+        pid: process.pid,
+        at: new Date().toISOString()
+      })
     );
   } catch (error) {
     const mark = tail.count;
@@ -237,12 +279,22 @@ async function serveReporting(args: string[], io: Io): Promise<number> {
       .join('\n')
       .replace(/^project-startup: /, '')
       .trim();
-    writeDiagnosticsFile(file, { state: 'failed', at: new Date().toISOString(), exitCode, lastError, logTail: tail.lines() });
+    writeDiagnosticsFile(file, {
+      state: 'failed',
+      at: new Date().toISOString(),
+      exitCode,
+      lastError,
+      logTail: tail.lines()
+    });
     return exitCode;
   }
 }
 
-async function serve(args: string[], io: Io, onListening?: () => void): Promise<number> {
+async function serve(
+  args: string[],
+  io: Io,
+  onListening?: () => void
+): Promise<number> {
   const { values } = parse(args, {
     host: { type: 'string' },
     port: { type: 'string' },
@@ -273,10 +325,13 @@ async function serve(args: string[], io: Io, onListening?: () => void): Promise<
     throw new ConfigError((error as Error).message);
   }
   if (onCreationStep) {
-    logger.warn('TEST-ONLY fault injection armed: the process kills itself during initialize', {
-      variable: TEST_CRASH_AT_ENV,
-      step: io.env[TEST_CRASH_AT_ENV]
-    });
+    logger.warn(
+      'TEST-ONLY fault injection armed: the process kills itself during initialize',
+      {
+        variable: TEST_CRASH_AT_ENV,
+        step: io.env[TEST_CRASH_AT_ENV]
+      }
+    );
   }
   // Signals are caught from here on: one that arrives while the service is still starting stops
   // it as soon as it is up (and cleans up its runtime file), rather than killing it half-made.
@@ -286,7 +341,12 @@ async function serve(args: string[], io: Io, onListening?: () => void): Promise<
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
-  const running = await startService({ config, env: io.env, logger, onCreationStep });
+  const running = await startService({
+    config,
+    env: io.env,
+    logger,
+    onCreationStep
+  });
   const { service } = running;
   // Listening now; reported before the address is printed, so whoever reads it finds the report.
   onListening?.();
@@ -297,7 +357,12 @@ async function serve(args: string[], io: Io, onListening?: () => void): Promise<
       line`Listening: ${running.url ?? `unix socket ${running.socket}`}`,
       // The runtime file's path is escaped like every other value from the file system.
       line`${signInLine(
-        { platform: service.adapter.id, ingress: running.ingress, url: running.url, socket: running.socket },
+        {
+          platform: service.adapter.id,
+          ingress: running.ingress,
+          url: running.url,
+          socket: running.socket
+        },
         // A token from the environment is never copied into the runtime file.
         io.env[ENV.token] ? ENV.token : `${running.runtimeFile}`
       )}`,
@@ -316,22 +381,37 @@ async function serve(args: string[], io: Io, onListening?: () => void): Promise<
   });
 }
 
-async function clientCommand(command: 'status' | 'capabilities' | 'init' | 'url', args: string[], io: Io): Promise<number> {
+async function clientCommand(
+  command: 'status' | 'capabilities' | 'init' | 'url',
+  args: string[],
+  io: Io
+): Promise<number> {
   const { values } = parse(
     args,
     command === 'url'
       ? { 'project-dir': { type: 'string' } }
-      : { ...CLIENT_OPTIONS, ...(command === 'status' ? { interface: { type: 'string' } } : {}) }
+      : {
+          ...CLIENT_OPTIONS,
+          ...(command === 'status' ? { interface: { type: 'string' } } : {})
+        }
   );
   if (values.help) {
     io.stdout.write(`${HELP[command]}\n`);
     return EXIT.ok;
   }
-  const config = resolveConfig({ projectDir: values['project-dir'] as string | undefined }, io.env, io.cwd);
+  const config = resolveConfig(
+    { projectDir: values['project-dir'] as string | undefined },
+    io.env,
+    io.cwd
+  );
   if (command === 'url') {
     return await printUrl(config, io);
   }
-  const { client, notes } = await connectClient(config, io.env, Boolean(values.local));
+  const { client, notes } = await connectClient(
+    config,
+    io.env,
+    Boolean(values.local)
+  );
   for (const note of notes) {
     io.stderr.write(`project-startup: ${terminalSafeLines(note)}\n`);
   }
@@ -339,21 +419,36 @@ async function clientCommand(command: 'status' | 'capabilities' | 'init' | 'url'
   switch (command) {
     case 'capabilities': {
       const manifest = await client.capabilities();
-      io.stdout.write(json ? `${JSON.stringify(manifest, null, 2)}\n` : formatModule().formatManifest(manifest));
+      io.stdout.write(
+        json
+          ? `${JSON.stringify(manifest, null, 2)}\n`
+          : formatModule().formatManifest(manifest)
+      );
       return EXIT.ok;
     }
     case 'status': {
-      const projection = await client.startup(interfaceOption(values.interface));
-      io.stdout.write(json ? `${JSON.stringify(projection, null, 2)}\n` : formatModule().formatProjection(projection, client.source));
+      const projection = await client.startup(
+        interfaceOption(values.interface)
+      );
+      io.stdout.write(
+        json
+          ? `${JSON.stringify(projection, null, 2)}\n`
+          : formatModule().formatProjection(projection, client.source)
+      );
       // Scripts can branch on it: setup cannot go on in these phases until something changes.
-      return projection.phase === 'blocked' || projection.phase === 'unsupported-interface' ? EXIT.refused : EXIT.ok;
+      return projection.phase === 'blocked' ||
+        projection.phase === 'unsupported-interface'
+        ? EXIT.refused
+        : EXIT.ok;
     }
     case 'init':
       return init(client, json, io);
   }
 }
 
-function connectClient(...args: Parameters<typeof import('./client').connect>): ReturnType<typeof import('./client').connect> {
+function connectClient(
+  ...args: Parameters<typeof import('./client').connect>
+): ReturnType<typeof import('./client').connect> {
   return clientModule().connect(...args);
 }
 
@@ -365,7 +460,9 @@ function jupyter(args: string[], io: Io): number {
     return action === undefined ? EXIT.usage : EXIT.ok;
   }
   if (action !== 'install' && action !== 'uninstall') {
-    throw usage(`Unknown jupyter action "${action}"; use install or uninstall.`);
+    throw usage(
+      `Unknown jupyter action "${action}"; use install or uninstall.`
+    );
   }
   const { values } = parse(rest, {
     user: { type: 'boolean' },
@@ -377,14 +474,21 @@ function jupyter(args: string[], io: Io): number {
     io.stdout.write(`${HELP.jupyter}\n`);
     return EXIT.ok;
   }
-  const chosen = [values.user, values['sys-prefix'], values.prefix !== undefined].filter(Boolean).length;
+  const chosen = [
+    values.user,
+    values['sys-prefix'],
+    values.prefix !== undefined
+  ].filter(Boolean).length;
   if (chosen > 1) {
     throw usage('Choose one of --user, --sys-prefix and --prefix.');
   }
   const scope: InstallScope = values['sys-prefix']
     ? { kind: 'sys-prefix' }
     : values.prefix !== undefined
-      ? { kind: 'prefix', prefix: path.resolve(io.cwd, values.prefix as string) }
+      ? {
+          kind: 'prefix',
+          prefix: path.resolve(io.cwd, values.prefix as string)
+        }
       : { kind: 'user' };
   if (action === 'uninstall') {
     const report = jupyterInstallModule().uninstallJupyter(scope, io.env);
@@ -395,7 +499,9 @@ function jupyter(args: string[], io: Io): number {
     );
     return EXIT.ok;
   }
-  const report = jupyterInstallModule().installJupyter(scope, io.env, { skipProxyCheck: values['skip-proxy-check'] === true });
+  const report = jupyterInstallModule().installJupyter(scope, io.env, {
+    skipProxyCheck: values['skip-proxy-check'] === true
+  });
   io.stdout.write(
     [
       `Installed the JupyterLab extension: ${report.labextension}`,
@@ -419,14 +525,23 @@ function interfaceOption(value: string | boolean | undefined): InterfaceId {
   }
 }
 
-async function printUrl(config: ReturnType<typeof resolveConfig>, io: Io): Promise<number> {
+async function printUrl(
+  config: ReturnType<typeof resolveConfig>,
+  io: Io
+): Promise<number> {
   // The token goes into an address a person opens: only for a service that proved it holds it.
-  const { service, notes } = await clientModule().findRunningService(config, io.env);
+  const { service, notes } = await clientModule().findRunningService(
+    config,
+    io.env
+  );
   for (const note of notes) {
     io.stderr.write(`project-startup: ${terminalSafeLines(note)}\n`);
   }
   // Only where a browser can use it: the platform's browser route, loopback TCP (sign-in.ts).
-  const answer = urlAnswer({ info: service?.info, envToken: io.env[ENV.token] });
+  const answer = urlAnswer({
+    info: service?.info,
+    envToken: io.env[ENV.token]
+  });
   if (!answer.ok) {
     io.stderr.write(`project-startup: ${terminalSafeLines(answer.message)}\n`);
     return answer.exit;
@@ -435,7 +550,11 @@ async function printUrl(config: ReturnType<typeof resolveConfig>, io: Io): Promi
   return EXIT.ok;
 }
 
-async function init(client: import('./client').ProjectClient, json: boolean, io: Io): Promise<number> {
+async function init(
+  client: import('./client').ProjectClient,
+  json: boolean,
+  io: Io
+): Promise<number> {
   const projection = await client.startup('terminal');
   const say = (text: string) => (json ? io.stderr : io.stdout).write(text);
   if (!projection.confirmation.allowedInterfaces.includes('terminal')) {
@@ -443,28 +562,42 @@ async function init(client: import('./client').ProjectClient, json: boolean, io:
       'confirmation-not-allowed',
       `On the ${labelOf(projection.platform)} the project state is created after a confirmation in ${projection.confirmation.allowedInterfaces
         .map(labelOf)
-        .join(' or ')}, not at a terminal prompt. ${projection.nextAction.detail}`,
+        .join(
+          ' or '
+        )}, not at a terminal prompt. ${projection.nextAction.detail}`,
       { allowedInterfaces: projection.confirmation.allowedInterfaces }
     );
   }
   if (projection.phase === 'ready') {
-    say(`${line`Already set up: ${projection.statePath} holds this project's state. Nothing to do.`}\n`);
+    say(
+      `${line`Already set up: ${projection.statePath} holds this project's state. Nothing to do.`}\n`
+    );
     if (json) {
-      io.stdout.write(`${JSON.stringify({ created: false, record: projection.confirmation.record, phase: 'ready' }, null, 2)}\n`);
+      io.stdout.write(
+        `${JSON.stringify({ created: false, record: projection.confirmation.record, phase: 'ready' }, null, 2)}\n`
+      );
     }
     return EXIT.ok;
   }
   if (projection.phase !== 'awaiting-confirmation') {
-    const command = projection.nextAction.command ? ` Run \`${projection.nextAction.command}\`.` : '';
+    const command = projection.nextAction.command
+      ? ` Run \`${projection.nextAction.command}\`.`
+      : '';
     throw new ProblemError(
       'wrong-phase',
       `Setup is in phase ${projection.phase}; initialization comes later. Next: ${projection.nextAction.title}. ${projection.nextAction.detail}${
-        projection.nextAction.detail.includes(projection.nextAction.command ?? '\0') ? '' : command
+        projection.nextAction.detail.includes(
+          projection.nextAction.command ?? '\0'
+        )
+          ? ''
+          : command
       }`,
       { phase: projection.phase, nextAction: projection.nextAction }
     );
   }
-  const readOnly = projection.readinessChecks.find(c => c.id === 'gateway-ingress' && c.status === 'warn');
+  const readOnly = projection.readinessChecks.find(
+    c => c.id === 'gateway-ingress' && c.status === 'warn'
+  );
   if (readOnly) {
     // A service on an ingress the platform does not offer changes nothing: say what works.
     throw new ProblemError(
@@ -486,21 +619,35 @@ async function init(client: import('./client').ProjectClient, json: boolean, io:
       line`Project:  ${projection.projectPath}`,
       line`Platform: ${labelOf(projection.platform)}`,
       'This will create, readable only by you:',
-      ...projection.confirmation.creates.map((p: string) => line`  ${p}/ (directory, mode 0700)`),
+      ...projection.confirmation.creates.map(
+        (p: string) => line`  ${p}/ (directory, mode 0700)`
+      ),
       line`  ${projection.statePath}/initialization.json (mode 0600: what you confirmed, when, and how; no credentials)`,
       ''
     ].join('\n')
   );
   const answer = await ask('Create the private project state? [y/N] ', io);
   if (answer === undefined || !/^(y|yes)$/i.test(answer.trim())) {
-    say(answer === undefined ? '\nNo answer; nothing was created.\n' : 'Declined; nothing was created.\n');
+    say(
+      answer === undefined
+        ? '\nNo answer; nothing was created.\n'
+        : 'Declined; nothing was created.\n'
+    );
     if (json) {
-      io.stdout.write(`${JSON.stringify({ created: false, declined: true, phase: projection.phase }, null, 2)}\n`);
+      io.stdout.write(
+        `${JSON.stringify({ created: false, declined: true, phase: projection.phase }, null, 2)}\n`
+      );
     }
     return EXIT.declined;
   }
   const result = await client.initialize(
-    { interface: 'terminal', confirm: { projectPath: projection.projectPath, statePath: projection.statePath } },
+    {
+      interface: 'terminal',
+      confirm: {
+        projectPath: projection.projectPath,
+        statePath: projection.statePath
+      }
+    },
     true
   );
   if (json) {
@@ -516,7 +663,9 @@ async function init(client: import('./client').ProjectClient, json: boolean, io:
 /** One line from the person; undefined at end of input. The question goes to stderr. */
 function ask(question: string, io: Io): Promise<string | undefined> {
   return new Promise(resolve => {
-    const rl = (require('node:readline') as typeof import('node:readline')).createInterface({ input: io.stdin, output: io.stderr, terminal: false });
+    const rl = (
+      require('node:readline') as typeof import('node:readline')
+    ).createInterface({ input: io.stdin, output: io.stderr, terminal: false });
     let answered = false;
     io.stderr.write(question);
     rl.once('line', line => {

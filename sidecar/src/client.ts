@@ -8,10 +8,23 @@ import type { Manifest } from './manifest';
 import { Problem, ProblemError } from './problems';
 import { newNonce, proofMatches } from './health-proof';
 import { besideJupyterLab } from './jupyter-client';
-import { readRuntimeFile, removeRuntimeFile, runtimeFilePath, RuntimeInfo } from './runtime-file';
-import { InitializeResult, parseInterface, StartupResult, StartupService } from './service';
+import {
+  readRuntimeFile,
+  removeRuntimeFile,
+  runtimeFilePath,
+  RuntimeInfo
+} from './runtime-file';
+import {
+  InitializeResult,
+  parseInterface,
+  StartupResult,
+  StartupService
+} from './service';
 import type { InterfaceId } from './vocabulary';
-import { allocationClaimFromEnv, formatAllocationClaim } from './allocation-claim';
+import {
+  allocationClaimFromEnv,
+  formatAllocationClaim
+} from './allocation-claim';
 import { PROMPT_KEY_HEADER } from './confirmation';
 
 export interface ProjectClient {
@@ -72,8 +85,15 @@ function pidMayBeOurs(pid: number): boolean {
   }
   // kill() succeeds for root whoever owns the pid; where /proc tells the owner (Linux), ask it.
   // Elsewhere the health proof below is what decides.
-  const owner = process.platform === 'linux' ? fs.statSync(`/proc/${pid}`, { throwIfNoEntry: false })?.uid : undefined;
-  return owner === undefined || typeof process.getuid !== 'function' || owner === process.getuid();
+  const owner =
+    process.platform === 'linux'
+      ? fs.statSync(`/proc/${pid}`, { throwIfNoEntry: false })?.uid
+      : undefined;
+  return (
+    owner === undefined ||
+    typeof process.getuid !== 'function' ||
+    owner === process.getuid()
+  );
 }
 
 type HealthAnswer =
@@ -91,15 +111,24 @@ function connectionAgent(): http.Agent {
 }
 
 /** GET health?nonce= without any credential, bounded in time and size, on `agent`'s connection. */
-function askHealth(info: RuntimeInfo, nonce: string, agent: http.Agent): Promise<HealthAnswer> {
+function askHealth(
+  info: RuntimeInfo,
+  nonce: string,
+  agent: http.Agent
+): Promise<HealthAnswer> {
   const target = info.url ? new URL(info.url) : undefined;
   return new Promise(resolve => {
     const request = http.request(
       {
         method: 'GET',
         path: `${info.baseUrl}project/health?nonce=${nonce}`,
-        ...(target ? { host: target.hostname.replace(/^\[|\]$/g, ''), port: target.port } : { socketPath: info.socket }),
-        headers: { host: target ? target.host : 'localhost', accept: 'application/json' },
+        ...(target
+          ? { host: target.hostname.replace(/^\[|\]$/g, ''), port: target.port }
+          : { socketPath: info.socket }),
+        headers: {
+          host: target ? target.host : 'localhost',
+          accept: 'application/json'
+        },
         timeout: 5000,
         agent
       },
@@ -123,9 +152,16 @@ function askHealth(info: RuntimeInfo, nonce: string, agent: http.Agent): Promise
           } catch {
             body = undefined;
           }
-          resolve({ kind: 'answered', status: response.statusCode ?? 0, body, socket });
+          resolve({
+            kind: 'answered',
+            status: response.statusCode ?? 0,
+            body,
+            socket
+          });
         });
-        response.on('error', () => resolve({ kind: 'unreachable', why: 'the answer broke off' }));
+        response.on('error', () =>
+          resolve({ kind: 'unreachable', why: 'the answer broke off' })
+        );
       }
     );
     request.on('timeout', () => request.destroy(new Error('timeout')));
@@ -134,7 +170,13 @@ function askHealth(info: RuntimeInfo, nonce: string, agent: http.Agent): Promise
       if (error.code === 'ECONNREFUSED' || error.code === 'ENOENT') {
         resolve({ kind: 'gone' });
       } else {
-        resolve({ kind: 'unreachable', why: error.message === 'timeout' ? 'no answer within 5 s' : `connection failed (${error.code ?? 'error'})` });
+        resolve({
+          kind: 'unreachable',
+          why:
+            error.message === 'timeout'
+              ? 'no answer within 5 s'
+              : `connection failed (${error.code ?? 'error'})`
+        });
       }
     });
     request.end();
@@ -148,7 +190,10 @@ function askHealth(info: RuntimeInfo, nonce: string, agent: http.Agent): Promise
  * with HMAC(token, nonce, instance id): only the process holding the token can. If it cannot,
  * nothing is sent and UnprovenService says why. Undefined when no service runs.
  */
-export async function findRunningService(config: ServiceConfig, env: Env): Promise<ServiceLookup> {
+export async function findRunningService(
+  config: ServiceConfig,
+  env: Env
+): Promise<ServiceLookup> {
   const file = runtimeFilePath(config.runtimeDir, config.projectDir);
   const info = readRuntimeFile(file);
   if (!info || info.projectPath !== config.projectDir) {
@@ -157,12 +202,16 @@ export async function findRunningService(config: ServiceConfig, env: Env): Promi
   const where = info.url ?? info.socket ?? 'its address';
   const stale = (why: string): ServiceLookup => {
     removeRuntimeFile(file, info.instanceId);
-    return { service: undefined, notes: [`Removed the stale runtime file ${file}: ${why}.`] };
+    return {
+      service: undefined,
+      notes: [`Removed the stale runtime file ${file}: ${why}.`]
+    };
   };
   if (!pidMayBeOurs(info.pid)) {
     return stale(`the service that wrote it (pid ${info.pid}) no longer runs`);
   }
-  const token = info.tokenSource === 'environment' ? env[ENV.token] : info.token;
+  const token =
+    info.tokenSource === 'environment' ? env[ENV.token] : info.token;
   const agent = connectionAgent();
   const nonce = newNonce();
   const answer = await askHealth(info, nonce, agent);
@@ -170,7 +219,9 @@ export async function findRunningService(config: ServiceConfig, env: Env): Promi
     return stale(`nothing listens at ${where} any more`);
   }
   if (answer.kind === 'unreachable') {
-    throw new UnprovenService(`The service at ${where} (pid ${info.pid}) could not be asked who it is: ${answer.why}. Nothing was sent. If it is stuck, stop it; --local evaluates without it.`);
+    throw new UnprovenService(
+      `The service at ${where} (pid ${info.pid}) could not be asked who it is: ${answer.why}. Nothing was sent. If it is stuck, stop it; --local evaluates without it.`
+    );
   }
   const body = (answer.body ?? {}) as { instanceId?: unknown; proof?: unknown };
   if (answer.status !== 200) {
@@ -182,7 +233,10 @@ export async function findRunningService(config: ServiceConfig, env: Env): Promi
   if (body.instanceId !== info.instanceId) {
     return stale(`what answers at ${where} is not the service that wrote it`);
   }
-  if (token !== undefined && !proofMatches(body.proof, token, nonce, info.instanceId)) {
+  if (
+    token !== undefined &&
+    !proofMatches(body.proof, token, nonce, info.instanceId)
+  ) {
     if (info.tokenSource === 'environment') {
       throw new UnprovenService(
         `The service at ${where} could not prove it holds the token in ${ENV.token}, so the token was not sent. Either ${ENV.token} differs from the token the service was started with (set it to that one), or another process took its address (stop it; then remove ${file}).`
@@ -226,8 +280,16 @@ class RemoteClient implements ProjectClient {
     const token = this.token as string;
     const nonce = newNonce();
     const answer = await askHealth(this.info, nonce, this.agent);
-    const body = (answer.kind === 'answered' ? answer.body ?? {} : {}) as { instanceId?: unknown; proof?: unknown };
-    if (answer.kind !== 'answered' || answer.status !== 200 || body.instanceId !== this.info.instanceId || !proofMatches(body.proof, token, nonce, this.info.instanceId)) {
+    const body = (answer.kind === 'answered' ? (answer.body ?? {}) : {}) as {
+      instanceId?: unknown;
+      proof?: unknown;
+    };
+    if (
+      answer.kind !== 'answered' ||
+      answer.status !== 200 ||
+      body.instanceId !== this.info.instanceId ||
+      !proofMatches(body.proof, token, nonce, this.info.instanceId)
+    ) {
       throw new UnprovenService(
         `The service at ${this.info.url ?? this.info.socket} no longer proves it holds the token, so nothing more was sent. It may have stopped; run the command again.`
       );
@@ -243,12 +305,15 @@ class RemoteClient implements ProjectClient {
     secretHeaders: Record<string, string> = {}
   ): Promise<{ status: number; json: unknown }> {
     for (let attempt = 0; ; attempt++) {
-      const proven = this.token === undefined ? undefined : await this.provenConnection();
+      const proven =
+        this.token === undefined ? undefined : await this.provenConnection();
       try {
         return await this.send(method, route, body, proven, secretHeaders);
       } catch (error) {
         if (!(error instanceof UnprovenConnection) || attempt > 0) {
-          throw error instanceof UnprovenConnection ? new UnprovenService(error.message) : error;
+          throw error instanceof UnprovenConnection
+            ? new UnprovenService(error.message)
+            : error;
         }
         this.provenSocket = undefined; // closed under us: prove a new connection, once
       }
@@ -275,11 +340,21 @@ class RemoteClient implements ProjectClient {
         {
           method,
           path,
-          ...(target ? { host: target.hostname.replace(/^\[|\]$/g, ''), port: target.port } : { socketPath: this.info.socket }),
+          ...(target
+            ? {
+                host: target.hostname.replace(/^\[|\]$/g, ''),
+                port: target.port
+              }
+            : { socketPath: this.info.socket }),
           headers: {
             host: target ? target.host : 'localhost',
             accept: 'application/json',
-            ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {})
+            ...(payload
+              ? {
+                  'content-type': 'application/json',
+                  'content-length': Buffer.byteLength(payload)
+                }
+              : {})
           },
           timeout: 15000,
           agent: this.agent
@@ -289,9 +364,17 @@ class RemoteClient implements ProjectClient {
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
           response.on('end', () => {
             try {
-              resolve({ status: response.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+              resolve({
+                status: response.statusCode ?? 0,
+                json: JSON.parse(Buffer.concat(chunks).toString('utf8'))
+              });
             } catch {
-              reject(new ProblemError('internal', `The service at ${this.info.url ?? this.info.socket} sent an unreadable answer.`));
+              reject(
+                new ProblemError(
+                  'internal',
+                  `The service at ${this.info.url ?? this.info.socket} sent an unreadable answer.`
+                )
+              );
             }
           });
         }
@@ -301,8 +384,13 @@ class RemoteClient implements ProjectClient {
       request.on('error', () =>
         reject(
           unproven
-            ? new UnprovenConnection(`The connection to ${this.info.url ?? this.info.socket} is not the one that proved itself; nothing was sent.`)
-            : new ProblemError('internal', `Could not reach the service at ${this.info.url ?? this.info.socket}; is it still running?`)
+            ? new UnprovenConnection(
+                `The connection to ${this.info.url ?? this.info.socket} is not the one that proved itself; nothing was sent.`
+              )
+            : new ProblemError(
+                'internal',
+                `Could not reach the service at ${this.info.url ?? this.info.socket}; is it still running?`
+              )
         )
       );
       request.once('socket', (socket: Socket) => {
@@ -322,15 +410,36 @@ class RemoteClient implements ProjectClient {
     });
   }
 
-  private async expect<T>(method: 'GET' | 'POST', route: string, body?: object, extraHeaders?: Record<string, string>): Promise<{ status: number; json: T }> {
-    const { status, json } = await this.request(method, route, body, extraHeaders);
+  private async expect<T>(
+    method: 'GET' | 'POST',
+    route: string,
+    body?: object,
+    extraHeaders?: Record<string, string>
+  ): Promise<{ status: number; json: T }> {
+    const { status, json } = await this.request(
+      method,
+      route,
+      body,
+      extraHeaders
+    );
     if (status === 401) {
       // Say where this command line took its token from; the service cannot know.
-      throw new ProblemError('unauthorized', unauthorizedDetail(this.info, this.token));
+      throw new ProblemError(
+        'unauthorized',
+        unauthorizedDetail(this.info, this.token)
+      );
     }
     if (status >= 400) {
       const problem = json as Problem;
-      const { type: _t, title: _ti, status: _s, detail, code, instance: _i, ...extensions } = problem;
+      const {
+        type: _t,
+        title: _ti,
+        status: _s,
+        detail,
+        code,
+        instance: _i,
+        ...extensions
+      } = problem;
       throw new ProblemError(code, detail, extensions);
     }
     return { status, json: json as T };
@@ -341,12 +450,25 @@ class RemoteClient implements ProjectClient {
   }
 
   async startup(iface: InterfaceId): Promise<StartupResult> {
-    const allocation = this.allocation ? `&allocation=${encodeURIComponent(this.allocation)}` : '';
-    return (await this.expect<StartupResult>('GET', `startup?interface=${encodeURIComponent(iface)}${allocation}`)).json;
+    const allocation = this.allocation
+      ? `&allocation=${encodeURIComponent(this.allocation)}`
+      : '';
+    return (
+      await this.expect<StartupResult>(
+        'GET',
+        `startup?interface=${encodeURIComponent(iface)}${allocation}`
+      )
+    ).json;
   }
 
-  async initialize(body: object, promptAnswered: boolean): Promise<InitializeResult> {
-    const headers: Record<string, string> = promptAnswered && this.info.promptKey ? { [PROMPT_KEY_HEADER]: this.info.promptKey } : {};
+  async initialize(
+    body: object,
+    promptAnswered: boolean
+  ): Promise<InitializeResult> {
+    const headers: Record<string, string> =
+      promptAnswered && this.info.promptKey
+        ? { [PROMPT_KEY_HEADER]: this.info.promptKey }
+        : {};
     const { status, json } = await this.expect<InitializeResult['body']>(
       'POST',
       'initialize',
@@ -358,7 +480,10 @@ class RemoteClient implements ProjectClient {
 }
 
 /** Why the running service refused this command line's token, and what to do. */
-export function unauthorizedDetail(info: Pick<RuntimeInfo, 'tokenSource' | 'ingress'>, token: string | undefined): string {
+export function unauthorizedDetail(
+  info: Pick<RuntimeInfo, 'tokenSource' | 'ingress'>,
+  token: string | undefined
+): string {
   if (info.tokenSource === 'environment') {
     return token
       ? `The service took its token from ${ENV.token} when it started, and the value in this shell differs: set ${ENV.token} here to the same value (or restart \`project-startup serve\`).`
@@ -385,13 +510,24 @@ class LocalClient implements ProjectClient {
 
   initialize(body: object, promptAnswered: boolean): Promise<InitializeResult> {
     // This very process asked the question and saw its input is a TTY.
-    return this.service.initialize(body, { ingress: 'command-line', channel: { kind: promptAnswered ? 'terminal-prompt' : 'api' } });
+    return this.service.initialize(body, {
+      ingress: 'command-line',
+      channel: { kind: promptAnswered ? 'terminal-prompt' : 'api' }
+    });
   }
 }
 
-export async function connect(config: ServiceConfig, env: Env, local: boolean): Promise<{ client: ProjectClient; notes: string[] }> {
-  const { service, notes } = local ? { service: undefined, notes: [] } : await findRunningService(config, env);
-  const beside = local ? { client: undefined, notes: [] } : await besideJupyterLab(service?.info, config, env);
+export async function connect(
+  config: ServiceConfig,
+  env: Env,
+  local: boolean
+): Promise<{ client: ProjectClient; notes: string[] }> {
+  const { service, notes } = local
+    ? { service: undefined, notes: [] }
+    : await findRunningService(config, env);
+  const beside = local
+    ? { client: undefined, notes: [] }
+    : await besideJupyterLab(service?.info, config, env);
   notes.push(...beside.notes);
   if (beside.client) {
     return { client: beside.client, notes };
@@ -399,7 +535,16 @@ export async function connect(config: ServiceConfig, env: Env, local: boolean): 
 
   if (service) {
     const claim = allocationClaimFromEnv(env);
-    return { client: new RemoteClient(service, claim ? formatAllocationClaim(claim) : undefined), notes };
+    return {
+      client: new RemoteClient(
+        service,
+        claim ? formatAllocationClaim(claim) : undefined
+      ),
+      notes
+    };
   }
-  return { client: new LocalClient(new StartupService({ config, env })), notes };
+  return {
+    client: new LocalClient(new StartupService({ config, env })),
+    notes
+  };
 }

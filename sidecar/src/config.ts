@@ -4,7 +4,12 @@ import { isUtf8 } from 'node:buffer';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { INGRESS_MODES, IngressMode, isIngressMode, LowRiskAutomationPolicy } from './vocabulary';
+import {
+  INGRESS_MODES,
+  IngressMode,
+  isIngressMode,
+  LowRiskAutomationPolicy
+} from './vocabulary';
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -48,7 +53,10 @@ export interface ServiceConfig {
   trustedProxySecretFile: string | undefined;
   secretsDir: string | undefined;
   managedIdentityUrl: string | undefined;
-  runtimeUrls: { 'local-lightweight': string; 'high-throughput-serving': string };
+  runtimeUrls: {
+    'local-lightweight': string;
+    'high-throughput-serving': string;
+  };
   probeTimeoutMs: number;
   /** Connections kept open at once; undefined: derived from the descriptor limit. */
   maxConnections: number | undefined;
@@ -93,7 +101,10 @@ export const ENV = {
 } as const;
 
 /** Two hours since the last request, twelve hours at most: a working day, not a week. */
-export const DEFAULT_SESSION_LIMITS: SessionLimits = { idleSeconds: 2 * 3600, maxSeconds: 12 * 3600 };
+export const DEFAULT_SESSION_LIMITS: SessionLimits = {
+  idleSeconds: 2 * 3600,
+  maxSeconds: 12 * 3600
+};
 const WEEK_SECONDS = 7 * 24 * 3600;
 
 /**
@@ -110,10 +121,14 @@ export function checkServiceToken(token: string): string {
   const rule = `a token of ${TOKEN_MIN_LENGTH} to ${TOKEN_MAX_LENGTH} characters from A-Z a-z 0-9 - . _ ~ + / (optionally ending in =), which "Authorization: Bearer" can carry`;
   const fix = `Generate one with \`node -p "require('crypto').randomBytes(32).toString('hex')"\`, or unset ${ENV.token} to have one generated.`;
   if (token.length < TOKEN_MIN_LENGTH || token.length > TOKEN_MAX_LENGTH) {
-    throw new ConfigError(`${ENV.token} is ${token.length < TOKEN_MIN_LENGTH ? 'too short' : 'too long'}: it must be ${rule}. ${fix}`);
+    throw new ConfigError(
+      `${ENV.token} is ${token.length < TOKEN_MIN_LENGTH ? 'too short' : 'too long'}: it must be ${rule}. ${fix}`
+    );
   }
   if (!B64TOKEN.test(token)) {
-    throw new ConfigError(`${ENV.token} holds a character it may not: it must be ${rule}. ${fix}`);
+    throw new ConfigError(
+      `${ENV.token} holds a character it may not: it must be ${rule}. ${fix}`
+    );
   }
   return token;
 }
@@ -125,13 +140,26 @@ function setting(env: Env, name: string): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
-export function resolveConfig(options: ServeOptions, env: Env, cwd = process.cwd()): ServiceConfig {
-  const projectDir = resolveProjectDir(options.projectDir ?? setting(env, ENV.projectDir) ?? cwd, cwd);
+export function resolveConfig(
+  options: ServeOptions,
+  env: Env,
+  cwd = process.cwd()
+): ServiceConfig {
+  const projectDir = resolveProjectDir(
+    options.projectDir ?? setting(env, ENV.projectDir) ?? cwd,
+    cwd
+  );
   const homeDir = setting(env, 'HOME') ?? safeHomedir();
 
   const lowRisk = setting(env, ENV.lowRiskAutomation);
-  if (lowRisk !== undefined && lowRisk !== 'permitted' && lowRisk !== 'denied') {
-    throw new ConfigError(`${ENV.lowRiskAutomation} must be "permitted" or "denied".`);
+  if (
+    lowRisk !== undefined &&
+    lowRisk !== 'permitted' &&
+    lowRisk !== 'denied'
+  ) {
+    throw new ConfigError(
+      `${ENV.lowRiskAutomation} must be "permitted" or "denied".`
+    );
   }
 
   const approvedStorage = (setting(env, ENV.approvedStorage) ?? '')
@@ -139,7 +167,9 @@ export function resolveConfig(options: ServeOptions, env: Env, cwd = process.cwd
     .filter(p => p !== '')
     .map(p => {
       if (!path.isAbsolute(p)) {
-        throw new ConfigError(`${ENV.approvedStorage} holds a relative path; list absolute directories separated by ":".`);
+        throw new ConfigError(
+          `${ENV.approvedStorage} holds a relative path; list absolute directories separated by ":".`
+        );
       }
       return realOrResolved(p);
     });
@@ -147,7 +177,9 @@ export function resolveConfig(options: ServeOptions, env: Env, cwd = process.cwd
   let ingress: IngressMode | undefined;
   if (options.ingress !== undefined) {
     if (!isIngressMode(options.ingress)) {
-      throw new ConfigError(`--ingress must be one of ${INGRESS_MODES.join(', ')}.`);
+      throw new ConfigError(
+        `--ingress must be one of ${INGRESS_MODES.join(', ')}.`
+      );
     }
     ingress = options.ingress;
   }
@@ -155,13 +187,22 @@ export function resolveConfig(options: ServeOptions, env: Env, cwd = process.cwd
   const host = options.host ?? '127.0.0.1';
   const port = parsePort(options.port ?? 0);
   const baseUrl = normalizeBaseUrl(options.baseUrl ?? '/');
-  const unixSocket = options.unixSocket === undefined ? undefined : path.resolve(cwd, options.unixSocket);
+  const unixSocket =
+    options.unixSocket === undefined
+      ? undefined
+      : path.resolve(cwd, options.unixSocket);
 
   const runtimeDir =
     setting(env, ENV.runtimeDir) ??
     (setting(env, 'XDG_RUNTIME_DIR')
       ? path.join(setting(env, 'XDG_RUNTIME_DIR') as string, 'project-startup')
-      : path.join(homeDir ?? os.tmpdir(), '.local', 'share', 'project-startup', 'runtime'));
+      : path.join(
+          homeDir ?? os.tmpdir(),
+          '.local',
+          'share',
+          'project-startup',
+          'runtime'
+        ));
 
   return {
     projectDir,
@@ -178,17 +219,43 @@ export function resolveConfig(options: ServeOptions, env: Env, cwd = process.cwd
     secretsDir: setting(env, ENV.secretsDir),
     managedIdentityUrl: optionalUrl(env, ENV.managedIdentityUrl),
     runtimeUrls: {
-      'local-lightweight': optionalUrl(env, ENV.localRuntimeUrl) ?? DEFAULT_RUNTIME_URLS['local-lightweight'],
+      'local-lightweight':
+        optionalUrl(env, ENV.localRuntimeUrl) ??
+        DEFAULT_RUNTIME_URLS['local-lightweight'],
       'high-throughput-serving':
-        optionalUrl(env, ENV.servingRuntimeUrl) ?? DEFAULT_RUNTIME_URLS['high-throughput-serving']
+        optionalUrl(env, ENV.servingRuntimeUrl) ??
+        DEFAULT_RUNTIME_URLS['high-throughput-serving']
     },
     probeTimeoutMs: parseBoundedInt(env, ENV.probeTimeoutMs, 1000, 50, 30000),
-    maxConnections: setting(env, ENV.maxConnections) === undefined ? undefined : parseBoundedInt(env, ENV.maxConnections, 0, 1, 65536),
-    requestTimeoutMs: parseBoundedInt(env, ENV.requestTimeoutMs, 15000, 1000, 300000),
-    initializeRateLimit: parseRateLimit(setting(env, ENV.initializeRateLimit) ?? '30/60'),
+    maxConnections:
+      setting(env, ENV.maxConnections) === undefined
+        ? undefined
+        : parseBoundedInt(env, ENV.maxConnections, 0, 1, 65536),
+    requestTimeoutMs: parseBoundedInt(
+      env,
+      ENV.requestTimeoutMs,
+      15000,
+      1000,
+      300000
+    ),
+    initializeRateLimit: parseRateLimit(
+      setting(env, ENV.initializeRateLimit) ?? '30/60'
+    ),
     sessions: {
-      idleSeconds: parseBoundedInt(env, ENV.sessionIdleSeconds, DEFAULT_SESSION_LIMITS.idleSeconds, 1, WEEK_SECONDS),
-      maxSeconds: parseBoundedInt(env, ENV.sessionMaxSeconds, DEFAULT_SESSION_LIMITS.maxSeconds, 1, WEEK_SECONDS)
+      idleSeconds: parseBoundedInt(
+        env,
+        ENV.sessionIdleSeconds,
+        DEFAULT_SESSION_LIMITS.idleSeconds,
+        1,
+        WEEK_SECONDS
+      ),
+      maxSeconds: parseBoundedInt(
+        env,
+        ENV.sessionMaxSeconds,
+        DEFAULT_SESSION_LIMITS.maxSeconds,
+        1,
+        WEEK_SECONDS
+      )
     },
     trustedProxyHops: parseBoundedInt(env, ENV.trustedProxyHops, 1, 1, 10),
     logLevel: parseLogLevel(setting(env, ENV.logLevel) ?? 'info')
@@ -249,7 +316,9 @@ function undecodableComponent(p: string): string | undefined {
     } catch {
       return undefined;
     }
-    const raw = entries.find(name => !isUtf8(name) && name.toString('utf8') === part);
+    const raw = entries.find(
+      name => !isUtf8(name) && name.toString('utf8') === part
+    );
     return raw === undefined ? undefined : path.join(parent, showBytes(raw));
   }
   return undefined;
@@ -261,7 +330,16 @@ function showBytes(bytes: Buffer): string {
   let i = 0;
   while (i < bytes.length) {
     const b = bytes[i];
-    const length = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    const length =
+      b < 0x80
+        ? 1
+        : b >= 0xc2 && b <= 0xdf
+          ? 2
+          : b >= 0xe0 && b <= 0xef
+            ? 3
+            : b >= 0xf0 && b <= 0xf4
+              ? 4
+              : 0;
     const sequence = bytes.subarray(i, i + length);
     if (length > 0 && sequence.length === length && isUtf8(sequence)) {
       out += sequence.toString('utf8');
@@ -275,17 +353,30 @@ function showBytes(bytes: Buffer): string {
 }
 
 export function normalizeBaseUrl(value: string): string {
-  if (!value.startsWith('/') || /[?#\\\s]/.test(value) || value.split('/').some(s => s === '..' || s === '.')) {
-    throw new ConfigError('--base-url must be an absolute URL path such as / or /user/alice/.');
+  if (
+    !value.startsWith('/') ||
+    /[?#\\\s]/.test(value) ||
+    value.split('/').some(s => s === '..' || s === '.')
+  ) {
+    throw new ConfigError(
+      '--base-url must be an absolute URL path such as / or /user/alice/.'
+    );
   }
   const collapsed = value.replace(/\/{2,}/g, '/');
   return collapsed.endsWith('/') ? collapsed : `${collapsed}/`;
 }
 
 function parsePort(value: string | number): number {
-  const n = typeof value === 'number' ? value : /^\d+$/.test(value) ? Number(value) : NaN;
+  const n =
+    typeof value === 'number'
+      ? value
+      : /^\d+$/.test(value)
+        ? Number(value)
+        : NaN;
   if (!Number.isInteger(n) || n < 0 || n > 65535) {
-    throw new ConfigError('--port must be a whole number from 0 (any free port) to 65535.');
+    throw new ConfigError(
+      '--port must be a whole number from 0 (any free port) to 65535.'
+    );
   }
   return n;
 }
@@ -307,14 +398,22 @@ function optionalUrl(env: Env, name: string): string | undefined {
   return url.toString();
 }
 
-function parseBoundedInt(env: Env, name: string, fallback: number, min: number, max: number): number {
+function parseBoundedInt(
+  env: Env,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number
+): number {
   const value = setting(env, name);
   if (value === undefined) {
     return fallback;
   }
   const n = /^\d+$/.test(value) ? Number(value) : NaN;
   if (!(n >= min && n <= max)) {
-    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}.`);
+    throw new ConfigError(
+      `${name} must be a whole number from ${min} to ${max}.`
+    );
   }
   return n;
 }
@@ -324,14 +423,18 @@ function parseRateLimit(value: string): RateLimit {
   const count = match ? Number(match[1]) : NaN;
   const seconds = match ? Number(match[2]) : NaN;
   if (!(count >= 1 && count <= 100000 && seconds >= 1 && seconds <= 86400)) {
-    throw new ConfigError(`${ENV.initializeRateLimit} must look like 30/60 (requests per seconds).`);
+    throw new ConfigError(
+      `${ENV.initializeRateLimit} must look like 30/60 (requests per seconds).`
+    );
   }
   return { count, seconds };
 }
 
 function parseLogLevel(value: string): LogLevel {
   if (!(LOG_LEVELS as readonly string[]).includes(value)) {
-    throw new ConfigError(`${ENV.logLevel} must be one of ${LOG_LEVELS.join(', ')}.`);
+    throw new ConfigError(
+      `${ENV.logLevel} must be one of ${LOG_LEVELS.join(', ')}.`
+    );
   }
   return value as LogLevel;
 }

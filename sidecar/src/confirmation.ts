@@ -3,13 +3,24 @@
 // request body's claims about itself.
 import type { PlatformAdapter } from './platforms/types';
 import type { ConfirmationMethod } from './state';
-import { BROWSER_INTERFACES, IngressMode, InterfaceId, PlatformId } from './vocabulary';
+import {
+  BROWSER_INTERFACES,
+  IngressMode,
+  InterfaceId,
+  PlatformId
+} from './vocabulary';
 
 /** Header through which `project-startup init` proves its prompt was answered on a TTY. */
 export const PROMPT_KEY_HEADER = 'x-project-startup-prompt-key';
 
 /** How a request proved itself, as the ingress guard saw it (see http/ingress.ts). */
-export type CredentialKind = 'bearer' | 'cookie' | 'query-token' | 'notebook-server' | 'trusted-proxy' | 'none';
+export type CredentialKind =
+  | 'bearer'
+  | 'cookie'
+  | 'query-token'
+  | 'notebook-server'
+  | 'trusted-proxy'
+  | 'none';
 
 /** What the code that carried out a confirmation observed about where it came from. */
 export type ConfirmationChannel =
@@ -23,8 +34,12 @@ export type ConfirmationChannel =
   | { kind: 'api' };
 
 /** Interfaces through which the person may confirm: browsers, or the terminal where none exists. */
-export function confirmationInterfaces(adapter: PlatformAdapter): InterfaceId[] {
-  const browsers = adapter.interfaces.filter(i => BROWSER_INTERFACES.includes(i));
+export function confirmationInterfaces(
+  adapter: PlatformAdapter
+): InterfaceId[] {
+  const browsers = adapter.interfaces.filter(i =>
+    BROWSER_INTERFACES.includes(i)
+  );
   return browsers.length > 0 ? browsers : ['terminal'];
 }
 
@@ -37,7 +52,11 @@ export function confirmationInterfaces(adapter: PlatformAdapter): InterfaceId[] 
  * On the cluster there is no browser: the one explicit act is the terminal prompt, so an API call
  * does not confirm there.
  */
-export function apiMayConfirm(platform: PlatformId, iface: InterfaceId, adapter: PlatformAdapter): boolean {
+export function apiMayConfirm(
+  platform: PlatformId,
+  iface: InterfaceId,
+  adapter: PlatformAdapter
+): boolean {
   if (platform === 'cluster') {
     return false;
   }
@@ -45,14 +64,23 @@ export function apiMayConfirm(platform: PlatformId, iface: InterfaceId, adapter:
 }
 
 /** The request's channel, from the ingress it came through and the credential it proved. */
-export function channelOf(ingress: IngressMode, credential: CredentialKind, ambient: boolean, promptKey: boolean): ConfirmationChannel {
+export function channelOf(
+  ingress: IngressMode,
+  credential: CredentialKind,
+  ambient: boolean,
+  promptKey: boolean
+): ConfirmationChannel {
   if (promptKey) {
     return { kind: 'terminal-prompt' };
   }
   if (ingress === 'direct-loopback' && credential === 'cookie') {
     return { kind: 'browser-session' };
   }
-  if (ingress === 'notebook-server-proxy' && credential === 'notebook-server' && ambient) {
+  if (
+    ingress === 'notebook-server-proxy' &&
+    credential === 'notebook-server' &&
+    ambient
+  ) {
     return { kind: 'browser-session' };
   }
   return { kind: 'api' };
@@ -71,18 +99,31 @@ export function decideConfirmation(
 ): ConfirmationDecision {
   const allowed = confirmationInterfaces(adapter);
   if (!allowed.includes(iface)) {
-    return { allowed: false, detail: `On the ${labels.platform} initialization is confirmed through ${labels.allowed}, not ${labels.iface}.` };
+    return {
+      allowed: false,
+      detail: `On the ${labels.platform} initialization is confirmed through ${labels.allowed}, not ${labels.iface}.`
+    };
   }
   switch (channel.kind) {
     case 'terminal-prompt':
       return iface === 'terminal'
         ? { allowed: true, method: 'terminal-prompt' }
-        : { allowed: false, detail: `The terminal prompt confirms the terminal interface, not ${labels.iface}.` };
+        : {
+            allowed: false,
+            detail: `The terminal prompt confirms the terminal interface, not ${labels.iface}.`
+          };
     case 'browser-session':
       if (iface === 'terminal') {
-        return { allowed: false, detail: 'A terminal confirmation is given at the interactive prompt of `project-startup init`, not from a browser.' };
+        return {
+          allowed: false,
+          detail:
+            'A terminal confirmation is given at the interactive prompt of `project-startup init`, not from a browser.'
+        };
       }
-      return { allowed: true, method: iface === 'web' ? 'setup-page' : 'jupyterlab-dialog' };
+      return {
+        allowed: true,
+        method: iface === 'web' ? 'setup-page' : 'jupyterlab-dialog'
+      };
     case 'api':
       if (apiMayConfirm(adapter.id, iface, adapter)) {
         return { allowed: true, method: 'http-api' };

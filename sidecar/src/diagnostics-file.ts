@@ -11,13 +11,28 @@ export const LOG_TAIL_LINES = 20;
 
 export type DiagnosticsRecord =
   | { state: 'running'; pid: number; at: string }
-  | { state: 'failed'; at: string; exitCode: number; lastError: string; logTail: string[] };
+  | {
+      state: 'failed';
+      at: string;
+      exitCode: number;
+      lastError: string;
+      logTail: string[];
+    };
 
 /** Writes the record atomically (temporary file in the same directory, then rename), mode 0600. */
-export function writeDiagnosticsFile(file: string, record: DiagnosticsRecord): void {
-  const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
+export function writeDiagnosticsFile(
+  file: string,
+  record: DiagnosticsRecord
+): void {
+  const temporary = path.join(
+    path.dirname(file),
+    `.${path.basename(file)}.${process.pid}.tmp`
+  );
   try {
-    fs.writeFileSync(temporary, `${JSON.stringify(record)}\n`, { mode: 0o600, flag: 'w' });
+    fs.writeFileSync(temporary, `${JSON.stringify(record)}\n`, {
+      mode: 0o600,
+      flag: 'w'
+    });
     fs.renameSync(temporary, file);
   } catch {
     // The report is a help for diagnosis only: never a reason for the service to fail.
@@ -32,8 +47,18 @@ export function writeDiagnosticsFile(file: string, record: DiagnosticsRecord): v
 export class StderrTail {
   constructor(target: NodeJS.WritableStream) {
     const tap = (chunk: unknown, ...rest: unknown[]): boolean => {
-      this._record(typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : String(chunk));
-      return (target.write as (...args: unknown[]) => boolean).call(target, chunk, ...rest);
+      this._record(
+        typeof chunk === 'string'
+          ? chunk
+          : Buffer.isBuffer(chunk)
+            ? chunk.toString('utf8')
+            : String(chunk)
+      );
+      return (target.write as (...args: unknown[]) => boolean).call(
+        target,
+        chunk,
+        ...rest
+      );
     };
     this.stream = new Proxy(target, {
       get(object, property) {
@@ -41,7 +66,9 @@ export class StderrTail {
           return tap;
         }
         const value: unknown = Reflect.get(object, property, object);
-        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(object) : value;
+        return typeof value === 'function'
+          ? (value as (...args: unknown[]) => unknown).bind(object)
+          : value;
       }
     });
   }
@@ -56,12 +83,16 @@ export class StderrTail {
 
   /** The last complete lines (at most LOG_TAIL_LINES), plus an unfinished one. */
   lines(): string[] {
-    return [...this._lines, ...(this._partial ? [this._partial] : [])].slice(-LOG_TAIL_LINES);
+    return [...this._lines, ...(this._partial ? [this._partial] : [])].slice(
+      -LOG_TAIL_LINES
+    );
   }
 
   /** The lines written after the count was `mark` (those still kept), plus an unfinished one. */
   linesSince(mark: number): string[] {
-    const kept = this._lines.slice(Math.max(0, this._lines.length - (this._count - mark)));
+    const kept = this._lines.slice(
+      Math.max(0, this._lines.length - (this._count - mark))
+    );
     return [...kept, ...(this._partial ? [this._partial] : [])];
   }
 

@@ -1,6 +1,10 @@
 // Gathers platform evidence from the environment and the file system: names only, read once.
 import * as fs from 'node:fs';
-import { PLATFORM_SETTING, PlatformEvidence, SIGNAL_DEFINITIONS } from './platforms/rules';
+import {
+  PLATFORM_SETTING,
+  PlatformEvidence,
+  SIGNAL_DEFINITIONS
+} from './platforms/rules';
 import type { SchedulerId } from './platforms/types';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -16,7 +20,10 @@ export const realFileExists: FileExists = p => {
   }
 };
 
-export function gatherPlatformEvidence(env: Env, fileExists: FileExists = realFileExists): PlatformEvidence {
+export function gatherPlatformEvidence(
+  env: Env,
+  fileExists: FileExists = realFileExists
+): PlatformEvidence {
   const present = new Set<string>();
   for (const definition of SIGNAL_DEFINITIONS) {
     const seen =
@@ -28,7 +35,11 @@ export function gatherPlatformEvidence(env: Env, fileExists: FileExists = realFi
     }
   }
   const setting = env[PLATFORM_SETTING];
-  return { present, operatorSetting: setting === undefined || setting === '' ? undefined : setting };
+  return {
+    present,
+    operatorSetting:
+      setting === undefined || setting === '' ? undefined : setting
+  };
 }
 
 /** The allocation the environment names, first scheduler first; or the login node's scheduler. */
@@ -44,14 +55,20 @@ export const ALLOCATION_VARIABLES: ReadonlyArray<[string, SchedulerId]> = [
   ['FLUX_JOB_ID', 'flux']
 ];
 
-export function gatherAllocationEvidence(evidence: PlatformEvidence, env: Env): AllocationEvidence | undefined {
+export function gatherAllocationEvidence(
+  evidence: PlatformEvidence,
+  env: Env
+): AllocationEvidence | undefined {
   for (const [name, scheduler] of ALLOCATION_VARIABLES) {
     const value = env[name];
     if (value !== undefined && value !== '') {
       return { scheduler, jobId: value };
     }
   }
-  if (evidence.present.has('SLURM_CONF') || evidence.present.has('/etc/slurm/slurm.conf')) {
+  if (
+    evidence.present.has('SLURM_CONF') ||
+    evidence.present.has('/etc/slurm/slurm.conf')
+  ) {
     return { scheduler: 'slurm' };
   }
   return undefined;

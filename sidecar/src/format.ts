@@ -7,7 +7,12 @@ import type { Projection } from './projection';
 import { line, terminalSafeLines } from './terminal-text';
 import { labelOf } from './vocabulary';
 
-const MARK: Readonly<Record<string, string>> = { pass: '[ok]  ', warn: '[warn]', fail: '[FAIL]', skip: '[skip]' };
+const MARK: Readonly<Record<string, string>> = {
+  pass: '[ok]  ',
+  warn: '[warn]',
+  fail: '[FAIL]',
+  skip: '[skip]'
+};
 
 function indent(text: string, by: string): string {
   return text
@@ -16,15 +21,22 @@ function indent(text: string, by: string): string {
     .join('\n');
 }
 
-export function formatProjection(p: Projection & { manifest: Manifest }, source: string): string {
+export function formatProjection(
+  p: Projection & { manifest: Manifest },
+  source: string
+): string {
   const lines: string[] = [];
-  lines.push(line`Project startup: ${labelOf(p.platform)} (${p.platform}), ${labelOf(p.interface).toLowerCase()} interface`);
+  lines.push(
+    line`Project startup: ${labelOf(p.platform)} (${p.platform}), ${labelOf(p.interface).toLowerCase()} interface`
+  );
   lines.push(line`  ${source}`);
   lines.push('');
   lines.push(line`Project    ${p.projectPath}`);
   lines.push(line`State      ${p.statePath}`);
   lines.push(line`Phase      ${p.phase}`);
-  lines.push(line`Compute    ${p.compute.label}: ${p.compute.satisfied ? 'available' : 'missing'}`);
+  lines.push(
+    line`Compute    ${p.compute.label}: ${p.compute.satisfied ? 'available' : 'missing'}`
+  );
   if (p.browserUrl) {
     lines.push(line`Browser    ${p.browserUrl}`);
   }
@@ -37,7 +49,9 @@ export function formatProjection(p: Projection & { manifest: Manifest }, source:
   lines.push('');
   lines.push('Readiness checks');
   for (const check of p.readinessChecks) {
-    lines.push(line`  ${MARK[check.status]} ${check.title}${check.required ? '' : ' (optional)'}: ${check.observed}`);
+    lines.push(
+      line`  ${MARK[check.status]} ${check.title}${check.required ? '' : ' (optional)'}: ${check.observed}`
+    );
     if (check.remedy && check.status !== 'pass' && check.status !== 'skip') {
       lines.push(line`         fix: ${check.remedy}`);
     }
@@ -52,30 +66,53 @@ export function formatProjection(p: Projection & { manifest: Manifest }, source:
  */
 export function formatManifest(m: Manifest): string {
   const lines: string[] = [];
-  lines.push(line`Capabilities of the ${labelOf(m.platform.id)} (${m.platform.id})`);
-  const signals = m.platform.evidence.signals.map(s => s.name).join(', ') || 'none';
-  lines.push(line`  selected by ${m.platform.evidence.decidedBy}; evidence: ${signals}; host: ${m.platform.evidence.host}`);
+  lines.push(
+    line`Capabilities of the ${labelOf(m.platform.id)} (${m.platform.id})`
+  );
+  const signals =
+    m.platform.evidence.signals.map(s => s.name).join(', ') || 'none';
+  lines.push(
+    line`  selected by ${m.platform.evidence.decidedBy}; evidence: ${signals}; host: ${m.platform.evidence.host}`
+  );
   if (m.platform.evidence.overruled.length > 0) {
-    lines.push(line`  overruled: ${m.platform.evidence.overruled.map(s => `${s.name} (${s.platform})`).join(', ')}`);
+    lines.push(
+      line`  overruled: ${m.platform.evidence.overruled.map(s => `${s.name} (${s.platform})`).join(', ')}`
+    );
   }
-  lines.push(line`  low-risk automation: ${m.policy.lowRiskAutomation} by platform policy`);
+  lines.push(
+    line`  low-risk automation: ${m.policy.lowRiskAutomation} by platform policy`
+  );
   lines.push('');
   const width = Math.max(...m.capabilities.map(c => c.label.length));
   for (const capability of m.capabilities) {
     // Read as records: the model sources and the boundary carry members beyond id and label.
-    const values: ReadonlyArray<{ id: string; label: string } & Record<string, unknown>> = capability.values;
-    const detailed = values.some(v => Array.isArray(v.approvalModeLabels) || typeof v.excludes === 'string');
+    const values: ReadonlyArray<
+      { id: string; label: string } & Record<string, unknown>
+    > = capability.values;
+    const detailed = values.some(
+      v => Array.isArray(v.approvalModeLabels) || typeof v.excludes === 'string'
+    );
     if (!detailed) {
-      const plain = values.map(v => ('default' in capability && capability.default === v.id ? `${v.label} (default)` : v.label)).join('; ');
+      const plain = values
+        .map(v =>
+          'default' in capability && capability.default === v.id
+            ? `${v.label} (default)`
+            : v.label
+        )
+        .join('; ');
       lines.push(line`  ${capability.label.padEnd(width)}  ${plain}`);
       continue;
     }
     lines.push(line`  ${capability.label}`);
     for (const v of values) {
       if (Array.isArray(v.approvalModeLabels)) {
-        lines.push(line`    ${v.label}: ${v.secretBacked ? 'secret-backed' : 'credential-free'}; approval modes: ${(v.approvalModeLabels as string[]).join(', ')}`);
+        lines.push(
+          line`    ${v.label}: ${v.secretBacked ? 'secret-backed' : 'credential-free'}; approval modes: ${(v.approvalModeLabels as string[]).join(', ')}`
+        );
       } else {
-        lines.push(line`    ${v.label}: ${`${String(v.excludes ?? '')} ${String(v.doesNotIsolate ?? '')}`.trimEnd()}`);
+        lines.push(
+          line`    ${v.label}: ${`${String(v.excludes ?? '')} ${String(v.doesNotIsolate ?? '')}`.trimEnd()}`
+        );
       }
     }
   }

@@ -15,12 +15,23 @@ export function newNonce(): string {
 }
 
 /** HMAC-SHA256(token, context \n nonce \n instanceId), hex. */
-export function healthProof(token: string, nonce: string, instanceId: string): string {
-  return createHmac('sha256', token).update(`${CONTEXT}\n${nonce}\n${instanceId}`).digest('hex');
+export function healthProof(
+  token: string,
+  nonce: string,
+  instanceId: string
+): string {
+  return createHmac('sha256', token)
+    .update(`${CONTEXT}\n${nonce}\n${instanceId}`)
+    .digest('hex');
 }
 
 /** Whether `proof` answers `nonce` for this token and instance (constant-time comparison). */
-export function proofMatches(proof: unknown, token: string, nonce: string, instanceId: string): boolean {
+export function proofMatches(
+  proof: unknown,
+  token: string,
+  nonce: string,
+  instanceId: string
+): boolean {
   if (typeof proof !== 'string' || !/^[0-9a-f]{64}$/.test(proof)) {
     return false;
   }

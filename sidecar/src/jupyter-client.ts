@@ -4,7 +4,12 @@
 // is: ./jupyter-discovery.ts.
 import type { ProjectClient } from './client';
 import type { ServiceConfig } from './config';
-import { chooseJupyter, gatherJupyterEvidence, JupyterChoice, jupyterRequest } from './jupyter-discovery';
+import {
+  chooseJupyter,
+  gatherJupyterEvidence,
+  JupyterChoice,
+  jupyterRequest
+} from './jupyter-discovery';
 import type { Manifest } from './manifest';
 import { Problem, ProblemError } from './problems';
 import type { RuntimeInfo } from './runtime-file';
@@ -16,7 +21,15 @@ type Env = Readonly<Record<string, string | undefined>>;
 function problemOf(status: number, json: unknown, where: string): ProblemError {
   const problem = (json ?? {}) as Partial<Problem>;
   if (typeof problem.code === 'string' && typeof problem.detail === 'string') {
-    const { type: _t, title: _ti, status: _s, detail, code, instance: _i, ...extensions } = problem as Problem;
+    const {
+      type: _t,
+      title: _ti,
+      status: _s,
+      detail,
+      code,
+      instance: _i,
+      ...extensions
+    } = problem as Problem;
     return new ProblemError(code, detail, extensions);
   }
   return new ProblemError('internal', `${where} answered HTTP ${status}.`);
@@ -33,12 +46,28 @@ class JupyterProxyClient implements ProjectClient {
     this.source = `answered by the Project Startup service behind the ${jupyter.how}; JupyterLab: ${jupyter.url}lab`;
   }
 
-  private async expect<T>(method: 'GET' | 'POST', route: string, body?: object): Promise<{ status: number; json: T }> {
-    const answer = await jupyterRequest(this.jupyter, method, `project/${route}`, body).catch((error: Error) => {
-      throw new ProblemError('internal', `Could not reach the Jupyter server at ${this.jupyter.url}: ${error.message}.`);
+  private async expect<T>(
+    method: 'GET' | 'POST',
+    route: string,
+    body?: object
+  ): Promise<{ status: number; json: T }> {
+    const answer = await jupyterRequest(
+      this.jupyter,
+      method,
+      `project/${route}`,
+      body
+    ).catch((error: Error) => {
+      throw new ProblemError(
+        'internal',
+        `Could not reach the Jupyter server at ${this.jupyter.url}: ${error.message}.`
+      );
     });
     if (answer.status >= 400 || answer.json === undefined) {
-      throw problemOf(answer.status, answer.json, `The Jupyter server at ${this.jupyter.url}`);
+      throw problemOf(
+        answer.status,
+        answer.json,
+        `The Jupyter server at ${this.jupyter.url}`
+      );
     }
     return { status: answer.status, json: answer.json as T };
   }
@@ -48,11 +77,20 @@ class JupyterProxyClient implements ProjectClient {
   }
 
   async startup(iface: InterfaceId): Promise<StartupResult> {
-    return (await this.expect<StartupResult>('GET', `startup?interface=${encodeURIComponent(iface)}`)).json;
+    return (
+      await this.expect<StartupResult>(
+        'GET',
+        `startup?interface=${encodeURIComponent(iface)}`
+      )
+    ).json;
   }
 
   async initialize(body: object): Promise<InitializeResult> {
-    const { status, json } = await this.expect<InitializeResult['body']>('POST', 'initialize', body);
+    const { status, json } = await this.expect<InitializeResult['body']>(
+      'POST',
+      'initialize',
+      body
+    );
     return { status: status === 201 ? 201 : 200, body: json };
   }
 }
@@ -72,11 +110,23 @@ export async function findJupyterService(
   }
   let answer;
   try {
-    answer = await jupyterRequest(choice, 'GET', 'project/startup?interface=terminal');
+    answer = await jupyterRequest(
+      choice,
+      'GET',
+      'project/startup?interface=terminal'
+    );
   } catch (error) {
-    return { client: undefined, notes: [`The ${choice.how} at ${choice.url} did not answer (${(error as Error).message}).`] };
+    return {
+      client: undefined,
+      notes: [
+        `The ${choice.how} at ${choice.url} did not answer (${(error as Error).message}).`
+      ]
+    };
   }
-  if (answer.status === 404 && (answer.json as Partial<Problem> | undefined)?.code === undefined) {
+  if (
+    answer.status === 404 &&
+    (answer.json as Partial<Problem> | undefined)?.code === undefined
+  ) {
     return {
       client: undefined,
       notes: [
@@ -85,13 +135,21 @@ export async function findJupyterService(
     };
   }
   if (answer.status !== 200) {
-    return { client: undefined, notes: [`The Jupyter server at ${choice.url} refused the command line (HTTP ${answer.status}) for ${choice.url}project/.`] };
+    return {
+      client: undefined,
+      notes: [
+        `The Jupyter server at ${choice.url} refused the command line (HTTP ${answer.status}) for ${choice.url}project/.`
+      ]
+    };
   }
-  const projectPath = (answer.json as { projectPath?: unknown } | undefined)?.projectPath;
+  const projectPath = (answer.json as { projectPath?: unknown } | undefined)
+    ?.projectPath;
   if (projectPath !== config.projectDir) {
     return {
       client: undefined,
-      notes: [`The Project Startup service behind ${choice.url} serves ${String(projectPath)}, not ${config.projectDir}.`]
+      notes: [
+        `The Project Startup service behind ${choice.url} serves ${String(projectPath)}, not ${config.projectDir}.`
+      ]
     };
   }
   return { client: new JupyterProxyClient(choice), notes: [] };
@@ -110,9 +168,16 @@ export async function besideJupyterLab(
   if (running === undefined) {
     return findJupyterService(config, env);
   }
-  const jupyter = running.ingress === 'notebook-server-proxy' ? chooseJupyter(gatherJupyterEvidence(env), config.projectDir) : undefined;
+  const jupyter =
+    running.ingress === 'notebook-server-proxy'
+      ? chooseJupyter(gatherJupyterEvidence(env), config.projectDir)
+      : undefined;
   return {
     client: undefined,
-    notes: jupyter ? [`This service is the one jupyter-server-proxy runs for the ${jupyter.how}; JupyterLab: ${jupyter.url}lab`] : []
+    notes: jupyter
+      ? [
+          `This service is the one jupyter-server-proxy runs for the ${jupyter.how}; JupyterLab: ${jupyter.url}lab`
+        ]
+      : []
   };
 }

@@ -45,7 +45,11 @@ export interface JupyterChoice {
 }
 
 /** Jupyter's runtime directory, by jupyter_core's rules (JUPYTER_RUNTIME_DIR, then the data dir). */
-export function jupyterRuntimeDir(env: Env, home = env.HOME || os.homedir(), platform = process.platform): string {
+export function jupyterRuntimeDir(
+  env: Env,
+  home = env.HOME || os.homedir(),
+  platform = process.platform
+): string {
   if (env.JUPYTER_RUNTIME_DIR) {
     return env.JUPYTER_RUNTIME_DIR;
   }
@@ -54,9 +58,15 @@ export function jupyterRuntimeDir(env: Env, home = env.HOME || os.homedir(), pla
     if (platform === 'darwin') {
       data = path.join(home, 'Library', 'Jupyter');
     } else if (platform === 'win32') {
-      data = path.join(env.APPDATA ?? path.join(home, 'AppData', 'Roaming'), 'jupyter');
+      data = path.join(
+        env.APPDATA ?? path.join(home, 'AppData', 'Roaming'),
+        'jupyter'
+      );
     } else {
-      data = path.join(env.XDG_DATA_HOME || path.join(home, '.local', 'share'), 'jupyter');
+      data = path.join(
+        env.XDG_DATA_HOME || path.join(home, '.local', 'share'),
+        'jupyter'
+      );
     }
   }
   return path.join(data, 'runtime');
@@ -64,7 +74,9 @@ export function jupyterRuntimeDir(env: Env, home = env.HOME || os.homedir(), pla
 
 /** JUPYTERHUB_SERVICE_URL binds to all addresses when the spawner's ip is empty: connect to loopback. */
 function connectable(url: string): string {
-  return url.replace(/^(https?:\/\/)(?::|0\.0\.0\.0:)/, '$1127.0.0.1:').replace(/^(https?:\/\/)\[::\]:/, '$1[::1]:');
+  return url
+    .replace(/^(https?:\/\/)(?::|0\.0\.0\.0:)/, '$1127.0.0.1:')
+    .replace(/^(https?:\/\/)\[::\]:/, '$1[::1]:');
 }
 
 function withSlash(url: string): string {
@@ -72,21 +84,44 @@ function withSlash(url: string): string {
 }
 
 /** The server, if any, this terminal belongs to. Pure. */
-export function chooseJupyter(evidence: JupyterEvidence, projectDir: string): JupyterChoice | undefined {
+export function chooseJupyter(
+  evidence: JupyterEvidence,
+  projectDir: string
+): JupyterChoice | undefined {
   if (evidence.hub) {
-    return { ...evidence.hub, how: 'JupyterHub single-user server ($JUPYTERHUB_SERVICE_URL, with $JUPYTERHUB_API_TOKEN)' };
+    return {
+      ...evidence.hub,
+      how: 'JupyterHub single-user server ($JUPYTERHUB_SERVICE_URL, with $JUPYTERHUB_API_TOKEN)'
+    };
   }
   const parent =
     evidence.servers.find(s => evidence.ancestors.includes(s.pid)) ??
-    (evidence.serverUrl ? evidence.servers.find(s => s.url === withSlash(connectable(evidence.serverUrl as string))) : undefined);
+    (evidence.serverUrl
+      ? evidence.servers.find(
+          s => s.url === withSlash(connectable(evidence.serverUrl as string))
+        )
+      : undefined);
   if (parent) {
-    return { url: parent.url, token: parent.token, how: `Jupyter server (pid ${parent.pid}) this terminal runs under (${parent.file})` };
+    return {
+      url: parent.url,
+      token: parent.token,
+      how: `Jupyter server (pid ${parent.pid}) this terminal runs under (${parent.file})`
+    };
   }
   const holding = evidence.servers.filter(
-    s => s.rootDir !== undefined && (projectDir === s.rootDir || projectDir.startsWith(s.rootDir.endsWith(path.sep) ? s.rootDir : s.rootDir + path.sep))
+    s =>
+      s.rootDir !== undefined &&
+      (projectDir === s.rootDir ||
+        projectDir.startsWith(
+          s.rootDir.endsWith(path.sep) ? s.rootDir : s.rootDir + path.sep
+        ))
   );
   if (holding.length === 1) {
-    return { url: holding[0].url, token: holding[0].token, how: `Jupyter server (pid ${holding[0].pid}) serving ${holding[0].rootDir} (${holding[0].file})` };
+    return {
+      url: holding[0].url,
+      token: holding[0].token,
+      how: `Jupyter server (pid ${holding[0].pid}) serving ${holding[0].rootDir} (${holding[0].file})`
+    };
   }
   return undefined;
 }
@@ -104,31 +139,52 @@ function alive(pid: number): boolean {
 export function readJupyterServers(runtimeDir: string): JupyterServerInfo[] {
   let names: string[];
   try {
-    names = fs.readdirSync(runtimeDir).filter(n => /^jpserver-\d+\.json$/.test(n));
+    names = fs
+      .readdirSync(runtimeDir)
+      .filter(n => /^jpserver-\d+\.json$/.test(n));
   } catch {
     return [];
   }
-  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  const uid =
+    typeof process.getuid === 'function' ? process.getuid() : undefined;
   const servers: JupyterServerInfo[] = [];
   for (const name of names.slice(0, 64)) {
     const file = path.join(runtimeDir, name);
     try {
       const stat = fs.statSync(file);
       // Only what this user wrote and nobody else can change: its token goes to its address.
-      if ((uid !== undefined && stat.uid !== uid) || (stat.mode & 0o022) !== 0 || stat.size > 64 * 1024) {
+      if (
+        (uid !== undefined && stat.uid !== uid) ||
+        (stat.mode & 0o022) !== 0 ||
+        stat.size > 64 * 1024
+      ) {
         continue;
       }
-      const info = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+      const info = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<
+        string,
+        unknown
+      >;
       const url = typeof info.url === 'string' ? info.url : '';
       const pid = Number(info.pid);
-      if (!/^https?:\/\//.test(url) || info.sock || !Number.isInteger(pid) || pid <= 0 || !alive(pid)) {
+      if (
+        !/^https?:\/\//.test(url) ||
+        info.sock ||
+        !Number.isInteger(pid) ||
+        pid <= 0 ||
+        !alive(pid)
+      ) {
         continue;
       }
       servers.push({
         url: withSlash(connectable(url)),
         token: typeof info.token === 'string' ? info.token : '',
         pid,
-        rootDir: typeof info.root_dir === 'string' ? info.root_dir : typeof info.notebook_dir === 'string' ? info.notebook_dir : undefined,
+        rootDir:
+          typeof info.root_dir === 'string'
+            ? info.root_dir
+            : typeof info.notebook_dir === 'string'
+              ? info.notebook_dir
+              : undefined,
         file
       });
     } catch {
@@ -154,7 +210,10 @@ export function ancestorPids(): number[] {
         next = undefined;
       }
     } else if (process.platform !== 'win32') {
-      const ps = spawnSync('ps', ['-o', 'ppid=', '-p', String(pid)], { encoding: 'utf8', timeout: 2000 });
+      const ps = spawnSync('ps', ['-o', 'ppid=', '-p', String(pid)], {
+        encoding: 'utf8',
+        timeout: 2000
+      });
       next = ps.status === 0 ? Number(ps.stdout.trim()) : undefined;
     }
     if (next === undefined || !Number.isInteger(next) || next === pid) {
@@ -169,9 +228,17 @@ export function gatherJupyterEvidence(env: Env): JupyterEvidence {
   const hubUrl = env.JUPYTERHUB_SERVICE_URL;
   const hubToken = env.JUPYTERHUB_API_TOKEN;
   if (hubUrl && hubToken && /^https?:\/\//.test(hubUrl)) {
-    return { hub: { url: withSlash(connectable(hubUrl)), token: hubToken }, servers: [], ancestors: [] };
+    return {
+      hub: { url: withSlash(connectable(hubUrl)), token: hubToken },
+      servers: [],
+      ancestors: []
+    };
   }
-  return { servers: readJupyterServers(jupyterRuntimeDir(env)), ancestors: ancestorPids(), serverUrl: env.JUPYTER_SERVER_URL };
+  return {
+    servers: readJupyterServers(jupyterRuntimeDir(env)),
+    ancestors: ancestorPids(),
+    serverUrl: env.JUPYTER_SERVER_URL
+  };
 }
 
 export interface JupyterAnswer {
@@ -180,7 +247,12 @@ export interface JupyterAnswer {
 }
 
 /** One request to `{url}{route}` through Jupyter with its token; bounded in time and size. */
-export function jupyterRequest(choice: JupyterChoice, method: 'GET' | 'POST', route: string, body?: object): Promise<JupyterAnswer> {
+export function jupyterRequest(
+  choice: JupyterChoice,
+  method: 'GET' | 'POST',
+  route: string,
+  body?: object
+): Promise<JupyterAnswer> {
   const target = new URL(route, choice.url);
   const payload = body === undefined ? undefined : JSON.stringify(body);
   const transport = target.protocol === 'https:' ? https : http;
@@ -192,7 +264,12 @@ export function jupyterRequest(choice: JupyterChoice, method: 'GET' | 'POST', ro
         headers: {
           accept: 'application/json',
           ...(choice.token ? { authorization: `token ${choice.token}` } : {}),
-          ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {})
+          ...(payload
+            ? {
+                'content-type': 'application/json',
+                'content-length': Buffer.byteLength(payload)
+              }
+            : {})
         },
         timeout: 30000
       },
@@ -219,7 +296,9 @@ export function jupyterRequest(choice: JupyterChoice, method: 'GET' | 'POST', ro
         response.on('error', reject);
       }
     );
-    request.on('timeout', () => request.destroy(new Error('no answer within 30 s')));
+    request.on('timeout', () =>
+      request.destroy(new Error('no answer within 30 s'))
+    );
     request.on('error', reject);
     request.end(payload);
   });

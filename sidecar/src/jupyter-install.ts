@@ -21,16 +21,31 @@ export const PROXY_ENTRY = 'project';
 export const MIN_SERVER_PROXY = [4, 1] as const;
 const MIN_NODE_MAJOR = 20;
 const PACKAGE_ROOT = packageRoot(__dirname);
-const LABEXTENSION_BUILD = path.join(PACKAGE_ROOT, 'jupyterlab_project_startup', 'labextension');
-const CONFIG_TEMPLATE = path.join(PACKAGE_ROOT, 'jupyter-config', 'jupyter_server_config.d', `${PACKAGE_NAME}.json`);
-const CONFIG_D_FILE = path.join('jupyter_server_config.d', `${PACKAGE_NAME}.json`);
+const LABEXTENSION_BUILD = path.join(
+  PACKAGE_ROOT,
+  'jupyterlab_project_startup',
+  'labextension'
+);
+const CONFIG_TEMPLATE = path.join(
+  PACKAGE_ROOT,
+  'jupyter-config',
+  'jupyter_server_config.d',
+  `${PACKAGE_NAME}.json`
+);
+const CONFIG_D_FILE = path.join(
+  'jupyter_server_config.d',
+  `${PACKAGE_NAME}.json`
+);
 const CONFIG_FILE = 'jupyter_server_config.json';
 /** In the sidecar's home: what install created besides its own files (the directories). */
 const RECORD_FILE = 'install-record.json';
 /** The runnable sidecar, relative to the package root: what `bin/project-startup.js` needs with no node_modules. */
 const RUNTIME_FILES = {
   bin: ['bin/project-startup.js'],
-  bundle: ['sidecar/dist/bundle/project-startup.js', 'sidecar/dist/bundle/project-startup.cache'],
+  bundle: [
+    'sidecar/dist/bundle/project-startup.js',
+    'sidecar/dist/bundle/project-startup.cache'
+  ],
   dirs: ['sidecar/static', 'sidecar/schemas', 'sidecar/dist/api-docs']
 };
 
@@ -44,7 +59,13 @@ type Env = Readonly<Record<string, string | undefined>>;
 function packageRoot(start: string): string {
   for (let dir = start, i = 0; i < 6; i++, dir = path.dirname(dir)) {
     try {
-      if ((JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: string }).name === PACKAGE_NAME) {
+      if (
+        (
+          JSON.parse(
+            fs.readFileSync(path.join(dir, 'package.json'), 'utf8')
+          ) as { name?: string }
+        ).name === PACKAGE_NAME
+      ) {
         return dir;
       }
     } catch {
@@ -54,7 +75,10 @@ function packageRoot(start: string): string {
   return path.join(start, '..', '..');
 }
 
-export type InstallScope = { kind: 'user' } | { kind: 'sys-prefix' } | { kind: 'prefix'; prefix: string };
+export type InstallScope =
+  | { kind: 'user' }
+  | { kind: 'sys-prefix' }
+  | { kind: 'prefix'; prefix: string };
 
 export interface JupyterPaths {
   data: string;
@@ -116,7 +140,8 @@ export function parseProbe(stdout: string): PythonProbe {
   if (!isObject(value) || typeof value.prefix !== 'string') {
     throw new Error('unexpected answer');
   }
-  const text = (key: string) => (typeof value[key] === 'string' ? (value[key] as string) : undefined);
+  const text = (key: string) =>
+    typeof value[key] === 'string' ? (value[key] as string) : undefined;
   return {
     prefix: value.prefix,
     userData: text('userData'),
@@ -139,7 +164,9 @@ export function findJupyterPython(env: Env): string | undefined {
   for (const dir of (env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
     for (const command of ['jupyter', 'jupyter-server', 'jupyter-lab']) {
       try {
-        const first = fs.readFileSync(path.join(dir, command), 'utf8').split('\n', 1)[0];
+        const first = fs
+          .readFileSync(path.join(dir, command), 'utf8')
+          .split('\n', 1)[0];
         const match = /^#!\s*(\S+)(?:\s+(\S+))?/.exec(first);
         if (match) {
           return match[1].endsWith('/env') && match[2] ? match[2] : match[1];
@@ -157,12 +184,17 @@ export function findJupyterPython(env: Env): string | undefined {
  * its search paths and virtual environment, the locale, Jupyter's own path variables; never a
  * credential (names as probes.ts recognises them).
  */
-const PYTHON_ENV = /^(PATH|HOME|USER|LANG|LANGUAGE|TMPDIR|VIRTUAL_ENV|LD_LIBRARY_PATH|LC_.*|PYTHON.*|CONDA_.*|JUPYTER_.*|XDG_.*)$/;
+const PYTHON_ENV =
+  /^(PATH|HOME|USER|LANG|LANGUAGE|TMPDIR|VIRTUAL_ENV|LD_LIBRARY_PATH|LC_.*|PYTHON.*|CONDA_.*|JUPYTER_.*|XDG_.*)$/;
 
 function pythonEnvironment(env: Env): NodeJS.ProcessEnv {
   const childEnv: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(env)) {
-    if (value !== undefined && PYTHON_ENV.test(name) && !CREDENTIAL_NAME.test(name)) {
+    if (
+      value !== undefined &&
+      PYTHON_ENV.test(name) &&
+      !CREDENTIAL_NAME.test(name)
+    ) {
       childEnv[name] = value;
     }
   }
@@ -179,7 +211,10 @@ function probePython(python: string, env: Env): PythonProbe {
       stdio: ['ignore', 'pipe', 'pipe']
     });
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'it does not exist' : 'it failed';
+    const reason =
+      (error as NodeJS.ErrnoException).code === 'ENOENT'
+        ? 'it does not exist'
+        : 'it failed';
     throw new ConfigError(
       `Could not ask the Jupyter's Python (${python}) where Jupyter looks: ${reason}. Set PROJECT_STARTUP_PYTHON to the python that runs Jupyter, or use --prefix.`
     );
@@ -187,13 +222,18 @@ function probePython(python: string, env: Env): PythonProbe {
   try {
     return parseProbe(stdout);
   } catch {
-    throw new ConfigError(`${python} gave an unexpected answer; set PROJECT_STARTUP_PYTHON to the python that runs Jupyter, or use --prefix.`);
+    throw new ConfigError(
+      `${python} gave an unexpected answer; set PROJECT_STARTUP_PYTHON to the python that runs Jupyter, or use --prefix.`
+    );
   }
 }
 
 function truthy(value: string | undefined): boolean {
   // jupyter_core's envset(): set and not one of its "false" words.
-  return value !== undefined && !['', 'no', 'n', 'false', 'off', '0', '0.0'].includes(value.toLowerCase());
+  return (
+    value !== undefined &&
+    !['', 'no', 'n', 'false', 'off', '0', '0.0'].includes(value.toLowerCase())
+  );
 }
 
 /**
@@ -201,7 +241,11 @@ function truthy(value: string | undefined): boolean {
  * asked (jupyter_core.paths.jupyter_data_dir / jupyter_config_dir, with JUPYTER_PLATFORM_DIRS
  * as platformdirs applies it).
  */
-export function userJupyterPaths(env: Env, platform: NodeJS.Platform, home: string): { data: string; config: string } {
+export function userJupyterPaths(
+  env: Env,
+  platform: NodeJS.Platform,
+  home: string
+): { data: string; config: string } {
   const platformDirs = truthy(env.JUPYTER_PLATFORM_DIRS);
   let config: string;
   if (env.JUPYTER_CONFIG_DIR) {
@@ -211,8 +255,14 @@ export function userJupyterPaths(env: Env, platform: NodeJS.Platform, home: stri
       platform === 'darwin'
         ? path.join(home, 'Library', 'Application Support', 'jupyter')
         : platform === 'win32'
-          ? path.join(env.LOCALAPPDATA || path.join(home, 'AppData', 'Local'), 'jupyter')
-          : path.join(env.XDG_CONFIG_HOME || path.join(home, '.config'), 'jupyter');
+          ? path.join(
+              env.LOCALAPPDATA || path.join(home, 'AppData', 'Local'),
+              'jupyter'
+            )
+          : path.join(
+              env.XDG_CONFIG_HOME || path.join(home, '.config'),
+              'jupyter'
+            );
   } else {
     config = path.join(home, '.jupyter');
   }
@@ -224,26 +274,51 @@ export function userJupyterPaths(env: Env, platform: NodeJS.Platform, home: stri
       platform === 'darwin'
         ? path.join(home, 'Library', 'Application Support', 'jupyter')
         : platform === 'win32'
-          ? path.join(env.LOCALAPPDATA || path.join(home, 'AppData', 'Local'), 'jupyter')
-          : path.join(env.XDG_DATA_HOME || path.join(home, '.local', 'share'), 'jupyter');
+          ? path.join(
+              env.LOCALAPPDATA || path.join(home, 'AppData', 'Local'),
+              'jupyter'
+            )
+          : path.join(
+              env.XDG_DATA_HOME || path.join(home, '.local', 'share'),
+              'jupyter'
+            );
   } else if (platform === 'darwin') {
     data = path.join(home, 'Library', 'Jupyter');
   } else if (platform === 'win32') {
-    data = env.APPDATA ? path.join(env.APPDATA, 'jupyter') : path.join(config, 'data');
+    data = env.APPDATA
+      ? path.join(env.APPDATA, 'jupyter')
+      : path.join(config, 'data');
   } else {
-    data = path.join(env.XDG_DATA_HOME || path.join(home, '.local', 'share'), 'jupyter');
+    data = path.join(
+      env.XDG_DATA_HOME || path.join(home, '.local', 'share'),
+      'jupyter'
+    );
   }
   return { data: path.resolve(data), config: path.resolve(config) };
 }
 
 /** Where the install goes, from the scope and (when there is one) the Jupyter's own answer. */
-export function jupyterPaths(scope: InstallScope, probe: PythonProbe | undefined, env: Env, platform: NodeJS.Platform, home: string): JupyterPaths {
+export function jupyterPaths(
+  scope: InstallScope,
+  probe: PythonProbe | undefined,
+  env: Env,
+  platform: NodeJS.Platform,
+  home: string
+): JupyterPaths {
   switch (scope.kind) {
     case 'prefix':
-      return { data: path.resolve(scope.prefix, 'share', 'jupyter'), config: path.resolve(scope.prefix, 'etc', 'jupyter'), source: 'prefix' };
+      return {
+        data: path.resolve(scope.prefix, 'share', 'jupyter'),
+        config: path.resolve(scope.prefix, 'etc', 'jupyter'),
+        source: 'prefix'
+      };
     case 'user':
       if (probe?.userData && probe.userConfig) {
-        return { data: probe.userData, config: probe.userConfig, source: 'jupyter' };
+        return {
+          data: probe.userData,
+          config: probe.userConfig,
+          source: 'jupyter'
+        };
       }
       return { ...userJupyterPaths(env, platform, home), source: 'rules' };
     case 'sys-prefix':
@@ -253,22 +328,42 @@ export function jupyterPaths(scope: InstallScope, probe: PythonProbe | undefined
         );
       }
       if (probe.envData && probe.envConfig) {
-        return { data: probe.envData, config: probe.envConfig, source: 'jupyter' };
+        return {
+          data: probe.envData,
+          config: probe.envConfig,
+          source: 'jupyter'
+        };
       }
-      return { data: path.join(probe.prefix, 'share', 'jupyter'), config: path.join(probe.prefix, 'etc', 'jupyter'), source: 'rules' };
+      return {
+        data: path.join(probe.prefix, 'share', 'jupyter'),
+        config: path.join(probe.prefix, 'etc', 'jupyter'),
+        source: 'rules'
+      };
   }
 }
 
 /** Why this jupyter-server-proxy version cannot serve the entry, and the fix; undefined when it can. */
-export function serverProxyProblem(version: string | null, python: string): { problem: string; fix: string } | undefined {
+export function serverProxyProblem(
+  version: string | null,
+  python: string
+): { problem: string; fix: string } | undefined {
   const fix = `Install it into the Python that runs Jupyter: \`${python} -m pip install 'jupyter-server-proxy>=${MIN_SERVER_PROXY.join('.')}'\` (or \`conda install -c conda-forge jupyter-server-proxy\`).`;
   if (version === null) {
-    return { problem: `jupyter-server-proxy is not installed for ${python}, so Jupyter would answer 404 at {base_url}${PROXY_ENTRY}/.`, fix };
+    return {
+      problem: `jupyter-server-proxy is not installed for ${python}, so Jupyter would answer 404 at {base_url}${PROXY_ENTRY}/.`,
+      fix
+    };
   }
   const match = /^(\d+)\.(\d+)/.exec(version);
   const [major, minor] = match ? [Number(match[1]), Number(match[2])] : [0, 0];
-  if (major < MIN_SERVER_PROXY[0] || (major === MIN_SERVER_PROXY[0] && minor < MIN_SERVER_PROXY[1])) {
-    return { problem: `jupyter-server-proxy ${version} (for ${python}) is too old: the entry needs ${MIN_SERVER_PROXY.join('.')} or newer (Unix sockets).`, fix };
+  if (
+    major < MIN_SERVER_PROXY[0] ||
+    (major === MIN_SERVER_PROXY[0] && minor < MIN_SERVER_PROXY[1])
+  ) {
+    return {
+      problem: `jupyter-server-proxy ${version} (for ${python}) is too old: the entry needs ${MIN_SERVER_PROXY.join('.')} or newer (Unix sockets).`,
+      fix
+    };
   }
   return undefined;
 }
@@ -281,26 +376,42 @@ function nodeForEntry(env: Env): string {
   }
   let version = '';
   try {
-    version = execFileSync(chosen, ['--version'], { encoding: 'utf8', timeout: 15000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    version = execFileSync(chosen, ['--version'], {
+      encoding: 'utf8',
+      timeout: 15000,
+      stdio: ['ignore', 'pipe', 'ignore']
+    }).trim();
   } catch {
-    throw new ConfigError(`PROJECT_STARTUP_NODE=${chosen} does not run; set it to a Node.js ${MIN_NODE_MAJOR} or newer, or unset it to use this Node.`);
+    throw new ConfigError(
+      `PROJECT_STARTUP_NODE=${chosen} does not run; set it to a Node.js ${MIN_NODE_MAJOR} or newer, or unset it to use this Node.`
+    );
   }
   const major = Number(/^v(\d+)\./.exec(version)?.[1] ?? 0);
   if (major < MIN_NODE_MAJOR) {
-    throw new ConfigError(`PROJECT_STARTUP_NODE=${chosen} is Node ${version || '(unknown)'}; Node.js ${MIN_NODE_MAJOR} or newer is needed. Point it at a newer Node, or unset it.`);
+    throw new ConfigError(
+      `PROJECT_STARTUP_NODE=${chosen} is Node ${version || '(unknown)'}; Node.js ${MIN_NODE_MAJOR} or newer is needed. Point it at a newer Node, or unset it.`
+    );
   }
   return path.resolve(chosen);
 }
 
 /** The proxy entry running `bin` with `node`. */
 export function proxyEntry(node: string, bin: string): JsonObject {
-  const template = JSON.parse(fs.readFileSync(CONFIG_TEMPLATE, 'utf8')) as { ServerProxy: { servers: JsonObject } };
-  const entry = template.ServerProxy.servers[PROXY_ENTRY] as JsonObject & { command: string[] };
+  const template = JSON.parse(fs.readFileSync(CONFIG_TEMPLATE, 'utf8')) as {
+    ServerProxy: { servers: JsonObject };
+  };
+  const entry = template.ServerProxy.servers[PROXY_ENTRY] as JsonObject & {
+    command: string[];
+  };
   return { ...entry, command: [node, bin, ...entry.command.slice(1)] };
 }
 
 function isOurEntry(value: unknown): boolean {
-  return isObject(value) && Array.isArray(value.command) && value.command.some(part => String(part).includes('project-startup'));
+  return (
+    isObject(value) &&
+    Array.isArray(value.command) &&
+    value.command.some(part => String(part).includes('project-startup'))
+  );
 }
 
 function readJsonObject(file: string): JsonObject | undefined {
@@ -314,17 +425,22 @@ function readJsonObject(file: string): JsonObject | undefined {
   try {
     value = JSON.parse(text);
   } catch {
-    throw new ConfigError(`${file} is not valid JSON; fix or move it, then run the command again (nothing was changed).`);
+    throw new ConfigError(
+      `${file} is not valid JSON; fix or move it, then run the command again (nothing was changed).`
+    );
   }
   if (!isObject(value)) {
-    throw new ConfigError(`${file} does not hold a JSON object; fix or move it, then run the command again (nothing was changed).`);
+    throw new ConfigError(
+      `${file} does not hold a JSON object; fix or move it, then run the command again (nothing was changed).`
+    );
   }
   return value;
 }
 
 function packageNameAt(file: string): string | undefined {
   try {
-    return (JSON.parse(fs.readFileSync(file, 'utf8')) as { name?: string }).name;
+    return (JSON.parse(fs.readFileSync(file, 'utf8')) as { name?: string })
+      .name;
   } catch {
     return undefined;
   }
@@ -340,8 +456,10 @@ function sidecarHome(paths: JupyterPaths): string {
 }
 
 const ours = {
-  labextension: (dir: string) => packageNameAt(path.join(dir, 'package.json')) === PACKAGE_NAME,
-  sidecar: (home: string) => packageNameAt(path.join(home, 'node', 'package.json')) === PACKAGE_NAME
+  labextension: (dir: string) =>
+    packageNameAt(path.join(dir, 'package.json')) === PACKAGE_NAME,
+  sidecar: (home: string) =>
+    packageNameAt(path.join(home, 'node', 'package.json')) === PACKAGE_NAME
 };
 
 const WRITE_FIX =
@@ -358,7 +476,9 @@ function checkWritable(target: string): void {
     dir = parent;
   }
   if (!fs.statSync(dir).isDirectory()) {
-    throw new ConfigError(`Cannot create ${target}: ${dir} is not a directory. ${WRITE_FIX}`);
+    throw new ConfigError(
+      `Cannot create ${target}: ${dir} is not a directory. ${WRITE_FIX}`
+    );
   }
   try {
     // access() asks the kernel with this process's credentials (root passes; a read-only
@@ -368,7 +488,9 @@ function checkWritable(target: string): void {
       fs.accessSync(target, fs.constants.W_OK | fs.constants.X_OK);
     }
   } catch {
-    throw new ConfigError(`Cannot write to ${fs.existsSync(target) ? target : dir} (permission denied), so ${PACKAGE_NAME} cannot be installed there. ${WRITE_FIX}`);
+    throw new ConfigError(
+      `Cannot write to ${fs.existsSync(target) ? target : dir} (permission denied), so ${PACKAGE_NAME} cannot be installed there. ${WRITE_FIX}`
+    );
   }
 }
 
@@ -415,7 +537,10 @@ class Changes {
     this.mkdirs(path.dirname(file));
     let before: { text: Buffer; mode: number } | undefined;
     try {
-      before = { text: fs.readFileSync(file), mode: fs.statSync(file).mode & 0o7777 };
+      before = {
+        text: fs.readFileSync(file),
+        mode: fs.statSync(file).mode & 0o7777
+      };
     } catch {
       before = undefined;
     }
@@ -423,7 +548,11 @@ class Changes {
     this.undo.push(() => fs.rmSync(temporary, { force: true }));
     fs.writeFileSync(temporary, text, { mode: before?.mode ?? 0o644 });
     fs.renameSync(temporary, file);
-    this.undo.push(() => (before ? fs.writeFileSync(file, before.text) : fs.rmSync(file, { force: true })));
+    this.undo.push(() =>
+      before
+        ? fs.writeFileSync(file, before.text)
+        : fs.rmSync(file, { force: true })
+    );
   }
 
   rollback(): void {
@@ -450,9 +579,13 @@ function writeFailure(error: unknown): Error {
   const e = error as NodeJS.ErrnoException & { dest?: string };
   const where = e.dest ?? e.path ?? '';
   if (e.code === 'EACCES' || e.code === 'EPERM' || e.code === 'EROFS') {
-    return new ConfigError(`Cannot write to ${where} (${e.code === 'EROFS' ? 'read-only file system' : 'permission denied'}). ${WRITE_FIX}`);
+    return new ConfigError(
+      `Cannot write to ${where} (${e.code === 'EROFS' ? 'read-only file system' : 'permission denied'}). ${WRITE_FIX}`
+    );
   }
-  return new ConfigError(`Writing ${where || 'the install'} failed (${e.code ?? e.message}). Nothing was changed; fix that and run the command again.`);
+  return new ConfigError(
+    `Writing ${where || 'the install'} failed (${e.code ?? e.message}). Nothing was changed; fix that and run the command again.`
+  );
 }
 
 export interface InstallOptions {
@@ -471,49 +604,81 @@ export interface InstallReport {
 }
 
 function checkBuilt(): void {
-  if (packageNameAt(path.join(LABEXTENSION_BUILD, 'package.json')) !== PACKAGE_NAME || !fs.existsSync(path.join(LABEXTENSION_BUILD, 'static'))) {
-    throw new ConfigError(`The prebuilt labextension is missing from ${PACKAGE_ROOT}: in a checkout, run \`npm run build\` first; from npm, reinstall the package.`);
+  if (
+    packageNameAt(path.join(LABEXTENSION_BUILD, 'package.json')) !==
+      PACKAGE_NAME ||
+    !fs.existsSync(path.join(LABEXTENSION_BUILD, 'static'))
+  ) {
+    throw new ConfigError(
+      `The prebuilt labextension is missing from ${PACKAGE_ROOT}: in a checkout, run \`npm run build\` first; from npm, reinstall the package.`
+    );
   }
-  for (const file of [...RUNTIME_FILES.bin, ...RUNTIME_FILES.bundle, ...RUNTIME_FILES.dirs]) {
+  for (const file of [
+    ...RUNTIME_FILES.bin,
+    ...RUNTIME_FILES.bundle,
+    ...RUNTIME_FILES.dirs
+  ]) {
     if (!fs.existsSync(path.join(PACKAGE_ROOT, file))) {
-      throw new ConfigError(`${file} is missing from ${PACKAGE_ROOT}: in a checkout, run \`npm run build\` first; from npm, reinstall the package.`);
+      throw new ConfigError(
+        `${file} is missing from ${PACKAGE_ROOT}: in a checkout, run \`npm run build\` first; from npm, reinstall the package.`
+      );
     }
   }
 }
 
 function packageVersion(): string {
-  return (JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  return (
+    JSON.parse(
+      fs.readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')
+    ) as { version: string }
+  ).version;
 }
 
 /** The directories an earlier install recorded as created by it (none without a record). */
 function createdDirectories(home: string): string[] {
   let record: JsonObject | undefined;
   try {
-    record = ours.sidecar(home) ? readJsonObject(path.join(home, RECORD_FILE)) : undefined;
+    record = ours.sidecar(home)
+      ? readJsonObject(path.join(home, RECORD_FILE))
+      : undefined;
   } catch {
     record = undefined; // a damaged record: keep every directory
   }
   const dirs = record?.createdDirectories;
-  return Array.isArray(dirs) ? dirs.filter((d): d is string => typeof d === 'string' && path.isAbsolute(d)) : [];
+  return Array.isArray(dirs)
+    ? dirs.filter(
+        (d): d is string => typeof d === 'string' && path.isAbsolute(d)
+      )
+    : [];
 }
 
 /** Fills `dir` with the runnable sidecar: the layout of the wheel's `node/` directory. */
 function copySidecar(dir: string): void {
-  fs.writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify({ name: PACKAGE_NAME, version: packageVersion(), private: true }, null, 2)}\n`, {
-    mode: 0o644
-  });
+  fs.writeFileSync(
+    path.join(dir, 'package.json'),
+    `${JSON.stringify({ name: PACKAGE_NAME, version: packageVersion(), private: true }, null, 2)}\n`,
+    {
+      mode: 0o644
+    }
+  );
   for (const file of [...RUNTIME_FILES.bin, ...RUNTIME_FILES.bundle]) {
-    fs.mkdirSync(path.join(dir, path.dirname(file)), { recursive: true, mode: 0o755 });
+    fs.mkdirSync(path.join(dir, path.dirname(file)), {
+      recursive: true,
+      mode: 0o755
+    });
     fs.copyFileSync(path.join(PACKAGE_ROOT, file), path.join(dir, file));
   }
   fs.chmodSync(path.join(dir, RUNTIME_FILES.bin[0]), 0o755);
   for (const sub of RUNTIME_FILES.dirs) {
-    fs.cpSync(path.join(PACKAGE_ROOT, sub), path.join(dir, sub), { recursive: true });
+    fs.cpSync(path.join(PACKAGE_ROOT, sub), path.join(dir, sub), {
+      recursive: true
+    });
   }
 }
 
 function installJson(scope: InstallScope): string {
-  const option = scope.kind === 'prefix' ? `--prefix ${scope.prefix}` : `--${scope.kind}`;
+  const option =
+    scope.kind === 'prefix' ? `--prefix ${scope.prefix}` : `--${scope.kind}`;
   return `${JSON.stringify(
     {
       packageManager: 'npm',
@@ -525,11 +690,24 @@ function installJson(scope: InstallScope): string {
   )}\n`;
 }
 
-export function installJupyter(scope: InstallScope, env: Env, options: InstallOptions = {}): InstallReport {
+export function installJupyter(
+  scope: InstallScope,
+  env: Env,
+  options: InstallOptions = {}
+): InstallReport {
   checkBuilt();
   const python = findJupyterPython(env);
   const probe = python ? probePython(python, env) : undefined;
-  const paths = { ...jupyterPaths(scope, probe, env, process.platform, env.HOME || os.homedir()), python };
+  const paths = {
+    ...jupyterPaths(
+      scope,
+      probe,
+      env,
+      process.platform,
+      env.HOME || os.homedir()
+    ),
+    python
+  };
   const remaining: string[] = [];
   if (python && probe) {
     const found = serverProxyProblem(probe.serverProxy, python);
@@ -555,18 +733,30 @@ export function installJupyter(scope: InstallScope, env: Env, options: InstallOp
   const labextension = labextensionTarget(paths);
   const home = sidecarHome(paths);
   if (fs.existsSync(labextension) && !ours.labextension(labextension)) {
-    throw new ConfigError(`${labextension} exists and is not this package's labextension; move it aside first (nothing was changed).`);
+    throw new ConfigError(
+      `${labextension} exists and is not this package's labextension; move it aside first (nothing was changed).`
+    );
   }
   if (fs.existsSync(home) && !ours.sidecar(home)) {
-    throw new ConfigError(`${home} exists and was not written by this command; move it aside first (nothing was changed).`);
+    throw new ConfigError(
+      `${home} exists and was not written by this command; move it aside first (nothing was changed).`
+    );
   }
-  const existingEntry = isObject(main.ServerProxy) && isObject(main.ServerProxy.servers) ? main.ServerProxy.servers[PROXY_ENTRY] : undefined;
+  const existingEntry =
+    isObject(main.ServerProxy) && isObject(main.ServerProxy.servers)
+      ? main.ServerProxy.servers[PROXY_ENTRY]
+      : undefined;
   if (existingEntry !== undefined && !isOurEntry(existingEntry)) {
     throw new ConfigError(
       `${mainFile} already has a different ServerProxy.servers.${PROXY_ENTRY} entry; remove or rename it, then run the command again (nothing was changed).`
     );
   }
-  for (const target of [labextension, path.join(home, 'node'), configD, mainFile]) {
+  for (const target of [
+    labextension,
+    path.join(home, 'node'),
+    configD,
+    mainFile
+  ]) {
     checkWritable(target);
   }
   const earlierCreated = createdDirectories(home);
@@ -580,22 +770,47 @@ export function installJupyter(scope: InstallScope, env: Env, options: InstallOp
   try {
     changes.replaceDir(labextension, dir => {
       fs.cpSync(LABEXTENSION_BUILD, dir, { recursive: true });
-      fs.writeFileSync(path.join(dir, 'install.json'), installJson(scope), { mode: 0o644 });
+      fs.writeFileSync(path.join(dir, 'install.json'), installJson(scope), {
+        mode: 0o644
+      });
     });
     changes.replaceDir(sidecar, copySidecar);
-    changes.writeFile(configD, json({ ServerProxy: { servers: { [PROXY_ENTRY]: entry } } }));
-    changes.writeFile(mainFile, json({ ...main, ServerProxy: { ...serverProxy, servers: { ...servers, [PROXY_ENTRY]: entry } } }));
+    changes.writeFile(
+      configD,
+      json({ ServerProxy: { servers: { [PROXY_ENTRY]: entry } } })
+    );
+    changes.writeFile(
+      mainFile,
+      json({
+        ...main,
+        ServerProxy: {
+          ...serverProxy,
+          servers: { ...servers, [PROXY_ENTRY]: entry }
+        }
+      })
+    );
     // Directories an earlier install created stay ours to remove when empty.
     const createdDirs = [...new Set([...earlierCreated, ...changes.created])];
-    changes.writeFile(path.join(home, RECORD_FILE), json({ version: packageVersion(), createdDirectories: createdDirs }));
+    changes.writeFile(
+      path.join(home, RECORD_FILE),
+      json({ version: packageVersion(), createdDirectories: createdDirs })
+    );
   } catch (error) {
     changes.rollback();
     throw writeFailure(error);
   }
   changes.commit();
 
-  remaining.push('Restart the Jupyter server (for JupyterHub: restart the single-user servers) to load the extension and the proxy entry.');
-  return { paths, labextension, sidecar, configFiles: [configD, mainFile], remaining };
+  remaining.push(
+    'Restart the Jupyter server (for JupyterHub: restart the single-user servers) to load the extension and the proxy entry.'
+  );
+  return {
+    paths,
+    labextension,
+    sidecar,
+    configFiles: [configD, mainFile],
+    remaining
+  };
 }
 
 export interface UninstallReport {
@@ -603,29 +818,55 @@ export interface UninstallReport {
   removed: string[];
 }
 
-export function uninstallJupyter(scope: InstallScope, env: Env): UninstallReport {
+export function uninstallJupyter(
+  scope: InstallScope,
+  env: Env
+): UninstallReport {
   const python = findJupyterPython(env);
   // --prefix needs no Python; the others ask it where Jupyter looks, as install did.
-  const probe = python && scope.kind !== 'prefix' ? probePython(python, env) : undefined;
-  const paths = { ...jupyterPaths(scope, probe, env, process.platform, env.HOME || os.homedir()), python };
+  const probe =
+    python && scope.kind !== 'prefix' ? probePython(python, env) : undefined;
+  const paths = {
+    ...jupyterPaths(
+      scope,
+      probe,
+      env,
+      process.platform,
+      env.HOME || os.homedir()
+    ),
+    python
+  };
   const labextension = labextensionTarget(paths);
   const home = sidecarHome(paths);
   const configD = path.join(paths.config, CONFIG_D_FILE);
   const mainFile = path.join(paths.config, CONFIG_FILE);
 
   const main = readJsonObject(mainFile);
-  const serverProxy = main && isObject(main.ServerProxy) ? main.ServerProxy : undefined;
-  const servers = serverProxy && isObject(serverProxy.servers) ? serverProxy.servers : undefined;
+  const serverProxy =
+    main && isObject(main.ServerProxy) ? main.ServerProxy : undefined;
+  const servers =
+    serverProxy && isObject(serverProxy.servers)
+      ? serverProxy.servers
+      : undefined;
   const configDEntry = readJsonObject(configD);
   const plan = {
     labextension: ours.labextension(labextension),
     sidecar: ours.sidecar(home),
-    configD: configDEntry !== undefined && isObject(configDEntry.ServerProxy) && isOurEntry((configDEntry.ServerProxy as JsonObject & { servers?: JsonObject }).servers?.[PROXY_ENTRY]),
+    configD:
+      configDEntry !== undefined &&
+      isObject(configDEntry.ServerProxy) &&
+      isOurEntry(
+        (configDEntry.ServerProxy as JsonObject & { servers?: JsonObject })
+          .servers?.[PROXY_ENTRY]
+      ),
     mainEntry: servers !== undefined && isOurEntry(servers[PROXY_ENTRY])
   };
-  const targets = [plan.labextension && labextension, plan.sidecar && home, plan.configD && configD, plan.mainEntry && mainFile].filter(
-    (t): t is string => typeof t === 'string'
-  );
+  const targets = [
+    plan.labextension && labextension,
+    plan.sidecar && home,
+    plan.configD && configD,
+    plan.mainEntry && mainFile
+  ].filter((t): t is string => typeof t === 'string');
   for (const target of targets) {
     checkWritable(target);
   }
@@ -638,10 +879,16 @@ export function uninstallJupyter(scope: InstallScope, env: Env): UninstallReport
       void _ours;
       const { servers: _servers, ...otherProxy } = serverProxy;
       void _servers;
-      const nextProxy = Object.keys(otherServers).length > 0 ? { ...otherProxy, servers: otherServers } : otherProxy;
+      const nextProxy =
+        Object.keys(otherServers).length > 0
+          ? { ...otherProxy, servers: otherServers }
+          : otherProxy;
       const { ServerProxy: _proxy, ...rest } = main;
       void _proxy;
-      const next = Object.keys(nextProxy).length > 0 ? { ...rest, ServerProxy: nextProxy } : rest;
+      const next =
+        Object.keys(nextProxy).length > 0
+          ? { ...rest, ServerProxy: nextProxy }
+          : rest;
       if (Object.keys(next).length === 0) {
         fs.rmSync(mainFile, { force: true });
       } else {

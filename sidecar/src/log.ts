@@ -2,7 +2,12 @@
 // query strings, tokens and cookies are never handed to the logger.
 import type { LogLevel } from './config';
 
-const ORDER: Readonly<Record<LogLevel, number>> = { error: 0, warn: 1, info: 2, debug: 3 };
+const ORDER: Readonly<Record<LogLevel, number>> = {
+  error: 0,
+  warn: 1,
+  info: 2,
+  debug: 3
+};
 
 export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
@@ -12,11 +17,20 @@ export interface Logger {
   enabled(level: LogLevel): boolean;
 }
 
-export function createLogger(level: LogLevel, write: (line: string) => void = line => process.stderr.write(line)): Logger {
+export function createLogger(
+  level: LogLevel,
+  write: (line: string) => void = line => process.stderr.write(line)
+): Logger {
   const threshold = ORDER[level];
-  const emit = (at: LogLevel, message: string, fields?: Record<string, unknown>) => {
+  const emit = (
+    at: LogLevel,
+    message: string,
+    fields?: Record<string, unknown>
+  ) => {
     if (ORDER[at] <= threshold) {
-      write(`${JSON.stringify({ time: new Date().toISOString(), level: at, message, ...fields })}\n`);
+      write(
+        `${JSON.stringify({ time: new Date().toISOString(), level: at, message, ...fields })}\n`
+      );
     }
   };
   return {

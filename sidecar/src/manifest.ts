@@ -4,7 +4,12 @@ import { createHash } from 'node:crypto';
 import type { Manifest, ModelSourceValue } from './api-types';
 import type { PlatformAdapter } from './platforms/types';
 import type { PlatformDecision } from './platforms/rules';
-import { ApprovalModeId, labelOf, LowRiskAutomationPolicy, SCHEMA_VERSION } from './vocabulary';
+import {
+  ApprovalModeId,
+  labelOf,
+  LowRiskAutomationPolicy,
+  SCHEMA_VERSION
+} from './vocabulary';
 
 /** The manifest: sidecar/schemas/manifest.schema.json. */
 export type { Manifest };
@@ -12,20 +17,31 @@ export type { Manifest };
 const BOUNDARY_DETAIL = {
   excludes:
     'Provider credentials are kept out of supported tools and out of every persisted or interface state.',
-  doesNotIsolate: 'It does not isolate an in-process agent tool from the model client.'
+  doesNotIsolate:
+    'It does not isolate an in-process agent tool from the model client.'
 };
 
 /** The approval modes' labels, as the schema names them (vocabulary.ts holds the same words). */
-const APPROVAL_MODE_LABELS: Readonly<Record<ApprovalModeId, NonNullable<ModelSourceValue['approvalModeLabels']>[number]>> = {
+const APPROVAL_MODE_LABELS: Readonly<
+  Record<
+    ApprovalModeId,
+    NonNullable<ModelSourceValue['approvalModeLabels']>[number]
+  >
+> = {
   'review-every-action': 'Review Every Action',
   'low-risk-automation': 'Low-Risk Automation'
 };
 
-function values<Id extends string>(ids: readonly Id[]): { id: Id; label: string }[] {
+function values<Id extends string>(
+  ids: readonly Id[]
+): { id: Id; label: string }[] {
   return ids.map(id => ({ id, label: labelOf(id) }));
 }
 
-export function modelSourceValue(id: ModelSourceValue['id'], policy: LowRiskAutomationPolicy): ModelSourceValue {
+export function modelSourceValue(
+  id: ModelSourceValue['id'],
+  policy: LowRiskAutomationPolicy
+): ModelSourceValue {
   // Only credential-free service-managed inference may skip per-action review, and only
   // where the platform policy permits it; every secret-backed route reviews every action.
   const secretBacked = id !== 'service-managed';
@@ -34,7 +50,13 @@ export function modelSourceValue(id: ModelSourceValue['id'], policy: LowRiskAuto
       ? ['review-every-action', 'low-risk-automation']
       : ['review-every-action'];
   // The labels too, so every interface can say "Review Every Action" without a table of its own.
-  return { id, label: labelOf(id), secretBacked, approvalModes, approvalModeLabels: approvalModes.map(mode => APPROVAL_MODE_LABELS[mode]) };
+  return {
+    id,
+    label: labelOf(id),
+    secretBacked,
+    approvalModes,
+    approvalModeLabels: approvalModes.map(mode => APPROVAL_MODE_LABELS[mode])
+  };
 }
 
 export function buildManifest(
@@ -42,7 +64,11 @@ export function buildManifest(
   decision: PlatformDecision,
   policy: LowRiskAutomationPolicy
 ): Manifest {
-  const row = <Row extends string, Id extends string>(id: Row, label: string, ids: readonly Id[]) => ({
+  const row = <Row extends string, Id extends string>(
+    id: Row,
+    label: string,
+    ids: readonly Id[]
+  ) => ({
     id,
     label,
     values: values(ids)
@@ -64,24 +90,46 @@ export function buildManifest(
       row('interfaces', 'Interfaces', adapter.interfaces),
       row('browser-route', 'Browser route', [adapter.browserRoute]),
       {
-        ...row('gateway-ingress-modes', 'Gateway ingress modes', adapter.ingressModes),
+        ...row(
+          'gateway-ingress-modes',
+          'Gateway ingress modes',
+          adapter.ingressModes
+        ),
         default: adapter.defaultIngress
       },
-      row('inference-runtimes', 'Service-managed inference runtimes', adapter.inferenceRuntimes),
+      row(
+        'inference-runtimes',
+        'Service-managed inference runtimes',
+        adapter.inferenceRuntimes
+      ),
       row('compute-model', 'Compute model', [adapter.computeModel]),
       row('durable-storage', 'Durable storage', [adapter.durableStorage]),
-      row('credential-backends', 'Credential backends', adapter.credentialBackends),
+      row(
+        'credential-backends',
+        'Credential backends',
+        adapter.credentialBackends
+      ),
       {
         id: 'model-credential-boundary',
         label: 'Model credential boundary',
-        values: [{ id: 'application-scrubbed', label: labelOf('application-scrubbed'), ...BOUNDARY_DETAIL }]
+        values: [
+          {
+            id: 'application-scrubbed',
+            label: labelOf('application-scrubbed'),
+            ...BOUNDARY_DETAIL
+          }
+        ]
       },
       {
         id: 'model-sources',
         label: 'Model sources',
         values: adapter.modelSources.map(id => modelSourceValue(id, policy))
       },
-      row('built-in-connections', 'Built-in institution-managed connection', adapter.builtInConnections)
+      row(
+        'built-in-connections',
+        'Built-in institution-managed connection',
+        adapter.builtInConnections
+      )
     ]
   };
 }

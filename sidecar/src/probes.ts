@@ -9,7 +9,8 @@ import type { CredentialBackendId } from './vocabulary';
 
 // Loaded when first needed rather than at start-up: a scheduler or D-Bus client is asked only
 // on some platforms, and https only for https probe URLs.
-const childProcess = () => require('node:child_process') as typeof import('node:child_process');
+const childProcess = () =>
+  require('node:child_process') as typeof import('node:child_process');
 const httpsModule = () => require('node:https') as typeof import('node:https');
 
 /** SingleFlight.now()'s answer when only waiting would give the value. */
@@ -79,27 +80,43 @@ export interface ProjectPathObservation {
 }
 
 /** The project directory must exist, be a directory we can write, and still be where it was. */
-export function observeProjectPath(projectPath: string): ProjectPathObservation {
+export function observeProjectPath(
+  projectPath: string
+): ProjectPathObservation {
   let stat: fs.Stats;
   try {
     stat = fs.statSync(projectPath);
   } catch {
-    return { ok: false, observed: 'does not exist', remedy: `Create ${projectPath} or start the service in an existing project directory (--project-dir).` };
+    return {
+      ok: false,
+      observed: 'does not exist',
+      remedy: `Create ${projectPath} or start the service in an existing project directory (--project-dir).`
+    };
   }
   if (!stat.isDirectory()) {
-    return { ok: false, observed: 'is not a directory', remedy: `Point --project-dir at a directory; ${projectPath} is a file.` };
+    return {
+      ok: false,
+      observed: 'is not a directory',
+      remedy: `Point --project-dir at a directory; ${projectPath} is a file.`
+    };
   }
   if (fs.realpathSync.native(projectPath) !== projectPath) {
     return {
       ok: false,
-      observed: 'is no longer the directory the service started in (a symbolic link took its place)',
+      observed:
+        'is no longer the directory the service started in (a symbolic link took its place)',
       remedy: `Put the real directory back at ${projectPath}, or restart the service for the new location.`
     };
   }
   try {
     fs.accessSync(projectPath, fs.constants.W_OK | fs.constants.X_OK);
   } catch {
-    return { ok: false, observed: 'is not writable by you', remedy: `Choose a project directory you can write to, or ask its owner for write access.` };
+    return {
+      ok: false,
+      observed: 'is not writable by you',
+      remedy:
+        'Choose a project directory you can write to, or ask its owner for write access.'
+    };
   }
   return { ok: true, observed: 'an existing directory you can write to' };
 }
@@ -114,16 +131,33 @@ export function observeProjectPath(projectPath: string): ProjectPathObservation 
  * dropped even under an allowed prefix. SQUEUE_* and the like are left out: they would change
  * the output format the probe parses.
  */
-const CHILD_ENV_NAMES = new Set(['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LANGUAGE', 'TZ', 'TMPDIR', 'LD_LIBRARY_PATH', 'DBUS_SESSION_BUS_ADDRESS', 'XDG_RUNTIME_DIR']);
+const CHILD_ENV_NAMES = new Set([
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'LANG',
+  'LANGUAGE',
+  'TZ',
+  'TMPDIR',
+  'LD_LIBRARY_PATH',
+  'DBUS_SESSION_BUS_ADDRESS',
+  'XDG_RUNTIME_DIR'
+]);
 const CHILD_ENV_PREFIXES = ['LC_', 'SLURM_', 'PBS_', 'LSB_', 'LSF_', 'FLUX_'];
 
-export function childEnvironment(env: Readonly<Record<string, string | undefined>>): NodeJS.ProcessEnv {
+export function childEnvironment(
+  env: Readonly<Record<string, string | undefined>>
+): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined || CREDENTIAL_NAME.test(name)) {
       continue;
     }
-    if (CHILD_ENV_NAMES.has(name) || CHILD_ENV_PREFIXES.some(prefix => name.startsWith(prefix))) {
+    if (
+      CHILD_ENV_NAMES.has(name) ||
+      CHILD_ENV_PREFIXES.some(prefix => name.startsWith(prefix))
+    ) {
       out[name] = value;
     }
   }
@@ -172,42 +206,80 @@ export function probeAllocation(
 ): Promise<AllocationObservation> {
   const { scheduler, jobId } = allocation;
   if (jobId === undefined) {
-    return Promise.resolve({ scheduler, live: false, detail: 'no allocation in this environment' });
+    return Promise.resolve({
+      scheduler,
+      live: false,
+      detail: 'no allocation in this environment'
+    });
   }
   if (!JOB_ID.test(jobId)) {
-    return Promise.resolve({ scheduler, jobId, live: false, detail: 'the job id in the environment is malformed' });
+    return Promise.resolve({
+      scheduler,
+      jobId,
+      live: false,
+      detail: 'the job id in the environment is malformed'
+    });
   }
   const [command, args] = stateQuery(scheduler, jobId);
   return new Promise(resolve => {
-    childProcess().execFile(command, args, { timeout: timeoutMs, env, maxBuffer: 64 * 1024 }, (error, stdout, stderr) => {
-      const code = (error as NodeJS.ErrnoException | null)?.code;
-      if (code === 'ENOENT') {
-        resolve({ scheduler, jobId, live: null, detail: `\`${command}\` is not installed here, so the allocation's liveness is unknown` });
-        return;
+    childProcess().execFile(
+      command,
+      args,
+      { timeout: timeoutMs, env, maxBuffer: 64 * 1024 },
+      (error, stdout, stderr) => {
+        const code = (error as NodeJS.ErrnoException | null)?.code;
+        if (code === 'ENOENT') {
+          resolve({
+            scheduler,
+            jobId,
+            live: null,
+            detail: `\`${command}\` is not installed here, so the allocation's liveness is unknown`
+          });
+          return;
+        }
+        if (error && UNKNOWN_JOB.test(stderr)) {
+          resolve({
+            scheduler,
+            jobId,
+            live: false,
+            detail: `the scheduler does not know job ${jobId}`
+          });
+          return;
+        }
+        if (error) {
+          const why = (error as { killed?: boolean }).killed
+            ? `did not answer within ${timeoutMs} ms`
+            : 'failed';
+          resolve({
+            scheduler,
+            jobId,
+            live: false,
+            detail: `\`${command}\` ${why} when asked about job ${jobId}`
+          });
+          return;
+        }
+        const state = parseState(scheduler, stdout);
+        if (state === '') {
+          resolve({
+            scheduler,
+            jobId,
+            live: false,
+            detail: `the scheduler does not know job ${jobId}`
+          });
+          return;
+        }
+        const live = LIVE_STATES[scheduler].includes(state);
+        resolve({
+          scheduler,
+          jobId,
+          live,
+          state,
+          detail: live
+            ? `job ${jobId} is ${state}`
+            : `job ${jobId} is ${state}, so the allocation is gone`
+        });
       }
-      if (error && UNKNOWN_JOB.test(stderr)) {
-        resolve({ scheduler, jobId, live: false, detail: `the scheduler does not know job ${jobId}` });
-        return;
-      }
-      if (error) {
-        const why = (error as { killed?: boolean }).killed ? `did not answer within ${timeoutMs} ms` : 'failed';
-        resolve({ scheduler, jobId, live: false, detail: `\`${command}\` ${why} when asked about job ${jobId}` });
-        return;
-      }
-      const state = parseState(scheduler, stdout);
-      if (state === '') {
-        resolve({ scheduler, jobId, live: false, detail: `the scheduler does not know job ${jobId}` });
-        return;
-      }
-      const live = LIVE_STATES[scheduler].includes(state);
-      resolve({
-        scheduler,
-        jobId,
-        live,
-        state,
-        detail: live ? `job ${jobId} is ${state}` : `job ${jobId} is ${state}, so the allocation is gone`
-      });
-    });
+    );
   });
 }
 
@@ -224,15 +296,23 @@ export function probeHttp(url: string, timeoutMs: number): Promise<HttpProbe> {
   const display = `${target.protocol}//${target.host}${target.pathname}`;
   return new Promise(resolve => {
     const client = target.protocol === 'https:' ? httpsModule() : http;
-    const done = (reachable: boolean, observed: string) => resolve({ url: display, reachable, observed });
-    const request = client.get(target, { timeout: timeoutMs, headers: { accept: 'application/json' } }, response => {
-      response.resume();
-      const status = response.statusCode ?? 0;
-      done(status < 500, `answered HTTP ${status} at ${display}`);
-    });
+    const done = (reachable: boolean, observed: string) =>
+      resolve({ url: display, reachable, observed });
+    const request = client.get(
+      target,
+      { timeout: timeoutMs, headers: { accept: 'application/json' } },
+      response => {
+        response.resume();
+        const status = response.statusCode ?? 0;
+        done(status < 500, `answered HTTP ${status} at ${display}`);
+      }
+    );
     request.on('timeout', () => request.destroy(new Error('timeout')));
     request.on('error', error => {
-      const reason = error.message === 'timeout' ? `no answer within ${timeoutMs} ms` : 'not reachable';
+      const reason =
+        error.message === 'timeout'
+          ? `no answer within ${timeoutMs} ms`
+          : 'not reachable';
       done(false, `${reason} at ${display}`);
     });
   });
@@ -245,12 +325,21 @@ export interface CredentialObservation {
 }
 
 /** Variable names that look like they hold a credential. Only names are ever reported. */
-export const CREDENTIAL_NAME = /(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|CREDENTIAL|PRIVATE_KEY)/i;
+export const CREDENTIAL_NAME =
+  /(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|CREDENTIAL|PRIVATE_KEY)/i;
 
 /** Credential-like names in the environment; the service's own settings are not model credentials. */
-export function credentialVariableNames(env: Readonly<Record<string, string | undefined>>): string[] {
+export function credentialVariableNames(
+  env: Readonly<Record<string, string | undefined>>
+): string[] {
   return Object.keys(env)
-    .filter(name => !name.startsWith('PROJECT_STARTUP_') && CREDENTIAL_NAME.test(name) && env[name] !== undefined && env[name] !== '')
+    .filter(
+      name =>
+        !name.startsWith('PROJECT_STARTUP_') &&
+        CREDENTIAL_NAME.test(name) &&
+        env[name] !== undefined &&
+        env[name] !== ''
+    )
     .sort();
 }
 
@@ -267,26 +356,48 @@ export class MountedSecretsObserver {
   observe(): CredentialObservation {
     const backend = 'mounted-file' as const;
     if (this.secretsDir === undefined) {
-      return { backend, available: false, observed: 'not configured (PROJECT_STARTUP_SECRETS_DIR)' };
+      return {
+        backend,
+        available: false,
+        observed: 'not configured (PROJECT_STARTUP_SECRETS_DIR)'
+      };
     }
     const dir = path.resolve(this.secretsDir);
     let stat: fs.Stats;
     try {
       stat = fs.statSync(dir);
     } catch {
-      return { backend, available: false, observed: 'the configured secrets directory does not exist' };
+      return {
+        backend,
+        available: false,
+        observed: 'the configured secrets directory does not exist'
+      };
     }
     if (!stat.isDirectory()) {
-      return { backend, available: false, observed: 'the configured secrets directory is not a directory' };
+      return {
+        backend,
+        available: false,
+        observed: 'the configured secrets directory is not a directory'
+      };
     }
     // Names in the directory are not secret, but others must not be able to swap the files:
     // writable by others is refused unless the sticky bit guards it (Kubernetes mounts: 1777).
     if ((stat.mode & 0o002) !== 0 && (stat.mode & 0o1000) === 0) {
-      return { backend, available: false, observed: 'the configured secrets directory is writable by other users' };
+      return {
+        backend,
+        available: false,
+        observed: 'the configured secrets directory is writable by other users'
+      };
     }
     if (this.listing?.mtimeMs !== stat.mtimeMs) {
       // Dot entries are the mount's own bookkeeping (Kubernetes' ..data links), not secrets.
-      this.listing = { mtimeMs: stat.mtimeMs, names: fs.readdirSync(dir).filter(n => !n.startsWith('.')).sort() };
+      this.listing = {
+        mtimeMs: stat.mtimeMs,
+        names: fs
+          .readdirSync(dir)
+          .filter(n => !n.startsWith('.'))
+          .sort()
+      };
     }
     const files = this.listing.names.filter(name => {
       try {
@@ -296,9 +407,15 @@ export class MountedSecretsObserver {
       }
     });
     if (files.length === 0) {
-      return { backend, available: false, observed: 'the configured secrets directory holds no secret files' };
+      return {
+        backend,
+        available: false,
+        observed: 'the configured secrets directory holds no secret files'
+      };
     }
-    const open = files.filter(name => (fs.statSync(path.join(dir, name)).mode & 0o077) !== 0);
+    const open = files.filter(
+      name => (fs.statSync(path.join(dir, name)).mode & 0o077) !== 0
+    );
     if (open.length > 0) {
       return {
         backend,
@@ -306,7 +423,11 @@ export class MountedSecretsObserver {
         observed: `${open.length} of ${files.length} secret file(s) are readable by others (make them mode 0600 or 0400; for Kubernetes set defaultMode: 0400)`
       };
     }
-    return { backend, available: true, observed: `${files.length} private secret file(s) present` };
+    return {
+      backend,
+      available: true,
+      observed: `${files.length} private secret file(s) present`
+    };
   }
 }
 
@@ -314,10 +435,17 @@ export class MountedSecretsObserver {
  * The system keyring: asks the session bus whether a Secret Service (org.freedesktop.secrets)
  * answers, by reading its list of collections. No item, attribute or secret is read.
  */
-export function probeSecretService(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<CredentialObservation> {
+export function probeSecretService(
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number
+): Promise<CredentialObservation> {
   const backend = 'system-keyring' as const;
   if (!env.DBUS_SESSION_BUS_ADDRESS) {
-    return Promise.resolve({ backend, available: false, observed: 'no D-Bus session, so no Secret Service can answer' });
+    return Promise.resolve({
+      backend,
+      available: false,
+      observed: 'no D-Bus session, so no Secret Service can answer'
+    });
   }
   const args = [
     '--session',
@@ -330,15 +458,33 @@ export function probeSecretService(env: NodeJS.ProcessEnv, timeoutMs: number): P
     'string:Collections'
   ];
   return new Promise(resolve => {
-    childProcess().execFile('dbus-send', args, { env, timeout: timeoutMs + 500, maxBuffer: 64 * 1024 }, (error, stdout) => {
-      if ((error as NodeJS.ErrnoException | null)?.code === 'ENOENT') {
-        resolve({ backend, available: false, observed: '`dbus-send` is not installed, so the Secret Service could not be asked' });
-      } else if (error) {
-        resolve({ backend, available: false, observed: 'no Secret Service answers on the D-Bus session' });
-      } else {
-        const collections = (stdout.match(/object path "/g) ?? []).length;
-        resolve({ backend, available: true, observed: `a Secret Service answers on the D-Bus session (${collections} collection(s))` });
+    childProcess().execFile(
+      'dbus-send',
+      args,
+      { env, timeout: timeoutMs + 500, maxBuffer: 64 * 1024 },
+      (error, stdout) => {
+        if ((error as NodeJS.ErrnoException | null)?.code === 'ENOENT') {
+          resolve({
+            backend,
+            available: false,
+            observed:
+              '`dbus-send` is not installed, so the Secret Service could not be asked'
+          });
+        } else if (error) {
+          resolve({
+            backend,
+            available: false,
+            observed: 'no Secret Service answers on the D-Bus session'
+          });
+        } else {
+          const collections = (stdout.match(/object path "/g) ?? []).length;
+          resolve({
+            backend,
+            available: true,
+            observed: `a Secret Service answers on the D-Bus session (${collections} collection(s))`
+          });
+        }
       }
-    });
+    );
   });
 }

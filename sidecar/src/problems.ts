@@ -5,20 +5,50 @@ export const PROBLEM_CODES = {
   'missing-interface': { status: 400, title: 'The interface is missing' },
   'unknown-interface': { status: 400, title: 'Unknown interface' },
   'invalid-json': { status: 400, title: 'The request body is not valid JSON' },
-  'unsupported-media-type': { status: 415, title: 'The request body must be application/json' },
+  'unsupported-media-type': {
+    status: 415,
+    title: 'The request body must be application/json'
+  },
   'payload-too-large': { status: 413, title: 'The request body is too large' },
   'uri-too-long': { status: 414, title: 'The request URL is too long' },
-  'headers-too-large': { status: 431, title: 'The request headers are too large' },
+  'headers-too-large': {
+    status: 431,
+    title: 'The request headers are too large'
+  },
   'malformed-request': { status: 400, title: 'The request is not valid HTTP' },
-  'request-timeout': { status: 408, title: 'The request did not arrive in time' },
-  'expectation-failed': { status: 417, title: 'The Expect header cannot be met' },
-  'validation-failed': { status: 422, title: 'The request does not have the expected shape' },
-  'confirmation-stale': { status: 409, title: 'The confirmation does not match the current projection' },
-  'confirmation-not-allowed': { status: 403, title: 'Confirmation is not allowed from this interface' },
-  'wrong-phase': { status: 409, title: 'Initialization is not possible in the current setup phase' },
+  'request-timeout': {
+    status: 408,
+    title: 'The request did not arrive in time'
+  },
+  'expectation-failed': {
+    status: 417,
+    title: 'The Expect header cannot be met'
+  },
+  'validation-failed': {
+    status: 422,
+    title: 'The request does not have the expected shape'
+  },
+  'confirmation-stale': {
+    status: 409,
+    title: 'The confirmation does not match the current projection'
+  },
+  'confirmation-not-allowed': {
+    status: 403,
+    title: 'Confirmation is not allowed from this interface'
+  },
+  'wrong-phase': {
+    status: 409,
+    title: 'Initialization is not possible in the current setup phase'
+  },
   unauthorized: { status: 401, title: 'Authentication is required' },
-  'forbidden-host': { status: 403, title: 'The Host header does not name this service' },
-  'cross-origin': { status: 403, title: 'Cross-origin state-changing request refused' },
+  'forbidden-host': {
+    status: 403,
+    title: 'The Host header does not name this service'
+  },
+  'cross-origin': {
+    status: 403,
+    title: 'Cross-origin state-changing request refused'
+  },
   'not-found': { status: 404, title: 'No such resource' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
   'rate-limited': { status: 429, title: 'Too many requests' },
@@ -93,7 +123,15 @@ export function asProblemError(error: unknown): ProblemError {
   const errno = (error as NodeJS.ErrnoException | undefined)?.code;
   if (errno === 'EMFILE' || errno === 'ENFILE') {
     // Out of descriptors (a flood of connections, or the system): a moment's overload, not a fault.
-    return new ProblemError('overloaded', 'The service has no file descriptor left for this request; try again in a moment.', {}, { 'Retry-After': '1' });
+    return new ProblemError(
+      'overloaded',
+      'The service has no file descriptor left for this request; try again in a moment.',
+      {},
+      { 'Retry-After': '1' }
+    );
   }
-  return new ProblemError('internal', 'The service failed to answer. Try again; if it persists, restart the service and read its log.');
+  return new ProblemError(
+    'internal',
+    'The service failed to answer. Try again; if it persists, restart the service and read its log.'
+  );
 }

@@ -1,9 +1,18 @@
 // The startup projection: readiness checks, phase and next action, derived purely from what
 // the probes observed. Nothing here performs I/O, so the same observations give the same answer.
-import type { InitializeRequestBody, NextAction, ReadinessCheck, StartupProjection } from './api-types';
+import type {
+  InitializeRequestBody,
+  NextAction,
+  ReadinessCheck,
+  StartupProjection
+} from './api-types';
 import type { PlatformDecision } from './platforms/rules';
 import type { ComputeStatus, PlatformAdapter } from './platforms/types';
-import type { CredentialObservation, HttpProbe, ProjectPathObservation } from './probes';
+import type {
+  CredentialObservation,
+  HttpProbe,
+  ProjectPathObservation
+} from './probes';
 import type { InitializationRecord, StateInspection } from './state';
 import { apiMayConfirm, confirmationInterfaces } from './confirmation';
 import {
@@ -59,12 +68,27 @@ export type Projection = Omit<StartupProjection, 'manifest'>;
 
 export { confirmationInterfaces };
 
-export function insideApprovedStorage(projectPath: string, roots: readonly string[]): string | undefined {
-  return roots.find(root => projectPath === root || projectPath.startsWith(root.endsWith('/') ? root : `${root}/`));
+export function insideApprovedStorage(
+  projectPath: string,
+  roots: readonly string[]
+): string | undefined {
+  return roots.find(
+    root =>
+      projectPath === root ||
+      projectPath.startsWith(root.endsWith('/') ? root : `${root}/`)
+  );
 }
 
-function howToReach(iface: InterfaceId, browserUrl: string | undefined, ingress?: IngressObservation): string {
-  if (iface === 'web' && ingress?.mode === 'notebook-server-proxy' && ingress.listening) {
+function howToReach(
+  iface: InterfaceId,
+  browserUrl: string | undefined,
+  ingress?: IngressObservation
+): string {
+  if (
+    iface === 'web' &&
+    ingress?.mode === 'notebook-server-proxy' &&
+    ingress.listening
+  ) {
     // This service runs behind Jupyter, which serves no setup page: JupyterLab is the browser here.
     return 'In a browser, use JupyterLab: this service runs behind that Jupyter server, which serves no separate setup page.';
   }
@@ -92,7 +116,9 @@ export function buildChecks(input: ProjectionInputs): ReadinessCheck[] {
   const supported = adapter.interfaces.includes(iface);
   const checks: ReadinessCheck[] = [];
 
-  const signalNames = decision.signals.map(s => s.name).join(', ') || 'no platform-specific signals';
+  const signalNames =
+    decision.signals.map(s => s.name).join(', ') ||
+    'no platform-specific signals';
   checks.push(
     decision.overruled.length > 0
       ? {
@@ -103,7 +129,8 @@ export function buildChecks(input: ProjectionInputs): ReadinessCheck[] {
           observed: `${labelOf(decision.platform)} selected by rule ${decision.decidedBy}; overruled: ${decision.overruled
             .map(s => `${s.name} (${s.platform})`)
             .join(', ')}`,
-          remedy: 'If the platform is wrong, set PROJECT_STARTUP_PLATFORM to generic, hosted-notebook or cluster and restart.'
+          remedy:
+            'If the platform is wrong, set PROJECT_STARTUP_PLATFORM to generic, hosted-notebook or cluster and restart.'
         }
       : {
           id: 'platform-evidence',
@@ -124,7 +151,9 @@ export function buildChecks(input: ProjectionInputs): ReadinessCheck[] {
       : `${labelOf(iface)} is not supported on the ${labelOf(adapter.id)}`,
     ...(supported
       ? {}
-      : { remedy: `Use ${adapter.interfaces.map(labelOf).join(' or ')}: ${adapter.interfaces.map(i => howToReach(i, input.browserUrl, input.ingress)).join(' ')}` })
+      : {
+          remedy: `Use ${adapter.interfaces.map(labelOf).join(' or ')}: ${adapter.interfaces.map(i => howToReach(i, input.browserUrl, input.ingress)).join(' ')}`
+        })
   });
 
   checks.push({
@@ -154,7 +183,10 @@ export function buildChecks(input: ProjectionInputs): ReadinessCheck[] {
   });
 
   if (adapter.requiresApprovedStorage) {
-    const root = insideApprovedStorage(input.projectPath, input.approvedStorage);
+    const root = insideApprovedStorage(
+      input.projectPath,
+      input.approvedStorage
+    );
     const configured = input.approvedStorage.length > 0;
     checks.push({
       id: 'approved-storage',
@@ -188,10 +220,18 @@ export function buildChecks(input: ProjectionInputs): ReadinessCheck[] {
   checks.push({
     id: 'compute-allocation',
     title: 'Compute',
-    status: compute.satisfied ? (compute.allocation?.live === null ? 'warn' : 'pass') : 'warn',
+    status: compute.satisfied
+      ? compute.allocation?.live === null
+        ? 'warn'
+        : 'pass'
+      : 'warn',
     required: true,
     observed: compute.detail,
-    ...(compute.command ? { remedy: `Run \`${compute.command}\`, then run the setup again inside the allocation.` } : {})
+    ...(compute.command
+      ? {
+          remedy: `Run \`${compute.command}\`, then run the setup again inside the allocation.`
+        }
+      : {})
   });
 
   checks.push(
@@ -205,20 +245,21 @@ export function buildChecks(input: ProjectionInputs): ReadinessCheck[] {
           remedy: `Reach the service through ${adapter.ingressModes.map(labelOf).join(' or ')} to set the project up.`
         }
       : input.ingress?.listening
-      ? {
-          id: 'gateway-ingress',
-          title: 'Gateway ingress',
-          status: 'pass',
-          required: false,
-          observed: `${labelOf(input.ingress.mode)} on ${input.ingress.listening}`
-        }
-      : {
-          id: 'gateway-ingress',
-          title: 'Gateway ingress',
-          status: 'skip',
-          required: false,
-          observed: 'no service is running; the command line read the project directly'
-        }
+        ? {
+            id: 'gateway-ingress',
+            title: 'Gateway ingress',
+            status: 'pass',
+            required: false,
+            observed: `${labelOf(input.ingress.mode)} on ${input.ingress.listening}`
+          }
+        : {
+            id: 'gateway-ingress',
+            title: 'Gateway ingress',
+            status: 'skip',
+            required: false,
+            observed:
+              'no service is running; the command line read the project directly'
+          }
   );
 
   checks.push(browserRouteCheck(input));
@@ -229,10 +270,14 @@ export function buildChecks(input: ProjectionInputs): ReadinessCheck[] {
     title: 'Credential backends',
     status: available.length > 0 ? 'pass' : 'warn',
     required: false,
-    observed: input.credentials.map(c => `${labelOf(c.backend)}: ${c.observed}`).join('; '),
+    observed: input.credentials
+      .map(c => `${labelOf(c.backend)}: ${c.observed}`)
+      .join('; '),
     ...(available.length > 0
       ? {}
-      : { remedy: `Provide model credentials through one of: ${adapter.credentialBackends.map(labelOf).join(', ')}.` })
+      : {
+          remedy: `Provide model credentials through one of: ${adapter.credentialBackends.map(labelOf).join(', ')}.`
+        })
   });
 
   const unreachable = input.runtimes.filter(r => !r.reachable);
@@ -241,7 +286,9 @@ export function buildChecks(input: ProjectionInputs): ReadinessCheck[] {
     title: 'Service-managed inference runtimes',
     status: unreachable.length === 0 ? 'pass' : 'warn',
     required: false,
-    observed: input.runtimes.map(r => `${labelOf(r.id)}: ${r.observed}`).join('; '),
+    observed: input.runtimes
+      .map(r => `${labelOf(r.id)}: ${r.observed}`)
+      .join('; '),
     ...(unreachable.length === 0
       ? {}
       : {
@@ -265,31 +312,55 @@ export function buildChecks(input: ProjectionInputs): ReadinessCheck[] {
           : 'not confirmed yet',
     ...(state.kind === 'initialized'
       ? {}
-      : { remedy: `Confirm initialization through ${confirmationInterfaces(adapter).map(labelOf).join(' or ')}.` })
+      : {
+          remedy: `Confirm initialization through ${confirmationInterfaces(adapter).map(labelOf).join(' or ')}.`
+        })
   });
   return checks;
 }
 
 function browserRouteCheck(input: ProjectionInputs): ReadinessCheck {
-  const base = { id: 'browser-route' as const, title: 'Browser route', required: false };
+  const base = {
+    id: 'browser-route' as const,
+    title: 'Browser route',
+    required: false
+  };
   if (input.adapter.browserRoute === 'unavailable') {
-    return { ...base, status: 'skip', observed: `the ${labelOf(input.adapter.id)} has no browser route` };
+    return {
+      ...base,
+      status: 'skip',
+      observed: `the ${labelOf(input.adapter.id)} has no browser route`
+    };
   }
   if (input.browserUrl) {
-    return { ...base, status: 'pass', observed: `the setup page answers at ${input.browserUrl}` };
+    return {
+      ...base,
+      status: 'pass',
+      observed: `the setup page answers at ${input.browserUrl}`
+    };
   }
   if (input.ingress?.mode !== 'direct-loopback' || !input.ingress.listening) {
-    return { ...base, status: 'skip', observed: 'the service is not listening on direct loopback' };
+    return {
+      ...base,
+      status: 'skip',
+      observed: 'the service is not listening on direct loopback'
+    };
   }
   return {
     ...base,
     status: input.iface === 'web' ? 'warn' : 'skip',
     observed: 'the setup page address could not be verified by a self-probe',
-    remedy: 'Serve on a loopback TCP address (--host 127.0.0.1) so the setup page can be verified.'
+    remedy:
+      'Serve on a loopback TCP address (--host 127.0.0.1) so the setup page can be verified.'
   };
 }
 
-export function derivePhase(supported: boolean, checks: ReadinessCheck[], compute: ComputeStatus, state: StateInspection): Phase {
+export function derivePhase(
+  supported: boolean,
+  checks: ReadinessCheck[],
+  compute: ComputeStatus,
+  state: StateInspection
+): Phase {
   if (!supported) {
     return 'unsupported-interface';
   }
@@ -302,7 +373,11 @@ export function derivePhase(supported: boolean, checks: ReadinessCheck[], comput
   return state.kind === 'initialized' ? 'ready' : 'awaiting-confirmation';
 }
 
-function nextActionFor(phase: Phase, input: ProjectionInputs, checks: ReadinessCheck[]): NextAction {
+function nextActionFor(
+  phase: Phase,
+  input: ProjectionInputs,
+  checks: ReadinessCheck[]
+): NextAction {
   const { adapter, iface } = input;
   switch (phase) {
     case 'unsupported-interface':
@@ -312,10 +387,16 @@ function nextActionFor(phase: Phase, input: ProjectionInputs, checks: ReadinessC
         detail: `The ${labelOf(adapter.id)} does not offer the ${labelOf(iface)} interface. ${adapter.interfaces
           .map(i => howToReach(i, input.browserUrl, input.ingress))
           .join(' ')}`,
-        interfaces: adapter.interfaces.map(i => ({ id: i, label: labelOf(i), how: howToReach(i, input.browserUrl, input.ingress) }))
+        interfaces: adapter.interfaces.map(i => ({
+          id: i,
+          label: labelOf(i),
+          how: howToReach(i, input.browserUrl, input.ingress)
+        }))
       };
     case 'blocked': {
-      const failing = checks.find(c => c.required && c.status === 'fail') as ReadinessCheck;
+      const failing = checks.find(
+        c => c.required && c.status === 'fail'
+      ) as ReadinessCheck;
       return {
         id: 'fix-check',
         title: `Fix: ${failing.title}`,
@@ -333,7 +414,11 @@ function nextActionFor(phase: Phase, input: ProjectionInputs, checks: ReadinessC
     case 'awaiting-confirmation':
       return confirmAction(input);
     case 'ready':
-      return { id: 'none', title: 'Nothing to do', detail: `The project is set up; its private state is in ${input.statePath}.` };
+      return {
+        id: 'none',
+        title: 'Nothing to do',
+        detail: `The project is set up; its private state is in ${input.statePath}.`
+      };
   }
 }
 
@@ -345,11 +430,19 @@ function confirmAction(input: ProjectionInputs): NextAction {
   // a call is accepted (a running service on an ingress the platform offers, an interface an
   // API call may confirm), so that sending it verbatim always works.
   const request =
-    input.ingress?.listening && input.ingress.offered && apiMayConfirm(input.adapter.id, iface, input.adapter)
+    input.ingress?.listening &&
+    input.ingress.offered &&
+    apiMayConfirm(input.adapter.id, iface, input.adapter)
       ? {
           method: 'POST' as const,
           path: `${input.baseUrl}project/initialize`,
-          body: { interface: iface, confirm: { projectPath: input.projectPath, statePath: input.statePath } }
+          body: {
+            interface: iface,
+            confirm: {
+              projectPath: input.projectPath,
+              statePath: input.statePath
+            }
+          }
         }
       : undefined;
   if (!allowed.includes(iface)) {
@@ -357,8 +450,14 @@ function confirmAction(input: ProjectionInputs): NextAction {
       id: 'confirm-initialization',
       title,
       detail: `Confirmation must come from ${allowed.map(labelOf).join(' or ')}. ${allowed.map(i => howToReach(i, input.browserUrl, input.ingress)).join(' ')}`,
-      interfaces: allowed.map(i => ({ id: i, label: labelOf(i), how: howToReach(i, input.browserUrl, input.ingress) })),
-      ...(input.browserUrl && allowed.includes('web') ? { url: input.browserUrl } : {})
+      interfaces: allowed.map(i => ({
+        id: i,
+        label: labelOf(i),
+        how: howToReach(i, input.browserUrl, input.ingress)
+      })),
+      ...(input.browserUrl && allowed.includes('web')
+        ? { url: input.browserUrl }
+        : {})
     };
   }
   const creates = `This creates ${input.statePath} (private, mode 0700) for ${input.projectPath}.`;
@@ -373,7 +472,13 @@ function confirmAction(input: ProjectionInputs): NextAction {
           command: 'project-startup init --local'
         };
       }
-      return { id: 'confirm-initialization', title, detail: `Run \`project-startup init\` in a terminal and answer its question. ${creates}`, command: 'project-startup init', ...(request ? { request } : {}) };
+      return {
+        id: 'confirm-initialization',
+        title,
+        detail: `Run \`project-startup init\` in a terminal and answer its question. ${creates}`,
+        command: 'project-startup init',
+        ...(request ? { request } : {})
+      };
     case 'web':
       return {
         id: 'confirm-initialization',
@@ -400,10 +505,16 @@ function confirmAction(input: ProjectionInputs): NextAction {
  * browser on generic, where the cluster asks a terminal prompt). Decision: confirm again here;
  * initialize then replaces the record. Pure: the state as this platform counts it.
  */
-export function stateForPlatform(state: StateInspection, platform: PlatformId): { state: StateInspection; foreign?: InitializationRecord } {
+export function stateForPlatform(
+  state: StateInspection,
+  platform: PlatformId
+): { state: StateInspection; foreign?: InitializationRecord } {
   if (state.kind === 'initialized' && state.record.platform !== platform) {
     return {
-      state: { kind: 'absent', detail: `The record was confirmed on the ${labelOf(state.record.platform)}; confirm again here.` },
+      state: {
+        kind: 'absent',
+        detail: `The record was confirmed on the ${labelOf(state.record.platform)}; confirm again here.`
+      },
       foreign: state.record
     };
   }
@@ -412,7 +523,11 @@ export function stateForPlatform(state: StateInspection, platform: PlatformId): 
 
 export function buildProjection(raw: ProjectionInputs): Projection {
   const counted = stateForPlatform(raw.state, raw.adapter.id);
-  const input: ProjectionInputs = { ...raw, state: counted.state, foreignRecord: counted.foreign };
+  const input: ProjectionInputs = {
+    ...raw,
+    state: counted.state,
+    foreignRecord: counted.foreign
+  };
   const { adapter, iface, state } = input;
   const supported = adapter.interfaces.includes(iface);
   const checks = buildChecks(input);
@@ -434,7 +549,9 @@ export function buildProjection(raw: ProjectionInputs): Projection {
     },
     phase,
     nextAction: nextActionFor(phase, input, checks),
-    ...(iface === 'web' && input.browserUrl ? { browserUrl: input.browserUrl } : {}),
+    ...(iface === 'web' && input.browserUrl
+      ? { browserUrl: input.browserUrl }
+      : {}),
     compute: input.compute,
     confirmation: {
       required: true,

@@ -50,5 +50,7 @@ export function describeProcessCredentials(c: ProcessCredentials): string {
       ? `model provider credential(s) present: ${c.provider.join(', ')}`
       : 'no model provider credential in the environment';
   // No ";" inside: the check joins the backends' observations with it.
-  return c.ignored.length > 0 ? `${found} (not model credentials, not counted: ${c.ignored.join(', ')})` : found;
+  return c.ignored.length > 0
+    ? `${found} (not model credentials, not counted: ${c.ignored.join(', ')})`
+    : found;
 }

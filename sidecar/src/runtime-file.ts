@@ -23,8 +23,14 @@ export interface RuntimeInfo {
   promptKey?: string;
 }
 
-export function runtimeFilePath(runtimeDir: string, projectPath: string): string {
-  const digest = createHash('sha256').update(projectPath).digest('hex').slice(0, 12);
+export function runtimeFilePath(
+  runtimeDir: string,
+  projectPath: string
+): string {
+  const digest = createHash('sha256')
+    .update(projectPath)
+    .digest('hex')
+    .slice(0, 12);
   return path.join(runtimeDir, `server-${digest}.json`);
 }
 
@@ -71,7 +77,14 @@ export function ensureRuntimeDir(dir: string): void {
 export function writeRuntimeFile(file: string, info: RuntimeInfo): void {
   ensureRuntimeDir(path.dirname(file));
   const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-  const fd = fs.openSync(temporary, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+  const fd = fs.openSync(
+    temporary,
+    fs.constants.O_WRONLY |
+      fs.constants.O_CREAT |
+      fs.constants.O_EXCL |
+      fs.constants.O_NOFOLLOW,
+    0o600
+  );
   try {
     fs.fchmodSync(fd, 0o600); // as above: whatever the umask took away
     fs.writeFileSync(fd, `${JSON.stringify(info, null, 2)}\n`);

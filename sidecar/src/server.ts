@@ -9,17 +9,39 @@ import type { Duplex } from 'node:stream';
 import { checkServiceToken, ConfigError, ENV, ServiceConfig } from './config';
 import type { FileExists } from './evidence';
 import { createApp, URL_LIMIT } from './http/app';
-import { defaultMaxConnections, limitConnections, readDescriptorLimit, timeoutOptions } from './http/connections';
-import { DirectLoopbackGuard, hostnameOf, IngressGuard, isLoopbackHostname, NotebookServerProxyGuard, SecretMatcher, TrustedProxyGuard } from './http/ingress';
+import {
+  defaultMaxConnections,
+  limitConnections,
+  readDescriptorLimit,
+  timeoutOptions
+} from './http/connections';
+import {
+  DirectLoopbackGuard,
+  hostnameOf,
+  IngressGuard,
+  isLoopbackHostname,
+  NotebookServerProxyGuard,
+  SecretMatcher,
+  TrustedProxyGuard
+} from './http/ingress';
 import { RateLimiter } from './http/rate-limit';
 import { SessionStore } from './http/sessions';
 import { createLogger, Logger } from './log';
 import { problemOf } from './problems';
 import { SingleFlight } from './probes';
-import { ensureRuntimeDir, removeRuntimeFile, runtimeFilePath, writeRuntimeFile } from './runtime-file';
+import {
+  ensureRuntimeDir,
+  removeRuntimeFile,
+  runtimeFilePath,
+  writeRuntimeFile
+} from './runtime-file';
 import { StartupService } from './service';
 import type { StepHook } from './state';
-import { claimSocketPath, listenOnUnixSocket, UnixListener } from './unix-socket';
+import {
+  claimSocketPath,
+  listenOnUnixSocket,
+  UnixListener
+} from './unix-socket';
 import type { IngressMode } from './vocabulary';
 
 export interface StartOptions {
@@ -46,40 +68,63 @@ export interface RunningService {
 }
 
 function isLoopback(host: string): boolean {
-  return isLoopbackHostname(host.includes(':') && !host.startsWith('[') ? host : hostnameOf(host));
+  return isLoopbackHostname(
+    host.includes(':') && !host.startsWith('[') ? host : hostnameOf(host)
+  );
 }
 
 function readProxySecret(file: string | undefined): string {
   if (!file) {
-    throw new ConfigError(`--ingress trusted-proxy needs ${ENV.trustedProxySecretFile}: a file (mode 0600) holding the secret the proxy sends.`);
+    throw new ConfigError(
+      `--ingress trusted-proxy needs ${ENV.trustedProxySecretFile}: a file (mode 0600) holding the secret the proxy sends.`
+    );
   }
   let stat: fs.Stats;
   try {
     stat = fs.statSync(file);
   } catch {
-    throw new ConfigError(`${ENV.trustedProxySecretFile} names a file that does not exist.`);
+    throw new ConfigError(
+      `${ENV.trustedProxySecretFile} names a file that does not exist.`
+    );
   }
   if (!stat.isFile() || (stat.mode & 0o077) !== 0) {
-    throw new ConfigError(`${ENV.trustedProxySecretFile} must be a regular file readable only by you (chmod 600).`);
+    throw new ConfigError(
+      `${ENV.trustedProxySecretFile} must be a regular file readable only by you (chmod 600).`
+    );
   }
   const secret = fs.readFileSync(file, 'utf8').trim();
   if (secret.length < 16) {
-    throw new ConfigError(`${ENV.trustedProxySecretFile} must hold a secret of at least 16 characters.`);
+    throw new ConfigError(
+      `${ENV.trustedProxySecretFile} must hold a secret of at least 16 characters.`
+    );
   }
   return secret;
 }
 
-export async function startService(options: StartOptions): Promise<RunningService> {
+export async function startService(
+  options: StartOptions
+): Promise<RunningService> {
   const { config, env } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
-  const service = new StartupService({ config, env, fileExists: options.fileExists, onCreationStep: options.onCreationStep });
+  const service = new StartupService({
+    config,
+    env,
+    fileExists: options.fileExists,
+    onCreationStep: options.onCreationStep
+  });
   const adapter = service.adapter;
   const ingress = config.ingress ?? adapter.defaultIngress;
   // An ingress the platform does not offer still answers, read-only: behind a notebook server
   // on a cluster node the panel must be able to say "use the terminal" rather than fail.
   const offered = adapter.ingressModes.includes(ingress);
-  if (config.unixSocket === undefined && ingress !== 'trusted-proxy' && !isLoopback(config.host)) {
-    throw new ConfigError('--host may name a non-loopback address only with --ingress trusted-proxy.');
+  if (
+    config.unixSocket === undefined &&
+    ingress !== 'trusted-proxy' &&
+    !isLoopback(config.host)
+  ) {
+    throw new ConfigError(
+      '--host may name a non-loopback address only with --ingress trusted-proxy.'
+    );
   }
 
   const cookiePath = `${config.baseUrl}project/`;
@@ -88,15 +133,25 @@ export async function startService(options: StartOptions): Promise<RunningServic
   switch (ingress) {
     case 'direct-loopback': {
       const fromEnv = env[ENV.token];
-      token = fromEnv ? checkServiceToken(fromEnv) : randomBytes(32).toString('hex');
-      guard = new DirectLoopbackGuard(token, 'project-startup-session', cookiePath, new SessionStore(config.sessions));
+      token = fromEnv
+        ? checkServiceToken(fromEnv)
+        : randomBytes(32).toString('hex');
+      guard = new DirectLoopbackGuard(
+        token,
+        'project-startup-session',
+        cookiePath,
+        new SessionStore(config.sessions)
+      );
       break;
     }
     case 'notebook-server-proxy':
       guard = new NotebookServerProxyGuard();
       break;
     case 'trusted-proxy':
-      guard = new TrustedProxyGuard(readProxySecret(config.trustedProxySecretFile), config.trustedProxyHops);
+      guard = new TrustedProxyGuard(
+        readProxySecret(config.trustedProxySecretFile),
+        config.trustedProxyHops
+      );
       break;
   }
 
@@ -104,7 +159,10 @@ export async function startService(options: StartOptions): Promise<RunningServic
   // The command line's proof that its confirmation prompt was answered on a TTY: only in the
   // private runtime file, never printed, logged or taken from the environment. Without a
   // runtime file no command line can find this service, so there is no key either.
-  const promptKey = options.runtimeFile !== false ? randomBytes(32).toString('base64url') : undefined;
+  const promptKey =
+    options.runtimeFile !== false
+      ? randomBytes(32).toString('base64url')
+      : undefined;
   const app = createApp({
     service,
     guard,
@@ -114,14 +172,21 @@ export async function startService(options: StartOptions): Promise<RunningServic
     promptKey: promptKey ? new SecretMatcher(promptKey) : undefined
   });
   // requireHostHeader off: a missing Host is answered by the app's own forbidden-host check.
-  const server = http.createServer({ ...timeoutOptions(config.requestTimeoutMs), requireHostHeader: false }, app);
+  const server = http.createServer(
+    { ...timeoutOptions(config.requestTimeoutMs), requireHostHeader: false },
+    app
+  );
   const descriptorLimit = readDescriptorLimit();
-  const maxConnections = config.maxConnections ?? defaultMaxConnections(descriptorLimit);
+  const maxConnections =
+    config.maxConnections ?? defaultMaxConnections(descriptorLimit);
   if (descriptorLimit !== undefined && maxConnections > descriptorLimit - 32) {
-    logger.warn('the connection limit is close to the descriptor limit: a flood of connections can exhaust descriptors', {
-      maxConnections,
-      descriptorLimit
-    });
+    logger.warn(
+      'the connection limit is close to the descriptor limit: a flood of connections can exhaust descriptors',
+      {
+        maxConnections,
+        descriptorLimit
+      }
+    );
   }
   let evictions = 0;
   let sheds = 0;
@@ -131,7 +196,14 @@ export async function startService(options: StartOptions): Promise<RunningServic
     maxConnections,
     socket => {
       sheds += 1;
-      writeRawProblem(socket, problemOf('overloaded', 'Every connection is busy; try again in a moment.'), 'Retry-After: 1\r\n');
+      writeRawProblem(
+        socket,
+        problemOf(
+          'overloaded',
+          'Every connection is busy; try again in a moment.'
+        ),
+        'Retry-After: 1\r\n'
+      );
     },
     () => {
       evictions += 1;
@@ -140,10 +212,16 @@ export async function startService(options: StartOptions): Promise<RunningServic
   // Counted, and logged at most every 10 s: a flood must not turn into a flood of log lines.
   const pressureLog = setInterval(() => {
     if (evictions + sheds > 0) {
-      logger.warn('connection limit reached: idle connections closed, busy ones refused', { maxConnections, evicted: evictions, refused: sheds });
+      logger.warn(
+        'connection limit reached: idle connections closed, busy ones refused',
+        { maxConnections, evicted: evictions, refused: sheds }
+      );
     }
     if (acceptFailures > 0) {
-      logger.error('accepting connections failed (no descriptor or memory left)', { failures: acceptFailures });
+      logger.error(
+        'accepting connections failed (no descriptor or memory left)',
+        { failures: acceptFailures }
+      );
     }
     evictions = 0;
     sheds = 0;
@@ -152,30 +230,65 @@ export async function startService(options: StartOptions): Promise<RunningServic
   pressureLog.unref();
   server.on('close', () => clearInterval(pressureLog));
   // An Expect other than 100-continue: Node would answer a bare 417; answer problem details.
-  server.on('checkExpectation', (_request: http.IncomingMessage, response: http.ServerResponse) => {
-    const body = JSON.stringify(problemOf('expectation-failed', 'Only "Expect: 100-continue" is understood; send the request without Expect.'));
-    response.writeHead(417, { 'Content-Type': 'application/problem+json; charset=utf-8', Connection: 'close' });
-    response.end(body);
-  });
+  server.on(
+    'checkExpectation',
+    (_request: http.IncomingMessage, response: http.ServerResponse) => {
+      const body = JSON.stringify(
+        problemOf(
+          'expectation-failed',
+          'Only "Expect: 100-continue" is understood; send the request without Expect.'
+        )
+      );
+      response.writeHead(417, {
+        'Content-Type': 'application/problem+json; charset=utf-8',
+        Connection: 'close'
+      });
+      response.end(body);
+    }
+  );
   // CONNECT never reaches the app (Node would drop the socket without a word): this is no
   // forward proxy, so say so in problem details and close.
   server.on('connect', (_request: http.IncomingMessage, socket: Duplex) => {
-    writeRawProblem(socket, problemOf('method-not-allowed', 'CONNECT is not supported: this service is not a proxy.'), 'Allow: GET, HEAD, POST\r\n');
+    writeRawProblem(
+      socket,
+      problemOf(
+        'method-not-allowed',
+        'CONNECT is not supported: this service is not a proxy.'
+      ),
+      'Allow: GET, HEAD, POST\r\n'
+    );
   });
-  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket) => {
-    // Node rejects these before express sees them; answer as problem details all the same.
-    const problem =
-      error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? problemOf('request-timeout', `The request did not arrive complete within ${config.requestTimeoutMs} ms.`, {
-            timeoutMs: config.requestTimeoutMs
-          })
-        : error.code !== 'HPE_HEADER_OVERFLOW'
-        ? problemOf('malformed-request', 'The request is not valid HTTP/1.1.')
-        : requestLineTooLong(error.rawPacket)
-          ? problemOf('uri-too-long', `Request URLs are limited to ${URL_LIMIT} bytes.`, { limitBytes: URL_LIMIT })
-          : problemOf('headers-too-large', 'The request headers are too large.');
-    writeRawProblem(socket, problem);
-  });
+  server.on(
+    'clientError',
+    (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket) => {
+      // Node rejects these before express sees them; answer as problem details all the same.
+      const problem =
+        error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? problemOf(
+              'request-timeout',
+              `The request did not arrive complete within ${config.requestTimeoutMs} ms.`,
+              {
+                timeoutMs: config.requestTimeoutMs
+              }
+            )
+          : error.code !== 'HPE_HEADER_OVERFLOW'
+            ? problemOf(
+                'malformed-request',
+                'The request is not valid HTTP/1.1.'
+              )
+            : requestLineTooLong(error.rawPacket)
+              ? problemOf(
+                  'uri-too-long',
+                  `Request URLs are limited to ${URL_LIMIT} bytes.`,
+                  { limitBytes: URL_LIMIT }
+                )
+              : problemOf(
+                  'headers-too-large',
+                  'The request headers are too large.'
+                );
+      writeRawProblem(socket, problem);
+    }
+  );
 
   if (options.runtimeFile !== false) {
     ensureRuntimeDir(config.runtimeDir); // fail before listening, not after
@@ -213,18 +326,29 @@ export async function startService(options: StartOptions): Promise<RunningServic
   let port: number | undefined;
   if (config.unixSocket === undefined) {
     port = (server.address() as AddressInfo).port;
-    const hostPart = config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host;
+    const hostPart =
+      config.host.includes(':') && !config.host.startsWith('[')
+        ? `[${config.host}]`
+        : config.host;
     url = `http://${hostPart}:${port}${config.baseUrl}project/`;
     if (guard instanceof DirectLoopbackGuard) {
       // Cookies ignore ports: naming the cookie after the port keeps two services' sessions apart.
       guard.cookieName = `project-startup-session-${port}`;
     }
   }
-  const listening = config.unixSocket !== undefined ? `Unix socket ${config.unixSocket}` : `${config.host}:${port}`;
-  const canVerifyBrowserUrl = url !== undefined && ingress === 'direct-loopback' && adapter.browserRoute === 'direct-loopback';
+  const listening =
+    config.unixSocket !== undefined
+      ? `Unix socket ${config.unixSocket}`
+      : `${config.host}:${port}`;
+  const canVerifyBrowserUrl =
+    url !== undefined &&
+    ingress === 'direct-loopback' &&
+    adapter.browserRoute === 'direct-loopback';
   const probeUrl = url;
   const browserUrlProbe = canVerifyBrowserUrl
-    ? new SingleFlight(30000, () => selfProbe(probeUrl as string, service.instanceId))
+    ? new SingleFlight(30000, () =>
+        selfProbe(probeUrl as string, service.instanceId)
+      )
     : undefined;
   service.setIngress({ mode: ingress, listening, offered }, browserUrlProbe);
   service.warmUp();
@@ -248,21 +372,28 @@ export async function startService(options: StartOptions): Promise<RunningServic
       platform: service.adapter.id,
       ...(token && !fromEnv ? { token } : {}),
       ...(promptKey ? { promptKey } : {}),
-      tokenSource: token === undefined ? 'none' : fromEnv ? 'environment' : 'generated'
+      tokenSource:
+        token === undefined ? 'none' : fromEnv ? 'environment' : 'generated'
     });
   }
 
   if (!offered) {
-    logger.warn('the platform does not offer this ingress; answering read-only', {
-      platform: adapter.id,
-      ingress,
-      offered: adapter.ingressModes
-    });
+    logger.warn(
+      'the platform does not offer this ingress; answering read-only',
+      {
+        platform: adapter.id,
+        ingress,
+        offered: adapter.ingressModes
+      }
+    );
   }
   if (ingress === 'notebook-server-proxy' && config.unixSocket === undefined) {
-    logger.warn('notebook-server proxy ingress on a TCP port: other local users can reach it; use --unix-socket', {
-      listening
-    });
+    logger.warn(
+      'notebook-server proxy ingress on a TCP port: other local users can reach it; use --unix-socket',
+      {
+        listening
+      }
+    );
   }
   if (service.decision.overruled.length > 0) {
     logger.warn('conflicting platform evidence', {
@@ -311,14 +442,19 @@ function requestLineTooLong(packet: Buffer | undefined): boolean {
 }
 
 /** The setup page URL, if a request to it reaches this very process (its instance id). */
-function selfProbe(url: string, instanceId: string): Promise<string | undefined> {
+function selfProbe(
+  url: string,
+  instanceId: string
+): Promise<string | undefined> {
   return new Promise(resolve => {
     const request = http.get(`${url}health`, { timeout: 1000 }, response => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => {
         try {
-          const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { instanceId?: string };
+          const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+            instanceId?: string;
+          };
           resolve(body.instanceId === instanceId ? url : undefined);
         } catch {
           resolve(undefined);
@@ -331,7 +467,11 @@ function selfProbe(url: string, instanceId: string): Promise<string | undefined>
 }
 
 /** Problem details written straight to a socket that Node took away from the HTTP layer. */
-function writeRawProblem(socket: Duplex, problem: ReturnType<typeof problemOf>, extraHeaders = ''): void {
+function writeRawProblem(
+  socket: Duplex,
+  problem: ReturnType<typeof problemOf>,
+  extraHeaders = ''
+): void {
   if (!socket.writable) {
     socket.destroy();
     return;

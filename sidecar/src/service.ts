@@ -3,11 +3,21 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import type { ServiceConfig } from './config';
-import { AllocationEvidence, FileExists, gatherAllocationEvidence, gatherPlatformEvidence, realFileExists } from './evidence';
+import {
+  AllocationEvidence,
+  FileExists,
+  gatherAllocationEvidence,
+  gatherPlatformEvidence,
+  realFileExists
+} from './evidence';
 import { buildManifest, PreparedManifest, prepareManifest } from './manifest';
 import { adapterFor } from './platforms';
 import { PlatformDecision, selectPlatform } from './platforms/rules';
-import type { AllocationObservation, PlatformAdapter, StatePlacement } from './platforms/types';
+import type {
+  AllocationObservation,
+  PlatformAdapter,
+  StatePlacement
+} from './platforms/types';
 import { ProblemError } from './problems';
 import {
   childEnvironment,
@@ -23,7 +33,11 @@ import {
   probeSecretService,
   SingleFlight
 } from './probes';
-import { ConfirmationChannel, confirmationInterfaces, decideConfirmation } from './confirmation';
+import {
+  ConfirmationChannel,
+  confirmationInterfaces,
+  decideConfirmation
+} from './confirmation';
 import { AllocationClaim, parseAllocationClaim } from './allocation-claim';
 import {
   buildProjection,
@@ -32,10 +46,28 @@ import {
   RuntimeProbe
 } from './projection';
 import type { InitializeResponse } from './api-types';
-import { ConfirmationMethod, createState, InitializationRecord, StateInspection, StateInspector, StepHook } from './state';
+import {
+  ConfirmationMethod,
+  createState,
+  InitializationRecord,
+  StateInspection,
+  StateInspector,
+  StepHook
+} from './state';
 import { VERSION } from './version';
-import { classifyProcessCredentials, describeProcessCredentials, ProcessCredentials } from './provider-credentials';
-import { INTERFACE_IDS, IngressMode, InterfaceId, isInterfaceId, labelOf, SCHEMA_VERSION } from './vocabulary';
+import {
+  classifyProcessCredentials,
+  describeProcessCredentials,
+  ProcessCredentials
+} from './provider-credentials';
+import {
+  INTERFACE_IDS,
+  IngressMode,
+  InterfaceId,
+  isInterfaceId,
+  labelOf,
+  SCHEMA_VERSION
+} from './vocabulary';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -65,7 +97,9 @@ export interface ServiceOptions {
   onCreationStep?: StepHook;
 }
 
-const CONFIRMATION_METHODS: Readonly<Record<ConfirmationMethod, readonly InterfaceId[]>> = {
+const CONFIRMATION_METHODS: Readonly<
+  Record<ConfirmationMethod, readonly InterfaceId[]>
+> = {
   'jupyterlab-dialog': ['notebook'],
   'setup-page': ['web'],
   'http-api': ['web', 'notebook'],
@@ -74,9 +108,13 @@ const CONFIRMATION_METHODS: Readonly<Record<ConfirmationMethod, readonly Interfa
 
 export function parseInterface(raw: unknown): InterfaceId {
   if (raw === undefined || raw === '' || raw === null) {
-    throw new ProblemError('missing-interface', `Say which interface asks: interface is one of ${INTERFACE_IDS.join(', ')}.`, {
-      allowedValues: [...INTERFACE_IDS]
-    });
+    throw new ProblemError(
+      'missing-interface',
+      `Say which interface asks: interface is one of ${INTERFACE_IDS.join(', ')}.`,
+      {
+        allowedValues: [...INTERFACE_IDS]
+      }
+    );
   }
   if (typeof raw !== 'string' || !isInterfaceId(raw)) {
     throw new ProblemError(
@@ -98,43 +136,66 @@ export class StartupService {
   readonly config: ServiceConfig;
   private readonly inspector: StateInspector;
   private readonly allocation: AllocationEvidence | undefined;
-  private readonly allocationProbe: SingleFlight<AllocationObservation> | undefined;
+  private readonly allocationProbe:
+    SingleFlight<AllocationObservation> | undefined;
   /** The scheduler's answers about jobs callers named (the terminal's allocation), newest last. */
-  private readonly claimProbes = new Map<string, SingleFlight<AllocationObservation>>();
+  private readonly claimProbes = new Map<
+    string,
+    SingleFlight<AllocationObservation>
+  >();
   private readonly childEnv: NodeJS.ProcessEnv;
   private readonly runtimeProbe: SingleFlight<RuntimeProbe[]>;
   private readonly identityProbe: SingleFlight<HttpProbe> | undefined;
   private readonly processCredentials: ProcessCredentials;
-  private readonly keyringProbe: SingleFlight<CredentialObservation> | undefined;
+  private readonly keyringProbe:
+    SingleFlight<CredentialObservation> | undefined;
   private readonly mountedSecrets: MountedSecretsObserver;
   private readonly onCreationStep: StepHook | undefined;
   private ingress: IngressObservation | undefined;
   private browserUrlProbe: SingleFlight<string | undefined> | undefined;
   /** The file observations of the current turn of the event loop (see observeFiles). */
-  private files: { creates: string[]; project: ProjectPathObservation; state: StateInspection } | undefined;
+  private files:
+    | {
+        creates: string[];
+        project: ProjectPathObservation;
+        state: StateInspection;
+      }
+    | undefined;
   /** The last projection built for each interface, with the observations it came from. */
   private readonly projections = new Map<InterfaceId, ProjectionMemo>();
 
   constructor(options: ServiceOptions) {
     const { config, env } = options;
     this.config = config;
-    const evidence = gatherPlatformEvidence(env, options.fileExists ?? realFileExists);
+    const evidence = gatherPlatformEvidence(
+      env,
+      options.fileExists ?? realFileExists
+    );
     this.decision = selectPlatform(evidence);
     this.adapter = adapterFor(this.decision.platform);
     this.manifest = prepareManifest(
-      buildManifest(this.adapter, this.decision, config.lowRiskAutomation ?? this.adapter.defaultLowRiskAutomation)
+      buildManifest(
+        this.adapter,
+        this.decision,
+        config.lowRiskAutomation ?? this.adapter.defaultLowRiskAutomation
+      )
     );
     this.placement = this.adapter.placeState(config.projectDir, config.homeDir);
     this.inspector = new StateInspector(this.placement, config.projectDir);
     this.onCreationStep = options.onCreationStep;
 
-    this.allocation = this.adapter.computeModel === 'batch-allocation' ? gatherAllocationEvidence(evidence, env) : undefined;
+    this.allocation =
+      this.adapter.computeModel === 'batch-allocation'
+        ? gatherAllocationEvidence(evidence, env)
+        : undefined;
     // Child processes (scheduler and D-Bus clients) get only what they need: no credential.
     const childEnv = childEnvironment(env);
     this.childEnv = childEnv;
     const allocation = this.allocation;
     this.allocationProbe = allocation
-      ? new SingleFlight(2000, () => probeAllocation(allocation, config.probeTimeoutMs * 2, childEnv))
+      ? new SingleFlight(2000, () =>
+          probeAllocation(allocation, config.probeTimeoutMs * 2, childEnv)
+        )
       : undefined;
     this.runtimeProbe = new SingleFlight(
       5000,
@@ -149,18 +210,35 @@ export class StartupService {
     );
     const identityUrl = config.managedIdentityUrl;
     this.identityProbe =
-      identityUrl && this.adapter.credentialBackends.includes('managed-identity')
-        ? new SingleFlight(5000, () => probeHttp(identityUrl, config.probeTimeoutMs), true)
+      identityUrl &&
+      this.adapter.credentialBackends.includes('managed-identity')
+        ? new SingleFlight(
+            5000,
+            () => probeHttp(identityUrl, config.probeTimeoutMs),
+            true
+          )
         : undefined;
-    this.processCredentials = classifyProcessCredentials(env, credentialVariableNames(env));
-    this.keyringProbe = this.adapter.credentialBackends.includes('system-keyring')
-      ? new SingleFlight(5000, () => probeSecretService(childEnv, config.probeTimeoutMs), true)
+    this.processCredentials = classifyProcessCredentials(
+      env,
+      credentialVariableNames(env)
+    );
+    this.keyringProbe = this.adapter.credentialBackends.includes(
+      'system-keyring'
+    )
+      ? new SingleFlight(
+          5000,
+          () => probeSecretService(childEnv, config.probeTimeoutMs),
+          true
+        )
       : undefined;
     this.mountedSecrets = new MountedSecretsObserver(config.secretsDir);
   }
 
   /** Called by the server once it listens, so projections can report the ingress. */
-  setIngress(ingress: IngressObservation, browserUrlProbe?: SingleFlight<string | undefined>): void {
+  setIngress(
+    ingress: IngressObservation,
+    browserUrlProbe?: SingleFlight<string | undefined>
+  ): void {
     this.ingress = ingress;
     this.browserUrlProbe = browserUrlProbe;
   }
@@ -173,29 +251,46 @@ export class StartupService {
   }
 
   private async observeCredentials(): Promise<CredentialObservation[]> {
-    const [identity, keyring] = await Promise.all([this.identityProbe?.get(), this.keyringProbe?.get()]);
+    const [identity, keyring] = await Promise.all([
+      this.identityProbe?.get(),
+      this.keyringProbe?.get()
+    ]);
     return this.credentialsFrom(identity, keyring);
   }
 
-  private credentialsFrom(identity: HttpProbe | undefined, keyring: CredentialObservation | undefined): CredentialObservation[] {
-    return this.adapter.credentialBackends.map((backend): CredentialObservation => {
-      switch (backend) {
-        case 'process':
-          return {
-            backend,
-            available: this.processCredentials.provider.length > 0,
-            observed: describeProcessCredentials(this.processCredentials)
-          };
-        case 'mounted-file':
-          return this.mountedSecrets.observe();
-        case 'system-keyring':
-          return keyring as CredentialObservation;
-        case 'managed-identity':
-          return identity
-            ? { backend, available: identity.reachable, observed: `identity endpoint ${identity.observed}` }
-            : { backend, available: false, observed: 'not configured (PROJECT_STARTUP_MANAGED_IDENTITY_URL)' };
+  private credentialsFrom(
+    identity: HttpProbe | undefined,
+    keyring: CredentialObservation | undefined
+  ): CredentialObservation[] {
+    return this.adapter.credentialBackends.map(
+      (backend): CredentialObservation => {
+        switch (backend) {
+          case 'process':
+            return {
+              backend,
+              available: this.processCredentials.provider.length > 0,
+              observed: describeProcessCredentials(this.processCredentials)
+            };
+          case 'mounted-file':
+            return this.mountedSecrets.observe();
+          case 'system-keyring':
+            return keyring as CredentialObservation;
+          case 'managed-identity':
+            return identity
+              ? {
+                  backend,
+                  available: identity.reachable,
+                  observed: `identity endpoint ${identity.observed}`
+                }
+              : {
+                  backend,
+                  available: false,
+                  observed:
+                    'not configured (PROJECT_STARTUP_MANAGED_IDENTITY_URL)'
+                };
+        }
       }
-    });
+    );
   }
 
   /**
@@ -205,7 +300,11 @@ export class StartupService {
    * anything after this service changed the state itself. Under load that saves most of the
    * stat calls; a single client sees no difference.
    */
-  private observeFiles(): { creates: string[]; project: ProjectPathObservation; state: StateInspection } {
+  private observeFiles(): {
+    creates: string[];
+    project: ProjectPathObservation;
+    state: StateInspection;
+  } {
     if (this.files === undefined) {
       this.files = {
         creates: this.pathsToCreate(),
@@ -248,11 +347,19 @@ export class StartupService {
    * caller's job, verified with the scheduler, not this process's environment. Elsewhere (or
    * without a claim) undefined: the service's own compute decides.
    */
-  private claimProbe(claim: AllocationClaim | undefined): SingleFlight<AllocationObservation> | undefined {
-    if (claim === undefined || this.adapter.computeModel !== 'batch-allocation') {
+  private claimProbe(
+    claim: AllocationClaim | undefined
+  ): SingleFlight<AllocationObservation> | undefined {
+    if (
+      claim === undefined ||
+      this.adapter.computeModel !== 'batch-allocation'
+    ) {
       return undefined;
     }
-    if (this.allocation?.scheduler === claim.scheduler && this.allocation.jobId === claim.jobId) {
+    if (
+      this.allocation?.scheduler === claim.scheduler &&
+      this.allocation.jobId === claim.jobId
+    ) {
       // The caller's job is the service's own: one probe, so both always say the same.
       return this.allocationProbe;
     }
@@ -263,13 +370,18 @@ export class StartupService {
       if (this.claimProbes.size >= 32) {
         this.claimProbes.delete(this.claimProbes.keys().next().value as string);
       }
-      probe = new SingleFlight(2000, () => probeAllocation(claim, this.config.probeTimeoutMs * 2, this.childEnv));
+      probe = new SingleFlight(2000, () =>
+        probeAllocation(claim, this.config.probeTimeoutMs * 2, this.childEnv)
+      );
       this.claimProbes.set(key, probe);
     }
     return probe;
   }
 
-  async startup(iface: InterfaceId, claim?: AllocationClaim): Promise<StartupResult> {
+  async startup(
+    iface: InterfaceId,
+    claim?: AllocationClaim
+  ): Promise<StartupResult> {
     const memo = await this.project(iface, claim);
     // One result object per projection: callers read it, none changes it.
     memo.result ??= { ...memo.projection, manifest: this.manifest.manifest };
@@ -280,9 +392,14 @@ export class StartupService {
    * The startup result as JSON: exactly `JSON.stringify(await startup(iface))`. A string at once
    * when no probe has to be waited for, else a promise of it.
    */
-  startupJson(iface: InterfaceId, claim?: AllocationClaim): string | Promise<string> {
+  startupJson(
+    iface: InterfaceId,
+    claim?: AllocationClaim
+  ): string | Promise<string> {
     const memo = this.project(iface, claim);
-    return memo instanceof Promise ? memo.then(m => this.memoJson(m)) : this.memoJson(memo);
+    return memo instanceof Promise
+      ? memo.then(m => this.memoJson(m))
+      : this.memoJson(memo);
   }
 
   /**
@@ -290,14 +407,21 @@ export class StartupService {
    * result) when it is known without serializing again, with what it is (the same JSON as the
    * capabilities route's, or the startup route's for that interface); undefined otherwise.
    */
-  preparedJson(value: unknown): { json: string; kind: 'capabilities' | `startup ${InterfaceId}` } | undefined {
+  preparedJson(
+    value: unknown
+  ):
+    | { json: string; kind: 'capabilities' | `startup ${InterfaceId}` }
+    | undefined {
     if (value === this.manifest.manifest) {
       return { json: this.manifest.json, kind: 'capabilities' };
     }
     if (value !== null && typeof value === 'object') {
       for (const memo of this.projections.values()) {
         if (memo.result === value) {
-          return { json: this.memoJson(memo), kind: `startup ${memo.projection.interface}` };
+          return {
+            json: this.memoJson(memo),
+            kind: `startup ${memo.projection.interface}`
+          };
         }
       }
     }
@@ -315,28 +439,54 @@ export class StartupService {
    * again only when an observation differs from the last call's for the same interface. When
    * every probe already has its answer (the usual case: they are cached), no promise is made.
    */
-  private project(iface: InterfaceId, claim?: AllocationClaim): ProjectionMemo | Promise<ProjectionMemo> {
+  private project(
+    iface: InterfaceId,
+    claim?: AllocationClaim
+  ): ProjectionMemo | Promise<ProjectionMemo> {
     const allocationProbe = this.claimProbe(claim) ?? this.allocationProbe;
     const allocation = allocationProbe ? allocationProbe.now() : undefined;
     const runtimes = this.runtimeProbe.now();
     const identity = this.identityProbe ? this.identityProbe.now() : undefined;
     const keyring = this.keyringProbe ? this.keyringProbe.now() : undefined;
-    const browserUrl = this.browserUrlProbe ? this.browserUrlProbe.now() : undefined;
-    if (allocation === NOT_READY || runtimes === NOT_READY || identity === NOT_READY || keyring === NOT_READY || browserUrl === NOT_READY) {
+    const browserUrl = this.browserUrlProbe
+      ? this.browserUrlProbe.now()
+      : undefined;
+    if (
+      allocation === NOT_READY ||
+      runtimes === NOT_READY ||
+      identity === NOT_READY ||
+      keyring === NOT_READY ||
+      browserUrl === NOT_READY
+    ) {
       return this.projectLater(iface, allocationProbe);
     }
-    return this.projectFrom(iface, allocation, runtimes, this.credentialsFrom(identity, keyring), browserUrl);
+    return this.projectFrom(
+      iface,
+      allocation,
+      runtimes,
+      this.credentialsFrom(identity, keyring),
+      browserUrl
+    );
   }
 
   /** project() when a probe is still running: waits for the answers, as the first request does. */
-  private async projectLater(iface: InterfaceId, allocationProbe: SingleFlight<AllocationObservation> | undefined): Promise<ProjectionMemo> {
+  private async projectLater(
+    iface: InterfaceId,
+    allocationProbe: SingleFlight<AllocationObservation> | undefined
+  ): Promise<ProjectionMemo> {
     const [allocation, runtimes, credentials, browserUrl] = await Promise.all([
       allocationProbe?.get(),
       this.runtimeProbe.get(),
       this.observeCredentials(),
       this.browserUrlProbe?.get()
     ]);
-    return this.projectFrom(iface, allocation, runtimes, credentials, browserUrl);
+    return this.projectFrom(
+      iface,
+      allocation,
+      runtimes,
+      credentials,
+      browserUrl
+    );
   }
 
   private projectFrom(
@@ -367,7 +517,11 @@ export class StartupService {
       key.push(c.backend, c.available, c.observed);
     }
     const last = this.projections.get(iface);
-    if (last && last.key.length === key.length && last.key.every((value, i) => value === key[i])) {
+    if (
+      last &&
+      last.key.length === key.length &&
+      last.key.every((value, i) => value === key[i])
+    ) {
       return last;
     }
     const memo: ProjectionMemo = {
@@ -401,7 +555,10 @@ export class StartupService {
    */
   async initialize(
     body: unknown,
-    via: { ingress: IngressMode | 'command-line'; channel?: ConfirmationChannel }
+    via: {
+      ingress: IngressMode | 'command-line';
+      channel?: ConfirmationChannel;
+    }
   ): Promise<InitializeResult> {
     const request = parseInitializeBody(body);
     const allowed = confirmationInterfaces(this.adapter);
@@ -413,16 +570,28 @@ export class StartupService {
       );
     }
     // Nothing observed is the least: a plain API call.
-    const decision = decideConfirmation(this.adapter, request.interface, via.channel ?? { kind: 'api' }, {
-      platform: labelOf(this.adapter.id),
-      allowed: allowed.map(labelOf).join(' or '),
-      iface: labelOf(request.interface)
-    });
+    const decision = decideConfirmation(
+      this.adapter,
+      request.interface,
+      via.channel ?? { kind: 'api' },
+      {
+        platform: labelOf(this.adapter.id),
+        allowed: allowed.map(labelOf).join(' or '),
+        iface: labelOf(request.interface)
+      }
+    );
     if (!decision.allowed) {
-      throw new ProblemError('confirmation-not-allowed', decision.detail, { allowedInterfaces: allowed });
+      throw new ProblemError('confirmation-not-allowed', decision.detail, {
+        allowedInterfaces: allowed
+      });
     }
-    const projection = await this.startup(request.interface, request.allocation);
-    const unsafeState = projection.readinessChecks.find(c => c.id === 'state-path' && c.status === 'fail');
+    const projection = await this.startup(
+      request.interface,
+      request.allocation
+    );
+    const unsafeState = projection.readinessChecks.find(
+      c => c.id === 'state-path' && c.status === 'fail'
+    );
     if (unsafeState) {
       throw new ProblemError('state-unsafe', unsafeState.observed, {
         remedy: unsafeState.remedy,
@@ -430,18 +599,29 @@ export class StartupService {
         nextAction: projection.nextAction
       });
     }
-    if (projection.phase !== 'awaiting-confirmation' && projection.phase !== 'ready') {
+    if (
+      projection.phase !== 'awaiting-confirmation' &&
+      projection.phase !== 'ready'
+    ) {
       throw new ProblemError(
         'wrong-phase',
         `Initialization needs phase awaiting-confirmation; the project is in phase ${projection.phase}. ${projection.nextAction.detail}`,
         { phase: projection.phase, nextAction: projection.nextAction }
       );
     }
-    if (request.confirm.projectPath !== projection.projectPath || request.confirm.statePath !== projection.statePath) {
+    if (
+      request.confirm.projectPath !== projection.projectPath ||
+      request.confirm.statePath !== projection.statePath
+    ) {
       throw new ProblemError(
         'confirmation-stale',
         'The confirmed paths differ from the ones the service shows now. Reload the startup projection and confirm again.',
-        { current: { projectPath: projection.projectPath, statePath: projection.statePath } }
+        {
+          current: {
+            projectPath: projection.projectPath,
+            statePath: projection.statePath
+          }
+        }
       );
     }
     const record: InitializationRecord = {
@@ -460,7 +640,12 @@ export class StartupService {
     };
     let outcome: { created: boolean; record: InitializationRecord };
     try {
-      outcome = createState(this.placement, this.inspector, record, this.onCreationStep);
+      outcome = createState(
+        this.placement,
+        this.inspector,
+        record,
+        this.onCreationStep
+      );
     } catch (error) {
       throw fileSystemProblem(error, this.placement.statePath);
     } finally {
@@ -498,13 +683,24 @@ export function parseInitializeBody(body: unknown): InitializeRequest {
   const errors: { pointer: string; detail: string }[] = [];
   for (const key of Object.keys(b)) {
     if (!['interface', 'confirm', 'method', 'allocation'].includes(key)) {
-      errors.push({ pointer: `/${escapePointer(key)}`, detail: 'is not a known field' });
+      errors.push({
+        pointer: `/${escapePointer(key)}`,
+        detail: 'is not a known field'
+      });
     }
   }
   const iface = parseInterface(b.interface);
   const confirm = b.confirm as Record<string, unknown> | undefined;
-  if (confirm === null || typeof confirm !== 'object' || Array.isArray(confirm)) {
-    errors.push({ pointer: '/confirm', detail: 'must be an object with the projectPath and statePath you were shown' });
+  if (
+    confirm === null ||
+    typeof confirm !== 'object' ||
+    Array.isArray(confirm)
+  ) {
+    errors.push({
+      pointer: '/confirm',
+      detail:
+        'must be an object with the projectPath and statePath you were shown'
+    });
   } else {
     for (const key of ['projectPath', 'statePath']) {
       if (typeof confirm[key] !== 'string') {
@@ -513,7 +709,10 @@ export function parseInitializeBody(body: unknown): InitializeRequest {
     }
     for (const key of Object.keys(confirm)) {
       if (key !== 'projectPath' && key !== 'statePath') {
-        errors.push({ pointer: `/confirm/${escapePointer(key)}`, detail: 'is not a known field' });
+        errors.push({
+          pointer: `/confirm/${escapePointer(key)}`,
+          detail: 'is not a known field'
+        });
       }
     }
   }
@@ -521,10 +720,21 @@ export function parseInitializeBody(body: unknown): InitializeRequest {
   let method: ConfirmationMethod | undefined;
   if (b.method !== undefined) {
     // Own keys only: `in` would also accept toString, constructor, __proto__.
-    if (typeof b.method !== 'string' || !Object.prototype.hasOwnProperty.call(CONFIRMATION_METHODS, b.method)) {
-      errors.push({ pointer: '/method', detail: `must be one of ${Object.keys(CONFIRMATION_METHODS).join(', ')}` });
-    } else if (!CONFIRMATION_METHODS[b.method as ConfirmationMethod].includes(iface)) {
-      errors.push({ pointer: '/method', detail: `${b.method} does not go with interface ${iface}` });
+    if (
+      typeof b.method !== 'string' ||
+      !Object.prototype.hasOwnProperty.call(CONFIRMATION_METHODS, b.method)
+    ) {
+      errors.push({
+        pointer: '/method',
+        detail: `must be one of ${Object.keys(CONFIRMATION_METHODS).join(', ')}`
+      });
+    } else if (
+      !CONFIRMATION_METHODS[b.method as ConfirmationMethod].includes(iface)
+    ) {
+      errors.push({
+        pointer: '/method',
+        detail: `${b.method} does not go with interface ${iface}`
+      });
     } else {
       method = b.method as ConfirmationMethod;
     }
@@ -533,20 +743,30 @@ export function parseInitializeBody(body: unknown): InitializeRequest {
   try {
     allocation = parseAllocationClaim(b.allocation, '/allocation');
   } catch {
-    errors.push({ pointer: '/allocation', detail: 'must be <scheduler>:<job id>, such as slurm:1234' });
+    errors.push({
+      pointer: '/allocation',
+      detail: 'must be <scheduler>:<job id>, such as slurm:1234'
+    });
   }
   if (errors.length > 0) {
     throw validationFailed(errors);
   }
   const c = confirm as { projectPath: string; statePath: string };
-  return { interface: iface, method, allocation, confirm: { projectPath: c.projectPath, statePath: c.statePath } };
+  return {
+    interface: iface,
+    method,
+    allocation,
+    confirm: { projectPath: c.projectPath, statePath: c.statePath }
+  };
 }
 
 function escapePointer(key: string): string {
   return key.slice(0, 64).replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
-function validationFailed(errors: { pointer: string; detail: string }[]): ProblemError {
+function validationFailed(
+  errors: { pointer: string; detail: string }[]
+): ProblemError {
   return new ProblemError(
     'validation-failed',
     `The request body is not what initialize takes: ${errors.map(e => `${e.pointer || '(body)'} ${e.detail}`).join('; ')}.`,
@@ -572,13 +792,19 @@ function fileSystemProblem(error: unknown, statePath: string): ProblemError {
   const code = (error as NodeJS.ErrnoException).code ?? '';
   const reason = ERRNO_TEXT[code];
   if (code === 'ELOOP') {
-    return new ProblemError('state-unsafe', `Could not create ${statePath}: ${reason}.`, {
-      remedy: `Inspect ${statePath} and move the link aside; the service never follows links.`
-    });
+    return new ProblemError(
+      'state-unsafe',
+      `Could not create ${statePath}: ${reason}.`,
+      {
+        remedy: `Inspect ${statePath} and move the link aside; the service never follows links.`
+      }
+    );
   }
   return new ProblemError(
     'internal',
-    reason ? `Could not create ${statePath}: ${reason}.` : `Could not create ${statePath}.`,
+    reason
+      ? `Could not create ${statePath}: ${reason}.`
+      : `Could not create ${statePath}.`,
     code ? { errno: code } : {}
   );
 }

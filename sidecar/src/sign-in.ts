@@ -16,7 +16,11 @@ export interface Listener {
 
 /** Whether a browser on this machine can open the setup page of this service. */
 export function offersSetupPage(listener: Listener): boolean {
-  return adapterFor(listener.platform).browserRoute === 'direct-loopback' && listener.ingress === 'direct-loopback' && listener.url !== undefined;
+  return (
+    adapterFor(listener.platform).browserRoute === 'direct-loopback' &&
+    listener.ingress === 'direct-loopback' &&
+    listener.url !== undefined
+  );
 }
 
 /** serve's "how to reach me" line. */
@@ -36,28 +40,49 @@ export function signInLine(listener: Listener, tokenWhere: string): string {
   return `Terminal: run \`project-startup status\` in this project (${why}); ${scripts}.`;
 }
 
-export type UrlAnswer = { ok: true; url: string } | { ok: false; exit: 1 | 3; message: string };
+export type UrlAnswer =
+  { ok: true; url: string } | { ok: false; exit: 1 | 3; message: string };
 
 export interface UrlInputs {
   /** The running service's runtime file, if one runs for this project. */
-  info?: { url?: string; socket?: string; ingress: string; platform?: string; tokenSource: string; token?: string };
+  info?: {
+    url?: string;
+    socket?: string;
+    ingress: string;
+    platform?: string;
+    tokenSource: string;
+    token?: string;
+  };
   envToken: string | undefined;
 }
 
 /** The answer of `project-startup url`. Exit 1: nothing to sign in to yet; 3: not offered here. */
 export function urlAnswer({ info, envToken }: UrlInputs): UrlAnswer {
   if (!info) {
-    return { ok: false, exit: 1, message: 'no service runs for this project; start one with `project-startup serve`, then run `project-startup url` again.' };
+    return {
+      ok: false,
+      exit: 1,
+      message:
+        'no service runs for this project; start one with `project-startup serve`, then run `project-startup url` again.'
+    };
   }
-  const platform = info.platform !== undefined && isPlatformId(info.platform) ? info.platform : undefined;
-  if (platform !== undefined && adapterFor(platform).browserRoute === 'unavailable') {
+  const platform =
+    info.platform !== undefined && isPlatformId(info.platform)
+      ? info.platform
+      : undefined;
+  if (
+    platform !== undefined &&
+    adapterFor(platform).browserRoute === 'unavailable'
+  ) {
     const adapter = adapterFor(platform);
     return {
       ok: false,
       exit: 3,
       message: `the ${labelOf(platform)} has no browser route. Use ${adapter.interfaces
         .map(labelOf)
-        .join(' or ')}: run \`project-startup status\` in a terminal${adapter.interfaces.includes('notebook') ? ', or "Open Project Startup" in JupyterLab' : ''}.`
+        .join(
+          ' or '
+        )}: run \`project-startup status\` in a terminal${adapter.interfaces.includes('notebook') ? ', or "Open Project Startup" in JupyterLab' : ''}.`
     };
   }
   if (!info.url) {

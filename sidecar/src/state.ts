@@ -25,7 +25,10 @@ const O_NOATIME = fs.constants.O_NOATIME ?? 0;
 const uid = typeof process.getuid === 'function' ? process.getuid() : -1;
 
 /** Why a directory of ours may not hold private state, or undefined when it may. */
-function directoryProblem(stat: fs.Stats, requirePrivate: boolean): string | undefined {
+function directoryProblem(
+  stat: fs.Stats,
+  requirePrivate: boolean
+): string | undefined {
   if (stat.isSymbolicLink()) {
     return 'is a symbolic link';
   }
@@ -68,13 +71,19 @@ function unsafe(where: string, problem: string): StateInspection {
 
 /** Read-only: stats and, when present, reads the record without touching its access time. */
 export class StateInspector {
-  private cached: { key: string; record: InitializationRecord | string } | undefined;
+  private cached:
+    { key: string; record: InitializationRecord | string } | undefined;
 
-  constructor(private readonly placement: StatePlacement, readonly projectPath: string) {}
+  constructor(
+    private readonly placement: StatePlacement,
+    readonly projectPath: string
+  ) {}
 
   inspect(): StateInspection {
     // The directory everything is created in (the project, or $HOME on a hosted notebook).
-    const base = path.dirname(this.placement.parentsToCreate[0] ?? this.placement.statePath);
+    const base = path.dirname(
+      this.placement.parentsToCreate[0] ?? this.placement.statePath
+    );
     const baseStat = lstatOrUndefined(base);
     if (baseStat === undefined || !baseStat.isDirectory()) {
       return {
@@ -108,11 +117,17 @@ export class StateInspector {
       try {
         state = HeldDirectory.open(statePath);
         const heldProblem = directoryProblem(state.stat(), true);
-        return heldProblem ? unsafe(statePath, heldProblem) : this.recordIn(state);
+        return heldProblem
+          ? unsafe(statePath, heldProblem)
+          : this.recordIn(state);
       } catch (error) {
         if (error instanceof ProblemError) {
           // Swapped for a link, moved away or replaced since the lstat above.
-          return { kind: 'unsafe', detail: error.message, remedy: String(error.extensions.remedy ?? '') };
+          return {
+            kind: 'unsafe',
+            detail: error.message,
+            remedy: String(error.extensions.remedy ?? '')
+          };
         }
         throw error;
       } finally {
@@ -127,19 +142,33 @@ export class StateInspector {
     const file = fs.lstatSync(state.at(RECORD_FILE), { throwIfNoEntry: false });
     if (file === undefined) {
       // A private directory without a record: an initialize that never finished.
-      return { kind: 'absent', detail: 'The state directory exists but holds no record yet.' };
+      return {
+        kind: 'absent',
+        detail: 'The state directory exists but holds no record yet.'
+      };
     }
-    if (!file.isFile() || (uid !== -1 && file.uid !== uid) || (file.mode & 0o077) !== 0) {
+    if (
+      !file.isFile() ||
+      (uid !== -1 && file.uid !== uid) ||
+      (file.mode & 0o077) !== 0
+    ) {
       return unsafe(recordPath, 'is not a private regular file of yours');
     }
     const record = this.readRecord(state.at(RECORD_FILE), file);
     if (typeof record === 'string') {
       return unsafe(recordPath, record);
     }
-    return { kind: 'initialized', record, detail: `Initialized ${record.confirmation.confirmedAt}.` };
+    return {
+      kind: 'initialized',
+      record,
+      detail: `Initialized ${record.confirmation.confirmedAt}.`
+    };
   }
 
-  private readRecord(recordPath: string, stat: fs.Stats): InitializationRecord | string {
+  private readRecord(
+    recordPath: string,
+    stat: fs.Stats
+  ): InitializationRecord | string {
     const key = `${stat.ino}:${stat.mtimeMs}:${stat.size}`;
     if (this.cached?.key === key) {
       return this.cached.record;
@@ -148,7 +177,11 @@ export class StateInspector {
     if (stat.size > RECORD_MAX_BYTES) {
       record = 'is too large to be a record of this service';
     } else {
-      record = parseRecord(readNoFollow(recordPath), this.placement.statePath, this.projectPath);
+      record = parseRecord(
+        readNoFollow(recordPath),
+        this.placement.statePath,
+        this.projectPath
+      );
     }
     this.cached = { key, record };
     return record;
@@ -156,7 +189,10 @@ export class StateInspector {
 }
 
 function readNoFollow(p: string): string {
-  const fd = fs.openSync(p, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | O_NOATIME);
+  const fd = fs.openSync(
+    p,
+    fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | O_NOATIME
+  );
   try {
     return fs.readFileSync(fd, 'utf8');
   } finally {
@@ -164,7 +200,11 @@ function readNoFollow(p: string): string {
   }
 }
 
-function parseRecord(text: string, statePath: string, projectPath: string): InitializationRecord | string {
+function parseRecord(
+  text: string,
+  statePath: string,
+  projectPath: string
+): InitializationRecord | string {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -183,13 +223,19 @@ function parseRecord(text: string, statePath: string, projectPath: string): Init
     return 'is not a record of this service';
   }
   if (r.projectPath !== projectPath || r.statePath !== statePath) {
-    return `belongs to another project path`;
+    return 'belongs to another project path';
   }
   return r as InitializationRecord;
 }
 
 /** Steps of createState, in order, named for the crash-safety tests' fault injection. */
-export const CREATION_STEPS = ['parents-created', 'directory-created', 'record-written', 'record-linked', 'temporary-removed'] as const;
+export const CREATION_STEPS = [
+  'parents-created',
+  'directory-created',
+  'record-written',
+  'record-linked',
+  'temporary-removed'
+] as const;
 export type CreationStep = (typeof CREATION_STEPS)[number];
 
 export type StepHook = (step: CreationStep) => void;
@@ -207,7 +253,9 @@ export function testCrashHook(value: string | undefined): StepHook | undefined {
     return undefined;
   }
   if (!(CREATION_STEPS as readonly string[]).includes(value)) {
-    throw new RangeError(`${TEST_CRASH_AT_ENV} must be one of ${CREATION_STEPS.join(', ')}`);
+    throw new RangeError(
+      `${TEST_CRASH_AT_ENV} must be one of ${CREATION_STEPS.join(', ')}`
+    );
   }
   return step => {
     if (step === value) {
@@ -255,7 +303,8 @@ function chooseTraversal(fd: number): Traversal {
       try {
         const viaProc = fs.statSync(`/proc/self/fd/${fd}/.`);
         const held = fs.fstatSync(fd);
-        traversal = viaProc.dev === held.dev && viaProc.ino === held.ino ? 'proc' : 'cwd';
+        traversal =
+          viaProc.dev === held.dev && viaProc.ino === held.ino ? 'proc' : 'cwd';
       } catch {
         traversal = 'cwd';
       }
@@ -334,7 +383,10 @@ class HeldDirectory {
 
   /** Opens the child directory `name` (never through a link), held in its turn. */
   child(name: string): HeldDirectory {
-    const fd = openDirectoryNoFollow(this.at(name), path.join(this.shown, name));
+    const fd = openDirectoryNoFollow(
+      this.at(name),
+      path.join(this.shown, name)
+    );
     return new HeldDirectory(fd, path.join(this.shown, name), this.mode);
   }
 
@@ -369,14 +421,21 @@ class HeldDirectory {
 }
 
 function swapped(where: string): ProblemError {
-  return new ProblemError('state-unsafe', `${where} was moved or replaced while the service was working in it.`, {
-    remedy: `Find out what renames entries in ${path.dirname(where)} (only you should be able to); put the real directory back and run the setup again.`
-  });
+  return new ProblemError(
+    'state-unsafe',
+    `${where} was moved or replaced while the service was working in it.`,
+    {
+      remedy: `Find out what renames entries in ${path.dirname(where)} (only you should be able to); put the real directory back and run the setup again.`
+    }
+  );
 }
 
 function openDirectoryNoFollow(p: string, shown: string): number {
   try {
-    return fs.openSync(p, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW);
+    return fs.openSync(
+      p,
+      fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW
+    );
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ELOOP') {
@@ -396,7 +455,6 @@ function openDirectoryNoFollow(p: string, shown: string): number {
   }
 }
 
-
 function refuse(where: string, problem: string): ProblemError {
   return new ProblemError('state-unsafe', `${where} ${problem}.`, {
     remedy: `Inspect ${where} and move it aside (the service never changes it for you); then run the setup again.`
@@ -404,7 +462,11 @@ function refuse(where: string, problem: string): ProblemError {
 }
 
 /** Creates `name` in `parent` (mode 0700) unless it exists; opens and checks it; true when created. */
-function holdOwnDirectory(parent: HeldDirectory, name: string, requirePrivate: boolean): { dir: HeldDirectory; created: boolean } {
+function holdOwnDirectory(
+  parent: HeldDirectory,
+  name: string,
+  requirePrivate: boolean
+): { dir: HeldDirectory; created: boolean } {
   let created = false;
   try {
     fs.mkdirSync(parent.at(name), { mode: 0o700 });
@@ -458,9 +520,13 @@ export function createState(
       // The directory everything goes into must still be what the service resolved: no link
       // swapped in above it. (The project and home paths are real paths from the start.)
       if (top.realPath() !== base) {
-        throw new ProblemError('state-unsafe', `${base} was replaced by a symbolic link since the service started.`, {
-          remedy: `Inspect ${base}, put the real directory back, and restart the service.`
-        });
+        throw new ProblemError(
+          'state-unsafe',
+          `${base} was replaced by a symbolic link since the service started.`,
+          {
+            remedy: `Inspect ${base}, put the real directory back, and restart the service.`
+          }
+        );
       }
       let parent = top;
       for (const dir of placement.parentsToCreate) {
@@ -468,7 +534,11 @@ export function createState(
         held.push(parent);
       }
       onStep('parents-created');
-      const state = holdOwnDirectory(parent, path.basename(statePath), true).dir;
+      const state = holdOwnDirectory(
+        parent,
+        path.basename(statePath),
+        true
+      ).dir;
       held.push(state);
       onStep('directory-created');
       return writeRecord(state, record, onStep, inspector);
@@ -488,12 +558,15 @@ function writeRecord(
 ): { created: boolean; record: InitializationRecord } {
   const before = inspector.recordIn(state);
   if (before.kind === 'unsafe') {
-    throw new ProblemError('state-unsafe', before.detail, { remedy: before.remedy });
+    throw new ProblemError('state-unsafe', before.detail, {
+      remedy: before.remedy
+    });
   }
   removeLeftoverTemporaries(state);
   // A record confirmed on another platform does not count here (it was confirmed under other
   // rules): this confirmation replaces it, atomically, by rename.
-  const replacing = before.kind === 'initialized' && before.record.platform !== record.platform;
+  const replacing =
+    before.kind === 'initialized' && before.record.platform !== record.platform;
   if (before.kind === 'initialized' && !replacing) {
     return { created: false, record: before.record };
   }
@@ -502,7 +575,10 @@ function writeRecord(
   const temporary = `${TEMP_PREFIX}${process.pid}.${randomBytes(8).toString('hex')}.tmp`;
   const fd = fs.openSync(
     state.at(temporary),
-    fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
+    fs.constants.O_WRONLY |
+      fs.constants.O_CREAT |
+      fs.constants.O_EXCL |
+      fs.constants.O_NOFOLLOW,
     0o600
   );
   let created = true;
@@ -542,7 +618,11 @@ function writeRecord(
   if (!created) {
     const after = inspector.recordIn(state);
     if (after.kind !== 'initialized') {
-      throw new ProblemError('state-unsafe', after.detail, after.kind === 'unsafe' ? { remedy: after.remedy } : {});
+      throw new ProblemError(
+        'state-unsafe',
+        after.detail,
+        after.kind === 'unsafe' ? { remedy: after.remedy } : {}
+      );
     }
     return { created: false, record: after.record };
   }
@@ -568,8 +648,13 @@ function removeLeftoverTemporaries(state: HeldDirectory): void {
     if (!name.startsWith(TEMP_PREFIX) || !name.endsWith('.tmp')) {
       continue;
     }
-    const pid = Number(/^(\d+)\./.exec(name.slice(TEMP_PREFIX.length))?.[1] ?? NaN);
-    if ((Number.isInteger(pid) && processAlive(pid)) || !fs.lstatSync(state.at(name), { throwIfNoEntry: false })?.isFile()) {
+    const pid = Number(
+      /^(\d+)\./.exec(name.slice(TEMP_PREFIX.length))?.[1] ?? NaN
+    );
+    if (
+      (Number.isInteger(pid) && processAlive(pid)) ||
+      !fs.lstatSync(state.at(name), { throwIfNoEntry: false })?.isFile()
+    ) {
       continue;
     }
     fs.rmSync(state.at(name), { force: true });

@@ -25,11 +25,20 @@ export type SocketPathState = 'absent' | 'live' | 'stale' | 'not-a-socket';
 const SOCKET_PATH_MAX = 103;
 
 function kindOf(stat: fs.Stats): string {
-  return stat.isFile() ? 'a regular file' : stat.isDirectory() ? 'a directory' : stat.isSymbolicLink() ? 'a symbolic link' : 'not a socket';
+  return stat.isFile()
+    ? 'a regular file'
+    : stat.isDirectory()
+      ? 'a directory'
+      : stat.isSymbolicLink()
+        ? 'a symbolic link'
+        : 'not a socket';
 }
 
 /** Whether something listens at `socketPath`: connects once, bounded by `timeoutMs`. */
-export function probeSocket(socketPath: string, timeoutMs = 1000): Promise<'live' | 'stale' | 'absent'> {
+export function probeSocket(
+  socketPath: string,
+  timeoutMs = 1000
+): Promise<'live' | 'stale' | 'absent'> {
   return new Promise(resolve => {
     const socket = net.connect({ path: socketPath });
     const done = (state: 'live' | 'stale' | 'absent') => {
@@ -43,7 +52,13 @@ export function probeSocket(socketPath: string, timeoutMs = 1000): Promise<'live
     socket.once('error', (error: NodeJS.ErrnoException) =>
       // ECONNREFUSED: a socket file nobody listens on. EACCES and the rest: someone's socket we
       // may not use, which is not ours to remove.
-      done(error.code === 'ECONNREFUSED' ? 'stale' : error.code === 'ENOENT' ? 'absent' : 'live')
+      done(
+        error.code === 'ECONNREFUSED'
+          ? 'stale'
+          : error.code === 'ENOENT'
+            ? 'absent'
+            : 'live'
+      )
     );
   });
 }
@@ -57,8 +72,13 @@ function identity(file: string): { dev: number; ino: number } | undefined {
   }
 }
 
-function sameFile(a: { dev: number; ino: number } | undefined, b: { dev: number; ino: number } | undefined): boolean {
-  return a !== undefined && b !== undefined && a.dev === b.dev && a.ino === b.ino;
+function sameFile(
+  a: { dev: number; ino: number } | undefined,
+  b: { dev: number; ino: number } | undefined
+): boolean {
+  return (
+    a !== undefined && b !== undefined && a.dev === b.dev && a.ino === b.ino
+  );
 }
 
 /**
@@ -73,7 +93,9 @@ export async function claimSocketPath(socketPath: string): Promise<void> {
     return; // free
   }
   if (!stat.isSocket()) {
-    throw new ConfigError(`--unix-socket ${socketPath} is ${kindOf(stat)}, not a socket; remove it or choose another path.`);
+    throw new ConfigError(
+      `--unix-socket ${socketPath} is ${kindOf(stat)}, not a socket; remove it or choose another path.`
+    );
   }
   const before = { dev: stat.dev, ino: stat.ino };
   const state = await probeSocket(socketPath);
@@ -99,7 +121,10 @@ export interface UnixListener {
 }
 
 /** Listens on `socketPath` (free, see claimSocketPath) privately, then publishes it. */
-export async function listenOnUnixSocket(server: http.Server, socketPath: string): Promise<UnixListener> {
+export async function listenOnUnixSocket(
+  server: http.Server,
+  socketPath: string
+): Promise<UnixListener> {
   const dir = path.dirname(socketPath);
   let privateDir: string;
   try {
@@ -113,7 +138,9 @@ export async function listenOnUnixSocket(server: http.Server, socketPath: string
   try {
     fs.chmodSync(privateDir, 0o700);
     if (Buffer.byteLength(privatePath) > SOCKET_PATH_MAX) {
-      throw new ConfigError(`--unix-socket ${socketPath} is in a directory whose path is too long for a socket; choose a shorter path.`);
+      throw new ConfigError(
+        `--unix-socket ${socketPath} is in a directory whose path is too long for a socket; choose a shorter path.`
+      );
     }
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -132,7 +159,9 @@ export async function listenOnUnixSocket(server: http.Server, socketPath: string
       ? error
       : (error as NodeJS.ErrnoException).code === 'EEXIST'
         ? liveSocketError(socketPath)
-        : new ConfigError(`Could not listen on the Unix socket ${socketPath} (${(error as NodeJS.ErrnoException).code ?? 'error'}).`);
+        : new ConfigError(
+            `Could not listen on the Unix socket ${socketPath} (${(error as NodeJS.ErrnoException).code ?? 'error'}).`
+          );
   } finally {
     fs.rmSync(privateDir, { recursive: true, force: true });
   }
@@ -155,7 +184,10 @@ function publish(privatePath: string, socketPath: string): void {
     fs.linkSync(privatePath, socketPath);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST' || !(code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP')) {
+    if (
+      code === 'EEXIST' ||
+      !(code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP')
+    ) {
       throw error;
     }
     // A file system without hard links: rename, which replaces, so only onto a free name. (The

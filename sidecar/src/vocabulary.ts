@@ -12,16 +12,31 @@ export type InterfaceId = (typeof INTERFACE_IDS)[number];
 /** Interfaces that run in a browser and so can show a confirmation dialog. */
 export const BROWSER_INTERFACES: readonly InterfaceId[] = ['web', 'notebook'];
 
-export const INGRESS_MODES = ['direct-loopback', 'notebook-server-proxy', 'trusted-proxy'] as const;
+export const INGRESS_MODES = [
+  'direct-loopback',
+  'notebook-server-proxy',
+  'trusted-proxy'
+] as const;
 export type IngressMode = (typeof INGRESS_MODES)[number];
 
-export const CREDENTIAL_BACKENDS = ['process', 'system-keyring', 'mounted-file', 'managed-identity'] as const;
+export const CREDENTIAL_BACKENDS = [
+  'process',
+  'system-keyring',
+  'mounted-file',
+  'managed-identity'
+] as const;
 export type CredentialBackendId = (typeof CREDENTIAL_BACKENDS)[number];
 
-export const INFERENCE_RUNTIMES = ['local-lightweight', 'high-throughput-serving'] as const;
+export const INFERENCE_RUNTIMES = [
+  'local-lightweight',
+  'high-throughput-serving'
+] as const;
 export type InferenceRuntimeId = (typeof INFERENCE_RUNTIMES)[number];
 
-export const APPROVAL_MODES = ['review-every-action', 'low-risk-automation'] as const;
+export const APPROVAL_MODES = [
+  'review-every-action',
+  'low-risk-automation'
+] as const;
 export type ApprovalModeId = (typeof APPROVAL_MODES)[number];
 
 export type LowRiskAutomationPolicy = 'permitted' | 'denied';
@@ -58,7 +73,8 @@ export const LABELS: Readonly<Record<string, string>> = {
   'batch-allocation': 'Batch-scheduler allocation',
   // durable storage
   'project-directory': 'The project directory',
-  'home-directory': "A dedicated directory below the notebook user's home directory",
+  'home-directory':
+    "A dedicated directory below the notebook user's home directory",
   'approved-project-storage': 'Approved project storage',
   // credential backends
   process: 'Process',

@@ -2,39 +2,63 @@
 // initialization with the paths it showed. Same origin only; the session cookie authenticates.
 'use strict';
 (function () {
-  var byId = function (id) { return document.getElementById(id); };
+  var byId = function (id) {
+    return document.getElementById(id);
+  };
   var current = null;
 
-  function text(id, value) { byId(id).textContent = value; }
+  function text(id, value) {
+    byId(id).textContent = value;
+  }
 
   // Service text marks commands and paths with `backticks`: show them as code, as text nodes.
   function rich(node, value) {
     node.textContent = '';
-    value.split('`').forEach(function (piece, i, pieces) {
-      if (!piece) { return; }
+    value.split('`').forEach((piece, i, pieces) => {
+      if (!piece) {
+        return;
+      }
       if (i % 2 === 1 && i < pieces.length - 1) {
         var code = document.createElement('code');
         code.textContent = piece;
         node.appendChild(code);
       } else {
-        node.appendChild(document.createTextNode(i % 2 === 1 ? '`' + piece : piece));
+        node.appendChild(
+          document.createTextNode(i % 2 === 1 ? '`' + piece : piece)
+        );
       }
     });
   }
 
   function problemText(body, status) {
-    if (body && typeof body.detail === 'string') { return body.detail + (body.code ? ' (' + body.code + ')' : ''); }
+    if (body && typeof body.detail === 'string') {
+      return body.detail + (body.code ? ' (' + body.code + ')' : '');
+    }
     return 'The service answered HTTP ' + status + '.';
   }
 
   function request(method, url, body) {
-    var init = { method: method, credentials: 'same-origin', headers: { Accept: 'application/json' } };
-    if (body !== undefined) { init.headers['Content-Type'] = 'application/json'; init.body = JSON.stringify(body); }
-    return fetch(url, init).then(function (response) {
-      return response.json().catch(function () { return null; }).then(function (json) {
-        if (!response.ok) { throw new Error(problemText(json, response.status)); }
-        return json;
-      });
+    var init = {
+      method: method,
+      credentials: 'same-origin',
+      headers: { Accept: 'application/json' }
+    };
+    if (body !== undefined) {
+      init.headers['Content-Type'] = 'application/json';
+      init.body = JSON.stringify(body);
+    }
+    return fetch(url, init).then(response => {
+      return response
+        .json()
+        .catch(() => {
+          return null;
+        })
+        .then(json => {
+          if (!response.ok) {
+            throw new Error(problemText(json, response.status));
+          }
+          return json;
+        });
     });
   }
 
@@ -42,7 +66,13 @@
   // capability with its values, each model source with its approval modes, the boundary in full.
   function valueText(capability, v) {
     if (Array.isArray(v.approvalModeLabels)) {
-      return v.label + ': ' + (v.secretBacked ? 'secret-backed' : 'credential-free') + '; approval modes: ' + v.approvalModeLabels.join(', ');
+      return (
+        v.label +
+        ': ' +
+        (v.secretBacked ? 'secret-backed' : 'credential-free') +
+        '; approval modes: ' +
+        v.approvalModeLabels.join(', ')
+      );
     }
     if (typeof v.excludes === 'string') {
       return v.label + ': ' + v.excludes + ' ' + (v.doesNotIsolate || '');
@@ -56,10 +86,11 @@
     var policy = document.createElement('dt');
     policy.textContent = 'Low-risk automation';
     var policyValue = document.createElement('dd');
-    policyValue.textContent = m.policy.lowRiskAutomation + ' by platform policy';
+    policyValue.textContent =
+      m.policy.lowRiskAutomation + ' by platform policy';
     list.appendChild(policy);
     list.appendChild(policyValue);
-    m.capabilities.forEach(function (capability) {
+    m.capabilities.forEach(capability => {
       var dt = document.createElement('dt');
       dt.textContent = capability.label;
       list.appendChild(dt);
@@ -67,7 +98,7 @@
       var dd = document.createElement('dd');
       var values = document.createElement('ul');
       values.className = 'values';
-      capability.values.forEach(function (v) {
+      capability.values.forEach(v => {
         var li = document.createElement('li');
         li.textContent = valueText(capability, v);
         values.appendChild(li);
@@ -81,7 +112,12 @@
   function render(p) {
     current = p;
     byId('app').setAttribute('aria-busy', 'false');
-    text('status', p.phase === 'ready' ? 'The project is set up.' : 'Setup is in phase ' + p.phase + '.');
+    text(
+      'status',
+      p.phase === 'ready'
+        ? 'The project is set up.'
+        : 'Setup is in phase ' + p.phase + '.'
+    );
     text('platform', p.manifest.platform.label + ' (' + p.platform + ')');
     text('project-path', p.projectPath);
     text('state-path', p.statePath);
@@ -90,24 +126,34 @@
     text('next-title', 'Next: ' + p.nextAction.title);
     rich(byId('next-detail'), p.nextAction.detail);
     byId('next').hidden = false;
-    var confirmable = p.phase === 'awaiting-confirmation' && p.confirmation.allowedInterfaces.indexOf('web') !== -1;
+    var confirmable =
+      p.phase === 'awaiting-confirmation' &&
+      p.confirmation.allowedInterfaces.indexOf('web') !== -1;
     byId('confirm-area').hidden = !confirmable;
     var creates = byId('creates');
     creates.textContent = '';
-    p.confirmation.creates.concat([p.statePath + '/initialization.json']).forEach(function (path) {
-      var li = document.createElement('li');
-      li.textContent = path;
-      creates.appendChild(li);
-    });
+    p.confirmation.creates
+      .concat([p.statePath + '/initialization.json'])
+      .forEach(path => {
+        var li = document.createElement('li');
+        li.textContent = path;
+        creates.appendChild(li);
+      });
     var rows = byId('checks');
     rows.textContent = '';
-    p.readinessChecks.forEach(function (c) {
+    p.readinessChecks.forEach(c => {
       var tr = document.createElement('tr');
-      [[c.status, 'status-' + c.status], [c.title + (c.required ? '' : ' (optional)'), ''], [c.observed, ''],
-        [c.status === 'pass' || c.status === 'skip' ? '' : (c.remedy || ''), '']].forEach(function (cell) {
+      [
+        [c.status, 'status-' + c.status],
+        [c.title + (c.required ? '' : ' (optional)'), ''],
+        [c.observed, ''],
+        [c.status === 'pass' || c.status === 'skip' ? '' : c.remedy || '', '']
+      ].forEach(cell => {
         var td = document.createElement('td');
         rich(td, cell[0]);
-        if (cell[1]) { td.className = cell[1]; }
+        if (cell[1]) {
+          td.className = cell[1];
+        }
         tr.appendChild(td);
       });
       rows.appendChild(tr);
@@ -118,27 +164,44 @@
 
   function load() {
     byId('app').setAttribute('aria-busy', 'true');
-    return request('GET', 'startup?interface=web').then(render, function (error) {
+    return request('GET', 'startup?interface=web').then(render, error => {
       byId('app').setAttribute('aria-busy', 'false');
       text('status', 'Could not load the setup state: ' + error.message);
     });
   }
 
   byId('refresh').addEventListener('click', load);
-  byId('confirm').addEventListener('click', function () {
-    if (!current) { return; }
+  byId('confirm').addEventListener('click', () => {
+    if (!current) {
+      return;
+    }
     var button = byId('confirm');
     button.disabled = true;
     // The service records how the confirmation came (this page's session), not what a body says.
     request('POST', 'initialize', {
       interface: 'web',
-      confirm: { projectPath: current.projectPath, statePath: current.statePath }
-    }).then(function (result) {
-      text('status', (result.created ? 'Created ' : 'Already present: ') + result.record.statePath + '.');
-      return load();
-    }, function (error) {
-      text('status', 'Initialization failed: ' + error.message);
-    }).then(function () { button.disabled = false; });
+      confirm: {
+        projectPath: current.projectPath,
+        statePath: current.statePath
+      }
+    })
+      .then(
+        result => {
+          text(
+            'status',
+            (result.created ? 'Created ' : 'Already present: ') +
+              result.record.statePath +
+              '.'
+          );
+          return load();
+        },
+        error => {
+          text('status', 'Initialization failed: ' + error.message);
+        }
+      )
+      .then(() => {
+        button.disabled = false;
+      });
   });
   load();
 })();

@@ -36,7 +36,9 @@ beforeAll(async () => {
   cluster = await startSlurmCluster();
   // PS_SLURM_TIMINGS=1 prints how long the cluster took to come up.
   if (process.env.PS_SLURM_TIMINGS) {
-    process.stderr.write(`slurm cluster up in ${cluster.startupMs} ms (${cluster.auth})\n`);
+    process.stderr.write(
+      `slurm cluster up in ${cluster.startupMs} ms (${cluster.auth})\n`
+    );
   }
 }, 60000);
 
@@ -63,7 +65,9 @@ interface Site {
  * `unconfigured`: no approved roots at all.
  */
 function site(where: 'inside' | 'outside' | 'unconfigured' = 'inside'): Site {
-  const s = sandbox(where === 'inside' ? 'storage/alice/project' : 'scratch/alice/project');
+  const s = sandbox(
+    where === 'inside' ? 'storage/alice/project' : 'scratch/alice/project'
+  );
   const storage = path.join(s.root, 'storage');
   fs.mkdirSync(storage, { recursive: true });
   const env: Record<string, string> = {
@@ -76,7 +80,13 @@ function site(where: 'inside' | 'outside' | 'unconfigured' = 'inside'): Site {
   if (where !== 'unconfigured') {
     env.PROJECT_STARTUP_APPROVED_STORAGE = storage;
   }
-  return { s, project: s.projectDir, storage, statePath: path.join(s.projectDir, '.project-startup'), env };
+  return {
+    s,
+    project: s.projectDir,
+    storage,
+    statePath: path.join(s.projectDir, '.project-startup'),
+    env
+  };
 }
 
 function describeRun(r: RunResult): string {
@@ -85,7 +95,9 @@ function describeRun(r: RunResult): string {
 
 function expectExit(r: RunResult, code: number): void {
   if (r.code !== code) {
-    throw new Error(`expected exit ${code}, got ${describeRun(r)}\n${cluster.logTail(10)}`);
+    throw new Error(
+      `expected exit ${code}, got ${describeRun(r)}\n${cluster.logTail(10)}`
+    );
   }
 }
 
@@ -105,12 +117,15 @@ function json(r: RunResult, code = 0): Json {
 function check(p: Json, id: string): Json {
   const found = (p.readinessChecks as Json[]).find(c => c.id === id);
   if (!found) {
-    throw new Error(`no readiness check ${id} in ${JSON.stringify(p.readinessChecks)}`);
+    throw new Error(
+      `no readiness check ${id} in ${JSON.stringify(p.readinessChecks)}`
+    );
   }
   return found;
 }
 
-const signalNames = (p: Json): string[] => (p.manifest.platform.evidence.signals as Json[]).map(s => s.name);
+const signalNames = (p: Json): string[] =>
+  (p.manifest.platform.evidence.signals as Json[]).map(s => s.name);
 
 /**
  * `srun` running the command line as the job step's task, on this cluster's node. `tty`: the
@@ -122,41 +137,75 @@ function srun(
   where: Site,
   extra: { input?: string; env?: Record<string, string>; tty?: boolean } = {}
 ) {
-  const command = extra.tty ? ['/usr/bin/python3', TTY_STDIN, NODE, BIN, ...cliArgs] : [NODE, BIN, ...cliArgs];
-  return runProcess('/usr/bin/srun', ['-N1', '-n1', '-t', '5', '-J', name, '--quiet', ...command], {
-    env: { ...where.env, PYTHONDONTWRITEBYTECODE: '1', ...extra.env },
-    cwd: where.project,
-    input: extra.input,
-    timeoutMs: 30000
-  });
+  const command = extra.tty
+    ? ['/usr/bin/python3', TTY_STDIN, NODE, BIN, ...cliArgs]
+    : [NODE, BIN, ...cliArgs];
+  return runProcess(
+    '/usr/bin/srun',
+    ['-N1', '-n1', '-t', '5', '-J', name, '--quiet', ...command],
+    {
+      env: { ...where.env, PYTHONDONTWRITEBYTECODE: '1', ...extra.env },
+      cwd: where.project,
+      input: extra.input,
+      timeoutMs: 30000
+    }
+  );
 }
 
 /** What every user inside a live Slurm allocation in approved storage sees. */
 function expectLiveAllocation(p: Json, jobId: string, where: Site): void {
   expect(p.platform).toBe('cluster');
   expect(p.manifest.platform.evidence.decidedBy).toBe('batch-scheduler');
-  expect(signalNames(p)).toEqual(expect.arrayContaining(['SLURM_JOB_ID', 'SLURM_CONF']));
+  expect(signalNames(p)).toEqual(
+    expect.arrayContaining(['SLURM_JOB_ID', 'SLURM_CONF'])
+  );
   expect(p.projectPath).toBe(where.project);
   expect(p.statePath).toBe(where.statePath);
-  expect(p.compute).toMatchObject({ model: 'batch-allocation', satisfied: true });
-  expect(p.compute.allocation).toEqual({ scheduler: 'slurm', jobId, live: true, state: 'RUNNING' });
+  expect(p.compute).toMatchObject({
+    model: 'batch-allocation',
+    satisfied: true
+  });
+  expect(p.compute.allocation).toEqual({
+    scheduler: 'slurm',
+    jobId,
+    live: true,
+    state: 'RUNNING'
+  });
   expect(p.phase).toBe('awaiting-confirmation');
-  expect(p.nextAction).toMatchObject({ id: 'confirm-initialization', command: 'project-startup init' });
+  expect(p.nextAction).toMatchObject({
+    id: 'confirm-initialization',
+    command: 'project-startup init'
+  });
   expect(p.nextAction.detail).toContain(where.statePath);
-  expect(check(p, 'compute-allocation')).toMatchObject({ status: 'pass', required: true });
-  expect(check(p, 'compute-allocation').observed).toContain(`job ${jobId} is RUNNING`);
-  expect(check(p, 'approved-storage')).toMatchObject({ status: 'pass', required: true });
+  expect(check(p, 'compute-allocation')).toMatchObject({
+    status: 'pass',
+    required: true
+  });
+  expect(check(p, 'compute-allocation').observed).toContain(
+    `job ${jobId} is RUNNING`
+  );
+  expect(check(p, 'approved-storage')).toMatchObject({
+    status: 'pass',
+    required: true
+  });
   expect(check(p, 'approved-storage').observed).toContain(where.storage);
   expect(check(p, 'platform-evidence').status).toBe('pass');
   expect(check(p, 'platform-evidence').observed).toContain('SLURM_JOB_ID');
-  expect(p.confirmation).toMatchObject({ required: true, confirmed: false, allowedInterfaces: ['terminal'], method: 'terminal-prompt' });
+  expect(p.confirmation).toMatchObject({
+    required: true,
+    confirmed: false,
+    allowedInterfaces: ['terminal'],
+    method: 'terminal-prompt'
+  });
   expect(p.confirmation.creates).toEqual([where.statePath]);
 }
 
 describe('a login node: Slurm is configured (SLURM_CONF), no allocation', () => {
   it('status --json: cluster by batch-scheduler evidence, phase needs-compute, next action salloc', async () => {
     const where = site();
-    const p = json(await runCli(['status', '--json'], { env: where.env, cwd: where.project }));
+    const p = json(
+      await runCli(['status', '--json'], { env: where.env, cwd: where.project })
+    );
 
     expect(p.platform).toBe('cluster');
     expect(p.interface).toBe('terminal');
@@ -166,13 +215,20 @@ describe('a login node: Slurm is configured (SLURM_CONF), no allocation', () => 
     expect(signalNames(p)).not.toContain('SLURM_JOB_ID');
     expect(p.projectPath).toBe(where.project);
     expect(p.statePath).toBe(where.statePath);
-    expect(p.interfaceSupport).toMatchObject({ supported: true, supportedInterfaces: ['terminal'] });
+    expect(p.interfaceSupport).toMatchObject({
+      supported: true,
+      supportedInterfaces: ['terminal']
+    });
 
     expect(p.phase).toBe('needs-compute');
     expect(p.nextAction.id).toBe('request-allocation');
     expect(p.nextAction.command).toMatch(SALLOC);
     expect(p.nextAction.detail).toContain(p.nextAction.command);
-    expect(p.compute).toMatchObject({ model: 'batch-allocation', satisfied: false, command: p.nextAction.command });
+    expect(p.compute).toMatchObject({
+      model: 'batch-allocation',
+      satisfied: false,
+      command: p.nextAction.command
+    });
     expect(p.compute.allocation).toBeUndefined();
 
     const compute = check(p, 'compute-allocation');
@@ -181,14 +237,27 @@ describe('a login node: Slurm is configured (SLURM_CONF), no allocation', () => 
     expect(compute.remedy).toContain(p.nextAction.command);
 
     // Everything else a person needs is in order: only compute is missing.
-    for (const id of ['platform-evidence', 'interface-support', 'project-path', 'state-path', 'approved-storage']) {
+    for (const id of [
+      'platform-evidence',
+      'interface-support',
+      'project-path',
+      'state-path',
+      'approved-storage'
+    ]) {
       expect(check(p, id)).toMatchObject({ status: 'pass', required: true });
     }
     expect(check(p, 'platform-evidence').observed).toContain('SLURM_CONF');
     expect(check(p, 'approved-storage').observed).toContain(where.storage);
     expect(check(p, 'browser-route').status).toBe('skip');
-    expect(check(p, 'confirmation')).toMatchObject({ status: 'warn', required: true });
-    expect(p.confirmation).toMatchObject({ confirmed: false, allowedInterfaces: ['terminal'], method: 'terminal-prompt' });
+    expect(check(p, 'confirmation')).toMatchObject({
+      status: 'warn',
+      required: true
+    });
+    expect(p.confirmation).toMatchObject({
+      confirmed: false,
+      allowedInterfaces: ['terminal'],
+      method: 'terminal-prompt'
+    });
     expect(listTree(where.project)).toEqual([]);
   });
 
@@ -198,7 +267,9 @@ describe('a login node: Slurm is configured (SLURM_CONF), no allocation', () => 
     expectExit(r, 0);
     expect(r.stderr).toBe('');
     expect(looksLikeStack(r.stdout)).toBe(false);
-    expect(r.stdout).toMatch(/^Project startup: .+ \(cluster\), terminal interface$/m);
+    expect(r.stdout).toMatch(
+      /^Project startup: .+ \(cluster\), terminal interface$/m
+    );
     expect(r.stdout).toMatch(/read directly/);
     expect(r.stdout).toContain(`Project    ${where.project}`);
     expect(r.stdout).toContain(`State      ${where.statePath}`);
@@ -212,7 +283,11 @@ describe('a login node: Slurm is configured (SLURM_CONF), no allocation', () => 
 
   it('init refuses with exit 3 and names salloc; nothing is created', async () => {
     const where = site();
-    const r = await runCli(['init'], { env: where.env, cwd: where.project, input: 'y\n' });
+    const r = await runCli(['init'], {
+      env: where.env,
+      cwd: where.project,
+      input: 'y\n'
+    });
     expectExit(r, 3);
     expect(looksLikeStack(r.stdout + r.stderr)).toBe(false);
     expect(r.stderr).toContain('needs-compute');
@@ -222,10 +297,18 @@ describe('a login node: Slurm is configured (SLURM_CONF), no allocation', () => 
 
   it('the browser interfaces are not offered on the cluster: --interface web says to use the terminal', async () => {
     const where = site();
-    const p = json(await runCli(['status', '--json', '--interface', 'web'], { env: where.env, cwd: where.project }), 3);
+    const p = json(
+      await runCli(['status', '--json', '--interface', 'web'], {
+        env: where.env,
+        cwd: where.project
+      }),
+      3
+    );
     expect(p.phase).toBe('unsupported-interface');
     expect(p.nextAction.id).toBe('switch-interface');
-    expect(p.nextAction.interfaces.map((i: Json) => i.id)).toEqual(['terminal']);
+    expect(p.nextAction.interfaces.map((i: Json) => i.id)).toEqual([
+      'terminal'
+    ]);
   });
 });
 
@@ -238,20 +321,36 @@ describe('inside an allocation: the scheduler is asked and the phase moves on', 
     expect(jobId).toMatch(/^\d+$/);
     expectLiveAllocation(p, jobId as string, where);
     // The step ended with the command, and the scheduler agrees the job is over.
-    expect(await cluster.waitForJobState(jobId as string, ['COMPLETED'])).toBe('COMPLETED');
+    expect(await cluster.waitForJobState(jobId as string, ['COMPLETED'])).toBe(
+      'COMPLETED'
+    );
     expect(listTree(where.project)).toEqual([]);
   });
 
   it('salloc with the command the login node printed: inside it, srun and the salloc shell both see the job live', async () => {
     const where = site();
-    const login = json(await runCli(['status', '--json'], { env: where.env, cwd: where.project }));
-    const [salloc, ...sallocArgs] = (login.nextAction.command as string).split(/\s+/);
+    const login = json(
+      await runCli(['status', '--json'], { env: where.env, cwd: where.project })
+    );
+    const [salloc, ...sallocArgs] = (login.nextAction.command as string).split(
+      /\s+/
+    );
     expect(salloc).toBe('salloc');
 
     const name = jobName('salloc');
     const viaSrun = await runProcess(
       '/usr/bin/salloc',
-      [...sallocArgs, '-J', name, '/usr/bin/srun', '--quiet', NODE, BIN, 'status', '--json'],
+      [
+        ...sallocArgs,
+        '-J',
+        name,
+        '/usr/bin/srun',
+        '--quiet',
+        NODE,
+        BIN,
+        'status',
+        '--json'
+      ],
       { env: where.env, cwd: where.project, timeoutMs: 30000 }
     );
     const granted = /Granted job allocation (\d+)/.exec(viaSrun.stderr)?.[1];
@@ -260,11 +359,15 @@ describe('inside an allocation: the scheduler is asked and the phase moves on', 
 
     // The command salloc runs itself (on the login node, in the allocation's environment).
     const shellName = jobName('salloc-shell');
-    const inShell = await runProcess('/usr/bin/salloc', [...sallocArgs, '-J', shellName, NODE, BIN, 'status', '--json'], {
-      env: where.env,
-      cwd: where.project,
-      timeoutMs: 30000
-    });
+    const inShell = await runProcess(
+      '/usr/bin/salloc',
+      [...sallocArgs, '-J', shellName, NODE, BIN, 'status', '--json'],
+      {
+        env: where.env,
+        cwd: where.project,
+        timeoutMs: 30000
+      }
+    );
     const shellJob = /Granted job allocation (\d+)/.exec(inShell.stderr)?.[1];
     expect(shellJob).toBeDefined();
     expect(shellJob).not.toBe(granted);
@@ -277,19 +380,46 @@ describe('inside an allocation: the scheduler is asked and the phase moves on', 
     const script = path.join(where.s.root, 'status.sbatch');
     const output = path.join(where.s.root, 'status.out');
     const errors = path.join(where.s.root, 'status.err');
-    fs.writeFileSync(script, `#!/bin/sh\nexec '${NODE}' '${BIN}' status --json\n`, { mode: 0o755 });
+    fs.writeFileSync(
+      script,
+      `#!/bin/sh\nexec '${NODE}' '${BIN}' status --json\n`,
+      { mode: 0o755 }
+    );
     const submitted = await runProcess(
       '/usr/bin/sbatch',
-      ['--parsable', '-N1', '-n1', '-t', '5', '-J', name, '-o', output, '-e', errors, `--chdir=${where.project}`, script],
+      [
+        '--parsable',
+        '-N1',
+        '-n1',
+        '-t',
+        '5',
+        '-J',
+        name,
+        '-o',
+        output,
+        '-e',
+        errors,
+        `--chdir=${where.project}`,
+        script
+      ],
       { env: where.env, cwd: where.project, timeoutMs: 20000 }
     );
     expectExit(submitted, 0);
     const jobId = submitted.stdout.trim().split(';')[0];
     expect(jobId).toMatch(/^\d+$/);
-    const finished = await cluster.waitForJobState(jobId, ['COMPLETED', 'FAILED', 'CANCELLED', 'TIMEOUT', 'NODE_FAIL', 'OUT_OF_MEMORY']);
+    const finished = await cluster.waitForJobState(jobId, [
+      'COMPLETED',
+      'FAILED',
+      'CANCELLED',
+      'TIMEOUT',
+      'NODE_FAIL',
+      'OUT_OF_MEMORY'
+    ]);
     const out = fs.readFileSync(output, 'utf8');
     if (finished !== 'COMPLETED') {
-      throw new Error(`batch job ${jobId} ended ${finished}\n--- out\n${out}\n--- err\n${fs.readFileSync(errors, 'utf8')}`);
+      throw new Error(
+        `batch job ${jobId} ended ${finished}\n--- out\n${out}\n--- err\n${fs.readFileSync(errors, 'utf8')}`
+      );
     }
     expectLiveAllocation(JSON.parse(out), jobId, where);
   });
@@ -300,10 +430,20 @@ describe('the same long-running service sees the allocation end', () => {
     const where = site();
     const jobId = await cluster.allocate(jobName('serve'));
     const token = `tok-${hex()}${hex()}${hex()}${hex()}`;
-    const env = { ...where.env, SLURM_JOB_ID: jobId, PROJECT_STARTUP_TOKEN: token };
-    const server = await startServe([], { env, cwd: where.project, timeoutMs: 15000 });
+    const env = {
+      ...where.env,
+      SLURM_JOB_ID: jobId,
+      PROJECT_STARTUP_TOKEN: token
+    };
+    const server = await startServe([], {
+      env,
+      cwd: where.project,
+      timeoutMs: 15000
+    });
     const startup = async () => {
-      const r = await request(`${server.url}startup?interface=terminal`, { token });
+      const r = await request(`${server.url}startup?interface=terminal`, {
+        token
+      });
       expect(r.status).toBe(200);
       return r.json as Json;
     };
@@ -317,7 +457,9 @@ describe('the same long-running service sees the allocation end', () => {
     expect(viaCli.stdout).toMatch(/^Phase\s+awaiting-confirmation$/m);
 
     await cluster.cancel(jobId);
-    expect(await cluster.waitForJobState(jobId, ['CANCELLED'])).toBe('CANCELLED');
+    expect(await cluster.waitForJobState(jobId, ['CANCELLED'])).toBe(
+      'CANCELLED'
+    );
 
     // Liveness is cached for about 2 s: poll (bounded) until the service notices.
     const deadline = Date.now() + 30000;
@@ -326,7 +468,12 @@ describe('the same long-running service sees the allocation end', () => {
       await new Promise(resolve => setTimeout(resolve, 250));
       after = await startup();
     }
-    expect(after.compute.allocation).toEqual({ scheduler: 'slurm', jobId, live: false, state: 'CANCELLED' });
+    expect(after.compute.allocation).toEqual({
+      scheduler: 'slurm',
+      jobId,
+      live: false,
+      state: 'CANCELLED'
+    });
     expect(after.compute.satisfied).toBe(false);
     expect(after.compute.detail).toContain(`Allocation ${jobId} is not live`);
     expect(after.compute.detail).toContain('CANCELLED');
@@ -350,17 +497,27 @@ describe('the same long-running service sees the allocation end', () => {
   });
 });
 
-describe('the ordinary path: the service on the login node, the person in salloc\'s default shell', () => {
+describe("the ordinary path: the service on the login node, the person in salloc's default shell", () => {
   it('inside the allocation status and init reach ready through the login-node service; when the job ends it is needs-compute again', async () => {
     const where = site();
     const token = `tok-${hex()}${hex()}${hex()}${hex()}`;
     // The login node: Slurm configured, no allocation; the service runs here.
     const loginEnv = { ...where.env, PROJECT_STARTUP_TOKEN: token };
-    const server = await startServe([], { env: loginEnv, cwd: where.project, timeoutMs: 15000 });
-    const login = json(await runCli(['status', '--json'], { env: loginEnv, cwd: where.project }));
+    const server = await startServe([], {
+      env: loginEnv,
+      cwd: where.project,
+      timeoutMs: 15000
+    });
+    const login = json(
+      await runCli(['status', '--json'], { env: loginEnv, cwd: where.project })
+    );
     expect(login.phase).toBe('needs-compute');
-    expect(check(login, 'gateway-ingress').observed).toContain(`:${server.port}`);
-    const [salloc, ...sallocArgs] = (login.nextAction.command as string).split(/\s+/);
+    expect(check(login, 'gateway-ingress').observed).toContain(
+      `:${server.port}`
+    );
+    const [salloc, ...sallocArgs] = (login.nextAction.command as string).split(
+      /\s+/
+    );
     expect(salloc).toBe('salloc');
 
     // salloc without a command: Slurm's default, a shell on the login node in the allocation's
@@ -374,47 +531,92 @@ describe('the ordinary path: the service on the login node, the person in salloc
       'exit 0',
       ''
     ].join('\n');
-    const shell = await runProcess('/usr/bin/salloc', [...sallocArgs, '-J', jobName('login-shell')], {
-      env: { ...loginEnv, SHELL: '/bin/sh', PYTHONDONTWRITEBYTECODE: '1' },
-      cwd: where.project,
-      input: script,
-      timeoutMs: 60000
-    });
-    const read = (name: string) => (fs.existsSync(out(name)) ? fs.readFileSync(out(name), 'utf8') : `(no ${name})`);
-    const story = () => `${describeRun(shell)}\n--- codes\n${read('codes')}\n--- inside.err\n${read('inside.err')}\n--- init.out\n${read('init.out')}\n--- init.err\n${read('init.err')}`;
+    const shell = await runProcess(
+      '/usr/bin/salloc',
+      [...sallocArgs, '-J', jobName('login-shell')],
+      {
+        env: { ...loginEnv, SHELL: '/bin/sh', PYTHONDONTWRITEBYTECODE: '1' },
+        cwd: where.project,
+        input: script,
+        timeoutMs: 60000
+      }
+    );
+    const read = (name: string) =>
+      fs.existsSync(out(name))
+        ? fs.readFileSync(out(name), 'utf8')
+        : `(no ${name})`;
+    const story = () =>
+      `${describeRun(shell)}\n--- codes\n${read('codes')}\n--- inside.err\n${read('inside.err')}\n--- init.out\n${read('init.out')}\n--- init.err\n${read('init.err')}`;
     const jobId = /Granted job allocation (\d+)/.exec(shell.stderr)?.[1];
-    if (jobId === undefined || read('codes') !== 'status 0\ninit 0\nready 0\n') {
-      throw new Error(`the salloc shell did not go as a person's would:\n${story()}`);
+    if (
+      jobId === undefined ||
+      read('codes') !== 'status 0\ninit 0\nready 0\n'
+    ) {
+      throw new Error(
+        `the salloc shell did not go as a person's would:\n${story()}`
+      );
     }
     expect(read('job').trim()).toBe(jobId);
 
     // Inside: the login-node service answered, with the shell's job verified by the scheduler.
     const inside = JSON.parse(read('inside.json'));
-    expect(check(inside, 'gateway-ingress').observed).toContain(`:${server.port}`);
-    expect(inside.compute.allocation).toEqual({ scheduler: 'slurm', jobId, live: true, state: 'RUNNING' });
+    expect(check(inside, 'gateway-ingress').observed).toContain(
+      `:${server.port}`
+    );
+    expect(inside.compute.allocation).toEqual({
+      scheduler: 'slurm',
+      jobId,
+      live: true,
+      state: 'RUNNING'
+    });
     expect(inside.phase).toBe('awaiting-confirmation');
-    expect(inside.nextAction).toMatchObject({ id: 'confirm-initialization', command: 'project-startup init' });
+    expect(inside.nextAction).toMatchObject({
+      id: 'confirm-initialization',
+      command: 'project-startup init'
+    });
     expect(inside.nextAction.request).toBeUndefined();
     expect(read('init.err')).toContain('[y/N]');
-    expect(read('init.out')).toContain(`Created: ${where.statePath} (phase ready)`);
+    expect(read('init.out')).toContain(
+      `Created: ${where.statePath} (phase ready)`
+    );
     const ready = JSON.parse(read('ready.json'));
     expect(ready.phase).toBe('ready');
     // The service created the state; the prompt was answered on a TTY (the command line's key).
-    expect(ready.confirmation.record.confirmation).toMatchObject({ interface: 'terminal', method: 'terminal-prompt', ingress: 'direct-loopback' });
+    expect(ready.confirmation.record.confirmation).toMatchObject({
+      interface: 'terminal',
+      method: 'terminal-prompt',
+      ingress: 'direct-loopback'
+    });
 
     // The shell exited: the job is over. From the login node, and from a shell that still names
     // the finished job, the same service says needs-compute again.
-    expect(await cluster.waitForJobState(jobId, ['COMPLETED'])).toBe('COMPLETED');
-    const fromLogin = json(await runCli(['status', '--json'], { env: loginEnv, cwd: where.project }));
+    expect(await cluster.waitForJobState(jobId, ['COMPLETED'])).toBe(
+      'COMPLETED'
+    );
+    const fromLogin = json(
+      await runCli(['status', '--json'], { env: loginEnv, cwd: where.project })
+    );
     expect(fromLogin.phase).toBe('needs-compute');
     const staleEnv = { ...loginEnv, SLURM_JOB_ID: jobId };
     const deadline = Date.now() + 30000;
-    let stale = json(await runCli(['status', '--json'], { env: staleEnv, cwd: where.project }));
+    let stale = json(
+      await runCli(['status', '--json'], { env: staleEnv, cwd: where.project })
+    );
     while (stale.compute.allocation?.live !== false && Date.now() < deadline) {
       await new Promise(resolve => setTimeout(resolve, 250));
-      stale = json(await runCli(['status', '--json'], { env: staleEnv, cwd: where.project }));
+      stale = json(
+        await runCli(['status', '--json'], {
+          env: staleEnv,
+          cwd: where.project
+        })
+      );
     }
-    expect(stale.compute.allocation).toEqual({ scheduler: 'slurm', jobId, live: false, state: 'COMPLETED' });
+    expect(stale.compute.allocation).toEqual({
+      scheduler: 'slurm',
+      jobId,
+      live: false,
+      state: 'COMPLETED'
+    });
     expect(stale.phase).toBe('needs-compute');
     expect(stale.nextAction.command).toMatch(SALLOC);
     expect(server.child.exitCode).toBeNull();
@@ -426,16 +628,28 @@ describe('a job id the scheduler does not know', () => {
   it('SLURM_JOB_ID=999999: not live, phase needs-compute with the salloc hint', async () => {
     expect(await cluster.jobState('999999')).toBeUndefined();
     const where = site();
-    const p = json(await runCli(['status', '--json'], { env: { ...where.env, SLURM_JOB_ID: '999999' }, cwd: where.project }));
+    const p = json(
+      await runCli(['status', '--json'], {
+        env: { ...where.env, SLURM_JOB_ID: '999999' },
+        cwd: where.project
+      })
+    );
     expect(p.platform).toBe('cluster');
-    expect(p.compute.allocation).toMatchObject({ scheduler: 'slurm', jobId: '999999', live: false });
+    expect(p.compute.allocation).toMatchObject({
+      scheduler: 'slurm',
+      jobId: '999999',
+      live: false
+    });
     expect(p.compute.allocation.state).toBeUndefined();
     expect(p.compute.satisfied).toBe(false);
     expect(p.compute.detail).toContain('999999');
     expect(p.phase).toBe('needs-compute');
     expect(p.nextAction.id).toBe('request-allocation');
     expect(p.nextAction.command).toMatch(SALLOC);
-    expect(check(p, 'compute-allocation')).toMatchObject({ status: 'warn', required: true });
+    expect(check(p, 'compute-allocation')).toMatchObject({
+      status: 'warn',
+      required: true
+    });
   });
 });
 
@@ -457,10 +671,18 @@ describe('approved storage, with a live allocation', () => {
     const jobId = await cluster.jobIdByName(name);
     expect(p.platform).toBe('cluster');
     // The allocation is fine; the storage is what blocks.
-    expect(p.compute.allocation).toEqual({ scheduler: 'slurm', jobId, live: true, state: 'RUNNING' });
+    expect(p.compute.allocation).toEqual({
+      scheduler: 'slurm',
+      jobId,
+      live: true,
+      state: 'RUNNING'
+    });
     expect(check(p, 'compute-allocation').status).toBe('pass');
     expect(p.phase).toBe('blocked');
-    expect(p.nextAction).toMatchObject({ id: 'fix-check', checkId: 'approved-storage' });
+    expect(p.nextAction).toMatchObject({
+      id: 'fix-check',
+      checkId: 'approved-storage'
+    });
     expect(p.nextAction.detail).toContain(where.storage);
     const storage = check(p, 'approved-storage');
     expect(storage).toMatchObject({ status: 'fail', required: true });
@@ -468,7 +690,11 @@ describe('approved storage, with a live allocation', () => {
     expect(storage.observed).toContain(where.storage);
     expect(storage.remedy).toContain(where.storage);
 
-    const r = await runCli(['init'], { env: { ...where.env, SLURM_JOB_ID: held }, cwd: where.project, input: 'y\n' });
+    const r = await runCli(['init'], {
+      env: { ...where.env, SLURM_JOB_ID: held },
+      cwd: where.project,
+      input: 'y\n'
+    });
     expectExit(r, 3);
     expect(r.stderr).toContain('blocked');
     expect(r.stderr).toContain(where.storage);
@@ -479,12 +705,26 @@ describe('approved storage, with a live allocation', () => {
   it('no approved roots configured: blocked, the remedy asks for PROJECT_STARTUP_APPROVED_STORAGE; init exits 3', async () => {
     const where = site('unconfigured');
     const env = { ...where.env, SLURM_JOB_ID: held };
-    const p = json(await runCli(['status', '--json'], { env, cwd: where.project }), 3);
-    expect(p.compute.allocation).toEqual({ scheduler: 'slurm', jobId: held, live: true, state: 'RUNNING' });
+    const p = json(
+      await runCli(['status', '--json'], { env, cwd: where.project }),
+      3
+    );
+    expect(p.compute.allocation).toEqual({
+      scheduler: 'slurm',
+      jobId: held,
+      live: true,
+      state: 'RUNNING'
+    });
     expect(p.phase).toBe('blocked');
-    expect(p.nextAction).toMatchObject({ id: 'fix-check', checkId: 'approved-storage' });
+    expect(p.nextAction).toMatchObject({
+      id: 'fix-check',
+      checkId: 'approved-storage'
+    });
     expect(p.nextAction.detail).toContain('PROJECT_STARTUP_APPROVED_STORAGE');
-    expect(check(p, 'approved-storage')).toMatchObject({ status: 'fail', required: true });
+    expect(check(p, 'approved-storage')).toMatchObject({
+      status: 'fail',
+      required: true
+    });
 
     const r = await runCli(['init'], { env, cwd: where.project, input: 'y\n' });
     expectExit(r, 3);
@@ -516,11 +756,20 @@ describe('project-startup init at the terminal prompt, inside approved storage a
       platform: 'cluster',
       projectPath: where.project,
       statePath: where.statePath,
-      confirmation: { interface: 'terminal', method: 'terminal-prompt', ingress: 'command-line' }
+      confirmation: {
+        interface: 'terminal',
+        method: 'terminal-prompt',
+        ingress: 'command-line'
+      }
     });
-    expect(Number.isNaN(Date.parse(record.confirmation.confirmedAt))).toBe(false);
+    expect(Number.isNaN(Date.parse(record.confirmation.confirmedAt))).toBe(
+      false
+    );
 
-    const again = await srun(jobName('init-again'), ['init'], where, { input: 'y\n', tty: true });
+    const again = await srun(jobName('init-again'), ['init'], where, {
+      input: 'y\n',
+      tty: true
+    });
     expectExit(again, 0);
     expect(again.stdout).toContain('Already set up');
     expect(JSON.parse(fs.readFileSync(recordFile, 'utf8'))).toEqual(record);
@@ -535,7 +784,10 @@ describe('project-startup init at the terminal prompt, inside approved storage a
 
   it('answering "n" creates nothing and exits 4', async () => {
     const where = site();
-    const r = await srun(jobName('init-no'), ['init'], where, { input: 'n\n', tty: true });
+    const r = await srun(jobName('init-no'), ['init'], where, {
+      input: 'n\n',
+      tty: true
+    });
     expectExit(r, 4);
     expect(r.stdout).toContain(where.statePath);
     expect(r.stdout).toMatch(/Declined; nothing was created/);
@@ -545,40 +797,75 @@ describe('project-startup init at the terminal prompt, inside approved storage a
 
 describe('PBS, LSF and Flux allocations whose scheduler client is absent here', () => {
   const cases = [
-    { variable: 'PBS_JOBID', jobId: '4242.pbs01', scheduler: 'pbs', client: 'qstat' },
+    {
+      variable: 'PBS_JOBID',
+      jobId: '4242.pbs01',
+      scheduler: 'pbs',
+      client: 'qstat'
+    },
     { variable: 'LSB_JOBID', jobId: '4242', scheduler: 'lsf', client: 'bjobs' },
     // The ASCII F58 form Flux uses outside a UTF-8 locale.
-    { variable: 'FLUX_JOB_ID', jobId: 'fD7j8aT', scheduler: 'flux', client: 'flux' }
+    {
+      variable: 'FLUX_JOB_ID',
+      jobId: 'fD7j8aT',
+      scheduler: 'flux',
+      client: 'flux'
+    }
   ] as const;
 
-  it.each(cases)('$variable: cluster platform, allocation $scheduler with liveness unknown (null)', async c => {
-    const s = sandbox('storage/project');
-    const storage = path.join(s.root, 'storage');
-    // s.env's PATH is an empty directory: no qstat, bjobs, flux (nor squeue) can be found.
-    const env = { ...s.env, PROJECT_STARTUP_APPROVED_STORAGE: storage, [c.variable]: c.jobId };
-    const p = json(await runCli(['status', '--json'], { env, cwd: s.projectDir }));
-    expect(p.platform).toBe('cluster');
-    expect(p.manifest.platform.evidence.decidedBy).toBe('batch-scheduler');
-    expect(signalNames(p)).toContain(c.variable);
-    expect(p.compute.allocation).toEqual({ scheduler: c.scheduler, jobId: c.jobId, live: null });
-    const compute = check(p, 'compute-allocation');
-    expect(compute).toMatchObject({ status: 'warn', required: true });
-    expect(compute.observed).toContain(c.client);
-    expect(compute.observed).toMatch(/liveness is unknown/);
-    // The variable is the best evidence there is: setup may go on.
-    expect(p.compute.satisfied).toBe(true);
-    expect(p.phase).toBe('awaiting-confirmation');
-  });
+  it.each(cases)(
+    '$variable: cluster platform, allocation $scheduler with liveness unknown (null)',
+    async c => {
+      const s = sandbox('storage/project');
+      const storage = path.join(s.root, 'storage');
+      // s.env's PATH is an empty directory: no qstat, bjobs, flux (nor squeue) can be found.
+      const env = {
+        ...s.env,
+        PROJECT_STARTUP_APPROVED_STORAGE: storage,
+        [c.variable]: c.jobId
+      };
+      const p = json(
+        await runCli(['status', '--json'], { env, cwd: s.projectDir })
+      );
+      expect(p.platform).toBe('cluster');
+      expect(p.manifest.platform.evidence.decidedBy).toBe('batch-scheduler');
+      expect(signalNames(p)).toContain(c.variable);
+      expect(p.compute.allocation).toEqual({
+        scheduler: c.scheduler,
+        jobId: c.jobId,
+        live: null
+      });
+      const compute = check(p, 'compute-allocation');
+      expect(compute).toMatchObject({ status: 'warn', required: true });
+      expect(compute.observed).toContain(c.client);
+      expect(compute.observed).toMatch(/liveness is unknown/);
+      // The variable is the best evidence there is: setup may go on.
+      expect(p.compute.satisfied).toBe(true);
+      expect(p.phase).toBe('awaiting-confirmation');
+    }
+  );
 
   it('FLUX_JOB_ID in the F58 form Flux sets in a UTF-8 locale ("ƒ" prefix): liveness unknown, not "malformed"', async () => {
     // flux-environment(7): FLUX_JOB_ID is "the current jobid in F58 form"; F58 starts with
     // U+0192 "ƒ" wherever the locale is multibyte (flux-core fluid.c), e.g. ƒD7j8aT.
     const s = sandbox('storage/project');
-    const env = { ...s.env, PROJECT_STARTUP_APPROVED_STORAGE: path.join(s.root, 'storage'), FLUX_JOB_ID: 'ƒD7j8aT' };
-    const p = json(await runCli(['status', '--json'], { env, cwd: s.projectDir }));
+    const env = {
+      ...s.env,
+      PROJECT_STARTUP_APPROVED_STORAGE: path.join(s.root, 'storage'),
+      FLUX_JOB_ID: 'ƒD7j8aT'
+    };
+    const p = json(
+      await runCli(['status', '--json'], { env, cwd: s.projectDir })
+    );
     expect(p.platform).toBe('cluster');
-    expect(p.compute.allocation).toEqual({ scheduler: 'flux', jobId: 'ƒD7j8aT', live: null });
-    expect(check(p, 'compute-allocation').observed).toMatch(/liveness is unknown/);
+    expect(p.compute.allocation).toEqual({
+      scheduler: 'flux',
+      jobId: 'ƒD7j8aT',
+      live: null
+    });
+    expect(check(p, 'compute-allocation').observed).toMatch(
+      /liveness is unknown/
+    );
     expect(p.phase).toBe('awaiting-confirmation');
   });
 });
@@ -613,18 +900,45 @@ describe('PBS, LSF and Flux clients answering for a running job (stand-in client
       states: ['R']
     },
     // bjobs -noheader -o stat ID: "RUN".
-    { variable: 'LSB_JOBID', jobId: '4242', scheduler: 'lsf', client: 'bjobs', script: "#!/bin/sh\nprintf 'RUN\\n'\n", states: ['RUN'] },
-    { variable: 'FLUX_JOB_ID', jobId: 'fD7j8aT', scheduler: 'flux', client: 'flux', script: FLUX_JOBS, states: ['R', 'RUN', 'RUNNING'] }
+    {
+      variable: 'LSB_JOBID',
+      jobId: '4242',
+      scheduler: 'lsf',
+      client: 'bjobs',
+      script: "#!/bin/sh\nprintf 'RUN\\n'\n",
+      states: ['RUN']
+    },
+    {
+      variable: 'FLUX_JOB_ID',
+      jobId: 'fD7j8aT',
+      scheduler: 'flux',
+      client: 'flux',
+      script: FLUX_JOBS,
+      states: ['R', 'RUN', 'RUNNING']
+    }
   ] as const;
 
-  it.each(cases)('$client answering for a running job: the $scheduler allocation is live', async c => {
-    const s = sandbox('storage/project');
-    fs.writeFileSync(path.join(s.bin, c.client), c.script, { mode: 0o755 });
-    const env = { ...s.env, PROJECT_STARTUP_APPROVED_STORAGE: path.join(s.root, 'storage'), [c.variable]: c.jobId };
-    const p = json(await runCli(['status', '--json'], { env, cwd: s.projectDir }));
-    expect(p.compute.allocation).toMatchObject({ scheduler: c.scheduler, jobId: c.jobId, live: true });
-    expect(c.states).toContain(p.compute.allocation.state);
-    expect(check(p, 'compute-allocation').status).toBe('pass');
-    expect(p.phase).toBe('awaiting-confirmation');
-  });
+  it.each(cases)(
+    '$client answering for a running job: the $scheduler allocation is live',
+    async c => {
+      const s = sandbox('storage/project');
+      fs.writeFileSync(path.join(s.bin, c.client), c.script, { mode: 0o755 });
+      const env = {
+        ...s.env,
+        PROJECT_STARTUP_APPROVED_STORAGE: path.join(s.root, 'storage'),
+        [c.variable]: c.jobId
+      };
+      const p = json(
+        await runCli(['status', '--json'], { env, cwd: s.projectDir })
+      );
+      expect(p.compute.allocation).toMatchObject({
+        scheduler: c.scheduler,
+        jobId: c.jobId,
+        live: true
+      });
+      expect(c.states).toContain(p.compute.allocation.state);
+      expect(check(p, 'compute-allocation').status).toBe('pass');
+      expect(p.phase).toBe('awaiting-confirmation');
+    }
+  );
 });

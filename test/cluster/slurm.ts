@@ -30,7 +30,12 @@ const REQUIRED: ReadonlyArray<[string, string]> = [
   ['/usr/bin/scontrol', 'slurm-client']
 ];
 
-export const SLURM_APT_PACKAGES = ['slurmctld', 'slurmd', 'slurm-client', 'munge'] as const;
+export const SLURM_APT_PACKAGES = [
+  'slurmctld',
+  'slurmd',
+  'slurm-client',
+  'munge'
+] as const;
 
 /** The PATH the daemons and the Slurm commands run with. */
 const SYSTEM_PATH = '/usr/sbin:/usr/bin:/sbin:/bin';
@@ -42,7 +47,7 @@ export class SlurmNotInstalled extends Error {
       `Slurm is not installed on this machine: missing ${missing.map(([f]) => f).join(', ')} ` +
         `(Debian package${packages.length > 1 ? 's' : ''} ${packages.join(', ')}). ` +
         `Install with \`apt-get install -y --no-install-recommends ${SLURM_APT_PACKAGES.join(' ')}\` ` +
-        `(run .ci/run's apt step).`
+        "(run .ci/run's apt step)."
     );
     this.name = 'SlurmNotInstalled';
   }
@@ -74,15 +79,30 @@ export interface CommandOptions {
 }
 
 /** Runs a command to completion (no shell), with a kill timeout. */
-export function run(file: string, args: readonly string[], options: CommandOptions = {}): Promise<CommandResult> {
+export function run(
+  file: string,
+  args: readonly string[],
+  options: CommandOptions = {}
+): Promise<CommandResult> {
   return new Promise(resolve => {
     const timeoutMs = options.timeoutMs ?? 15000;
     execFile(
       file,
       args,
-      { env: options.env, cwd: options.cwd, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 4 * 1024 * 1024 },
+      {
+        env: options.env,
+        cwd: options.cwd,
+        timeout: timeoutMs,
+        killSignal: 'SIGKILL',
+        maxBuffer: 4 * 1024 * 1024
+      },
       (error, stdout, stderr) => {
-        const e = error as (NodeJS.ErrnoException & { killed?: boolean; signal?: NodeJS.Signals | null }) | null;
+        const e = error as
+          | (NodeJS.ErrnoException & {
+              killed?: boolean;
+              signal?: NodeJS.Signals | null;
+            })
+          | null;
         resolve({
           code: e ? (typeof e.code === 'number' ? e.code : null) : 0,
           signal: e?.signal ?? null,
@@ -126,7 +146,10 @@ export interface NodeHardware {
 
 async function detectHardware(): Promise<NodeHardware> {
   // `slurmd -C` reads no configuration; SLURM_CONF is left out so it cannot find one by chance.
-  const r = await run('/usr/sbin/slurmd', ['-C'], { env: { PATH: SYSTEM_PATH }, timeoutMs: 15000 });
+  const r = await run('/usr/sbin/slurmd', ['-C'], {
+    env: { PATH: SYSTEM_PATH },
+    timeoutMs: 15000
+  });
   const line = r.stdout.split('\n').find(l => l.startsWith('NodeName=')) ?? '';
   const field = (name: string) => {
     const m = new RegExp(`\\b${name}=(\\d+)`).exec(line);
@@ -140,8 +163,13 @@ async function detectHardware(): Promise<NodeHardware> {
     ThreadsPerCore: field('ThreadsPerCore'),
     RealMemory: field('RealMemory')
   };
-  if (r.code !== 0 || Object.values(hw).some(v => !Number.isFinite(v) || v <= 0)) {
-    throw new Error(`\`slurmd -C\` did not describe this machine: ${summarize(r)}`);
+  if (
+    r.code !== 0 ||
+    Object.values(hw).some(v => !Number.isFinite(v) || v <= 0)
+  ) {
+    throw new Error(
+      `\`slurmd -C\` did not describe this machine: ${summarize(r)}`
+    );
   }
   return hw;
 }
@@ -163,7 +191,11 @@ export interface SlurmCluster {
   /** SLURM_CONF and a PATH with the Slurm clients: what a person on the login node has. */
   readonly env: Record<string, string>;
   /** Runs a Slurm client (squeue, srun, ...) against this cluster. */
-  slurm(command: string, args: readonly string[], options?: CommandOptions): Promise<CommandResult>;
+  slurm(
+    command: string,
+    args: readonly string[],
+    options?: CommandOptions
+  ): Promise<CommandResult>;
   /** `salloc --no-shell`: a live allocation with no step; returns its job id. */
   allocate(jobName: string, extraArgs?: readonly string[]): Promise<string>;
   /** The scheduler's state word for a job (`squeue -t all`), or undefined when it does not know it. */
@@ -171,7 +203,11 @@ export interface SlurmCluster {
   /** The id of the most recent job with this name (`squeue -t all -n NAME`). */
   jobIdByName(jobName: string): Promise<string | undefined>;
   /** Polls (bounded) until the job's state is one of `states`; returns the state seen. */
-  waitForJobState(jobId: string, states: readonly string[], timeoutMs?: number): Promise<string>;
+  waitForJobState(
+    jobId: string,
+    states: readonly string[],
+    timeoutMs?: number
+  ): Promise<string>;
   cancel(jobId: string): Promise<void>;
   /** The last lines of the daemons' logs, for failure messages. */
   logTail(lines?: number): string;
@@ -186,19 +222,34 @@ interface Daemon {
   log: string;
 }
 
-const ACTIVE_STATES = ['PENDING', 'CONFIGURING', 'RUNNING', 'COMPLETING', 'SUSPENDED', 'STAGE_OUT', 'SIGNALING', 'RESIZING'];
+const ACTIVE_STATES = [
+  'PENDING',
+  'CONFIGURING',
+  'RUNNING',
+  'COMPLETING',
+  'SUSPENDED',
+  'STAGE_OUT',
+  'SIGNALING',
+  'RESIZING'
+];
 
 /** Brings up munged, slurmctld and slurmd in a new temporary directory and waits for the node. */
-export async function startSlurmCluster(options: { startTimeoutMs?: number } = {}): Promise<SlurmCluster> {
+export async function startSlurmCluster(
+  options: { startTimeoutMs?: number } = {}
+): Promise<SlurmCluster> {
   const missing = missingSlurmExecutables();
   if (missing.length > 0) {
     throw new SlurmNotInstalled(missing);
   }
   if (typeof process.getuid === 'function' && process.getuid() !== 0) {
-    throw new Error('The test Slurm cluster runs its daemons as root (SlurmUser=root; slurmd launches the jobs): run the cluster tests as root.');
+    throw new Error(
+      'The test Slurm cluster runs its daemons as root (SlurmUser=root; slurmd launches the jobs): run the cluster tests as root.'
+    );
   }
   const startTimeoutMs = options.startTimeoutMs ?? 30000;
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ps-slurm-')));
+  const root = fs.realpathSync(
+    fs.mkdtempSync(path.join(os.tmpdir(), 'ps-slurm-'))
+  );
   // munged wants every directory on the way to its socket searchable by all ("execute
   // permissions for all required"), and its key, seed and log directories private.
   fs.chmodSync(root, 0o755);
@@ -226,7 +277,11 @@ export async function startSlurmCluster(options: { startTimeoutMs?: number } = {
   let stopped = false;
   const killAllNow = () => {
     for (const d of daemons) {
-      if (d.child.exitCode === null && d.child.signalCode === null && d.child.pid !== undefined) {
+      if (
+        d.child.exitCode === null &&
+        d.child.signalCode === null &&
+        d.child.pid !== undefined
+      ) {
         try {
           process.kill(d.child.pid, 'SIGKILL');
         } catch {
@@ -257,7 +312,11 @@ export async function startSlurmCluster(options: { startTimeoutMs?: number } = {
   };
 
   const stopDaemon = async (d: Daemon, timeoutMs = 10000) => {
-    if (d.child.exitCode !== null || d.child.signalCode !== null || d.child.pid === undefined) {
+    if (
+      d.child.exitCode !== null ||
+      d.child.signalCode !== null ||
+      d.child.pid === undefined
+    ) {
       return;
     }
     try {
@@ -285,7 +344,12 @@ export async function startSlurmCluster(options: { startTimeoutMs?: number } = {
     ]
       .map(file => {
         try {
-          const text = fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+          const text = fs
+            .readFileSync(file, 'utf8')
+            .trimEnd()
+            .split('\n')
+            .slice(-lines)
+            .join('\n');
           return text ? `--- ${path.basename(file)}\n${text}` : '';
         } catch {
           return '';
@@ -296,17 +360,40 @@ export async function startSlurmCluster(options: { startTimeoutMs?: number } = {
 
   const conf = path.join(dirs.etc, 'slurm.conf');
   const env: Record<string, string> = { PATH: SYSTEM_PATH, SLURM_CONF: conf };
-  const slurm = (command: string, args: readonly string[], o: CommandOptions = {}) =>
-    run(path.join('/usr/bin', command), args, { cwd: root, timeoutMs: 20000, ...o, env: { ...env, ...o.env } });
+  const slurm = (
+    command: string,
+    args: readonly string[],
+    o: CommandOptions = {}
+  ) =>
+    run(path.join('/usr/bin', command), args, {
+      cwd: root,
+      timeoutMs: 20000,
+      ...o,
+      env: { ...env, ...o.env }
+    });
 
   const jobState = async (jobId: string) => {
-    const r = await slurm('squeue', ['-h', '-j', jobId, '-o', '%T', '-t', 'all']);
+    const r = await slurm('squeue', [
+      '-h',
+      '-j',
+      jobId,
+      '-o',
+      '%T',
+      '-t',
+      'all'
+    ]);
     const state = r.code === 0 ? r.stdout.trim().split(/\s+/)[0] : '';
     return state === '' ? undefined : state;
   };
 
   const cancelAll = async () => {
-    const r = await slurm('squeue', ['-h', '-o', '%i', '-t', ACTIVE_STATES.join(',')]);
+    const r = await slurm('squeue', [
+      '-h',
+      '-o',
+      '%i',
+      '-t',
+      ACTIVE_STATES.join(',')
+    ]);
     const ids = r.stdout.split(/\s+/).filter(Boolean);
     if (ids.length === 0) {
       return;
@@ -314,7 +401,13 @@ export async function startSlurmCluster(options: { startTimeoutMs?: number } = {
     await slurm('scancel', ids);
     const deadline = Date.now() + 15000;
     while (Date.now() < deadline) {
-      const left = await slurm('squeue', ['-h', '-o', '%i', '-t', ACTIVE_STATES.join(',')]);
+      const left = await slurm('squeue', [
+        '-h',
+        '-o',
+        '%i',
+        '-t',
+        ACTIVE_STATES.join(',')
+      ]);
       if (left.code !== 0 || left.stdout.trim() === '') {
         return;
       }
@@ -330,7 +423,10 @@ export async function startSlurmCluster(options: { startTimeoutMs?: number } = {
     stopped = true;
     const slurmd = daemons.find(d => d.name === 'slurmd');
     const ctld = daemons.find(d => d.name === 'slurmctld');
-    const alive = (d: Daemon | undefined) => d !== undefined && d.child.exitCode === null && d.child.signalCode === null;
+    const alive = (d: Daemon | undefined) =>
+      d !== undefined &&
+      d.child.exitCode === null &&
+      d.child.signalCode === null;
     if (alive(ctld) && alive(slurmd)) {
       await cancelAll();
     }
@@ -373,7 +469,9 @@ export async function startSlurmCluster(options: { startTimeoutMs?: number } = {
     const partition = 'debug';
     const nodeName = 'localhost';
 
-    fs.writeFileSync(path.join(dirs.etc, 'plugstack.conf'), '', { mode: 0o644 });
+    fs.writeFileSync(path.join(dirs.etc, 'plugstack.conf'), '', {
+      mode: 0o644
+    });
     fs.writeFileSync(
       conf,
       [
@@ -436,26 +534,45 @@ export async function startSlurmCluster(options: { startTimeoutMs?: number } = {
     const deadline = began + startTimeoutMs;
     const ensureRunning = (d: Daemon) => {
       if (d.child.exitCode !== null || d.child.signalCode !== null) {
-        throw new Error(`${d.name} exited during start-up (code ${d.child.exitCode}, signal ${d.child.signalCode})\n${logTail()}`);
+        throw new Error(
+          `${d.name} exited during start-up (code ${d.child.exitCode}, signal ${d.child.signalCode})\n${logTail()}`
+        );
       }
     };
     while (!fs.existsSync(mungeSocket)) {
       ensureRunning(munged);
       if (Date.now() > deadline) {
-        throw new Error(`munged did not create ${mungeSocket} within ${startTimeoutMs} ms\n${logTail()}`);
+        throw new Error(
+          `munged did not create ${mungeSocket} within ${startTimeoutMs} ms\n${logTail()}`
+        );
       }
       await sleep(50);
     }
 
-    const ctld = startDaemon('slurmctld', '/usr/sbin/slurmctld', ['-D', '-i', '-f', conf]);
-    const slurmd = startDaemon('slurmd', '/usr/sbin/slurmd', ['-D', '-f', conf, '-N', nodeName]);
+    const ctld = startDaemon('slurmctld', '/usr/sbin/slurmctld', [
+      '-D',
+      '-i',
+      '-f',
+      conf
+    ]);
+    const slurmd = startDaemon('slurmd', '/usr/sbin/slurmd', [
+      '-D',
+      '-f',
+      conf,
+      '-N',
+      nodeName
+    ]);
 
     let lastSinfo: CommandResult | undefined;
     for (;;) {
       ensureRunning(munged);
       ensureRunning(ctld);
       ensureRunning(slurmd);
-      lastSinfo = await slurm('sinfo', ['-h', '-N', '-n', nodeName, '-o', '%t'], { timeoutMs: 5000 });
+      lastSinfo = await slurm(
+        'sinfo',
+        ['-h', '-N', '-n', nodeName, '-o', '%t'],
+        { timeoutMs: 5000 }
+      );
       if (lastSinfo.code === 0 && lastSinfo.stdout.trim() === 'idle') {
         break;
       }
@@ -481,17 +598,40 @@ export async function startSlurmCluster(options: { startTimeoutMs?: number } = {
       env,
       slurm,
       async allocate(jobName, extraArgs = []) {
-        const r = await slurm('salloc', ['--no-shell', '-N1', '-n1', '-t', '10', '-J', jobName, ...extraArgs]);
+        const r = await slurm('salloc', [
+          '--no-shell',
+          '-N1',
+          '-n1',
+          '-t',
+          '10',
+          '-J',
+          jobName,
+          ...extraArgs
+        ]);
         const m = /Granted job allocation (\d+)/.exec(r.stderr);
         if (r.code !== 0 || !m) {
-          throw new Error(`salloc --no-shell did not grant an allocation: ${summarize(r)}\n${logTail()}`);
+          throw new Error(
+            `salloc --no-shell did not grant an allocation: ${summarize(r)}\n${logTail()}`
+          );
         }
         return m[1];
       },
       jobState,
       async jobIdByName(jobName) {
-        const r = await slurm('squeue', ['-h', '-t', 'all', '-n', jobName, '-o', '%i']);
-        const ids = r.stdout.split(/\s+/).filter(Boolean).map(Number).sort((a, b) => a - b);
+        const r = await slurm('squeue', [
+          '-h',
+          '-t',
+          'all',
+          '-n',
+          jobName,
+          '-o',
+          '%i'
+        ]);
+        const ids = r.stdout
+          .split(/\s+/)
+          .filter(Boolean)
+          .map(Number)
+          .sort((a, b) => a - b);
         return ids.length > 0 ? String(ids[ids.length - 1]) : undefined;
       },
       async waitForJobState(jobId, states, timeoutMs = 30000) {
@@ -503,7 +643,9 @@ export async function startSlurmCluster(options: { startTimeoutMs?: number } = {
             return state;
           }
           if (Date.now() > until) {
-            throw new Error(`job ${jobId} did not reach ${states.join('/')} within ${timeoutMs} ms (last state: ${state ?? 'unknown'})\n${logTail()}`);
+            throw new Error(
+              `job ${jobId} did not reach ${states.join('/')} within ${timeoutMs} ms (last state: ${state ?? 'unknown'})\n${logTail()}`
+            );
           }
           await sleep(200);
         }

@@ -9,8 +9,20 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { HttpResult, request, RequestOptions, tempRoot } from '../helpers/harness';
-import { killAllChildren, readAllFiles, runCli, runProcess, RunResult, startServe } from '../helpers/cli';
+import {
+  HttpResult,
+  request,
+  RequestOptions,
+  tempRoot
+} from '../helpers/harness';
+import {
+  killAllChildren,
+  readAllFiles,
+  runCli,
+  runProcess,
+  RunResult,
+  startServe
+} from '../helpers/cli';
 import { expectValid } from '../helpers/schemas';
 import type { StartupProjection } from '../../sidecar/src/api-types';
 
@@ -39,18 +51,31 @@ interface Daemon {
   output(): string;
 }
 
-function spawnDaemon(file: string, args: string[], env: Record<string, string>, input?: string): Daemon {
+function spawnDaemon(
+  file: string,
+  args: string[],
+  env: Record<string, string>,
+  input?: string
+): Daemon {
   const child = spawn(file, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stdout
+    ?.setEncoding('utf8')
+    .on('data', (chunk: string) => (output += chunk));
+  child.stderr
+    ?.setEncoding('utf8')
+    .on('data', (chunk: string) => (output += chunk));
   child.stdin?.on('error', () => undefined);
   child.stdin?.end(input);
   return { child, output: () => output };
 }
 
 async function stopDaemon(daemon: Daemon | undefined): Promise<void> {
-  if (!daemon || daemon.child.exitCode !== null || daemon.child.signalCode !== null) {
+  if (
+    !daemon ||
+    daemon.child.exitCode !== null ||
+    daemon.child.signalCode !== null
+  ) {
     return;
   }
   const { child } = daemon;
@@ -66,7 +91,11 @@ async function stopDaemon(daemon: Daemon | undefined): Promise<void> {
   });
 }
 
-async function until<T>(what: string, timeoutMs: number, attempt: () => Promise<T | undefined>): Promise<T> {
+async function until<T>(
+  what: string,
+  timeoutMs: number,
+  attempt: () => Promise<T | undefined>
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await attempt();
@@ -81,7 +110,9 @@ async function until<T>(what: string, timeoutMs: number, attempt: () => Promise<
 }
 
 /** A private session bus: no standard service directories, so nothing is ever auto-started. */
-async function startBus(dir: string): Promise<{ daemon: Daemon; address: string }> {
+async function startBus(
+  dir: string
+): Promise<{ daemon: Daemon; address: string }> {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const socket = path.join(dir, 'bus');
   const config = path.join(dir, 'session.conf');
@@ -101,14 +132,22 @@ async function startBus(dir: string): Promise<{ daemon: Daemon; address: string 
 </busconfig>
 `
   );
-  const daemon = spawnDaemon('dbus-daemon', [`--config-file=${config}`, '--nofork', '--print-address=1'], { PATH: SYSTEM_PATH });
-  const address = await until('the session bus printing its address', 10000, async () => {
-    const line = /^(unix:\S+)$/m.exec(daemon.output());
-    if (daemon.child.exitCode !== null) {
-      throw new Error(`dbus-daemon exited: ${daemon.output()}`);
+  const daemon = spawnDaemon(
+    'dbus-daemon',
+    [`--config-file=${config}`, '--nofork', '--print-address=1'],
+    { PATH: SYSTEM_PATH }
+  );
+  const address = await until(
+    'the session bus printing its address',
+    10000,
+    async () => {
+      const line = /^(unix:\S+)$/m.exec(daemon.output());
+      if (daemon.child.exitCode !== null) {
+        throw new Error(`dbus-daemon exited: ${daemon.output()}`);
+      }
+      return line ? line[1] : undefined;
     }
-    return line ? line[1] : undefined;
-  });
+  );
   return { daemon, address };
 }
 
@@ -121,18 +160,28 @@ interface Session {
   keyring: Daemon;
 }
 
-function dbusSend(env: Record<string, string>, args: string[]): Promise<RunResult> {
-  return runProcess('dbus-send', ['--session', '--print-reply', '--reply-timeout=2000', ...args], {
-    env: { ...env, PATH: SYSTEM_PATH },
-    cwd: '/',
-    timeoutMs: 5000
-  });
+function dbusSend(
+  env: Record<string, string>,
+  args: string[]
+): Promise<RunResult> {
+  return runProcess(
+    'dbus-send',
+    ['--session', '--print-reply', '--reply-timeout=2000', ...args],
+    {
+      env: { ...env, PATH: SYSTEM_PATH },
+      cwd: '/',
+      timeoutMs: 5000
+    }
+  );
 }
 
 const item = {
   secret: `fake-keyring-secret-${hex()}`,
   label: `Keyring item label ${hex()}`,
-  attributes: { [`ps-attribute-${hex()}`]: `ps-attribute-value-${hex()}`, [`ps-account-${hex()}`]: `ps-account-value-${hex()}` }
+  attributes: {
+    [`ps-attribute-${hex()}`]: `ps-attribute-value-${hex()}`,
+    [`ps-account-${hex()}`]: `ps-account-value-${hex()}`
+  }
 };
 const hubToken = `fake-hub-token-${hex()}`;
 const serviceToken = `fake-service-token-${hex()}`;
@@ -177,7 +226,12 @@ beforeAll(async () => {
     if (keyring.child.exitCode !== null) {
       throw new Error(`gnome-keyring-daemon exited: ${keyring.output()}`);
     }
-    const r = await dbusSend(env, ['--dest=org.freedesktop.DBus', '/', 'org.freedesktop.DBus.NameHasOwner', 'string:org.freedesktop.secrets']);
+    const r = await dbusSend(env, [
+      '--dest=org.freedesktop.DBus',
+      '/',
+      'org.freedesktop.DBus.NameHasOwner',
+      'string:org.freedesktop.secrets'
+    ]);
     return /boolean true/.test(r.stdout) ? true : undefined;
   });
   const collections = await dbusSend(env, [
@@ -187,14 +241,31 @@ beforeAll(async () => {
     'string:org.freedesktop.Secret.Service',
     'string:Collections'
   ]);
-  expect(collections.stdout).toContain('/org/freedesktop/secrets/collection/login');
+  expect(collections.stdout).toContain(
+    '/org/freedesktop/secrets/collection/login'
+  );
 
   const attributeArgs = Object.entries(item.attributes).flat();
-  const tool = { env: { ...env, PATH: SYSTEM_PATH }, cwd: home, timeoutMs: 10000 };
-  const stored = await runProcess('secret-tool', ['store', `--label=${item.label}`, ...attributeArgs], { ...tool, input: item.secret });
-  expect({ code: stored.code, stderr: stored.stderr }).toEqual({ code: 0, stderr: '' });
+  const tool = {
+    env: { ...env, PATH: SYSTEM_PATH },
+    cwd: home,
+    timeoutMs: 10000
+  };
+  const stored = await runProcess(
+    'secret-tool',
+    ['store', `--label=${item.label}`, ...attributeArgs],
+    { ...tool, input: item.secret }
+  );
+  expect({ code: stored.code, stderr: stored.stderr }).toEqual({
+    code: 0,
+    stderr: ''
+  });
   // The item really is in the keyring, unlocked (so a reading service could have read it).
-  const lookup = await runProcess('secret-tool', ['lookup', ...attributeArgs], tool);
+  const lookup = await runProcess(
+    'secret-tool',
+    ['lookup', ...attributeArgs],
+    tool
+  );
   expect(lookup.stdout).toBe(item.secret);
 }, 30000);
 
@@ -210,7 +281,10 @@ afterAll(async () => {
 });
 
 /** A project with its own bin directory holding only dbus-send (no scheduler client). */
-function project(name: string, home: string): { dir: string; env: Record<string, string> } {
+function project(
+  name: string,
+  home: string
+): { dir: string; env: Record<string, string> } {
   const base = path.join((session as Session).root, name);
   const dir = path.join(base, 'project');
   const bin = path.join(base, 'bin');
@@ -236,7 +310,9 @@ interface Check {
 }
 
 function credentialCheck(projection: { readinessChecks: Check[] }): Check {
-  const check = projection.readinessChecks.find(c => c.id === 'credential-backends');
+  const check = projection.readinessChecks.find(
+    c => c.id === 'credential-backends'
+  );
   expect(check).toBeDefined();
   return check as Check;
 }
@@ -244,24 +320,37 @@ function credentialCheck(projection: { readinessChecks: Check[] }): Check {
 /** "Label: observed" parts of the credential-backends check, by label. */
 function backendParts(check: Check): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const part of check.observed.split(/; (?=(?:Process|System keyring|Mounted file|Managed identity): )/)) {
+  for (const part of check.observed.split(
+    /; (?=(?:Process|System keyring|Mounted file|Managed identity): )/
+  )) {
     const colon = part.indexOf(': ');
     out[part.slice(0, colon)] = part.slice(colon + 2);
   }
   return out;
 }
 
-function manifestBackends(manifest: { capabilities: { id: string; values: { id: string }[] }[] }): string[] {
-  return (manifest.capabilities.find(c => c.id === 'credential-backends')?.values ?? []).map(v => v.id);
+function manifestBackends(manifest: {
+  capabilities: { id: string; values: { id: string }[] }[];
+}): string[] {
+  return (
+    manifest.capabilities.find(c => c.id === 'credential-backends')?.values ??
+    []
+  ).map(v => v.id);
 }
 
-async function statusLocal(env: Record<string, string>, cwd: string): Promise<{ run: RunResult; projection: StartupProjection }> {
+async function statusLocal(
+  env: Record<string, string>,
+  cwd: string
+): Promise<{ run: RunResult; projection: StartupProjection }> {
   const run = await runCli(['status', '--json', '--local'], { env, cwd });
   const projection = JSON.parse(run.stdout) as StartupProjection;
   expectValid('StartupProjection', projection);
   // `status` exits 3 where setup cannot go on until something changes (README: Command line).
   const stuck = ['blocked', 'unsupported-interface'].includes(projection.phase);
-  expect({ code: run.code, stderr: run.stderr }).toEqual({ code: stuck ? 3 : 0, stderr: '' });
+  expect({ code: run.code, stderr: run.stderr }).toEqual({
+    code: stuck ? 3 : 0,
+    stderr: ''
+  });
   return { run, projection };
 }
 
@@ -278,7 +367,13 @@ describe('system keyring on the generic platform, with a real Secret Service', (
     };
     const seen: { where: string; text: string }[] = [];
     const record = (where: string, r: HttpResult | RunResult) =>
-      seen.push({ where, text: 'text' in r ? `${r.status} ${JSON.stringify(r.headers)}\n${r.text}` : `${r.code}\n${r.stdout}\n${r.stderr}` });
+      seen.push({
+        where,
+        text:
+          'text' in r
+            ? `${r.status} ${JSON.stringify(r.headers)}\n${r.text}`
+            : `${r.code}\n${r.stdout}\n${r.stderr}`
+      });
 
     // The command line, evaluating in this process; without credential variables, so that the
     // keyring is the only backend that can make the check pass.
@@ -286,16 +381,23 @@ describe('system keyring on the generic platform, with a real Secret Service', (
     record('status --json --local', local.run);
     expect(local.projection.platform).toBe('generic');
     const localCheck = credentialCheck(local.projection);
-    expect(backendParts(localCheck)['System keyring']).toMatch(/Secret Service answers/);
+    expect(backendParts(localCheck)['System keyring']).toMatch(
+      /Secret Service answers/
+    );
     expect(localCheck.status).toBe('pass');
-    expect(manifestBackends(local.projection.manifest)).toContain('system-keyring');
+    expect(manifestBackends(local.projection.manifest)).toContain(
+      'system-keyring'
+    );
 
     // The service.
     const server = await startServe([], { env, cwd: p.dir });
     const api = server.url;
     const origin = new URL(api).origin;
     const get = async (route: string, options: RequestOptions = {}) => {
-      const r = await request(`${api}${route}`, { token: serviceToken, ...options });
+      const r = await request(`${api}${route}`, {
+        token: serviceToken,
+        ...options
+      });
       record(`GET ${route}`, r);
       return r;
     };
@@ -305,7 +407,9 @@ describe('system keyring on the generic platform, with a real Secret Service', (
       expect(startups[iface].status).toBe(200);
       const check = credentialCheck(startups[iface].json);
       expect(check.status).toBe('pass');
-      expect(backendParts(check)['System keyring']).toMatch(/Secret Service answers on the D-Bus session/);
+      expect(backendParts(check)['System keyring']).toMatch(
+        /Secret Service answers on the D-Bus session/
+      );
     }
     expect((await get('capabilities')).status).toBe(200);
     expect((await get('health')).status).toBe(200);
@@ -314,7 +418,12 @@ describe('system keyring on the generic platform, with a real Secret Service', (
       token: serviceToken,
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify([
-        { jsonrpc: '2.0', id: 1, method: 'project.startup', params: { interface: 'web' } },
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'project.startup',
+          params: { interface: 'web' }
+        },
         { jsonrpc: '2.0', id: 2, method: 'project.capabilities' }
       ])
     });
@@ -326,8 +435,16 @@ describe('system keyring on the generic platform, with a real Secret Service', (
     const created = await request(`${api}initialize`, {
       method: 'POST',
       token: serviceToken,
-      headers: { 'content-type': 'application/json', origin, 'sec-fetch-site': 'same-origin' },
-      body: JSON.stringify({ interface: 'web', method: 'setup-page', confirm: { projectPath: web.projectPath, statePath: web.statePath } })
+      headers: {
+        'content-type': 'application/json',
+        origin,
+        'sec-fetch-site': 'same-origin'
+      },
+      body: JSON.stringify({
+        interface: 'web',
+        method: 'setup-page',
+        confirm: { projectPath: web.projectPath, statePath: web.statePath }
+      })
     });
     record('POST initialize', created);
     expect(created.status).toBe(201);
@@ -336,22 +453,34 @@ describe('system keyring on the generic platform, with a real Secret Service', (
     const remote = await runCli(['status', '--json'], { env, cwd: p.dir });
     record('status --json (through the service)', remote);
     expect(remote.code).toBe(0);
-    expect(backendParts(credentialCheck(JSON.parse(remote.stdout)))['System keyring']).toMatch(/Secret Service answers/);
+    expect(
+      backendParts(credentialCheck(JSON.parse(remote.stdout)))['System keyring']
+    ).toMatch(/Secret Service answers/);
 
     // Files: the runtime file while it runs, the state file, and everything else the sidecar
     // could have written; the keyring's own storage is the keyring's, not the service's.
     const keyringStore = path.join(s.home, '.local', 'share', 'keyrings');
-    const files = () => Object.entries(readAllFiles(s.root)).filter(([file]) => !file.startsWith(`${keyringStore}${path.sep}`));
+    const files = () =>
+      Object.entries(readAllFiles(s.root)).filter(
+        ([file]) => !file.startsWith(`${keyringStore}${path.sep}`)
+      );
     const during = files();
-    expect(during.map(([f]) => f)).toEqual(expect.arrayContaining([path.join(web.statePath, 'initialization.json')]));
-    expect(during.filter(([f]) => f.startsWith(env.PROJECT_STARTUP_RUNTIME_DIR))).toHaveLength(1);
+    expect(during.map(([f]) => f)).toEqual(
+      expect.arrayContaining([path.join(web.statePath, 'initialization.json')])
+    );
+    expect(
+      during.filter(([f]) => f.startsWith(env.PROJECT_STARTUP_RUNTIME_DIR))
+    ).toHaveLength(1);
     for (const [file, text] of during) {
       seen.push({ where: `file ${file}`, text });
     }
     const stopped = await server.stop();
     expect(stopped.code).toBe(0);
     expect(server.stderr()).toMatch(/"level":"debug","message":"request"/);
-    seen.push({ where: 'serve stdout', text: server.stdout() }, { where: 'serve stderr', text: server.stderr() });
+    seen.push(
+      { where: 'serve stdout', text: server.stdout() },
+      { where: 'serve stderr', text: server.stderr() }
+    );
     for (const [file, text] of files()) {
       seen.push({ where: `file after stop ${file}`, text });
     }
@@ -367,7 +496,9 @@ describe('system keyring on the generic platform, with a real Secret Service', (
       forbidden[`attribute value ${value}`] = value;
     }
     const leaks = Object.entries(forbidden).flatMap(([name, value]) =>
-      seen.filter(x => x.text.includes(value)).map(x => `${name} appears in ${x.where}`)
+      seen
+        .filter(x => x.text.includes(value))
+        .map(x => `${name} appears in ${x.where}`)
     );
     expect(leaks).toEqual([]);
   });
@@ -391,9 +522,14 @@ describe('system keyring not available', () => {
     const bus = await startBus(path.join(s.root, 'empty-dbus'));
     try {
       const p = project('no-secret-service', s.home);
-      const { projection } = await statusLocal({ ...p.env, ...s.env, DBUS_SESSION_BUS_ADDRESS: bus.address }, p.dir);
+      const { projection } = await statusLocal(
+        { ...p.env, ...s.env, DBUS_SESSION_BUS_ADDRESS: bus.address },
+        p.dir
+      );
       const check = credentialCheck(projection);
-      expect(backendParts(check)['System keyring']).toMatch(/no Secret Service answers/);
+      expect(backendParts(check)['System keyring']).toMatch(
+        /no Secret Service answers/
+      );
       expect(check.status).toBe('warn');
     } finally {
       await stopDaemon(bus.daemon);
@@ -404,18 +540,28 @@ describe('system keyring not available', () => {
     const s = session as Session;
     const p = project('dead-bus', s.home);
     const dead = `unix:path=${path.join(s.root, 'no-such-bus')}`;
-    const { projection } = await statusLocal({ ...p.env, ...s.env, DBUS_SESSION_BUS_ADDRESS: dead }, p.dir);
+    const { projection } = await statusLocal(
+      { ...p.env, ...s.env, DBUS_SESSION_BUS_ADDRESS: dead },
+      p.dir
+    );
     const check = credentialCheck(projection);
-    expect(backendParts(check)['System keyring']).toMatch(/no Secret Service answers/);
+    expect(backendParts(check)['System keyring']).toMatch(
+      /no Secret Service answers/
+    );
     expect(check.status).toBe('warn');
   });
 
   it('without dbus-send: not available, saying it could not ask', async () => {
     const s = session as Session;
     const p = project('no-dbus-send', s.home);
-    const { projection } = await statusLocal({ ...p.env, ...s.env, PATH: path.join(s.root, 'no-dbus-send', 'empty') }, p.dir);
+    const { projection } = await statusLocal(
+      { ...p.env, ...s.env, PATH: path.join(s.root, 'no-dbus-send', 'empty') },
+      p.dir
+    );
     const check = credentialCheck(projection);
-    expect(backendParts(check)['System keyring']).toMatch(/dbus-send.*not installed/);
+    expect(backendParts(check)['System keyring']).toMatch(
+      /dbus-send.*not installed/
+    );
     expect(check.status).toBe('warn');
   });
 });
@@ -423,14 +569,25 @@ describe('system keyring not available', () => {
 describe('system keyring on platforms that do not offer it', () => {
   // The Secret Service is live on the session these runs see; the platform decides all the same.
   it.each([
-    ['hosted-notebook', { JUPYTERHUB_API_URL: 'http://127.0.0.1:9/hub/api', JUPYTERHUB_USER: 'alice' }],
+    [
+      'hosted-notebook',
+      {
+        JUPYTERHUB_API_URL: 'http://127.0.0.1:9/hub/api',
+        JUPYTERHUB_USER: 'alice'
+      }
+    ],
     ['cluster', { SLURM_CONF: '/nonexistent/slurm.conf' }]
   ])('on %s the keyring is not reported at all', async (platform, evidence) => {
     const s = session as Session;
     const p = project(`not-offered-${platform}`, s.home);
-    const { run, projection } = await statusLocal({ ...p.env, ...s.env, ...evidence }, p.dir);
+    const { run, projection } = await statusLocal(
+      { ...p.env, ...s.env, ...evidence },
+      p.dir
+    );
     expect(projection.platform).toBe(platform);
-    expect(manifestBackends(projection.manifest)).not.toContain('system-keyring');
+    expect(manifestBackends(projection.manifest)).not.toContain(
+      'system-keyring'
+    );
     const check = credentialCheck(projection);
     expect(Object.keys(backendParts(check))).not.toContain('System keyring');
     expect(check.observed).not.toMatch(/keyring|Secret Service/i);

@@ -19,8 +19,12 @@ describe('the API docs page in Chromium', () => {
     const serve = await startServe([], { env: s.env, cwd: s.projectDir });
     const url = await runCli(['url'], { env: s.env, cwd: s.projectDir });
     expect(url.code).toBe(0);
-    const document = (await request(`${serve.url}openapi.json`)).json as { paths: Record<string, Record<string, { operationId: string }>> };
-    const operations = Object.values(document.paths).flatMap(item => Object.values(item).map(op => op.operationId));
+    const document = (await request(`${serve.url}openapi.json`)).json as {
+      paths: Record<string, Record<string, { operationId: string }>>;
+    };
+    const operations = Object.values(document.paths).flatMap(item =>
+      Object.values(item).map(op => op.operationId)
+    );
 
     browser = await launchBrowser();
     const page = await browser.newPage();

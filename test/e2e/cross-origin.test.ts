@@ -10,7 +10,15 @@
 // jupyter install --user`; Jupyter's base_url is /user/alice/.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { checkPrerequisites, httpRequest, jupyterCookies, jupyterInstall, LabServer, startLabServer, stopAllLabServers } from './helpers';
+import {
+  checkPrerequisites,
+  httpRequest,
+  jupyterCookies,
+  jupyterInstall,
+  LabServer,
+  startLabServer,
+  stopAllLabServers
+} from './helpers';
 
 const EVIL = 'http://evil.example';
 
@@ -19,7 +27,11 @@ describe('cookie-borne cross-origin POSTs through the proxy are refused by the s
 
   beforeAll(async () => {
     checkPrerequisites();
-    server = await startLabServer({ baseUrl: '/user/alice/', label: 'cross-origin-server', prepare: dirs => void jupyterInstall(dirs) });
+    server = await startLabServer({
+      baseUrl: '/user/alice/',
+      label: 'cross-origin-server',
+      prepare: dirs => void jupyterInstall(dirs)
+    });
   }, 60000);
 
   afterAll(async () => {
@@ -30,26 +42,56 @@ describe('cookie-borne cross-origin POSTs through the proxy are refused by the s
   test('Origin: http://evil.example, Sec-Fetch-Site: cross-site (alone and together), same-site, Origin null, text/plain, and the gateway', async () => {
     const s = server as LabServer;
     const statePath = path.join(s.dirs.project, '.project-startup');
-    const startup = await httpRequest(`${s.base}project/startup?interface=notebook`, { headers: { authorization: `token ${s.token}` } });
+    const startup = await httpRequest(
+      `${s.base}project/startup?interface=notebook`,
+      { headers: { authorization: `token ${s.token}` } }
+    );
     expect(startup.status).toBe(200);
-    expect(startup.json).toMatchObject({ phase: 'awaiting-confirmation', projectPath: s.dirs.project, statePath });
+    expect(startup.json).toMatchObject({
+      phase: 'awaiting-confirmation',
+      projectPath: s.dirs.project,
+      statePath
+    });
     // Exactly what the panel's dialog sends: valid and current.
     const confirmation = {
       interface: 'notebook',
       method: 'jupyterlab-dialog',
-      confirm: { projectPath: startup.json.projectPath, statePath: startup.json.statePath }
+      confirm: {
+        projectPath: startup.json.projectPath,
+        statePath: startup.json.statePath
+      }
     };
     const body = JSON.stringify(confirmation);
     const cookie = await jupyterCookies(s);
     const json = { cookie, 'content-type': 'application/json' };
 
-    const attempts: { what: string; url: string; headers: Record<string, string>; body: string }[] = [
-      { what: 'Origin: evil.example', url: `${s.base}project/initialize`, headers: { ...json, origin: EVIL }, body },
-      { what: 'Sec-Fetch-Site: cross-site, no Origin', url: `${s.base}project/initialize`, headers: { ...json, 'sec-fetch-site': 'cross-site' }, body },
+    const attempts: {
+      what: string;
+      url: string;
+      headers: Record<string, string>;
+      body: string;
+    }[] = [
+      {
+        what: 'Origin: evil.example',
+        url: `${s.base}project/initialize`,
+        headers: { ...json, origin: EVIL },
+        body
+      },
+      {
+        what: 'Sec-Fetch-Site: cross-site, no Origin',
+        url: `${s.base}project/initialize`,
+        headers: { ...json, 'sec-fetch-site': 'cross-site' },
+        body
+      },
       {
         what: 'Origin: evil.example with Sec-Fetch-Site: cross-site (what Chromium sends)',
         url: `${s.base}project/initialize`,
-        headers: { ...json, origin: EVIL, 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'cors' },
+        headers: {
+          ...json,
+          origin: EVIL,
+          'sec-fetch-site': 'cross-site',
+          'sec-fetch-mode': 'cors'
+        },
         body
       },
       {
@@ -58,36 +100,70 @@ describe('cookie-borne cross-origin POSTs through the proxy are refused by the s
         headers: { ...json, origin: s.origin, 'sec-fetch-site': 'cross-site' },
         body
       },
-      { what: 'Sec-Fetch-Site: same-site (a sibling host)', url: `${s.base}project/initialize`, headers: { ...json, 'sec-fetch-site': 'same-site' }, body },
-      { what: 'Origin: null (sandboxed frame)', url: `${s.base}project/initialize`, headers: { ...json, origin: 'null' }, body },
+      {
+        what: 'Sec-Fetch-Site: same-site (a sibling host)',
+        url: `${s.base}project/initialize`,
+        headers: { ...json, 'sec-fetch-site': 'same-site' },
+        body
+      },
+      {
+        what: 'Origin: null (sandboxed frame)',
+        url: `${s.base}project/initialize`,
+        headers: { ...json, origin: 'null' },
+        body
+      },
       {
         what: 'a form-style text/plain POST from evil.example (no CORS preflight)',
         url: `${s.base}project/initialize`,
-        headers: { cookie, 'content-type': 'text/plain', origin: EVIL, 'sec-fetch-site': 'cross-site' },
+        headers: {
+          cookie,
+          'content-type': 'text/plain',
+          origin: EVIL,
+          'sec-fetch-site': 'cross-site'
+        },
         body
       },
-      { what: 'cookie only, no Origin, no Sec-Fetch-Site', url: `${s.base}project/initialize`, headers: json, body },
+      {
+        what: 'cookie only, no Origin, no Sec-Fetch-Site',
+        url: `${s.base}project/initialize`,
+        headers: json,
+        body
+      },
       {
         what: 'the gateway, project.initialize, Origin: evil.example',
         url: `${s.base}project/gateway`,
         headers: { ...json, origin: EVIL, 'sec-fetch-site': 'cross-site' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'project.initialize', params: confirmation })
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'project.initialize',
+          params: confirmation
+        })
       }
     ];
     const answers: string[] = [];
     for (const attempt of attempts) {
-      const answer = await httpRequest(attempt.url, { method: 'POST', headers: attempt.headers, body: attempt.body });
+      const answer = await httpRequest(attempt.url, {
+        method: 'POST',
+        headers: attempt.headers,
+        body: attempt.body
+      });
       answers.push(
         `${attempt.what}: ${answer.status} ${String(answer.headers['content-type']).split(';')[0]} ${answer.json?.code ?? answer.text.slice(0, 80)}`
       );
       expect(fs.existsSync(statePath)).toBe(false);
     }
-    expect(answers).toEqual(attempts.map(a => `${a.what}: 403 application/problem+json cross-origin`));
+    expect(answers).toEqual(
+      attempts.map(a => `${a.what}: 403 application/problem+json cross-origin`)
+    );
 
     // Nothing was created, and setup is still at the confirmation step.
     expect(fs.existsSync(statePath)).toBe(false);
     expect(fs.readdirSync(s.dirs.project)).toEqual([]);
-    const after = await httpRequest(`${s.base}project/startup?interface=notebook`, { headers: { authorization: `token ${s.token}` } });
+    const after = await httpRequest(
+      `${s.base}project/startup?interface=notebook`,
+      { headers: { authorization: `token ${s.token}` } }
+    );
     expect(after.json.phase).toBe('awaiting-confirmation');
     expect(after.json.confirmation.confirmed).toBe(false);
 
@@ -100,9 +176,17 @@ describe('cookie-borne cross-origin POSTs through the proxy are refused by the s
     });
     expect(sameOrigin.status).toBe(201);
     expect(sameOrigin.json).toMatchObject({ created: true, phase: 'ready' });
-    expect(sameOrigin.json.record.confirmation).toMatchObject({ interface: 'notebook', method: 'jupyterlab-dialog', ingress: 'notebook-server-proxy' });
+    expect(sameOrigin.json.record.confirmation).toMatchObject({
+      interface: 'notebook',
+      method: 'jupyterlab-dialog',
+      ingress: 'notebook-server-proxy'
+    });
     // And once the state exists, a cross-origin POST is still a refusal, not the idempotent 200.
-    const late = await httpRequest(`${s.base}project/initialize`, { method: 'POST', headers: { ...json, origin: EVIL }, body });
+    const late = await httpRequest(`${s.base}project/initialize`, {
+      method: 'POST',
+      headers: { ...json, origin: EVIL },
+      body
+    });
     expect(late.status).toBe(403);
     expect(late.json.code).toBe('cross-origin');
     // The sidecar never logged the cookie or the token.

@@ -13,7 +13,12 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { BrowserContext, chromium, ConsoleMessage, Page } from 'playwright-core';
+import {
+  BrowserContext,
+  chromium,
+  ConsoleMessage,
+  Page
+} from 'playwright-core';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 export const E2E_DIR = __dirname;
@@ -23,17 +28,27 @@ export const PYTHON = '/usr/bin/python3';
 export const CHROMIUM = '/usr/bin/chromium';
 export const BIN = path.join(REPO_ROOT, 'bin', 'project-startup.js');
 /** The project's prebuilt extension, written by `npm run build:labextension`. */
-export const PROJECT_LABEXTENSION = path.join(REPO_ROOT, 'jupyterlab_project_startup', 'labextension');
+export const PROJECT_LABEXTENSION = path.join(
+  REPO_ROOT,
+  'jupyterlab_project_startup',
+  'labextension'
+);
 /**
  * The real jupyter-server-proxy 4.4.0 and simpervisor, vendored beside the clone (CI clones the
  * repository with ../shared next to it); used only where the Python has none installed.
  */
-export const VENDORED_SERVER_PROXY = path.resolve(REPO_ROOT, '..', 'shared', 'vendor', 'python');
+export const VENDORED_SERVER_PROXY = path.resolve(
+  REPO_ROOT,
+  '..',
+  'shared',
+  'vendor',
+  'python'
+);
 /** A loopback port that refuses connections, so the sidecar's runtime probes fail fast. */
 export const CLOSED_URL = 'http://127.0.0.1:9/';
 
 const APT_STEP =
-  "run the apt step of .ci/run (as root: apt-get update && apt-get install -y python3-jupyter-server " +
+  'run the apt step of .ci/run (as root: apt-get update && apt-get install -y python3-jupyter-server ' +
   'python3-jupyterlab-server chromium python3-nbclient python3-ipykernel), or all of `bash .ci/run`';
 
 /**
@@ -48,22 +63,37 @@ export function checkPrerequisites(): void {
   if (!fs.existsSync(PYTHON)) {
     missing.push(`${PYTHON} is not installed`);
   } else {
-    const probe = spawnSync(PYTHON, ['-c', 'import jupyter_server, jupyterlab_server; print(jupyter_server.__version__)'], {
-      encoding: 'utf8',
-      timeout: 20000,
-      env: { PATH: '/usr/bin:/bin', PYTHONDONTWRITEBYTECODE: '1' }
-    });
+    const probe = spawnSync(
+      PYTHON,
+      [
+        '-c',
+        'import jupyter_server, jupyterlab_server; print(jupyter_server.__version__)'
+      ],
+      {
+        encoding: 'utf8',
+        timeout: 20000,
+        env: { PATH: '/usr/bin:/bin', PYTHONDONTWRITEBYTECODE: '1' }
+      }
+    );
     if (probe.status !== 0) {
-      missing.push(`${PYTHON} cannot import jupyter_server and jupyterlab_server (${(probe.stderr || '').trim().split('\n').pop()})`);
+      missing.push(
+        `${PYTHON} cannot import jupyter_server and jupyterlab_server (${(probe.stderr || '').trim().split('\n').pop()})`
+      );
     } else if (!probe.stdout.startsWith('1.')) {
-      missing.push(`${PYTHON} has jupyter_server ${probe.stdout.trim()}, not Debian's 1.23 these tests were measured on`);
+      missing.push(
+        `${PYTHON} has jupyter_server ${probe.stdout.trim()}, not Debian's 1.23 these tests were measured on`
+      );
     }
   }
   if (missing.length > 0) {
-    throw new Error(`Browser tests cannot run: ${missing.join('; ')}. To fix: ${APT_STEP}.`);
+    throw new Error(
+      `Browser tests cannot run: ${missing.join('; ')}. To fix: ${APT_STEP}.`
+    );
   }
   if (!fs.existsSync(path.join(APP_BUILD, 'static', 'bundle.js'))) {
-    throw new Error('The e2e host app is not built: run `npm run build:e2e-app` (`npm test` does it).');
+    throw new Error(
+      'The e2e host app is not built: run `npm run build:e2e-app` (`npm test` does it).'
+    );
   }
 }
 
@@ -83,20 +113,36 @@ const serverProxyLocations = new Map<string, ServerProxyLocation>();
  * else the vendored copy (VENDORED_SERVER_PROXY on PYTHONPATH, with PYTHONDONTWRITEBYTECODE=1 so
  * nothing is written there). Throws, saying what to do, when there is neither or it is not 4.x.
  */
-export function serverProxyLocation(python: string = PYTHON): ServerProxyLocation {
+export function serverProxyLocation(
+  python: string = PYTHON
+): ServerProxyLocation {
   const known = serverProxyLocations.get(python);
   if (known) {
     return known;
   }
   const probe = (pythonPath: string) =>
-    spawnSync(python, ['-c', 'import jupyter_server_proxy as j; print(j.__version__); print(j.__file__)'], {
-      encoding: 'utf8',
-      timeout: 20000,
-      env: { PATH: '/usr/bin:/bin', PYTHONDONTWRITEBYTECODE: '1', ...(pythonPath ? { PYTHONPATH: pythonPath } : {}) }
-    });
+    spawnSync(
+      python,
+      [
+        '-c',
+        'import jupyter_server_proxy as j; print(j.__version__); print(j.__file__)'
+      ],
+      {
+        encoding: 'utf8',
+        timeout: 20000,
+        env: {
+          PATH: '/usr/bin:/bin',
+          PYTHONDONTWRITEBYTECODE: '1',
+          ...(pythonPath ? { PYTHONPATH: pythonPath } : {})
+        }
+      }
+    );
   let pythonPath = '';
   let result = probe(pythonPath);
-  if (result.status !== 0 && fs.existsSync(path.join(VENDORED_SERVER_PROXY, 'jupyter_server_proxy'))) {
+  if (
+    result.status !== 0 &&
+    fs.existsSync(path.join(VENDORED_SERVER_PROXY, 'jupyter_server_proxy'))
+  ) {
     pythonPath = VENDORED_SERVER_PROXY;
     result = probe(pythonPath);
   }
@@ -109,7 +155,9 @@ export function serverProxyLocation(python: string = PYTHON): ServerProxyLocatio
   }
   const [version, file] = result.stdout.trim().split('\n');
   if (!version.startsWith('4.')) {
-    throw new Error(`${python} has jupyter_server_proxy ${version} (${file}); these tests need 4.x (4.1 or newer).`);
+    throw new Error(
+      `${python} has jupyter_server_proxy ${version} (${file}); these tests need 4.x (4.1 or newer).`
+    );
   }
   const location = { pythonPath, version, file };
   serverProxyLocations.set(python, location);
@@ -185,7 +233,11 @@ export interface LabServer {
   /** Whether the server process is still running. */
   running(): boolean;
   /** SIGTERM to the server's process group, SIGKILL after the timeout; then removes the directories. */
-  stop(timeoutMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null; forced: boolean }>;
+  stop(timeoutMs?: number): Promise<{
+    code: number | null;
+    signal: NodeJS.Signals | null;
+    forced: boolean;
+  }>;
 }
 
 function tempRoot(prefix: string): string {
@@ -197,7 +249,10 @@ function delay(ms: number): Promise<void> {
 }
 
 /** One GET on loopback that resolves with the status (0 on a connection error). */
-function status(url: string, headers: Record<string, string> = {}): Promise<number> {
+function status(
+  url: string,
+  headers: Record<string, string> = {}
+): Promise<number> {
   return new Promise(resolve => {
     const req = http.get(url, { headers, timeout: 2000, agent: false }, res => {
       res.resume();
@@ -211,7 +266,9 @@ function status(url: string, headers: Record<string, string> = {}): Promise<numb
 const started = new Set<LabServer>();
 
 /** Starts lab_server.py and resolves once Jupyter answers `GET {base_url}api/status` with 200. */
-export async function startLabServer(options: LabServerOptions = {}): Promise<LabServer> {
+export async function startLabServer(
+  options: LabServerOptions = {}
+): Promise<LabServer> {
   checkPrerequisites();
   const serverProxy = serverProxyLocation(options.python ?? PYTHON);
   const baseUrl = options.baseUrl ?? '/lab-e2e/';
@@ -240,8 +297,14 @@ export async function startLabServer(options: LabServerOptions = {}): Promise<La
     );
   }
   for (const source of options.labextensions ?? []) {
-    const name = (JSON.parse(fs.readFileSync(path.join(source, 'package.json'), 'utf8')) as { name: string }).name;
-    fs.cpSync(source, path.join(dirs.data, 'labextensions', name), { recursive: true });
+    const name = (
+      JSON.parse(
+        fs.readFileSync(path.join(source, 'package.json'), 'utf8')
+      ) as { name: string }
+    ).name;
+    fs.cpSync(source, path.join(dirs.data, 'labextensions', name), {
+      recursive: true
+    });
   }
 
   const prepared = options.prepare?.(dirs) ?? {};
@@ -298,7 +361,10 @@ export async function startLabServer(options: LabServerOptions = {}): Promise<La
   child.stdout?.on('data', append);
   child.stderr?.on('data', append);
   let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(resolve => {
+  const exited = new Promise<{
+    code: number | null;
+    signal: NodeJS.Signals | null;
+  }>(resolve => {
     child.once('exit', (code, signal) => {
       exit = { code, signal };
       resolve(exit);
@@ -350,7 +416,10 @@ export async function startLabServer(options: LabServerOptions = {}): Promise<La
         // Anything left in the group (a backend that ignored SIGTERM) goes now.
         killGroup('SIGKILL');
         fs.mkdirSync(ARTIFACTS, { recursive: true });
-        fs.writeFileSync(path.join(ARTIFACTS, `${label}.log`), `# lab_server.py pid ${pid}, answered after ${server.startMs} ms\n${log}`);
+        fs.writeFileSync(
+          path.join(ARTIFACTS, `${label}.log`),
+          `# lab_server.py pid ${pid}, answered after ${server.startMs} ms\n${log}`
+        );
         fs.rmSync(root, { recursive: true, force: true });
       }
       const result = await exited;
@@ -362,20 +431,27 @@ export async function startLabServer(options: LabServerOptions = {}): Promise<La
   const deadline = spawnedAt + (options.timeoutMs ?? 30000);
   const failStart = async (why: string): Promise<never> => {
     await server.stop(2000);
-    throw new Error(`lab_server.py ${why}.\n--- server log (tail) ---\n${log.slice(-4000)}`);
+    throw new Error(
+      `lab_server.py ${why}.\n--- server log (tail) ---\n${log.slice(-4000)}`
+    );
   };
   // The server writes jpserver-<pid>.json (with the port it bound) once it listens.
   const infoFile = path.join(dirs.runtime, `jpserver-${pid}.json`);
   let port = 0;
   while (port === 0) {
     if (exit !== undefined) {
-      return failStart(`exited (code ${exit.code}, signal ${exit.signal}) before listening`);
+      return failStart(
+        `exited (code ${exit.code}, signal ${exit.signal}) before listening`
+      );
     }
     if (Date.now() > deadline) {
-      return failStart(`did not listen within ${options.timeoutMs ?? 30000} ms`);
+      return failStart(
+        `did not listen within ${options.timeoutMs ?? 30000} ms`
+      );
     }
     try {
-      port = (JSON.parse(fs.readFileSync(infoFile, 'utf8')) as { port: number }).port;
+      port = (JSON.parse(fs.readFileSync(infoFile, 'utf8')) as { port: number })
+        .port;
     } catch {
       await delay(50);
     }
@@ -384,12 +460,20 @@ export async function startLabServer(options: LabServerOptions = {}): Promise<La
   server.origin = `http://127.0.0.1:${port}`;
   server.base = `${server.origin}${baseUrl}`;
   server.labUrl = `${server.base}lab`;
-  while ((await status(`${server.base}api/status`, { authorization: `token ${token}` })) !== 200) {
+  while (
+    (await status(`${server.base}api/status`, {
+      authorization: `token ${token}`
+    })) !== 200
+  ) {
     if (exit !== undefined) {
-      return failStart(`exited (code ${exit.code}, signal ${exit.signal}) before answering`);
+      return failStart(
+        `exited (code ${exit.code}, signal ${exit.signal}) before answering`
+      );
     }
     if (Date.now() > deadline) {
-      return failStart(`did not answer ${server.base}api/status within ${options.timeoutMs ?? 30000} ms`);
+      return failStart(
+        `did not answer ${server.base}api/status within ${options.timeoutMs ?? 30000} ms`
+      );
     }
     await delay(50);
   }
@@ -475,7 +559,13 @@ export class PageProblems {
   readonly ignored: string[] = [];
 
   constructor(page: Page) {
-    page.on('pageerror', error => this.add({ kind: 'page-error', what: `page error: ${error.message}`, url: '' }));
+    page.on('pageerror', error =>
+      this.add({
+        kind: 'page-error',
+        what: `page error: ${error.message}`,
+        url: ''
+      })
+    );
     page.on('console', message => this.onConsole(message));
     page.on('response', response => {
       if (response.status() >= 400) {
@@ -497,8 +587,12 @@ export class PageProblems {
   }
 
   /** The problems left once `allowed` has accepted what this test expects; as text. */
-  unexpected(allowed: (problem: PageProblem) => boolean = () => false): string[] {
-    return this.entries.filter(problem => !allowed(problem)).map(problem => problem.text);
+  unexpected(
+    allowed: (problem: PageProblem) => boolean = () => false
+  ): string[] {
+    return this.entries
+      .filter(problem => !allowed(problem))
+      .map(problem => problem.text);
   }
 
   private onConsole(message: ConsoleMessage): void {
@@ -516,25 +610,57 @@ export class PageProblems {
     });
   }
 
-  private add(found: { kind: PageProblem['kind']; what: string; url: string; status?: number; consoleText?: string }): void {
+  private add(found: {
+    kind: PageProblem['kind'];
+    what: string;
+    url: string;
+    status?: number;
+    consoleText?: string;
+  }): void {
     const where = pathOf(found.url);
-    const text = where && !found.what.includes(where) ? `${found.what} [${where}]` : found.what;
-    if (PageProblems.isExpectedNoise(found.url, found.status, found.consoleText ?? '')) {
+    const text =
+      where && !found.what.includes(where)
+        ? `${found.what} [${where}]`
+        : found.what;
+    if (
+      PageProblems.isExpectedNoise(
+        found.url,
+        found.status,
+        found.consoleText ?? ''
+      )
+    ) {
       this.ignored.push(text);
       return;
     }
     this.problems.push(text);
-    this.entries.push({ kind: found.kind, text, url: found.url, path: where, status: found.status });
+    this.entries.push({
+      kind: found.kind,
+      text,
+      url: found.url,
+      path: where,
+      status: found.status
+    });
   }
 
-  static isExpectedNoise(url: string, httpStatus: number | undefined, consoleText: string): boolean {
+  static isExpectedNoise(
+    url: string,
+    httpStatus: number | undefined,
+    consoleText: string
+  ): boolean {
     const pathname = pathOf(url);
     const apiMe = /\/api\/me$/.test(pathname);
-    const events = /\/api\/events\/subscribe$/.test(pathname) || /\/api\/events\/subscribe\b/.test(consoleText);
+    const events =
+      /\/api\/events\/subscribe$/.test(pathname) ||
+      /\/api\/events\/subscribe\b/.test(consoleText);
     if (apiMe && httpStatus === 404) {
       return true;
     }
-    if (events && (/WebSocket/i.test(consoleText) || httpStatus === 404 || httpStatus === undefined)) {
+    if (
+      events &&
+      (/WebSocket/i.test(consoleText) ||
+        httpStatus === 404 ||
+        httpStatus === undefined)
+    ) {
       return true;
     }
     return false;
@@ -558,8 +684,13 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 }
 
 /** Waits (bounded) until JupyterLab's splash screen (shown at start and while a theme loads) is gone. */
-export async function waitForSplashGone(page: Page, timeoutMs = 20000): Promise<void> {
-  await page.locator('#jupyterlab-splash').waitFor({ state: 'detached', timeout: timeoutMs });
+export async function waitForSplashGone(
+  page: Page,
+  timeoutMs = 20000
+): Promise<void> {
+  await page
+    .locator('#jupyterlab-splash')
+    .waitFor({ state: 'detached', timeout: timeoutMs });
 }
 
 /**
@@ -567,14 +698,26 @@ export async function waitForSplashGone(page: Page, timeoutMs = 20000): Promise<
  * call uses a workspace of its own (a fresh name) unless one is given: a layout restored from an
  * earlier page would otherwise drop widgets the test adds.
  */
-export async function openLab(page: Page, server: LabServer, options: { workspace?: string; timeoutMs?: number } = {}): Promise<void> {
+export async function openLab(
+  page: Page,
+  server: LabServer,
+  options: { workspace?: string; timeoutMs?: number } = {}
+): Promise<void> {
   const timeoutMs = options.timeoutMs ?? 60000;
-  const workspace = options.workspace ?? `e2e-${randomBytes(6).toString('hex')}`;
-  await page.goto(`${server.labUrl}/workspaces/${workspace}?token=${server.token}`, { waitUntil: 'domcontentloaded', timeout: timeoutMs });
+  const workspace =
+    options.workspace ?? `e2e-${randomBytes(6).toString('hex')}`;
+  await page.goto(
+    `${server.labUrl}/workspaces/${workspace}?token=${server.token}`,
+    { waitUntil: 'domcontentloaded', timeout: timeoutMs }
+  );
   await page.waitForFunction(
     () => {
-      const g = globalThis as unknown as { e2eHost?: { restored: boolean; errors: string[] } };
-      return g.e2eHost?.restored === true || (g.e2eHost?.errors.length ?? 0) > 0;
+      const g = globalThis as unknown as {
+        e2eHost?: { restored: boolean; errors: string[] };
+      };
+      return (
+        g.e2eHost?.restored === true || (g.e2eHost?.errors.length ?? 0) > 0
+      );
     },
     undefined,
     { timeout: timeoutMs, polling: 100 }
@@ -583,9 +726,21 @@ export async function openLab(page: Page, server: LabServer, options: { workspac
 }
 
 /** The sidecar command line the proxy launches, as an operator would configure it. */
-export function sidecarServerEntry(extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function sidecarServerEntry(
+  extra: Record<string, unknown> = {}
+): Record<string, unknown> {
   return {
-    command: [process.execPath, BIN, 'serve', '--ingress', 'notebook-server-proxy', '--unix-socket', '{unix_socket}', '--base-url', '{base_url}'],
+    command: [
+      process.execPath,
+      BIN,
+      'serve',
+      '--ingress',
+      'notebook-server-proxy',
+      '--unix-socket',
+      '{unix_socket}',
+      '--base-url',
+      '{base_url}'
+    ],
     unix_socket: true,
     absolute_url: true,
     launcher_entry: { enabled: false },
@@ -599,13 +754,26 @@ export function sidecarServerEntry(extra: Record<string, unknown> = {}): Record<
  * it copies the prebuilt labextension and writes the `project` proxy entry. Throws with the
  * command's output when it fails; returns its stdout.
  */
-export function jupyterInstall(dirs: LabServer['dirs'], timeoutMs = 30000): string {
-  const result = spawnSync(process.execPath, [BIN, 'jupyter', 'install', '--user'], {
-    cwd: dirs.project,
-    encoding: 'utf8',
-    timeout: timeoutMs,
-    env: { PATH: '/usr/bin:/bin', HOME: dirs.home, LANG: 'C.UTF-8', JUPYTER_CONFIG_DIR: dirs.config, JUPYTER_DATA_DIR: dirs.data }
-  });
+export function jupyterInstall(
+  dirs: LabServer['dirs'],
+  timeoutMs = 30000
+): string {
+  const result = spawnSync(
+    process.execPath,
+    [BIN, 'jupyter', 'install', '--user'],
+    {
+      cwd: dirs.project,
+      encoding: 'utf8',
+      timeout: timeoutMs,
+      env: {
+        PATH: '/usr/bin:/bin',
+        HOME: dirs.home,
+        LANG: 'C.UTF-8',
+        JUPYTER_CONFIG_DIR: dirs.config,
+        JUPYTER_DATA_DIR: dirs.data
+      }
+    }
+  );
   if (result.status !== 0) {
     throw new Error(
       `project-startup jupyter install --user failed (status ${result.status}, signal ${result.signal}):\n${result.stdout}\n${result.stderr}`
@@ -625,28 +793,49 @@ export interface HttpAnswer {
 /** One HTTP request with full control of the headers (Node's http; no cookie jar, no redirects). */
 export function httpRequest(
   url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string; timeoutMs?: number } = {}
+  options: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    timeoutMs?: number;
+  } = {}
 ): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
     const headers = { ...options.headers };
     if (options.body !== undefined) {
       headers['content-length'] = String(Buffer.byteLength(options.body));
     }
-    const req = http.request(url, { method: options.method ?? 'GET', headers, agent: false, timeout: options.timeoutMs ?? 15000 }, res => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown;
-        try {
-          json = text ? JSON.parse(text) : undefined;
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-      });
-    });
-    req.on('timeout', () => req.destroy(new Error(`request to ${url} timed out`)));
+    const req = http.request(
+      url,
+      {
+        method: options.method ?? 'GET',
+        headers,
+        agent: false,
+        timeout: options.timeoutMs ?? 15000
+      },
+      res => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown;
+          try {
+            json = text ? JSON.parse(text) : undefined;
+          } catch {
+            json = undefined;
+          }
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text,
+            json
+          });
+        });
+      }
+    );
+    req.on('timeout', () =>
+      req.destroy(new Error(`request to ${url} timed out`))
+    );
     req.on('error', reject);
     req.end(options.body);
   });
@@ -658,7 +847,9 @@ export async function jupyterCookies(server: LabServer): Promise<string> {
   const setCookie = answer.headers['set-cookie'] ?? [];
   const cookies = setCookie.map(c => c.split(';')[0]);
   if (!cookies.some(c => c.startsWith('username-'))) {
-    throw new Error(`no login cookie from ${server.labUrl} (status ${answer.status})`);
+    throw new Error(
+      `no login cookie from ${server.labUrl} (status ${answer.status})`
+    );
   }
   return cookies.join('; ');
 }
@@ -680,9 +871,18 @@ export function buildThrowawayExtension(timeoutMs = 120000): string {
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(path.join(dir, 'style'), { recursive: true });
   fs.mkdirSync(corePath, { recursive: true });
-  fs.copyFileSync(require.resolve('@jupyterlab/core-meta/core.package.json'), path.join(corePath, 'package.json'));
-  const apputils = (JSON.parse(fs.readFileSync(require.resolve('@jupyterlab/apputils/package.json'), 'utf8')) as { version: string })
-    .version;
+  fs.copyFileSync(
+    require.resolve('@jupyterlab/core-meta/core.package.json'),
+    path.join(corePath, 'package.json')
+  );
+  const apputils = (
+    JSON.parse(
+      fs.readFileSync(
+        require.resolve('@jupyterlab/apputils/package.json'),
+        'utf8'
+      )
+    ) as { version: string }
+  ).version;
   fs.writeFileSync(
     path.join(dir, 'package.json'),
     JSON.stringify(
@@ -724,17 +924,31 @@ export default {
 };
 `
   );
-  fs.writeFileSync(path.join(dir, 'style', 'index.css'), 'body {\n  --e2e-throwaway-marker: loaded;\n}\n');
-  const builder = path.join(path.dirname(require.resolve('@jupyterlab/builder/package.json')), 'lib', 'build-labextension.js');
-  const result = spawnSync(process.execPath, [builder, '--development', '--core-path', corePath, dir], {
-    cwd: REPO_ROOT,
-    encoding: 'utf8',
-    timeout: timeoutMs
-  });
+  fs.writeFileSync(
+    path.join(dir, 'style', 'index.css'),
+    'body {\n  --e2e-throwaway-marker: loaded;\n}\n'
+  );
+  const builder = path.join(
+    path.dirname(require.resolve('@jupyterlab/builder/package.json')),
+    'lib',
+    'build-labextension.js'
+  );
+  const result = spawnSync(
+    process.execPath,
+    [builder, '--development', '--core-path', corePath, dir],
+    {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      timeout: timeoutMs
+    }
+  );
   const out = path.join(dir, 'labextension');
   if (result.status !== 0 || !fs.existsSync(path.join(out, 'package.json'))) {
     throw new Error(
-      `build-labextension of the throwaway extension failed (status ${result.status}, signal ${result.signal}):\n${result.stdout}\n${result.stderr}`.slice(0, 6000)
+      `build-labextension of the throwaway extension failed (status ${result.status}, signal ${result.signal}):\n${result.stdout}\n${result.stderr}`.slice(
+        0,
+        6000
+      )
     );
   }
   return out;

@@ -50,7 +50,9 @@ describe('live state: an allocation that ends shows in the open panel (real Slur
   beforeAll(async () => {
     checkPrerequisites();
     if (!fs.existsSync(path.join(PROJECT_LABEXTENSION, 'package.json'))) {
-      throw new Error(`The project's prebuilt extension is missing (${PROJECT_LABEXTENSION}): run \`npm run build\` first.`);
+      throw new Error(
+        `The project's prebuilt extension is missing (${PROJECT_LABEXTENSION}): run \`npm run build\` first.`
+      );
     }
     cluster = await startSlurmCluster();
     jobId = await cluster.allocate(`ps-live-${randomBytes(4).toString('hex')}`);
@@ -62,7 +64,10 @@ describe('live state: an allocation that ends shows in the open panel (real Slur
         jupyterInstall(dirs);
         const settings = path.join(dirs.settings, PACKAGE);
         fs.mkdirSync(settings, { recursive: true });
-        fs.writeFileSync(path.join(settings, 'plugin.jupyterlab-settings'), JSON.stringify({ refreshInterval: 1 }));
+        fs.writeFileSync(
+          path.join(settings, 'plugin.jupyterlab-settings'),
+          JSON.stringify({ refreshInterval: 1 })
+        );
         // The Jupyter server runs inside the allocation; squeue is on its PATH (/usr/bin).
         return {
           SLURM_JOB_ID: jobId,
@@ -86,24 +91,42 @@ describe('live state: an allocation that ends shows in the open panel (real Slur
 
   async function computeCheck(): Promise<Check> {
     const s = server as LabServer;
-    const answer = await httpRequest(`${s.base}project/startup?interface=notebook`, { headers: { authorization: `token ${s.token}` } });
+    const answer = await httpRequest(
+      `${s.base}project/startup?interface=notebook`,
+      { headers: { authorization: `token ${s.token}` } }
+    );
     expect(answer.status).toBe(200);
-    expect(answer.json).toMatchObject({ platform: 'cluster', phase: 'unsupported-interface' });
-    return (answer.json.readinessChecks as Check[]).find(c => c.id === 'compute-allocation') as Check;
+    expect(answer.json).toMatchObject({
+      platform: 'cluster',
+      phase: 'unsupported-interface'
+    });
+    return (answer.json.readinessChecks as Check[]).find(
+      c => c.id === 'compute-allocation'
+    ) as Check;
   }
 
   /** Waits (bounded) until `selector` holds `text` (the panel shows Markdown `code` as code: no backticks). */
-  async function waitForPanelText(selector: string, markdown: string, timeoutMs: number): Promise<void> {
+  async function waitForPanelText(
+    selector: string,
+    markdown: string,
+    timeoutMs: number
+  ): Promise<void> {
     const text = markdown.replace(/`/g, '');
     try {
       await (page as Page).waitForFunction(
-        ([sel, expected]) => (document.querySelector(sel)?.textContent ?? '').includes(expected),
+        ([sel, expected]) =>
+          (document.querySelector(sel)?.textContent ?? '').includes(expected),
         [selector, text] as const,
         { timeout: timeoutMs, polling: 100 }
       );
     } catch {
-      const now = await (page as Page).evaluate(sel => document.querySelector(sel)?.textContent ?? null, selector);
-      throw new Error(`${selector} did not come to contain "${text}"; it shows ${JSON.stringify(now)}\n${cluster?.logTail(10)}`);
+      const now = await (page as Page).evaluate(
+        sel => document.querySelector(sel)?.textContent ?? null,
+        selector
+      );
+      throw new Error(
+        `${selector} did not come to contain "${text}"; it shows ${JSON.stringify(now)}\n${cluster?.logTail(10)}`
+      );
     }
   }
 
@@ -118,11 +141,19 @@ describe('live state: an allocation that ends shows in the open panel (real Slur
     const problems = new PageProblems(page);
     await openLab(page, server as LabServer);
     // Open the panel from the status bar item (a panel that opened by itself stays open too).
-    await page.locator(STATUS_BUTTON).waitFor({ state: 'visible', timeout: 30000 });
-    await page.waitForFunction(selector => document.querySelector(selector)?.textContent === 'Project: Interface not supported', STATUS_BUTTON, {
-      timeout: 30000,
-      polling: 100
-    });
+    await page
+      .locator(STATUS_BUTTON)
+      .waitFor({ state: 'visible', timeout: 30000 });
+    await page.waitForFunction(
+      selector =>
+        document.querySelector(selector)?.textContent ===
+        'Project: Interface not supported',
+      STATUS_BUTTON,
+      {
+        timeout: 30000,
+        polling: 100
+      }
+    );
     await page.locator(STATUS_BUTTON).click();
     await page.locator(COMPUTE).waitFor({ state: 'visible', timeout: 20000 });
     await waitForPanelText(COMPUTE, running.observed, 20000);
@@ -141,7 +172,9 @@ describe('live state: an allocation that ends shows in the open panel (real Slur
     expect(ended.status).toBe('warn');
     expect(ended.observed).toContain('is not live');
     await waitForPanelText(COMPUTE, ended.observed, 20000);
-    expect(await page.locator(COMPUTE).textContent()).not.toContain(running.observed.replace(/`/g, ''));
+    expect(await page.locator(COMPUTE).textContent()).not.toContain(
+      running.observed.replace(/`/g, '')
+    );
     await page.locator(COMPUTE).scrollIntoViewIfNeeded();
     await screenshot(page, 'live-allocation-ended');
     expect(problems.unexpected()).toEqual([]);

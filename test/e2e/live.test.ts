@@ -55,18 +55,30 @@ const STATUS_BUTTON = `${STATUS_ITEM} [role="button"]`;
 /** How long the page may take to show a change: many 1 s intervals, and the backoff's cap (10 s). */
 const FOLLOW_MS = 30000;
 
-function writePluginSetting(dirs: LabServer['dirs'], values: Record<string, unknown>): void {
+function writePluginSetting(
+  dirs: LabServer['dirs'],
+  values: Record<string, unknown>
+): void {
   const dir = path.join(dirs.settings, PACKAGE);
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'plugin.jupyterlab-settings'), JSON.stringify(values, null, 2));
+  fs.writeFileSync(
+    path.join(dir, 'plugin.jupyterlab-settings'),
+    JSON.stringify(values, null, 2)
+  );
 }
 
-function runtimeInfo(server: LabServer): { pid: number; instanceId: string } | undefined {
+function runtimeInfo(
+  server: LabServer
+): { pid: number; instanceId: string } | undefined {
   const dir = server.dirs.sidecarRuntime;
-  const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter(f => /^server-[0-9a-f]{12}\.json$/.test(f)) : [];
+  const files = fs.existsSync(dir)
+    ? fs.readdirSync(dir).filter(f => /^server-[0-9a-f]{12}\.json$/.test(f))
+    : [];
   for (const file of files) {
     try {
-      const info = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as { pid: number; instanceId: string };
+      const info = JSON.parse(
+        fs.readFileSync(path.join(dir, file), 'utf8')
+      ) as { pid: number; instanceId: string };
       process.kill(info.pid, 0);
       return info;
     } catch {
@@ -89,7 +101,10 @@ async function delay(ms: number): Promise<void> {
   await new Promise(resolve => setTimeout(resolve, ms));
 }
 
-async function eventually(check: () => boolean, timeoutMs: number): Promise<boolean> {
+async function eventually(
+  check: () => boolean,
+  timeoutMs: number
+): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (check()) {
@@ -101,10 +116,15 @@ async function eventually(check: () => boolean, timeoutMs: number): Promise<bool
 }
 
 /** The panel's live region (role=status) and the status bar item's text, as the page shows them. */
-function shown(page: Page): Promise<{ panel: string | null; bar: string | null; tooltip: string | null }> {
+function shown(page: Page): Promise<{
+  panel: string | null;
+  bar: string | null;
+  tooltip: string | null;
+}> {
   return page.evaluate(
     ([panel, bar]) => ({
-      panel: document.querySelector(`${panel} [role="status"]`)?.textContent ?? null,
+      panel:
+        document.querySelector(`${panel} [role="status"]`)?.textContent ?? null,
       bar: document.querySelector(bar)?.textContent ?? null,
       tooltip: document.querySelector(bar)?.getAttribute('title') ?? null
     }),
@@ -113,21 +133,39 @@ function shown(page: Page): Promise<{ panel: string | null; bar: string | null; 
 }
 
 /** Waits (bounded) until the panel's live region and the status bar item say these texts. */
-async function waitForShown(page: Page, panel: string | RegExp, bar: string, timeoutMs = FOLLOW_MS): Promise<void> {
+async function waitForShown(
+  page: Page,
+  panel: string | RegExp,
+  bar: string,
+  timeoutMs = FOLLOW_MS
+): Promise<void> {
   const source = typeof panel === 'string' ? null : panel.source;
   try {
     await page.waitForFunction(
       ([panelSelector, barSelector, text, pattern, expectedBar]) => {
-        const live = document.querySelector(`${panelSelector} [role="status"]`)?.textContent ?? '';
+        const live =
+          document.querySelector(`${panelSelector} [role="status"]`)
+            ?.textContent ?? '';
         const item = document.querySelector(barSelector)?.textContent ?? '';
-        return (pattern === null ? live === text : new RegExp(pattern).test(live)) && item === expectedBar;
+        return (
+          (pattern === null ? live === text : new RegExp(pattern).test(live)) &&
+          item === expectedBar
+        );
       },
-      [PANEL, STATUS_BUTTON, typeof panel === 'string' ? panel : '', source, bar] as const,
+      [
+        PANEL,
+        STATUS_BUTTON,
+        typeof panel === 'string' ? panel : '',
+        source,
+        bar
+      ] as const,
       { timeout: timeoutMs, polling: 100 }
     );
   } catch {
     const now = await shown(page);
-    throw new Error(`the page did not come to show "${String(panel)}" / "${bar}"; it shows ${JSON.stringify(now)}`);
+    throw new Error(
+      `the page did not come to show "${String(panel)}" / "${bar}"; it shows ${JSON.stringify(now)}`
+    );
   }
 }
 
@@ -140,12 +178,16 @@ async function recordShown(page: Page): Promise<void> {
   await page.evaluate(
     ([panel, bar]) => {
       type Shown = { panel: string[]; bar: string[] };
-      const g = globalThis as unknown as { e2eShown: Shown; e2eShownObserver?: MutationObserver };
+      const g = globalThis as unknown as {
+        e2eShown: Shown;
+        e2eShownObserver?: MutationObserver;
+      };
       g.e2eShownObserver?.disconnect();
       const shown: Shown = { panel: [], bar: [] };
       g.e2eShown = shown;
       const read = () => ({
-        panel: document.querySelector(`${panel} [role="status"]`)?.textContent ?? '',
+        panel:
+          document.querySelector(`${panel} [role="status"]`)?.textContent ?? '',
         bar: document.querySelector(bar)?.textContent ?? ''
       });
       let last = read();
@@ -159,7 +201,11 @@ async function recordShown(page: Page): Promise<void> {
         }
         last = now;
       });
-      observer.observe(document.body, { subtree: true, childList: true, characterData: true });
+      observer.observe(document.body, {
+        subtree: true,
+        childList: true,
+        characterData: true
+      });
       g.e2eShownObserver = observer;
     },
     [PANEL, STATUS_BUTTON] as const
@@ -167,14 +213,29 @@ async function recordShown(page: Page): Promise<void> {
 }
 
 function recorded(page: Page): Promise<{ panel: string[]; bar: string[] }> {
-  return page.evaluate(() => (globalThis as unknown as { e2eShown: { panel: string[]; bar: string[] } }).e2eShown);
+  return page.evaluate(
+    () =>
+      (
+        globalThis as unknown as {
+          e2eShown: { panel: string[]; bar: string[] };
+        }
+      ).e2eShown
+  );
 }
 
 /** What the page showed may include: the startup route failing (and the diagnostics 404 after it). */
 function sidecarFailures(problem: PageProblem): boolean {
-  const startup = problem.path === STARTUP_PATH && (problem.status === undefined || problem.status >= 500);
-  const diagnostics = problem.path === DIAGNOSTICS_PATH && problem.status === 404;
-  return (startup || diagnostics) && (problem.kind === 'http' || problem.kind === 'console-error' || problem.kind === 'request-failed');
+  const startup =
+    problem.path === STARTUP_PATH &&
+    (problem.status === undefined || problem.status >= 500);
+  const diagnostics =
+    problem.path === DIAGNOSTICS_PATH && problem.status === 404;
+  return (
+    (startup || diagnostics) &&
+    (problem.kind === 'http' ||
+      problem.kind === 'console-error' ||
+      problem.kind === 'request-failed')
+  );
 }
 
 const READY = 'Setup phase: Ready.';
@@ -196,7 +257,9 @@ describe('live state: the panel and the status bar follow the service without a 
   beforeAll(async () => {
     checkPrerequisites();
     if (!fs.existsSync(path.join(PROJECT_LABEXTENSION, 'package.json'))) {
-      throw new Error(`The project's prebuilt extension is missing (${PROJECT_LABEXTENSION}): run \`npm run build\` first.`);
+      throw new Error(
+        `The project's prebuilt extension is missing (${PROJECT_LABEXTENSION}): run \`npm run build\` first.`
+      );
     }
     server = await startLabServer({
       baseUrl: BASE_URL,
@@ -208,7 +271,10 @@ describe('live state: the panel and the status bar follow the service without a 
     });
     // The project initialized (exactly what the panel's dialog sends), so the phase is Ready.
     const auth = { authorization: `token ${s().token}` };
-    const projection = await httpRequest(`${s().base}project/startup?interface=notebook`, { headers: auth });
+    const projection = await httpRequest(
+      `${s().base}project/startup?interface=notebook`,
+      { headers: auth }
+    );
     expect(projection.status).toBe(200);
     const created = await httpRequest(`${s().base}project/initialize`, {
       method: 'POST',
@@ -216,7 +282,10 @@ describe('live state: the panel and the status bar follow the service without a 
       body: JSON.stringify({
         interface: 'notebook',
         method: 'jupyterlab-dialog',
-        confirm: { projectPath: projection.json.projectPath, statePath: projection.json.statePath }
+        confirm: {
+          projectPath: projection.json.projectPath,
+          statePath: projection.json.statePath
+        }
       })
     });
     expect(created.status).toBe(201);
@@ -225,14 +294,22 @@ describe('live state: the panel and the status bar follow the service without a 
     // Jupyter's last_activity alone, so JupyterHub's idle culler still ends an idle server
     // whose page polls. Measured here, before any page (JupyterLab's own API calls count).
     const activity = async (): Promise<string> => {
-      const answer = await httpRequest(`${s().base}api/status`, { headers: auth });
+      const answer = await httpRequest(`${s().base}api/status`, {
+        headers: auth
+      });
       expect(answer.status).toBe(200);
       return answer.json.last_activity as string;
     };
     const before = await activity();
     for (let i = 0; i < 3; i++) {
       await delay(50);
-      expect((await httpRequest(`${s().base}project/startup?interface=notebook`, { headers: auth })).status).toBe(200);
+      expect(
+        (
+          await httpRequest(`${s().base}project/startup?interface=notebook`, {
+            headers: auth
+          })
+        ).status
+      ).toBe(200);
     }
     pollActivity = { before, after: await activity() };
 
@@ -260,7 +337,10 @@ describe('live state: the panel and the status bar follow the service without a 
   }
 
   /** The page's problems since the `since`-th one that `allowed` does not accept, as text. */
-  function problemsSince(since: number, allowed: (problem: PageProblem) => boolean = () => false): string[] {
+  function problemsSince(
+    since: number,
+    allowed: (problem: PageProblem) => boolean = () => false
+  ): string[] {
     return (problems as PageProblems).entries
       .slice(since)
       .filter(problem => !allowed(problem))
@@ -271,17 +351,24 @@ describe('live state: the panel and the status bar follow the service without a 
     return path.join(s().dirs.project, '.project-startup');
   }
 
-  test('a poll through the proxy is not user activity: Jupyter\'s last_activity stays (idle culling still works)', () => {
+  test("a poll through the proxy is not user activity: Jupyter's last_activity stays (idle culling still works)", () => {
     expect(pollActivity?.before).toMatch(/^\d{4}-/);
     expect(pollActivity?.after).toBe(pollActivity?.before);
   });
 
   test('the status bar item shows the phase; a click opens the panel; it is accessible', async () => {
-    await p().locator(STATUS_BUTTON).waitFor({ state: 'visible', timeout: 30000 });
-    await p().waitForFunction(selector => document.querySelector(selector)?.textContent === 'Project: Ready', STATUS_BUTTON, {
-      timeout: FOLLOW_MS,
-      polling: 100
-    });
+    await p()
+      .locator(STATUS_BUTTON)
+      .waitFor({ state: 'visible', timeout: 30000 });
+    await p().waitForFunction(
+      selector =>
+        document.querySelector(selector)?.textContent === 'Project: Ready',
+      STATUS_BUTTON,
+      {
+        timeout: FOLLOW_MS,
+        polling: 100
+      }
+    );
     const item = p().getByRole('button', { name: 'Project: Ready' });
     expect(await item.count()).toBe(1);
     expect(await item.getAttribute('title')).toBe(READY);
@@ -301,7 +388,10 @@ describe('live state: the panel and the status bar follow the service without a 
     const answers: { status: number; tag: string | null }[] = [];
     const onResponse = (response: PageResponse): void => {
       if (new URL(response.url()).pathname === STARTUP_PATH) {
-        answers.push({ status: response.status(), tag: response.request().headers()['if-none-match'] ?? null });
+        answers.push({
+          status: response.status(),
+          tag: response.request().headers()['if-none-match'] ?? null
+        });
       }
     };
     p().on('response', onResponse);
@@ -318,7 +408,9 @@ describe('live state: the panel and the status bar follow the service without a 
       expect(answer.status).toBe(304);
       expect(answer.tag).toMatch(/^"[^"]+"$/);
     }
-    expect(await p().locator(STATUS_BUTTON).textContent()).toBe('Project: Ready');
+    expect(await p().locator(STATUS_BUTTON).textContent()).toBe(
+      'Project: Ready'
+    );
   }, 60000);
 
   test('(a) a state directory made unsafe on disk shows as Blocked without a click, and Ready again once fixed', async () => {
@@ -337,7 +429,10 @@ describe('live state: the panel and the status bar follow the service without a 
       fs.chmodSync(statePath(), 0o700);
     }
     await waitForShown(p(), READY, 'Project: Ready');
-    expect(await recorded(p())).toEqual({ panel: [BLOCKED, READY], bar: ['Project: Blocked', 'Project: Ready'] });
+    expect(await recorded(p())).toEqual({
+      panel: [BLOCKED, READY],
+      bar: ['Project: Blocked', 'Project: Ready']
+    });
     expect(problemsSince(seen)).toEqual([]);
   }, 90000);
 
@@ -358,7 +453,9 @@ describe('live state: the panel and the status bar follow the service without a 
       const now = await shown(p());
       expect(now.tooltip).toMatch(FAILING);
       // The failure replaced the answer: the panel shows no phase as current.
-      expect(await p().locator(`${PANEL} [role="status"]`).textContent()).not.toMatch(/Setup phase/);
+      expect(
+        await p().locator(`${PANEL} [role="status"]`).textContent()
+      ).not.toMatch(/Setup phase/);
       await screenshot(p(), 'live-sidecar-failing');
     } finally {
       fs.chmodSync(s().dirs.sidecarRuntime, 0o700);
@@ -388,17 +485,27 @@ describe('live state: the panel and the status bar follow the service without a 
       url => url.pathname === STARTUP_PATH,
       async route => {
         fulfilled += 1;
-        await route.fulfill({ status: 200, contentType: 'text/html', body: '<!DOCTYPE html><html><body><h1>Sign in</h1></body></html>' });
+        await route.fulfill({
+          status: 200,
+          contentType: 'text/html',
+          body: '<!DOCTYPE html><html><body><h1>Sign in</h1></body></html>'
+        });
       },
       { times: 1 }
     );
     await waitForShown(p(), FAILING, 'Project: Failing');
     expect(fulfilled).toBe(1);
     // The panel names what came instead of the service's answer.
-    await p().locator(PANEL).getByText(/not what the service sends/).waitFor({ state: 'visible', timeout: 10000 });
+    await p()
+      .locator(PANEL)
+      .getByText(/not what the service sends/)
+      .waitFor({ state: 'visible', timeout: 10000 });
     await screenshot(p(), 'live-unexpected-answer');
     await waitForShown(p(), READY, 'Project: Ready');
-    expect(await recorded(p())).toEqual({ panel: ['The Project Startup service is failing.', READY], bar: ['Project: Failing', 'Project: Ready'] });
+    expect(await recorded(p())).toEqual({
+      panel: ['The Project Startup service is failing.', READY],
+      bar: ['Project: Failing', 'Project: Ready']
+    });
     expect(problemsSince(seen)).toEqual([]);
   }, 90000);
 
@@ -407,10 +514,18 @@ describe('live state: the panel and the status bar follow the service without a 
     const seen = problemCount();
     // Polling: more requests come while the page is visible.
     const before = startupRequests.length;
-    expect(await eventually(() => startupRequests.length >= before + 2, 15000)).toBe(true);
+    expect(
+      await eventually(() => startupRequests.length >= before + 2, 15000)
+    ).toBe(true);
     await p().evaluate(() => {
-      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
-      Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
+      Object.defineProperty(document, 'visibilityState', {
+        configurable: true,
+        get: () => 'hidden'
+      });
+      Object.defineProperty(document, 'hidden', {
+        configurable: true,
+        get: () => true
+      });
       document.dispatchEvent(new Event('visibilitychange'));
     });
     // A request already on its way may still be sent; none after it.
@@ -424,7 +539,9 @@ describe('live state: the panel and the status bar follow the service without a 
       document.dispatchEvent(new Event('visibilitychange'));
     });
     expect(await p().evaluate(() => document.visibilityState)).toBe('visible');
-    expect(await eventually(() => startupRequests.length > hiddenFrom, 5000)).toBe(true);
+    expect(
+      await eventually(() => startupRequests.length > hiddenFrom, 5000)
+    ).toBe(true);
     await waitForShown(p(), READY, 'Project: Ready');
     expect(problemsSince(seen)).toEqual([]);
   }, 60000);

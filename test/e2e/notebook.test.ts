@@ -11,8 +11,22 @@
 // there gets the "not enabled" problem with its fix.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ARTIFACTS, checkPrerequisites, httpRequest, jupyterInstall, LabServer, startLabServer, stopAllLabServers } from './helpers';
-import { displayedHtml, installForUser, KernelRun, printedJson, runInServerKernel } from '../helpers/kernel';
+import {
+  ARTIFACTS,
+  checkPrerequisites,
+  httpRequest,
+  jupyterInstall,
+  LabServer,
+  startLabServer,
+  stopAllLabServers
+} from './helpers';
+import {
+  displayedHtml,
+  installForUser,
+  KernelRun,
+  printedJson,
+  runInServerKernel
+} from '../helpers/kernel';
 import { readmeCodeBlocks } from '../helpers/readme-sections';
 
 const RUN_TIMEOUT_MS = 150000;
@@ -83,7 +97,12 @@ describe('notebook cells reach the sidecar through their own Jupyter server, wit
   beforeAll(async () => {
     checkPrerequisites();
     // bob: no sidecar set up. alice: the operator's install; alice's runtime directory IS bob's.
-    bob = await startLabServer({ baseUrl: '/user/bob/', label: 'notebook-not-enabled', prepare: dirs => void installForUser(dirs.home, path.join(dirs.root, 'site')) });
+    bob = await startLabServer({
+      baseUrl: '/user/bob/',
+      label: 'notebook-not-enabled',
+      prepare: dirs =>
+        void installForUser(dirs.home, path.join(dirs.root, 'site'))
+    });
     alice = await startLabServer({
       baseUrl: '/user/alice/',
       label: 'notebook-server',
@@ -94,7 +113,12 @@ describe('notebook cells reach the sidecar through their own Jupyter server, wit
         fs.symlinkSync(bob.dirs.runtime, dirs.runtime);
       }
     });
-    expect(fs.readdirSync(bob.dirs.runtime).filter(f => /^jpserver-\d+\.json$/.test(f)).sort()).toEqual(
+    expect(
+      fs
+        .readdirSync(bob.dirs.runtime)
+        .filter(f => /^jpserver-\d+\.json$/.test(f))
+        .sort()
+    ).toEqual(
       [`jpserver-${alice.pid}.json`, `jpserver-${bob.pid}.json`].sort()
     );
   }, 90000);
@@ -137,15 +161,29 @@ describe('notebook cells reach the sidecar through their own Jupyter server, wit
     // Found from the runtime files, by the kernel's parent: alice's server, not bob's.
     expect(byCell.setup).toEqual({
       cell: 'setup',
-      url: `http://127.0.0.1:${alice.port}/user/alice/`.replace('127.0.0.1', new URL(String(byCell.setup.url)).hostname),
+      url: `http://127.0.0.1:${alice.port}/user/alice/`.replace(
+        '127.0.0.1',
+        new URL(String(byCell.setup.url)).hostname
+      ),
       source: 'the runtime file of the Jupyter server that started this kernel',
       testVariables: []
     });
     expect(new URL(String(byCell.setup.url)).port).toBe(String(alice.port));
-    expect(byCell.capabilities).toEqual({ cell: 'capabilities', platform: 'generic', interfaces: ['terminal', 'web', 'notebook'] });
+    expect(byCell.capabilities).toEqual({
+      cell: 'capabilities',
+      platform: 'generic',
+      interfaces: ['terminal', 'web', 'notebook']
+    });
 
-    const before = byCell['startup-before'].projection as Record<string, unknown> & { nextAction: { id: string } };
-    expect(before).toMatchObject({ interface: 'notebook', phase: 'awaiting-confirmation', projectPath: alice.dirs.project });
+    const before = byCell['startup-before'].projection as Record<
+      string,
+      unknown
+    > & { nextAction: { id: string } };
+    expect(before).toMatchObject({
+      interface: 'notebook',
+      phase: 'awaiting-confirmation',
+      projectPath: alice.dirs.project
+    });
     expect(before.nextAction.id).toBe('confirm-initialization');
     // The display is HTML naming the phase and the project, escaped.
     const html = displayedHtml(result.cells[3]);
@@ -154,18 +192,28 @@ describe('notebook cells reach the sidecar through their own Jupyter server, wit
 
     expect(byCell['initialize-unconfirmed']).toEqual({
       cell: 'initialize-unconfirmed',
-      outcome: { code: 'confirmation-missing', fix: expect.stringContaining('client.initialize(confirm=True)') },
+      outcome: {
+        code: 'confirmation-missing',
+        fix: expect.stringContaining('client.initialize(confirm=True)')
+      },
       stateExists: false
     });
     expect(byCell.initialize).toMatchObject({
       created: true,
       phase: 'ready',
-      confirmation: { interface: 'notebook', method: 'http-api', ingress: 'notebook-server-proxy' },
+      confirmation: {
+        interface: 'notebook',
+        method: 'http-api',
+        ingress: 'notebook-server-proxy'
+      },
       againCreated: false,
       sameRecord: true
     });
     // The same answer the panel gets: its request (GET {base}project/startup?interface=notebook through Jupyter).
-    const panel = await httpRequest(`${alice.base}project/startup?interface=notebook`, { headers: { authorization: `token ${alice.token}` } });
+    const panel = await httpRequest(
+      `${alice.base}project/startup?interface=notebook`,
+      { headers: { authorization: `token ${alice.token}` } }
+    );
     expect(panel.status).toBe(200);
     expect(byCell['startup-after'].projection).toEqual(panel.json);
     expect(panel.json.phase).toBe('ready');
@@ -175,11 +223,35 @@ describe('notebook cells reach the sidecar through their own Jupyter server, wit
       status: 400,
       allowedValues: ['terminal', 'web', 'notebook']
     });
-    const record = JSON.parse(fs.readFileSync(path.join(alice.dirs.project, '.project-startup', 'initialization.json'), 'utf8'));
-    expect(record.confirmation).toMatchObject({ interface: 'notebook', method: 'http-api', ingress: 'notebook-server-proxy' });
-    expect(fs.readFileSync(path.join(ARTIFACTS, 'notebook-startup.executed.ipynb'), 'utf8')).not.toContain(alice.token);
+    const record = JSON.parse(
+      fs.readFileSync(
+        path.join(
+          alice.dirs.project,
+          '.project-startup',
+          'initialization.json'
+        ),
+        'utf8'
+      )
+    );
+    expect(record.confirmation).toMatchObject({
+      interface: 'notebook',
+      method: 'http-api',
+      ingress: 'notebook-server-proxy'
+    });
+    expect(
+      fs.readFileSync(
+        path.join(ARTIFACTS, 'notebook-startup.executed.ipynb'),
+        'utf8'
+      )
+    ).not.toContain(alice.token);
     expect(alice.logs()).not.toContain(alice.token);
-    expect(alice.logs().match(/"message":"service started".*"ingress":"notebook-server-proxy"/g) ?? []).toHaveLength(1);
+    expect(
+      alice
+        .logs()
+        .match(
+          /"message":"service started".*"ingress":"notebook-server-proxy"/g
+        ) ?? []
+    ).toHaveLength(1);
   }, 200000);
 
   test('a cell on a server without the sidecar gets the "not enabled" problem with its fix', async () => {
@@ -196,7 +268,9 @@ describe('notebook cells reach the sidecar through their own Jupyter server, wit
       title: 'Project Startup is not enabled on this Jupyter server',
       fix: expect.stringContaining('pip install jupyterlab-project-startup')
     });
-    expect(String((printed[0].outcome as Record<string, string>).html)).toContain('<strong>Project Startup is not enabled');
+    expect(
+      String((printed[0].outcome as Record<string, string>).html)
+    ).toContain('<strong>Project Startup is not enabled');
   }, 200000);
 
   test('where a cell may not confirm, initialize raises, saying why and where to confirm; nothing is created', async () => {
@@ -228,17 +302,27 @@ print(json.dumps({"cell": "refused", "platform": projection["platform"], "phase"
       }
       const { printed, errors } = printedJson(result);
       expect(errors).toEqual([]);
-      const refused = printed[0] as { platform: string; outcome: Record<string, string>; stateExists: boolean };
+      const refused = printed[0] as {
+        platform: string;
+        outcome: Record<string, string>;
+        stateExists: boolean;
+      };
       expect(refused.platform).toBe('cluster');
       expect(refused.stateExists).toBe(false);
       // Why (the service's next action) and where to go on, in the exception.
       expect(refused.outcome).toMatchObject({
         code: 'interface-not-offered',
         title: 'This platform does not offer the notebook interface',
-        detail: expect.stringContaining('The Cluster platform does not offer the Notebook interface'),
-        fix: expect.stringContaining('Terminal: Run `project-startup status` in a terminal.')
+        detail: expect.stringContaining(
+          'The Cluster platform does not offer the Notebook interface'
+        ),
+        fix: expect.stringContaining(
+          'Terminal: Run `project-startup status` in a terminal.'
+        )
       });
-      expect(fs.existsSync(path.join(carol.dirs.project, '.project-startup'))).toBe(false);
+      expect(
+        fs.existsSync(path.join(carol.dirs.project, '.project-startup'))
+      ).toBe(false);
     } finally {
       await carol.stop();
     }
@@ -246,7 +330,9 @@ print(json.dumps({"cell": "refused", "platform": projection["platform"], "phase"
 
   test('the README\'s "From a notebook" examples run as written in a cell', async () => {
     // All but the JupyterHub example (test/hub/hub-notebook.test.ts runs that one).
-    const blocks = readmeCodeBlocks('From a notebook', 'python').filter(b => !b.startsWith('# On JupyterHub'));
+    const blocks = readmeCodeBlocks('From a notebook', 'python').filter(
+      b => !b.startsWith('# On JupyterHub')
+    );
     expect(blocks.length).toBeGreaterThanOrEqual(4);
     const result = await run(alice, 'notebook-readme', blocks);
     if (result.code !== 0) {

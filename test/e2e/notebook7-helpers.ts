@@ -6,7 +6,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
-import { E2E_DIR, LabServer, LabServerOptions, startLabServer } from './helpers';
+import {
+  E2E_DIR,
+  LabServer,
+  LabServerOptions,
+  startLabServer
+} from './helpers';
 
 export const NOTEBOOK7_BUILD = path.join(E2E_DIR, 'notebook7', 'build');
 export const NOTEBOOK7_SERVER = path.join(E2E_DIR, 'notebook7_server.py');
@@ -21,8 +26,13 @@ export interface Notebook7BuildInfo {
 /** Throws, with what to do, when the Notebook 7 front end is not built. */
 export function checkNotebook7Built(): Notebook7BuildInfo {
   const info = path.join(NOTEBOOK7_BUILD, 'build-info.json');
-  if (!fs.existsSync(path.join(NOTEBOOK7_BUILD, 'static', 'bundle.js')) || !fs.existsSync(info)) {
-    throw new Error('The e2e Notebook 7 front end is not built: run `npm run build:e2e-notebook` (`npm test` does it).');
+  if (
+    !fs.existsSync(path.join(NOTEBOOK7_BUILD, 'static', 'bundle.js')) ||
+    !fs.existsSync(info)
+  ) {
+    throw new Error(
+      'The e2e Notebook 7 front end is not built: run `npm run build:e2e-notebook` (`npm test` does it).'
+    );
   }
   return JSON.parse(fs.readFileSync(info, 'utf8')) as Notebook7BuildInfo;
 }
@@ -34,9 +44,15 @@ export interface Notebook7Server extends LabServer {
 }
 
 /** Starts notebook7_server.py (same options as startLabServer) and resolves once it answers. */
-export async function startNotebook7Server(options: Omit<LabServerOptions, 'script'> = {}): Promise<Notebook7Server> {
+export async function startNotebook7Server(
+  options: Omit<LabServerOptions, 'script'> = {}
+): Promise<Notebook7Server> {
   checkNotebook7Built();
-  const server = await startLabServer({ label: 'notebook7-server', ...options, script: NOTEBOOK7_SERVER });
+  const server = await startLabServer({
+    label: 'notebook7-server',
+    ...options,
+    script: NOTEBOOK7_SERVER
+  });
   return Object.assign(server, { treeUrl: `${server.base}tree` });
 }
 
@@ -57,15 +73,26 @@ export interface Notebook7Host {
  * Opens Notebook 7's tree page signed in with the token and waits (bounded) until the app is
  * restored (or failed to load: then the host's errors say why).
  */
-export async function openNotebookTree(page: Page, server: Notebook7Server, timeoutMs = 60000): Promise<Notebook7Host> {
-  await page.goto(`${server.treeUrl}?token=${server.token}`, { waitUntil: 'domcontentloaded', timeout: timeoutMs });
+export async function openNotebookTree(
+  page: Page,
+  server: Notebook7Server,
+  timeoutMs = 60000
+): Promise<Notebook7Host> {
+  await page.goto(`${server.treeUrl}?token=${server.token}`, {
+    waitUntil: 'domcontentloaded',
+    timeout: timeoutMs
+  });
   await page.waitForFunction(
     () => {
       const g = globalThis as unknown as { e2eHost?: Notebook7Host };
-      return g.e2eHost?.restored === true || (g.e2eHost?.errors.length ?? 0) > 0;
+      return (
+        g.e2eHost?.restored === true || (g.e2eHost?.errors.length ?? 0) > 0
+      );
     },
     undefined,
     { timeout: timeoutMs, polling: 100 }
   );
-  return page.evaluate(() => (globalThis as unknown as { e2eHost: Notebook7Host }).e2eHost);
+  return page.evaluate(
+    () => (globalThis as unknown as { e2eHost: Notebook7Host }).e2eHost
+  );
 }

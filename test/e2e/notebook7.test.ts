@@ -30,7 +30,12 @@ import {
   screenshot,
   stopAllLabServers
 } from './helpers';
-import { checkNotebook7Built, Notebook7Server, openNotebookTree, startNotebook7Server } from './notebook7-helpers';
+import {
+  checkNotebook7Built,
+  Notebook7Server,
+  openNotebookTree,
+  startNotebook7Server
+} from './notebook7-helpers';
 
 const BASE_URL = '/user/alice/';
 const STARTUP_PATH = `${BASE_URL}project/startup`;
@@ -50,22 +55,38 @@ const TREE_TABS = '#main-panel .jp-TreePanel';
  * transformed settings are in `plugins`. Nothing of this project is involved.
  */
 function isHostRace(problem: PageProblem): boolean {
-  return problem.kind === 'page-error' && problem.text === "page error: Cannot read properties of undefined (reading 'schema')";
+  return (
+    problem.kind === 'page-error' &&
+    problem.text ===
+      "page error: Cannot read properties of undefined (reading 'schema')"
+  );
 }
 
 /** The person's own setting for the plugin (the user-settings directory). */
-function writePluginSetting(dirs: LabServer['dirs'], values: Record<string, unknown>): void {
+function writePluginSetting(
+  dirs: LabServer['dirs'],
+  values: Record<string, unknown>
+): void {
   const dir = path.join(dirs.settings, PACKAGE);
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'plugin.jupyterlab-settings'), JSON.stringify(values, null, 2));
+  fs.writeFileSync(
+    path.join(dir, 'plugin.jupyterlab-settings'),
+    JSON.stringify(values, null, 2)
+  );
 }
 
 function panel(page: Page): Locator {
   return page.locator(PANEL);
 }
 
-async function waitForPhase(page: Page, phase: string, timeoutMs = 30000): Promise<void> {
-  await panel(page).locator(`.jp-ProjectStartup-phaseBadge.jp-mod-${phase}`).waitFor({ state: 'visible', timeout: timeoutMs });
+async function waitForPhase(
+  page: Page,
+  phase: string,
+  timeoutMs = 30000
+): Promise<void> {
+  await panel(page)
+    .locator(`.jp-ProjectStartup-phaseBadge.jp-mod-${phase}`)
+    .waitFor({ state: 'visible', timeout: timeoutMs });
 }
 
 /**
@@ -84,13 +105,25 @@ function treeTabs(page: Page): Promise<{ labels: string[]; current: string }> {
   return page.evaluate(selector => {
     const bar = document.querySelector(`${selector} .lm-TabBar`);
     const tabs = [...(bar?.querySelectorAll('.lm-TabBar-tab') ?? [])];
-    const label = (tab: Element) => (tab.querySelector('.lm-TabBar-tabLabel')?.textContent ?? '').trim();
-    return { labels: tabs.map(label), current: label(tabs.find(t => t.classList.contains('lm-mod-current')) ?? document.body) };
+    const label = (tab: Element) =>
+      (tab.querySelector('.lm-TabBar-tabLabel')?.textContent ?? '').trim();
+    return {
+      labels: tabs.map(label),
+      current: label(
+        tabs.find(t => t.classList.contains('lm-mod-current')) ?? document.body
+      )
+    };
   }, TREE_TABS);
 }
 
 /** Facts about the app, read in the page (window.jupyterapp: the stand-in sets exposeAppInBrowser). */
-function appFacts(page: Page): Promise<{ name: string; version: string; activated: boolean; commands: boolean; mainWidgets: number }> {
+function appFacts(page: Page): Promise<{
+  name: string;
+  version: string;
+  activated: boolean;
+  commands: boolean;
+  mainWidgets: number;
+}> {
   return page.evaluate(id => {
     const g = globalThis as unknown as {
       jupyterapp: {
@@ -106,7 +139,11 @@ function appFacts(page: Page): Promise<{ name: string; version: string; activate
       name: app.name,
       version: app.version,
       activated: app.isPluginActivated(id),
-      commands: ['project-startup:open', 'project-startup:refresh', 'project-startup:initialize'].every(c => app.commands.hasCommand(c)),
+      commands: [
+        'project-startup:open',
+        'project-startup:refresh',
+        'project-startup:initialize'
+      ].every(c => app.commands.hasCommand(c)),
       mainWidgets: [...app.shell.widgets('main')].length
     };
   }, PLUGIN);
@@ -116,8 +153,14 @@ function appFacts(page: Page): Promise<{ name: string; version: string; activate
 async function openFromPalette(page: Page): Promise<void> {
   await page.waitForFunction(
     () => {
-      const g = globalThis as unknown as { jupyterapp: { commands: { keyBindings: readonly { command: string }[] } } };
-      return g.jupyterapp.commands.keyBindings.some(b => b.command === 'apputils:activate-command-palette');
+      const g = globalThis as unknown as {
+        jupyterapp: {
+          commands: { keyBindings: readonly { command: string }[] };
+        };
+      };
+      return g.jupyterapp.commands.keyBindings.some(
+        b => b.command === 'apputils:activate-command-palette'
+      );
     },
     undefined,
     { timeout: 20000, polling: 100 }
@@ -127,7 +170,9 @@ async function openFromPalette(page: Page): Promise<void> {
   await palette.waitFor({ state: 'visible' });
   await palette.locator('input').fill('Open Project Startup');
   const active = palette.locator('.lm-CommandPalette-item.lm-mod-active');
-  await active.filter({ hasText: 'Open Project Startup' }).waitFor({ state: 'visible' });
+  await active
+    .filter({ hasText: 'Open Project Startup' })
+    .waitFor({ state: 'visible' });
   await page.keyboard.press('Enter');
   await palette.waitFor({ state: 'hidden' });
 }
@@ -137,7 +182,11 @@ async function openFromPalette(page: Page): Promise<void> {
  * centre: a toast slides in from the side, and one drawn off-screen or under another element
  * would be "visible" to Playwright but not to a person.
  */
-async function waitOnScreen(page: Page, locator: Locator, timeoutMs = 10000): Promise<void> {
+async function waitOnScreen(
+  page: Page,
+  locator: Locator,
+  timeoutMs = 10000
+): Promise<void> {
   const handle = await locator.elementHandle({ timeout: timeoutMs });
   await page.waitForFunction(
     node => {
@@ -146,8 +195,19 @@ async function waitOnScreen(page: Page, locator: Locator, timeoutMs = 10000): Pr
         return false;
       }
       const r = element.getBoundingClientRect();
-      const inside = r.width > 0 && r.height > 0 && r.left >= 0 && r.top >= 0 && r.right <= innerWidth && r.bottom <= innerHeight;
-      return inside && element.contains(document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2));
+      const inside =
+        r.width > 0 &&
+        r.height > 0 &&
+        r.left >= 0 &&
+        r.top >= 0 &&
+        r.right <= innerWidth &&
+        r.bottom <= innerHeight;
+      return (
+        inside &&
+        element.contains(
+          document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2)
+        )
+      );
     },
     handle,
     { timeout: timeoutMs, polling: 100 }
@@ -156,7 +216,10 @@ async function waitOnScreen(page: Page, locator: Locator, timeoutMs = 10000): Pr
 
 /** The service's own answer for the notebook interface (a GET changes nothing). */
 async function projectionPhase(server: LabServer): Promise<string> {
-  const answer = await httpRequest(`${server.base}project/startup?interface=notebook`, { headers: { authorization: `token ${server.token}` } });
+  const answer = await httpRequest(
+    `${server.base}project/startup?interface=notebook`,
+    { headers: { authorization: `token ${server.token}` } }
+  );
   expect(answer.status).toBe(200);
   return (answer.json as { phase: string }).phase;
 }
@@ -172,7 +235,9 @@ describe('Project Startup in Jupyter Notebook 7 (tree page; Chromium, jupyter_se
     checkPrerequisites();
     notebook = checkNotebook7Built().notebook;
     if (!fs.existsSync(path.join(PROJECT_LABEXTENSION, 'package.json'))) {
-      throw new Error(`The project's prebuilt extension is missing (${PROJECT_LABEXTENSION}): run \`npm run build\` first.`);
+      throw new Error(
+        `The project's prebuilt extension is missing (${PROJECT_LABEXTENSION}): run \`npm run build\` first.`
+      );
     }
     browser = await launchBrowser();
   }, 90000);
@@ -184,10 +249,16 @@ describe('Project Startup in Jupyter Notebook 7 (tree page; Chromium, jupyter_se
     return page;
   }
 
-  function expectOnlyProblems(allowed: (problem: PageProblem) => boolean = () => false): void {
-    const found = (problems as PageProblems).unexpected(problem => allowed(problem) || isHostRace(problem));
+  function expectOnlyProblems(
+    allowed: (problem: PageProblem) => boolean = () => false
+  ): void {
+    const found = (problems as PageProblems).unexpected(
+      problem => allowed(problem) || isHostRace(problem)
+    );
     if (found.length > 0) {
-      throw new Error(`page problems:\n  ${found.join('\n  ')}\n--- server log (tail) ---\n${server?.logs().slice(-3000)}`);
+      throw new Error(
+        `page problems:\n  ${found.join('\n  ')}\n--- server log (tail) ---\n${server?.logs().slice(-3000)}`
+      );
     }
   }
 
@@ -204,7 +275,11 @@ describe('Project Startup in Jupyter Notebook 7 (tree page; Chromium, jupyter_se
   }, 60000);
 
   test('awaiting confirmation: the panel opens by itself in a tab of the tree page; the dialog initializes; ready', async () => {
-    server = await startNotebook7Server({ baseUrl: BASE_URL, label: 'notebook7-generic-server', prepare: dirs => void jupyterInstall(dirs) });
+    server = await startNotebook7Server({
+      baseUrl: BASE_URL,
+      label: 'notebook7-generic-server',
+      prepare: dirs => void jupyterInstall(dirs)
+    });
     const s = server;
     const p = await newPage();
     const host = await openNotebookTree(p, s);
@@ -215,7 +290,13 @@ describe('Project Startup in Jupyter Notebook 7 (tree page; Chromium, jupyter_se
     expect(host.federated).toEqual([PACKAGE]);
 
     const facts = await appFacts(p);
-    expect(facts).toMatchObject({ name: 'Jupyter Notebook', version: notebook, activated: true, commands: true, mainWidgets: 1 });
+    expect(facts).toMatchObject({
+      name: 'Jupyter Notebook',
+      version: notebook,
+      activated: true,
+      commands: true,
+      mainWidgets: 1
+    });
 
     // Open by itself (the one step left is the person's), as a tab beside Files and Running.
     await panel(p).waitFor({ state: 'visible', timeout: 30000 });
@@ -231,26 +312,44 @@ describe('Project Startup in Jupyter Notebook 7 (tree page; Chromium, jupyter_se
     await panel(p).getByRole('button', { name: 'Initialize project' }).click();
     const dialog = p.locator('.jp-Dialog');
     await dialog.waitFor({ state: 'visible' });
-    await expect(dialog.locator('.jp-Dialog-header').textContent()).resolves.toContain('Initialize project');
+    await expect(
+      dialog.locator('.jp-Dialog-header').textContent()
+    ).resolves.toContain('Initialize project');
     await p.waitForTimeout(300); // the dialog's fade-in, for a clear screenshot
     await screenshot(p, 'notebook7-dialog');
-    const initialized = p.waitForResponse(r => new URL(r.url()).pathname === INITIALIZE_PATH, { timeout: 20000 });
-    await dialog.locator('.jp-Dialog-footer').getByRole('button', { name: 'Initialize project' }).click();
+    const initialized = p.waitForResponse(
+      r => new URL(r.url()).pathname === INITIALIZE_PATH,
+      { timeout: 20000 }
+    );
+    await dialog
+      .locator('.jp-Dialog-footer')
+      .getByRole('button', { name: 'Initialize project' })
+      .click();
     expect((await initialized).status()).toBe(201);
     await dialog.waitFor({ state: 'detached' });
     await waitForPhase(p, 'ready');
-    expect(fs.existsSync(path.join(s.dirs.project, '.project-startup', 'initialization.json'))).toBe(true);
+    expect(
+      fs.existsSync(
+        path.join(s.dirs.project, '.project-startup', 'initialization.json')
+      )
+    ).toBe(true);
     await expect(projectionPhase(s)).resolves.toBe('ready');
     await screenshot(p, 'notebook7-ready');
     await expectPanelAccessible(p, 'notebook7-ready');
 
     // The Files tab still works beside it, and the command brings the panel's tab back.
-    await p.locator(`${TREE_TABS} .lm-TabBar-tab`).filter({ hasText: 'Files' }).click();
+    await p
+      .locator(`${TREE_TABS} .lm-TabBar-tab`)
+      .filter({ hasText: 'Files' })
+      .click();
     await expect(treeTabs(p)).resolves.toMatchObject({ current: 'Files' });
     await expect(panel(p).isVisible()).resolves.toBe(false);
     await openFromPalette(p);
     await panel(p).waitFor({ state: 'visible' });
-    await expect(treeTabs(p)).resolves.toEqual({ labels: ['Files', 'Running', 'Project Startup'], current: 'Project Startup' });
+    await expect(treeTabs(p)).resolves.toEqual({
+      labels: ['Files', 'Running', 'Project Startup'],
+      current: 'Project Startup'
+    });
     expectOnlyProblems();
   }, 180000);
 
@@ -264,27 +363,45 @@ describe('Project Startup in Jupyter Notebook 7 (tree page; Chromium, jupyter_se
       }
     });
     const p = await newPage();
-    const firstStartup = p.waitForResponse(r => new URL(r.url()).pathname === STARTUP_PATH, { timeout: 30000 });
+    const firstStartup = p.waitForResponse(
+      r => new URL(r.url()).pathname === STARTUP_PATH,
+      { timeout: 30000 }
+    );
     const host = await openNotebookTree(p, server);
     expect(host.errors).toEqual([]);
     expect((await firstStartup).status()).toBe(200);
     await p.waitForTimeout(1000); // time the panel would need to open by itself
     expect(await panel(p).count()).toBe(0);
-    await expect(treeTabs(p)).resolves.toEqual({ labels: ['Files', 'Running'], current: 'Files' });
+    await expect(treeTabs(p)).resolves.toEqual({
+      labels: ['Files', 'Running'],
+      current: 'Files'
+    });
 
     await openFromPalette(p);
     await panel(p).waitFor({ state: 'visible' });
     await waitForPhase(p, 'awaiting-confirmation');
-    await expect(treeTabs(p)).resolves.toEqual({ labels: ['Files', 'Running', 'Project Startup'], current: 'Project Startup' });
+    await expect(treeTabs(p)).resolves.toEqual({
+      labels: ['Files', 'Running', 'Project Startup'],
+      current: 'Project Startup'
+    });
     await screenshot(p, 'notebook7-palette');
 
     // Its tab closes like the settings editor's, and the command opens a new one.
-    await p.locator(`${TREE_TABS} .lm-TabBar-tab`).filter({ hasText: 'Project Startup' }).locator('.lm-TabBar-tabCloseIcon').click();
+    await p
+      .locator(`${TREE_TABS} .lm-TabBar-tab`)
+      .filter({ hasText: 'Project Startup' })
+      .locator('.lm-TabBar-tabCloseIcon')
+      .click();
     await panel(p).waitFor({ state: 'detached' });
-    await expect(treeTabs(p)).resolves.toMatchObject({ labels: ['Files', 'Running'] });
+    await expect(treeTabs(p)).resolves.toMatchObject({
+      labels: ['Files', 'Running']
+    });
     await openFromPalette(p);
     await waitForPhase(p, 'awaiting-confirmation');
-    await expect(treeTabs(p)).resolves.toEqual({ labels: ['Files', 'Running', 'Project Startup'], current: 'Project Startup' });
+    await expect(treeTabs(p)).resolves.toEqual({
+      labels: ['Files', 'Running', 'Project Startup'],
+      current: 'Project Startup'
+    });
     expectOnlyProblems();
   }, 180000);
 
@@ -301,29 +418,47 @@ describe('Project Startup in Jupyter Notebook 7 (tree page; Chromium, jupyter_se
     const host = await openNotebookTree(p, server);
     expect(host.errors).toEqual([]);
     await p.locator('.lm-MenuBar-itemLabel', { hasText: /^Help$/ }).click();
-    const item = p.locator('.lm-Menu-item', { hasText: 'Project Startup user guide' });
+    const item = p.locator('.lm-Menu-item', {
+      hasText: 'Project Startup user guide'
+    });
     await item.waitFor({ state: 'visible' });
     await item.click();
     const guide = p.locator(GUIDE);
     await guide.waitFor({ state: 'visible', timeout: 20000 });
-    await expect(treeTabs(p)).resolves.toEqual({ labels: ['Files', 'Running', 'Project Startup user guide'], current: 'Project Startup user guide' });
+    await expect(treeTabs(p)).resolves.toEqual({
+      labels: ['Files', 'Running', 'Project Startup user guide'],
+      current: 'Project Startup user guide'
+    });
     // Rendered by the Notebook's own rendermime registry and Markdown parser (marked).
-    await expect(guide.locator('.jp-RenderedMarkdown h2').first().textContent()).resolves.toContain('Using Project Startup in JupyterLab and Notebook');
+    await expect(
+      guide.locator('.jp-RenderedMarkdown h2').first().textContent()
+    ).resolves.toContain('Using Project Startup in JupyterLab and Notebook');
     await p.mouse.move(640, 990);
     await screenshot(p, 'notebook7-user-guide');
-    await expectAccessible(p, 'notebook7-user-guide', [GUIDE], { fit: `${GUIDE} .jp-ProjectStartup-guide` });
+    await expectAccessible(p, 'notebook7-user-guide', [GUIDE], {
+      fit: `${GUIDE} .jp-ProjectStartup-guide`
+    });
     // The panel and the guide are tabs side by side.
     await openFromPalette(p);
     await panel(p).waitFor({ state: 'visible' });
     await expect(treeTabs(p)).resolves.toEqual({
-      labels: ['Files', 'Running', 'Project Startup user guide', 'Project Startup'],
+      labels: [
+        'Files',
+        'Running',
+        'Project Startup user guide',
+        'Project Startup'
+      ],
       current: 'Project Startup'
     });
     expectOnlyProblems();
   }, 120000);
 
   test("the stand-in serves Notebook 7's tree page as the notebook package does: authenticated, Notebook's page config", async () => {
-    server = await startNotebook7Server({ baseUrl: BASE_URL, label: 'notebook7-pages-server', labextensions: [PROJECT_LABEXTENSION] });
+    server = await startNotebook7Server({
+      baseUrl: BASE_URL,
+      label: 'notebook7-pages-server',
+      labextensions: [PROJECT_LABEXTENSION]
+    });
     const s = server;
     fs.mkdirSync(path.join(s.dirs.project, 'data'));
     // Without credentials: Jupyter's login page, as for every page of Notebook 7.
@@ -331,13 +466,19 @@ describe('Project Startup in Jupyter Notebook 7 (tree page; Chromium, jupyter_se
     expect(anonymous.status).toBe(302);
     expect(anonymous.headers.location).toContain(`${BASE_URL}login?next=`);
     // The base URL goes to the tree (Notebook's default_url).
-    const root = await httpRequest(s.base, { headers: { authorization: `token ${s.token}` } });
+    const root = await httpRequest(s.base, {
+      headers: { authorization: `token ${s.token}` }
+    });
     expect(root.status).toBe(302);
     expect(root.headers.location?.replace(/\?$/, '')).toBe(`${BASE_URL}tree`);
     const auth = { authorization: `token ${s.token}` };
     const page = await httpRequest(`${s.treeUrl}/data`, { headers: auth });
     expect(page.status).toBe(200);
-    const config = JSON.parse(/<script id="jupyter-config-data" type="application\/json">([\s\S]*?)<\/script>/.exec(page.text)?.[1] ?? '{}');
+    const config = JSON.parse(
+      /<script id="jupyter-config-data" type="application\/json">([\s\S]*?)<\/script>/.exec(
+        page.text
+      )?.[1] ?? '{}'
+    );
     expect(config).toMatchObject({
       appName: 'Jupyter Notebook',
       appVersion: notebook,
@@ -349,48 +490,91 @@ describe('Project Startup in Jupyter Notebook 7 (tree page; Chromium, jupyter_se
       fullLabextensionsUrl: `${BASE_URL}lab/extensions`,
       exposeAppInBrowser: true
     });
-    expect(config.federated_extensions.map((e: { name: string }) => e.name)).toEqual([PACKAGE]);
+    expect(
+      config.federated_extensions.map((e: { name: string }) => e.name)
+    ).toEqual([PACKAGE]);
     expect(page.text).not.toContain(s.token);
     // A directory that is not there, and a file (this stand-in has only the tree page): 404.
     fs.writeFileSync(path.join(s.dirs.project, 'notes.txt'), 'x');
-    expect((await httpRequest(`${s.treeUrl}/missing`, { headers: auth })).status).toBe(404);
-    expect((await httpRequest(`${s.treeUrl}/notes.txt`, { headers: auth })).status).toBe(404);
+    expect(
+      (await httpRequest(`${s.treeUrl}/missing`, { headers: auth })).status
+    ).toBe(404);
+    expect(
+      (await httpRequest(`${s.treeUrl}/notes.txt`, { headers: auth })).status
+    ).toBe(404);
   }, 60000);
 
   test("Notebook 7 renders JupyterLab's notifications (apputils-extension's notification plugin) as toasts", async () => {
-    server = await startNotebook7Server({ baseUrl: BASE_URL, label: 'notebook7-notify-server', labextensions: [PROJECT_LABEXTENSION] });
+    server = await startNotebook7Server({
+      baseUrl: BASE_URL,
+      label: 'notebook7-notify-server',
+      labextensions: [PROJECT_LABEXTENSION]
+    });
     const p = await newPage();
     const host = await openNotebookTree(p, server);
     expect(host.errors).toEqual([]);
     await p.evaluate(() => {
-      const g = globalThis as unknown as { jupyterapp: { commands: { execute(id: string, args: unknown): Promise<unknown> } } };
-      void g.jupyterapp.commands.execute('apputils:notify', { message: 'A notification in Notebook 7', type: 'info', options: { autoClose: false } });
+      const g = globalThis as unknown as {
+        jupyterapp: {
+          commands: { execute(id: string, args: unknown): Promise<unknown> };
+        };
+      };
+      void g.jupyterapp.commands.execute('apputils:notify', {
+        message: 'A notification in Notebook 7',
+        type: 'info',
+        options: { autoClose: false }
+      });
     });
-    const toast = p.locator('.Toastify__toast').filter({ hasText: 'A notification in Notebook 7' });
+    const toast = p
+      .locator('.Toastify__toast')
+      .filter({ hasText: 'A notification in Notebook 7' });
     await toast.waitFor({ state: 'visible', timeout: 20000 });
     await waitOnScreen(p, toast);
     await screenshot(p, 'notebook7-notification');
     // Not enabled here (no proxy entry): the start-up check's 404s are expected.
-    expectOnlyProblems(problem => (problem.path === STARTUP_PATH || problem.path === DIAGNOSTICS_PATH) && problem.status === 404);
+    expectOnlyProblems(
+      problem =>
+        (problem.path === STARTUP_PATH || problem.path === DIAGNOSTICS_PATH) &&
+        problem.status === 404
+    );
   }, 120000);
 
   test('not enabled (no proxy entry): a notification names Project Startup; the panel does not open by itself', async () => {
-    server = await startNotebook7Server({ baseUrl: BASE_URL, label: 'notebook7-not-enabled-server', labextensions: [PROJECT_LABEXTENSION] });
+    server = await startNotebook7Server({
+      baseUrl: BASE_URL,
+      label: 'notebook7-not-enabled-server',
+      labextensions: [PROJECT_LABEXTENSION]
+    });
     const p = await newPage();
     const host = await openNotebookTree(p, server);
     expect(host.errors).toEqual([]);
-    const toast = p.locator('.Toastify__toast').filter({ hasText: 'Project Startup' });
+    const toast = p
+      .locator('.Toastify__toast')
+      .filter({ hasText: 'Project Startup' });
     await toast.first().waitFor({ state: 'visible', timeout: 30000 });
     await waitOnScreen(p, toast.first());
     await screenshot(p, 'notebook7-not-enabled');
     expect(await panel(p).count()).toBe(0);
 
     // The toast's own way in opens the panel, in its tab, saying what is wrong.
-    await toast.first().getByRole('button', { name: 'Open Project Startup' }).click();
+    await toast
+      .first()
+      .getByRole('button', { name: 'Open Project Startup' })
+      .click();
     await panel(p).waitFor({ state: 'visible' });
-    await expect(treeTabs(p)).resolves.toEqual({ labels: ['Files', 'Running', 'Project Startup'], current: 'Project Startup' });
-    await panel(p).getByText(/not enabled/i).first().waitFor({ state: 'visible' });
+    await expect(treeTabs(p)).resolves.toEqual({
+      labels: ['Files', 'Running', 'Project Startup'],
+      current: 'Project Startup'
+    });
+    await panel(p)
+      .getByText(/not enabled/i)
+      .first()
+      .waitFor({ state: 'visible' });
     await screenshot(p, 'notebook7-not-enabled-panel');
-    expectOnlyProblems(problem => (problem.path === STARTUP_PATH || problem.path === DIAGNOSTICS_PATH) && problem.status === 404);
+    expectOnlyProblems(
+      problem =>
+        (problem.path === STARTUP_PATH || problem.path === DIAGNOSTICS_PATH) &&
+        problem.status === 404
+    );
   }, 120000);
 });

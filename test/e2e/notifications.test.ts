@@ -49,7 +49,9 @@ function toasts(page: Page): Locator {
 
 /** The one toast whose message has `text`. */
 function toast(page: Page, text: string): Locator {
-  return toasts(page).filter({ has: page.locator('.jp-toast-message', { hasText: text }) });
+  return toasts(page).filter({
+    has: page.locator('.jp-toast-message', { hasText: text })
+  });
 }
 
 /** The user's settings file of the plugin (JupyterLab's user-settings directory). */
@@ -58,12 +60,17 @@ function pluginSettingsFile(dirs: LabServer['dirs']): string {
 }
 
 /** The `project` entry in the files `jupyter install` wrote, changed by `change`. */
-function editProxyEntry(dirs: LabServer['dirs'], change: (entry: Record<string, unknown>) => void): void {
+function editProxyEntry(
+  dirs: LabServer['dirs'],
+  change: (entry: Record<string, unknown>) => void
+): void {
   for (const file of [
     path.join(dirs.config, 'jupyter_server_config.json'),
     path.join(dirs.config, 'jupyter_server_config.d', `${PACKAGE}.json`)
   ]) {
-    const config = JSON.parse(fs.readFileSync(file, 'utf8')) as { ServerProxy: { servers: { project: Record<string, unknown> } } };
+    const config = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+      ServerProxy: { servers: { project: Record<string, unknown> } };
+    };
     change(config.ServerProxy.servers.project);
     fs.writeFileSync(file, JSON.stringify(config, null, 2));
   }
@@ -72,7 +79,8 @@ function editProxyEntry(dirs: LabServer['dirs'], change: (entry: Record<string, 
 /** The Jupyter server's answer (and Chromium's console line) for {base_url}project/startup, and the absent diagnostics route. */
 function startupStatus(status: number): (problem: PageProblem) => boolean {
   return problem =>
-    ((problem.path === STARTUP_PATH && problem.status === status) || (problem.path === DIAGNOSTICS_PATH && problem.status === 404)) &&
+    ((problem.path === STARTUP_PATH && problem.status === status) ||
+      (problem.path === DIAGNOSTICS_PATH && problem.status === 404)) &&
     (problem.kind === 'http' || problem.kind === 'console-error');
 }
 
@@ -89,7 +97,9 @@ describe('notifications and the user guide in JupyterLab (Chromium, jupyter_serv
   beforeAll(async () => {
     checkPrerequisites();
     if (!fs.existsSync(path.join(PROJECT_LABEXTENSION, 'package.json'))) {
-      throw new Error(`The project's prebuilt extension is missing (${PROJECT_LABEXTENSION}): run \`npm run build\` first.`);
+      throw new Error(
+        `The project's prebuilt extension is missing (${PROJECT_LABEXTENSION}): run \`npm run build\` first.`
+      );
     }
     browser = await launchBrowser();
   }, 90000);
@@ -102,16 +112,23 @@ describe('notifications and the user guide in JupyterLab (Chromium, jupyter_serv
     return page;
   }
 
-  function expectOnlyProblems(allowed: (problem: PageProblem) => boolean = () => false): void {
+  function expectOnlyProblems(
+    allowed: (problem: PageProblem) => boolean = () => false
+  ): void {
     const found = (problems as PageProblems).unexpected(allowed);
     if (found.length > 0) {
-      throw new Error(`page problems:\n  ${found.join('\n  ')}\n--- server log (tail) ---\n${server?.logs().slice(-3000)}`);
+      throw new Error(
+        `page problems:\n  ${found.join('\n  ')}\n--- server log (tail) ---\n${server?.logs().slice(-3000)}`
+      );
     }
   }
 
   /** Opens the lab and resolves with the status of the first {base_url}project/startup answer. */
   async function openAndAsk(p: Page, s: LabServer): Promise<number> {
-    const asked = p.waitForResponse(r => new URL(r.url()).pathname === STARTUP_PATH, { timeout: 60000 });
+    const asked = p.waitForResponse(
+      r => new URL(r.url()).pathname === STARTUP_PATH,
+      { timeout: 60000 }
+    );
     await openLab(p, s);
     return (await asked).status();
   }
@@ -136,19 +153,29 @@ describe('notifications and the user guide in JupyterLab (Chromium, jupyter_serv
         // The extension is installed, the proxy entry is not: Jupyter has nothing at {base_url}project/.
         jupyterInstall(dirs);
         fs.rmSync(path.join(dirs.config, 'jupyter_server_config.json'));
-        fs.rmSync(path.join(dirs.config, 'jupyter_server_config.d'), { recursive: true });
+        fs.rmSync(path.join(dirs.config, 'jupyter_server_config.d'), {
+          recursive: true
+        });
       }
     });
     const s = server;
     let p = await newPage();
     expect(await openAndAsk(p, s)).toBe(404);
-    const shown = toast(p, 'Project Startup is not enabled on this Jupyter server.');
+    const shown = toast(
+      p,
+      'Project Startup is not enabled on this Jupyter server.'
+    );
     await shown.waitFor({ state: 'visible', timeout: 20000 });
     await expect(shown.locator('.jp-toast-message').innerText()).resolves.toBe(
       'Project Startup is not enabled on this Jupyter server.\nAn operator runs "project-startup jupyter install --sys-prefix" and restarts Jupyter.'
     );
-    await expect(shown.getAttribute('class')).resolves.toContain('jp-Notification-Toast-warning');
-    expect(await shown.locator('.jp-toast-button').allInnerTexts()).toEqual(['Open Project Startup', "Don't show again"]);
+    await expect(shown.getAttribute('class')).resolves.toContain(
+      'jp-Notification-Toast-warning'
+    );
+    expect(await shown.locator('.jp-toast-button').allInnerTexts()).toEqual([
+      'Open Project Startup',
+      "Don't show again"
+    ]);
     // One toast, and the panel did not open by itself.
     await pause(1000);
     expect(await toasts(p).count()).toBe(1);
@@ -158,7 +185,9 @@ describe('notifications and the user guide in JupyterLab (Chromium, jupyter_serv
 
     // "Open Project Startup" opens the panel (with the same answer and its steps) and closes the toast.
     await shown.getByRole('button', { name: 'Open Project Startup' }).click();
-    await p.locator(`${PANEL} .jp-ProjectStartup-notEnabled`).waitFor({ state: 'visible', timeout: 20000 });
+    await p
+      .locator(`${PANEL} .jp-ProjectStartup-notEnabled`)
+      .waitFor({ state: 'visible', timeout: 20000 });
     await shown.waitFor({ state: 'detached', timeout: 10000 });
     await screenshot(p, 'notification-not-enabled-opened');
     expect(fs.existsSync(pluginSettingsFile(s.dirs))).toBe(false);
@@ -166,16 +195,29 @@ describe('notifications and the user guide in JupyterLab (Chromium, jupyter_serv
     // A new session says it again, once; "Don't show again" keeps the kind in the user's settings.
     p = await newPage();
     expect(await openAndAsk(p, s)).toBe(404);
-    const again = toast(p, 'Project Startup is not enabled on this Jupyter server.');
+    const again = toast(
+      p,
+      'Project Startup is not enabled on this Jupyter server.'
+    );
     await again.waitFor({ state: 'visible', timeout: 20000 });
     await again.getByRole('button', { name: "Don't show again" }).click();
     await again.waitFor({ state: 'detached', timeout: 10000 });
     const deadline = Date.now() + 10000;
-    while (!(fs.existsSync(pluginSettingsFile(s.dirs)) && fs.readFileSync(pluginSettingsFile(s.dirs), 'utf8').includes('not-enabled')) && Date.now() < deadline) {
+    while (
+      !(
+        fs.existsSync(pluginSettingsFile(s.dirs)) &&
+        fs
+          .readFileSync(pluginSettingsFile(s.dirs), 'utf8')
+          .includes('not-enabled')
+      ) &&
+      Date.now() < deadline
+    ) {
       await pause(100);
     }
     // JupyterLab writes the settings as JSON5 with comments; the value is the array.
-    expect(fs.readFileSync(pluginSettingsFile(s.dirs), 'utf8')).toMatch(/"mutedNotifications":\s*\[\s*"not-enabled"\s*\]/);
+    expect(fs.readFileSync(pluginSettingsFile(s.dirs), 'utf8')).toMatch(
+      /"mutedNotifications":\s*\[\s*"not-enabled"\s*\]/
+    );
     expect(await p.locator(PANEL).count()).toBe(0);
 
     // After a reload: the same state, silence.
@@ -208,13 +250,17 @@ describe('notifications and the user guide in JupyterLab (Chromium, jupyter_serv
     await expect(shown.locator('.jp-toast-message').innerText()).resolves.toBe(
       "The Project Startup service failed (HTTP 500).\nThe cause is in the Jupyter server's log (its stderr); then restart Jupyter."
     );
-    await expect(shown.getAttribute('class')).resolves.toContain('jp-Notification-Toast-error');
+    await expect(shown.getAttribute('class')).resolves.toContain(
+      'jp-Notification-Toast-error'
+    );
     // Errors do not close by themselves.
     await pause(1500);
     await expect(shown.isVisible()).resolves.toBe(true);
     expect(await p.locator(PANEL).count()).toBe(0);
     // The log it points to has the cause.
-    expect(s.logs()).toContain('project-startup: PROJECT_STARTUP_PLATFORM must be one of generic, hosted-notebook, cluster');
+    expect(s.logs()).toContain(
+      'project-startup: PROJECT_STARTUP_PLATFORM must be one of generic, hosted-notebook, cluster'
+    );
     await screenshot(p, 'notification-failing');
     await expectAccessible(p, 'notification-failing', [TOASTS]);
     expectOnlyProblems(startupStatus(500));
@@ -226,7 +272,10 @@ describe('notifications and the user guide in JupyterLab (Chromium, jupyter_serv
       label: 'notifications-blocked-server',
       prepare: dirs => {
         jupyterInstall(dirs);
-        fs.writeFileSync(path.join(dirs.project, '.project-startup'), 'not a state directory\n');
+        fs.writeFileSync(
+          path.join(dirs.project, '.project-startup'),
+          'not a state directory\n'
+        );
       }
     });
     const s = server;
@@ -234,13 +283,19 @@ describe('notifications and the user guide in JupyterLab (Chromium, jupyter_serv
     expect(await openAndAsk(p, s)).toBe(200);
     const shown = toast(p, 'Project setup is blocked: ');
     await shown.waitFor({ state: 'visible', timeout: 20000 });
-    const [problemLine, fixLine, ...rest] = (await shown.locator('.jp-toast-message').innerText()).split('\n');
+    const [problemLine, fixLine, ...rest] = (
+      await shown.locator('.jp-toast-message').innerText()
+    ).split('\n');
     expect(rest).toEqual([]);
-    expect(problemLine).toBe('Project setup is blocked: Private state location.');
+    expect(problemLine).toBe(
+      'Project setup is blocked: Private state location.'
+    );
     // The check's remedy (the service's words), whole or shortened by us, never cut by JupyterLab.
     expect(fixLine.length).toBeGreaterThan(20);
     expect(problemLine.length + 1 + fixLine.length).toBeLessThanOrEqual(140);
-    await expect(shown.getAttribute('class')).resolves.toContain('jp-Notification-Toast-warning');
+    await expect(shown.getAttribute('class')).resolves.toContain(
+      'jp-Notification-Toast-warning'
+    );
     await pause(1000);
     expect(await p.locator(PANEL).count()).toBe(0);
     await screenshot(p, 'notification-blocked');
@@ -248,32 +303,60 @@ describe('notifications and the user guide in JupyterLab (Chromium, jupyter_serv
   }, 120000);
 
   test('awaiting confirmation: the panel opens by itself and nothing toasts; the Help menu opens the user guide', async () => {
-    server = await startLabServer({ baseUrl: BASE_URL, label: 'notifications-awaiting-server', prepare: dirs => void jupyterInstall(dirs) });
+    server = await startLabServer({
+      baseUrl: BASE_URL,
+      label: 'notifications-awaiting-server',
+      prepare: dirs => void jupyterInstall(dirs)
+    });
     const s = server;
     const p = await newPage();
     expect(await openAndAsk(p, s)).toBe(200);
-    await p.locator(`${PANEL} .jp-ProjectStartup-phaseBadge.jp-mod-awaiting-confirmation`).waitFor({ state: 'visible', timeout: 30000 });
+    await p
+      .locator(
+        `${PANEL} .jp-ProjectStartup-phaseBadge.jp-mod-awaiting-confirmation`
+      )
+      .waitFor({ state: 'visible', timeout: 30000 });
     await pause(1000);
     expect(await toasts(p).count()).toBe(0);
 
     // Help → "Project Startup user guide".
     await p.locator('.lm-MenuBar-itemLabel', { hasText: /^Help$/ }).click();
-    const item = p.locator('.lm-Menu-item', { hasText: 'Project Startup user guide' });
+    const item = p.locator('.lm-Menu-item', {
+      hasText: 'Project Startup user guide'
+    });
     await item.waitFor({ state: 'visible' });
     await screenshot(p, 'user-guide-help-menu');
     await item.click();
     const guide = p.locator(GUIDE);
     await guide.waitFor({ state: 'visible', timeout: 20000 });
-    await expect(p.locator('#jp-main-dock-panel .lm-TabBar-tab.lm-mod-current .lm-TabBar-tabLabel').innerText()).resolves.toBe('Project Startup user guide');
+    await expect(
+      p
+        .locator(
+          '#jp-main-dock-panel .lm-TabBar-tab.lm-mod-current .lm-TabBar-tabLabel'
+        )
+        .innerText()
+    ).resolves.toBe('Project Startup user guide');
     // Rendered by JupyterLab's Markdown renderer (the host's rendermime registry): a heading, a
     // list with bold lead-ins and code, no Markdown syntax left, nothing unsanitized.
     const rendered = guide.locator('.jp-RenderedMarkdown');
     // (with the ¶ anchor JupyterLab's renderer adds to headings, shown on hover)
-    await expect(rendered.locator('h2').first().textContent()).resolves.toBe('Using Project Startup in JupyterLab and Notebook¶');
-    expect(await rendered.locator('h2 a.jp-InternalAnchorLink').count()).toBe(1);
+    await expect(rendered.locator('h2').first().textContent()).resolves.toBe(
+      'Using Project Startup in JupyterLab and Notebook¶'
+    );
+    expect(await rendered.locator('h2 a.jp-InternalAnchorLink').count()).toBe(
+      1
+    );
     const leads = await rendered.locator('li > strong').allInnerTexts();
-    expect(leads).toEqual(expect.arrayContaining(['It stays out of the way.', 'The status bar', 'Settings']));
-    expect(await rendered.locator('code', { hasText: 'mutedNotifications' }).count()).toBe(1);
+    expect(leads).toEqual(
+      expect.arrayContaining([
+        'It stays out of the way.',
+        'The status bar',
+        'Settings'
+      ])
+    );
+    expect(
+      await rendered.locator('code', { hasText: 'mutedNotifications' }).count()
+    ).toBe(1);
     const text = (await guide.innerText()).replace(/\s+/g, ' ');
     expect(text).not.toContain('**');
     expect(text).not.toContain('## ');
@@ -281,7 +364,9 @@ describe('notifications and the user guide in JupyterLab (Chromium, jupyter_serv
     // The pointer rests where the menu item was, over the heading, whose anchor shows on hover: move it away.
     await p.mouse.move(640, 890);
     await screenshot(p, 'user-guide');
-    await expectAccessible(p, 'user-guide', [GUIDE], { fit: `${GUIDE} .jp-ProjectStartup-guide` });
+    await expectAccessible(p, 'user-guide', [GUIDE], {
+      fit: `${GUIDE} .jp-ProjectStartup-guide`
+    });
     expectOnlyProblems();
   }, 120000);
 });

@@ -71,38 +71,59 @@ function describeCall(call: SidecarCall): string {
 }
 
 /** Records the page's requests below {base_url}project/ and the statuses they got. */
-function recordSidecarCalls(page: Page): { calls: SidecarCall[]; statuses: string[] } {
+function recordSidecarCalls(page: Page): {
+  calls: SidecarCall[];
+  statuses: string[];
+} {
   const calls: SidecarCall[] = [];
   const statuses: string[] = [];
   page.on('request', request => {
     const url = new URL(request.url());
     if (url.pathname.startsWith(`${BASE_URL}project/`)) {
-      calls.push({ method: request.method(), path: url.pathname, iface: url.searchParams.get('interface'), body: request.postData() });
+      calls.push({
+        method: request.method(),
+        path: url.pathname,
+        iface: url.searchParams.get('interface'),
+        body: request.postData()
+      });
     }
   });
   page.on('response', response => {
     const url = new URL(response.url());
     if (url.pathname.startsWith(`${BASE_URL}project/`)) {
-      statuses.push(`${response.request().method()} ${url.pathname} ${response.status()}`);
+      statuses.push(
+        `${response.request().method()} ${url.pathname} ${response.status()}`
+      );
     }
   });
   return { calls, statuses };
 }
 
 /** The person's own setting for the plugin (JupyterLab's user-settings directory). */
-function writePluginSetting(dirs: LabServer['dirs'], values: Record<string, unknown>): void {
+function writePluginSetting(
+  dirs: LabServer['dirs'],
+  values: Record<string, unknown>
+): void {
   const dir = path.join(dirs.settings, PACKAGE);
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'plugin.jupyterlab-settings'), JSON.stringify(values, null, 2));
+  fs.writeFileSync(
+    path.join(dir, 'plugin.jupyterlab-settings'),
+    JSON.stringify(values, null, 2)
+  );
 }
 
 /** The `project` entry in the files `jupyter install` wrote, changed by `change`. */
-function editProxyEntry(dirs: LabServer['dirs'], change: (entry: Record<string, unknown>) => void): void {
+function editProxyEntry(
+  dirs: LabServer['dirs'],
+  change: (entry: Record<string, unknown>) => void
+): void {
   for (const file of [
     path.join(dirs.config, 'jupyter_server_config.json'),
     path.join(dirs.config, 'jupyter_server_config.d', `${PACKAGE}.json`)
   ]) {
-    const config = JSON.parse(fs.readFileSync(file, 'utf8')) as { ServerProxy: { servers: { project: Record<string, unknown> } } };
+    const config = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+      ServerProxy: { servers: { project: Record<string, unknown> } };
+    };
     change(config.ServerProxy.servers.project);
     fs.writeFileSync(file, JSON.stringify(config, null, 2));
   }
@@ -110,11 +131,28 @@ function editProxyEntry(dirs: LabServer['dirs'], change: (entry: Record<string, 
 
 /** What `jupyter install` wrote for jupyter_server 1.x, checked as the operator guide says. */
 function expectInstalled(dirs: LabServer['dirs']): void {
-  const config = JSON.parse(fs.readFileSync(path.join(dirs.config, 'jupyter_server_config.json'), 'utf8'));
+  const config = JSON.parse(
+    fs.readFileSync(
+      path.join(dirs.config, 'jupyter_server_config.json'),
+      'utf8'
+    )
+  );
   const entry = config.ServerProxy.servers.project;
   expect(entry).toMatchObject({ unix_socket: true, absolute_url: true });
-  expect(entry.command.slice(2)).toEqual(['serve', '--ingress', 'notebook-server-proxy', '--unix-socket', '{unix_socket}', '--base-url', '{base_url}']);
-  expect(fs.existsSync(path.join(dirs.data, 'labextensions', PACKAGE, 'package.json'))).toBe(true);
+  expect(entry.command.slice(2)).toEqual([
+    'serve',
+    '--ingress',
+    'notebook-server-proxy',
+    '--unix-socket',
+    '{unix_socket}',
+    '--base-url',
+    '{base_url}'
+  ]);
+  expect(
+    fs.existsSync(
+      path.join(dirs.data, 'labextensions', PACKAGE, 'package.json')
+    )
+  ).toBe(true);
 }
 
 function panel(page: Page): Locator {
@@ -130,27 +168,49 @@ function fact(page: Page, term: string): Locator {
 }
 
 /** Waits (bounded) for the panel's phase badge. */
-async function waitForPhase(page: Page, phase: string, timeoutMs = 20000): Promise<void> {
-  await panel(page).locator(`.jp-ProjectStartup-phaseBadge.jp-mod-${phase}`).waitFor({ state: 'visible', timeout: timeoutMs });
+async function waitForPhase(
+  page: Page,
+  phase: string,
+  timeoutMs = 20000
+): Promise<void> {
+  await panel(page)
+    .locator(`.jp-ProjectStartup-phaseBadge.jp-mod-${phase}`)
+    .waitFor({ state: 'visible', timeout: timeoutMs });
 }
 
 /** Waits (bounded) until the panel's live region (role=status) says exactly `text`. */
-async function waitForStatus(page: Page, text: string, timeoutMs = 20000): Promise<void> {
-  const status = page.getByRole('region', { name: 'Project Startup' }).getByRole('status');
+async function waitForStatus(
+  page: Page,
+  text: string,
+  timeoutMs = 20000
+): Promise<void> {
+  const status = page
+    .getByRole('region', { name: 'Project Startup' })
+    .getByRole('status');
   try {
     await page.waitForFunction(
-      ([selector, expected]) => document.querySelector(selector)?.textContent === expected,
+      ([selector, expected]) =>
+        document.querySelector(selector)?.textContent === expected,
       [`${PANEL} [role="status"]`, text] as const,
       { timeout: timeoutMs, polling: 50 }
     );
-  } catch (error) {
-    throw new Error(`the panel's status did not become "${text}"; it says "${await status.textContent()}"`);
+  } catch {
+    throw new Error(
+      `the panel's status did not become "${text}"; it says "${await status.textContent()}"`
+    );
   }
   await status.waitFor({ state: 'attached' }); // and it is the region's live region, by role
 }
 
 /** The focused element, described. */
-function focused(page: Page): Promise<{ tag: string; text: string; action: string | null; inPanel: boolean; inDialog: boolean; accept: boolean }> {
+function focused(page: Page): Promise<{
+  tag: string;
+  text: string;
+  action: string | null;
+  inPanel: boolean;
+  inDialog: boolean;
+  accept: boolean;
+}> {
   return page.evaluate(panelSelector => {
     const active = document.activeElement as HTMLElement | null;
     return {
@@ -169,8 +229,14 @@ async function openFromPalette(page: Page): Promise<void> {
   // The shortcut exists once the host's shortcuts plugin has read its settings.
   await page.waitForFunction(
     () => {
-      const g = globalThis as unknown as { jupyterapp: { commands: { keyBindings: readonly { command: string }[] } } };
-      return g.jupyterapp.commands.keyBindings.some(b => b.command === 'apputils:activate-command-palette');
+      const g = globalThis as unknown as {
+        jupyterapp: {
+          commands: { keyBindings: readonly { command: string }[] };
+        };
+      };
+      return g.jupyterapp.commands.keyBindings.some(
+        b => b.command === 'apputils:activate-command-palette'
+      );
     },
     undefined,
     { timeout: 20000, polling: 100 }
@@ -180,7 +246,9 @@ async function openFromPalette(page: Page): Promise<void> {
   await palette.waitFor({ state: 'visible' });
   await palette.locator('input').fill('Open Project Startup');
   const active = palette.locator('.lm-CommandPalette-item.lm-mod-active');
-  await active.filter({ hasText: 'Open Project Startup' }).waitFor({ state: 'visible' });
+  await active
+    .filter({ hasText: 'Open Project Startup' })
+    .waitFor({ state: 'visible' });
   await page.keyboard.press('Enter');
   await palette.waitFor({ state: 'hidden' });
 }
@@ -189,8 +257,14 @@ async function openFromPalette(page: Page): Promise<void> {
  * Outside awaiting-confirmation the panel does not open by itself: the state's notification
  * does, with its "Open Project Startup" action (which also closes it; test/e2e/notifications.test.ts).
  */
-async function openFromNotification(page: Page, timeoutMs = 30000): Promise<void> {
-  const button = page.locator('.jp-toastContainer .Toastify__toast .jp-toast-button', { hasText: 'Open Project Startup' });
+async function openFromNotification(
+  page: Page,
+  timeoutMs = 30000
+): Promise<void> {
+  const button = page.locator(
+    '.jp-toastContainer .Toastify__toast .jp-toast-button',
+    { hasText: 'Open Project Startup' }
+  );
   await button.waitFor({ state: 'visible', timeout: timeoutMs });
   await button.click();
   await button.waitFor({ state: 'detached', timeout: 10000 });
@@ -198,15 +272,25 @@ async function openFromNotification(page: Page, timeoutMs = 30000): Promise<void
 
 function commandEnabled(page: Page, id: string): Promise<boolean> {
   return page.evaluate(command => {
-    const g = globalThis as unknown as { jupyterapp: { commands: { isEnabled(id: string): boolean } } };
+    const g = globalThis as unknown as {
+      jupyterapp: { commands: { isEnabled(id: string): boolean } };
+    };
     return g.jupyterapp.commands.isEnabled(command);
   }, id);
 }
 
-function execute(page: Page, command: string, args: Record<string, unknown> = {}): Promise<void> {
+function execute(
+  page: Page,
+  command: string,
+  args: Record<string, unknown> = {}
+): Promise<void> {
   return page.evaluate(
     ([id, a]) => {
-      const g = globalThis as unknown as { jupyterapp: { commands: { execute(id: string, args: unknown): Promise<unknown> } } };
+      const g = globalThis as unknown as {
+        jupyterapp: {
+          commands: { execute(id: string, args: unknown): Promise<unknown> };
+        };
+      };
       void g.jupyterapp.commands.execute(id, a);
     },
     [command, args] as const
@@ -215,7 +299,10 @@ function execute(page: Page, command: string, args: Record<string, unknown> = {}
 
 /** The service's own answer for the notebook interface (a GET changes nothing). */
 async function projection(server: LabServer): Promise<StartupProjection> {
-  const answer = await httpRequest(`${server.base}project/startup?interface=notebook`, { headers: { authorization: `token ${server.token}` } });
+  const answer = await httpRequest(
+    `${server.base}project/startup?interface=notebook`,
+    { headers: { authorization: `token ${server.token}` } }
+  );
   expect(answer.status).toBe(200);
   return answer.json;
 }
@@ -228,7 +315,8 @@ async function projection(server: LabServer): Promise<StartupProjection> {
 function startupStatus(status: number): (problem: PageProblem) => boolean {
   const diagnostics = `${BASE_URL}api/project-startup/diagnostics`;
   return problem =>
-    ((problem.path === STARTUP_PATH && problem.status === status) || (problem.path === diagnostics && problem.status === 404)) &&
+    ((problem.path === STARTUP_PATH && problem.status === status) ||
+      (problem.path === diagnostics && problem.status === 404)) &&
     (problem.kind === 'http' || problem.kind === 'console-error');
 }
 
@@ -242,13 +330,20 @@ const DARK = 'JupyterLab Dark';
 /** Switches JupyterLab's theme and waits (bounded) until the panel is drawn with it. */
 async function useTheme(page: Page, theme: string): Promise<void> {
   await execute(page, 'apputils:change-theme', { theme });
-  await page.waitForFunction(t => document.body.dataset.jpThemeName === t, theme, { timeout: 20000 });
+  await page.waitForFunction(
+    t => document.body.dataset.jpThemeName === t,
+    theme,
+    { timeout: 20000 }
+  );
   await waitForSplashGone(page);
   await page.waitForFunction(
     ([selector, dark]) => {
       const node = document.querySelector(selector);
-      const rgb = (node ? getComputedStyle(node).backgroundColor : '').match(/\d+/g)?.map(Number) ?? [];
-      return rgb.length >= 3 && (rgb[0] + rgb[1] + rgb[2] < 3 * 96) === dark;
+      const rgb =
+        (node ? getComputedStyle(node).backgroundColor : '')
+          .match(/\d+/g)
+          ?.map(Number) ?? [];
+      return rgb.length >= 3 && rgb[0] + rgb[1] + rgb[2] < 3 * 96 === dark;
     },
     [PANEL, theme === DARK] as const,
     { timeout: 20000, polling: 100 }
@@ -260,7 +355,9 @@ async function useTheme(page: Page, theme: string): Promise<void> {
  * viewport grows to the panel's whole content first (see `fit` in ./axe.ts).
  */
 async function expectPanelAccessible(page: Page, name: string): Promise<void> {
-  await expectAccessible(page, name, [PANEL], { fit: `${PANEL} .jp-ProjectStartup-region` });
+  await expectAccessible(page, name, [PANEL], {
+    fit: `${PANEL} .jp-ProjectStartup-region`
+  });
 }
 
 /** axe-core on the open dialog. */
@@ -271,10 +368,14 @@ async function expectDialogAccessible(page: Page, name: string): Promise<void> {
 /** From now on, every text the panel's live region takes is recorded in the page. */
 async function recordAnnouncements(page: Page): Promise<void> {
   await page.evaluate(selector => {
-    const g = globalThis as unknown as { e2eAnnounced: string[]; e2eAnnounceObserver?: MutationObserver };
+    const g = globalThis as unknown as {
+      e2eAnnounced: string[];
+      e2eAnnounceObserver?: MutationObserver;
+    };
     g.e2eAnnounceObserver?.disconnect();
     g.e2eAnnounced = [];
-    let last: string | null = document.querySelector(selector)?.textContent ?? null;
+    let last: string | null =
+      document.querySelector(selector)?.textContent ?? null;
     const observer = new MutationObserver(() => {
       const now = document.querySelector(selector)?.textContent ?? null;
       if (now !== null && now !== last) {
@@ -282,13 +383,19 @@ async function recordAnnouncements(page: Page): Promise<void> {
       }
       last = now;
     });
-    observer.observe(document.body, { subtree: true, childList: true, characterData: true });
+    observer.observe(document.body, {
+      subtree: true,
+      childList: true,
+      characterData: true
+    });
     g.e2eAnnounceObserver = observer;
   }, `${PANEL} [role="status"]`);
 }
 
 function announcements(page: Page): Promise<string[]> {
-  return page.evaluate(() => (globalThis as unknown as { e2eAnnounced: string[] }).e2eAnnounced.slice());
+  return page.evaluate(() =>
+    (globalThis as unknown as { e2eAnnounced: string[] }).e2eAnnounced.slice()
+  );
 }
 
 /** WCAG contrast ratio of the focused element's outline against the panel's background. */
@@ -301,17 +408,27 @@ async function expectToolbarRefresh(page: Page): Promise<void> {
   const toolbar = panel(page).getByRole('toolbar');
   const refresh = toolbar.getByRole('button', { name: 'Refresh' });
   await refresh.waitFor({ state: 'visible' });
-  await expect(toolbar.locator('.jp-ToolbarButtonComponent[data-action="refresh"]').getAttribute('title')).resolves.toBe(
-    'Ask the Project Startup service for the setup state again'
-  );
-  await expect(toolbar.locator('[data-action="refresh"] svg[data-icon="ui-components:refresh"]').count()).resolves.toBe(1);
+  await expect(
+    toolbar
+      .locator('.jp-ToolbarButtonComponent[data-action="refresh"]')
+      .getAttribute('title')
+  ).resolves.toBe('Ask the Project Startup service for the setup state again');
+  await expect(
+    toolbar
+      .locator('[data-action="refresh"] svg[data-icon="ui-components:refresh"]')
+      .count()
+  ).resolves.toBe(1);
 }
 
 /** The panel's tab in the main area: its label and the product's own icon. */
 async function expectTabIcon(page: Page): Promise<void> {
-  const tab = page.locator('#jp-main-dock-panel .lm-TabBar-tab', { hasText: 'Project Startup' });
+  const tab = page.locator('#jp-main-dock-panel .lm-TabBar-tab', {
+    hasText: 'Project Startup'
+  });
   await tab.waitFor({ state: 'visible' });
-  await expect(tab.locator('svg[data-icon="jupyterlab-project-startup:icon"]').count()).resolves.toBe(1);
+  await expect(
+    tab.locator('svg[data-icon="jupyterlab-project-startup:icon"]').count()
+  ).resolves.toBe(1);
 }
 
 interface ManifestValue {
@@ -328,46 +445,87 @@ interface ManifestValue {
  * its values, each model source with secret-backed and its approval modes by label, and both
  * sentences of the credential boundary; tables a screen reader reads with their headers.
  */
-async function expectOffers(page: Page, manifest: {
-  platform: { label: string };
-  policy: { lowRiskAutomation: string };
-  capabilities: { id: string; label: string; default?: string; values: ManifestValue[] }[];
-}): Promise<void> {
-  const section = panel(page).getByRole('region', { name: 'What this platform offers' });
+async function expectOffers(
+  page: Page,
+  manifest: {
+    platform: { label: string };
+    policy: { lowRiskAutomation: string };
+    capabilities: {
+      id: string;
+      label: string;
+      default?: string;
+      values: ManifestValue[];
+    }[];
+  }
+): Promise<void> {
+  const section = panel(page).getByRole('region', {
+    name: 'What this platform offers'
+  });
   await section.waitFor({ state: 'visible' });
-  const table = section.getByRole('table', { name: `Capabilities of the ${manifest.platform.label}` });
-  await expect(table.getByRole('columnheader').allTextContents()).resolves.toEqual(['Capability', 'Offered']);
-  await expect(table.getByRole('rowheader').allTextContents()).resolves.toEqual([
-    'Low-risk automation',
-    ...manifest.capabilities.map(c => c.label)
-  ]);
+  const table = section.getByRole('table', {
+    name: `Capabilities of the ${manifest.platform.label}`
+  });
+  await expect(
+    table.getByRole('columnheader').allTextContents()
+  ).resolves.toEqual(['Capability', 'Offered']);
+  await expect(table.getByRole('rowheader').allTextContents()).resolves.toEqual(
+    ['Low-risk automation', ...manifest.capabilities.map(c => c.label)]
+  );
   for (const capability of manifest.capabilities) {
-    const cells = table.locator(`tr[data-capability-id="${capability.id}"] td li`);
+    const cells = table.locator(
+      `tr[data-capability-id="${capability.id}"] td li`
+    );
     await expect(cells.allTextContents()).resolves.toEqual(
-      capability.values.map(v => (v.id === capability.default ? `${v.label} (default)` : v.label))
+      capability.values.map(v =>
+        v.id === capability.default ? `${v.label} (default)` : v.label
+      )
     );
   }
   const sources = manifest.capabilities.find(c => c.id === 'model-sources');
   const sourceTable = section.getByRole('table', { name: sources?.label });
-  await expect(sourceTable.getByRole('columnheader').allTextContents()).resolves.toEqual(['Model source', 'Secret-backed', 'Approval modes']);
-  const rows = await sourceTable.locator('tbody tr').evaluateAll(trs => trs.map(tr => Array.from(tr.children).map(c => c.textContent)));
-  expect(rows).toEqual(sources?.values.map(v => [v.label, v.secretBacked ? 'Yes' : 'No', (v.approvalModeLabels ?? []).join(', ')]));
-  expect(rows.flatMap(r => (r[2] ?? '').split(', '))).toEqual(expect.arrayContaining(['Review Every Action']));
-  const boundary = manifest.capabilities.find(c => c.id === 'model-credential-boundary')?.values[0];
+  await expect(
+    sourceTable.getByRole('columnheader').allTextContents()
+  ).resolves.toEqual(['Model source', 'Secret-backed', 'Approval modes']);
+  const rows = await sourceTable
+    .locator('tbody tr')
+    .evaluateAll(trs =>
+      trs.map(tr => Array.from(tr.children).map(c => c.textContent))
+    );
+  expect(rows).toEqual(
+    sources?.values.map(v => [
+      v.label,
+      v.secretBacked ? 'Yes' : 'No',
+      (v.approvalModeLabels ?? []).join(', ')
+    ])
+  );
+  expect(rows.flatMap(r => (r[2] ?? '').split(', '))).toEqual(
+    expect.arrayContaining(['Review Every Action'])
+  );
+  const boundary = manifest.capabilities.find(
+    c => c.id === 'model-credential-boundary'
+  )?.values[0];
   const text = (await section.textContent()) ?? '';
   expect(text).toContain(boundary?.excludes);
   expect(text).toContain(boundary?.doesNotIsolate);
-  expect(boundary?.excludes).toBe('Provider credentials are kept out of supported tools and out of every persisted or interface state.');
-  expect(boundary?.doesNotIsolate).toBe('It does not isolate an in-process agent tool from the model client.');
+  expect(boundary?.excludes).toBe(
+    'Provider credentials are kept out of supported tools and out of every persisted or interface state.'
+  );
+  expect(boundary?.doesNotIsolate).toBe(
+    'It does not isolate an in-process agent tool from the model client.'
+  );
 }
 
 /** A screenshot of "What this platform offers" whole: a taller viewport, the section at the top. */
 async function screenshotOffers(page: Page, name: string): Promise<void> {
   const size = page.viewportSize();
   await page.setViewportSize({ width: 1280, height: 1800 });
-  await panel(page).locator('.jp-ProjectStartup-offers').evaluate(node => node.scrollIntoView({ block: 'start' }));
+  await panel(page)
+    .locator('.jp-ProjectStartup-offers')
+    .evaluate(node => node.scrollIntoView({ block: 'start' }));
   await screenshot(page, name);
-  await panel(page).locator('.jp-ProjectStartup-title').evaluate(node => node.scrollIntoView({ block: 'start' }));
+  await panel(page)
+    .locator('.jp-ProjectStartup-title')
+    .evaluate(node => node.scrollIntoView({ block: 'start' }));
   if (size) {
     await page.setViewportSize(size);
   }
@@ -382,7 +540,9 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
   beforeAll(async () => {
     checkPrerequisites();
     if (!fs.existsSync(path.join(PROJECT_LABEXTENSION, 'package.json'))) {
-      throw new Error(`The project's prebuilt extension is missing (${PROJECT_LABEXTENSION}): run \`npm run build\` first.`);
+      throw new Error(
+        `The project's prebuilt extension is missing (${PROJECT_LABEXTENSION}): run \`npm run build\` first.`
+      );
     }
     browser = await launchBrowser();
   }, 90000);
@@ -395,10 +555,14 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     return page;
   }
 
-  function expectOnlyProblems(allowed: (problem: PageProblem) => boolean = () => false): void {
+  function expectOnlyProblems(
+    allowed: (problem: PageProblem) => boolean = () => false
+  ): void {
     const found = (problems as PageProblems).unexpected(allowed);
     if (found.length > 0) {
-      throw new Error(`page problems:\n  ${found.join('\n  ')}\n--- server log (tail) ---\n${server?.logs().slice(-3000)}`);
+      throw new Error(
+        `page problems:\n  ${found.join('\n  ')}\n--- server log (tail) ---\n${server?.logs().slice(-3000)}`
+      );
     }
   }
 
@@ -427,19 +591,30 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
       }
     });
     const s = server;
-    expect(installOutput).toContain('Wrote the notebook-server proxy entry "project"');
+    expect(installOutput).toContain(
+      'Wrote the notebook-server proxy entry "project"'
+    );
     expectInstalled(s.dirs);
     const statePath = path.join(s.dirs.project, '.project-startup');
     const recordFile = path.join(statePath, 'initialization.json');
 
     const p = await newPage();
     const { calls, statuses } = recordSidecarCalls(p);
-    const firstStartup = p.waitForResponse(r => new URL(r.url()).pathname === STARTUP_PATH, { timeout: 30000 });
+    const firstStartup = p.waitForResponse(
+      r => new URL(r.url()).pathname === STARTUP_PATH,
+      { timeout: 30000 }
+    );
     await openLab(p, s);
     // The extension is a federated one, loaded from $JUPYTER_DATA_DIR/labextensions.
-    const config = await p.evaluate(() => JSON.parse(document.getElementById('jupyter-config-data')?.textContent ?? '{}'));
+    const config = await p.evaluate(() =>
+      JSON.parse(
+        document.getElementById('jupyter-config-data')?.textContent ?? '{}'
+      )
+    );
     expect(config.baseUrl).toBe(BASE_URL);
-    expect(config.federated_extensions.map((e: { name: string }) => e.name)).toEqual([PACKAGE]);
+    expect(
+      config.federated_extensions.map((e: { name: string }) => e.name)
+    ).toEqual([PACKAGE]);
     // The preflight asked the sidecar through the proxy under the base URL, and (setting off)
     // the panel did not open by itself.
     expect((await firstStartup).status()).toBe(200);
@@ -452,7 +627,10 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     if ((await p.locator('.jp-Launcher').count()) === 0) {
       await execute(p, 'launcher:create');
     }
-    await p.locator('.jp-Launcher:visible').first().waitFor({ state: 'visible' });
+    await p
+      .locator('.jp-Launcher:visible')
+      .first()
+      .waitFor({ state: 'visible' });
 
     // Open Project Startup from the command palette, with the keyboard.
     await openFromPalette(p);
@@ -462,26 +640,62 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     await region.waitFor({ state: 'visible' });
     await waitForStatus(p, 'Setup phase: Awaiting confirmation.');
     const answer = await projection(s);
-    expect(answer).toMatchObject({ platform: 'generic', interface: 'notebook', phase: 'awaiting-confirmation', projectPath: s.dirs.project, statePath });
+    expect(answer).toMatchObject({
+      platform: 'generic',
+      interface: 'notebook',
+      phase: 'awaiting-confirmation',
+      projectPath: s.dirs.project,
+      statePath
+    });
 
-    await expect(fact(p, 'Platform').textContent()).resolves.toBe('Workstation or container');
-    await expect(fact(p, 'Notebook interface').textContent()).resolves.toMatch(/^Supported — /);
-    await expect(fact(p, 'Setup phase').textContent()).resolves.toBe('Awaiting confirmation');
-    await expect(fact(p, 'Project directory').textContent()).resolves.toBe(s.dirs.project);
-    await expect(fact(p, 'Private state').textContent()).resolves.toBe(statePath);
+    await expect(fact(p, 'Platform').textContent()).resolves.toBe(
+      'Workstation or container'
+    );
+    await expect(fact(p, 'Notebook interface').textContent()).resolves.toMatch(
+      /^Supported — /
+    );
+    await expect(fact(p, 'Setup phase').textContent()).resolves.toBe(
+      'Awaiting confirmation'
+    );
+    await expect(fact(p, 'Project directory').textContent()).resolves.toBe(
+      s.dirs.project
+    );
+    await expect(fact(p, 'Private state').textContent()).resolves.toBe(
+      statePath
+    );
     const next = panel(p).locator('.jp-ProjectStartup-nextAction');
     expect(answer.nextAction.id).toBe('confirm-initialization');
-    await expect(next.locator('.jp-ProjectStartup-actionTitle').textContent()).resolves.toBe(answer.nextAction.title);
-    await expect(next.locator('.jp-ProjectStartup-actionDetail').textContent()).resolves.toBe(answer.nextAction.detail);
+    await expect(
+      next.locator('.jp-ProjectStartup-actionTitle').textContent()
+    ).resolves.toBe(answer.nextAction.title);
+    await expect(
+      next.locator('.jp-ProjectStartup-actionDetail').textContent()
+    ).resolves.toBe(answer.nextAction.detail);
     const rows = panel(p).locator('tr[data-check-id]');
-    expect(await rows.evaluateAll(trs => trs.map(tr => tr.getAttribute('data-check-id')))).toEqual(CHECK_IDS);
-    expect(answer.readinessChecks.map((c: { id: string }) => c.id)).toEqual(CHECK_IDS);
-    for (const check of answer.readinessChecks as { id: string; title: string; status: string }[]) {
+    expect(
+      await rows.evaluateAll(trs =>
+        trs.map(tr => tr.getAttribute('data-check-id'))
+      )
+    ).toEqual(CHECK_IDS);
+    expect(answer.readinessChecks.map((c: { id: string }) => c.id)).toEqual(
+      CHECK_IDS
+    );
+    for (const check of answer.readinessChecks as {
+      id: string;
+      title: string;
+      status: string;
+    }[]) {
       const row = panel(p).locator(`tr[data-check-id="${check.id}"]`);
-      await expect(row.getAttribute('class')).resolves.toContain(`jp-mod-${check.status}`);
-      await expect(row.locator('th').textContent()).resolves.toContain(check.title);
+      await expect(row.getAttribute('class')).resolves.toContain(
+        `jp-mod-${check.status}`
+      );
+      await expect(row.locator('th').textContent()).resolves.toContain(
+        check.title
+      );
     }
-    await expect(p.getByRole('table', { name: 'Readiness checks' }).isVisible()).resolves.toBe(true);
+    await expect(
+      p.getByRole('table', { name: 'Readiness checks' }).isVisible()
+    ).resolves.toBe(true);
     expect(await commandEnabled(p, 'project-startup:initialize')).toBe(true);
     await expectToolbarRefresh(p);
     await expectTabIcon(p);
@@ -493,28 +707,51 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
 
     // Keyboard: the panel took the focus on its first button (Refresh); Tab reaches
     // "Initialize project" and Enter presses it.
-    expect(await focused(p)).toMatchObject({ inPanel: true, action: 'refresh', text: 'Refresh' });
+    expect(await focused(p)).toMatchObject({
+      inPanel: true,
+      action: 'refresh',
+      text: 'Refresh'
+    });
     await p.keyboard.press('Tab');
-    expect(await focused(p)).toMatchObject({ inPanel: true, action: 'initialize', text: 'Initialize project' });
+    expect(await focused(p)).toMatchObject({
+      inPanel: true,
+      action: 'initialize',
+      text: 'Initialize project'
+    });
     await p.keyboard.press('Enter');
     const dialog = p.locator('.jp-Dialog');
     await dialog.waitFor({ state: 'visible' });
-    await expect(dialog.locator('.jp-Dialog-header').textContent()).resolves.toContain('Initialize project');
+    await expect(
+      dialog.locator('.jp-Dialog-header').textContent()
+    ).resolves.toContain('Initialize project');
     const body = dialog.locator('.jp-ProjectStartup-dialogBody');
-    await expect(body.locator('.jp-ProjectStartup-dialogPath').textContent()).resolves.toBe(s.dirs.project);
-    const listed = await body.locator('.jp-ProjectStartup-paths li').allTextContents();
+    await expect(
+      body.locator('.jp-ProjectStartup-dialogPath').textContent()
+    ).resolves.toBe(s.dirs.project);
+    const listed = await body
+      .locator('.jp-ProjectStartup-paths li')
+      .allTextContents();
     expect(listed).toEqual([statePath, recordFile]);
-    await expect(body.textContent()).resolves.toContain('Nothing is created if you cancel.');
+    await expect(body.textContent()).resolves.toContain(
+      'Nothing is created if you cancel.'
+    );
     await p.waitForTimeout(300); // the dialog's fade-in, for a clear screenshot
     await screenshot(p, 'panel-dialog');
     await expectDialogAccessible(p, 'panel-dialog');
 
     // Cancel: it has the focus and answers Enter. Nothing is sent, nothing is created.
-    expect(await focused(p)).toMatchObject({ inDialog: true, accept: false, text: 'Cancel' });
+    expect(await focused(p)).toMatchObject({
+      inDialog: true,
+      accept: false,
+      text: 'Cancel'
+    });
     await p.keyboard.press('Enter');
     await dialog.waitFor({ state: 'detached' });
     // The focus is back where it was: on "Initialize project".
-    expect(await focused(p)).toMatchObject({ inPanel: true, action: 'initialize' });
+    expect(await focused(p)).toMatchObject({
+      inPanel: true,
+      action: 'initialize'
+    });
     await pause(500);
     expect(calls.filter(c => c.method === 'POST')).toEqual([]);
     expect(fs.existsSync(statePath)).toBe(false);
@@ -526,13 +763,26 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     await panel(p).getByRole('button', { name: 'Initialize project' }).click();
     await dialog.waitFor({ state: 'visible' });
     // The dialog puts the focus on Cancel (the default button) as it opens.
-    await p.waitForFunction(() => document.activeElement?.closest('.jp-Dialog') && document.activeElement.textContent?.trim() === 'Cancel', undefined, {
-      timeout: 10000,
-      polling: 50
-    });
+    await p.waitForFunction(
+      () =>
+        document.activeElement?.closest('.jp-Dialog') &&
+        document.activeElement.textContent?.trim() === 'Cancel',
+      undefined,
+      {
+        timeout: 10000,
+        polling: 50
+      }
+    );
     await p.keyboard.press('Tab');
-    expect(await focused(p)).toMatchObject({ inDialog: true, accept: true, text: 'Initialize project' });
-    const initialized = p.waitForResponse(r => new URL(r.url()).pathname === INITIALIZE_PATH, { timeout: 20000 });
+    expect(await focused(p)).toMatchObject({
+      inDialog: true,
+      accept: true,
+      text: 'Initialize project'
+    });
+    const initialized = p.waitForResponse(
+      r => new URL(r.url()).pathname === INITIALIZE_PATH,
+      { timeout: 20000 }
+    );
     await recordAnnouncements(p);
     await p.keyboard.press('Space');
     await dialog.waitFor({ state: 'detached' });
@@ -540,16 +790,34 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     await waitForPhase(p, 'ready');
     // The live region says so once the refresh that follows initialize is back.
     await waitForStatus(p, 'Project initialized. Setup phase: Ready.');
-    await expect(panel(p).locator('.jp-ProjectStartup-success').textContent()).resolves.toBe(`Project initialized: ${statePath} was created.`);
-    await expect(panel(p).locator('.jp-ProjectStartup-phase h3').textContent()).resolves.toBe('The project is set up');
-    await expect(panel(p).locator('.jp-ProjectStartup-phase').textContent()).resolves.toContain('Confirmed through Notebook at ');
-    expect(await panel(p).getByRole('button', { name: 'Initialize project' }).count()).toBe(0);
+    await expect(
+      panel(p).locator('.jp-ProjectStartup-success').textContent()
+    ).resolves.toBe(`Project initialized: ${statePath} was created.`);
+    await expect(
+      panel(p).locator('.jp-ProjectStartup-phase h3').textContent()
+    ).resolves.toBe('The project is set up');
+    await expect(
+      panel(p).locator('.jp-ProjectStartup-phase').textContent()
+    ).resolves.toContain('Confirmed through Notebook at ');
+    expect(
+      await panel(p).getByRole('button', { name: 'Initialize project' }).count()
+    ).toBe(0);
     expect(await commandEnabled(p, 'project-startup:initialize')).toBe(false);
     // The checks come from the refresh after initialize: confirmation now passes.
-    await panel(p).locator('tr[data-check-id="confirmation"].jp-mod-pass').waitFor({ state: 'visible' });
-    await p.waitForFunction(selector => document.querySelector(`${selector} [aria-busy="false"]`) !== null, PANEL, { timeout: 20000 });
+    await panel(p)
+      .locator('tr[data-check-id="confirmation"].jp-mod-pass')
+      .waitFor({ state: 'visible' });
+    await p.waitForFunction(
+      selector =>
+        document.querySelector(`${selector} [aria-busy="false"]`) !== null,
+      PANEL,
+      { timeout: 20000 }
+    );
     // The new phase was announced once: the refresh that followed (same answer) said nothing.
-    expect(await announcements(p)).toEqual(['Initializing the project…', 'Project initialized. Setup phase: Ready.']);
+    expect(await announcements(p)).toEqual([
+      'Initializing the project…',
+      'Project initialized. Setup phase: Ready.'
+    ]);
 
     // Exactly one POST, with the body the dialog confirmed, under the base URL.
     const posts = calls.filter(c => c.method === 'POST');
@@ -575,7 +843,11 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
       projectPath: s.dirs.project,
       statePath,
       platform: 'generic',
-      confirmation: { interface: 'notebook', method: 'jupyterlab-dialog', ingress: 'notebook-server-proxy' }
+      confirmation: {
+        interface: 'notebook',
+        method: 'jupyterlab-dialog',
+        ingress: 'notebook-server-proxy'
+      }
     });
     expect(recordText).not.toContain(s.token);
     expect((await projection(s)).phase).toBe('ready');
@@ -584,11 +856,19 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
 
     // The same panel in the dark theme.
     await execute(p, 'apputils:change-theme', { theme: 'JupyterLab Dark' });
-    await p.waitForFunction(() => document.body.dataset.jpThemeName === 'JupyterLab Dark', undefined, { timeout: 20000 });
+    await p.waitForFunction(
+      () => document.body.dataset.jpThemeName === 'JupyterLab Dark',
+      undefined,
+      { timeout: 20000 }
+    );
     await waitForSplashGone(p);
     await waitForPhase(p, 'ready');
-    const background = await panel(p).evaluate(node => getComputedStyle(node).backgroundColor);
-    const [r, g, b] = (background.match(/\d+/g) ?? ['255', '255', '255']).map(Number);
+    const background = await panel(p).evaluate(
+      node => getComputedStyle(node).backgroundColor
+    );
+    const [r, g, b] = (background.match(/\d+/g) ?? ['255', '255', '255']).map(
+      Number
+    );
     expect(r + g + b).toBeLessThan(3 * 96); // a dark background, from the theme's variables
     await screenshot(p, 'panel-ready-dark');
     await expectPanelAccessible(p, 'panel-ready-dark');
@@ -611,11 +891,18 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
         fs.mkdirSync(bin);
         fs.symlinkSync('/usr/bin/python3', path.join(bin, 'python3'));
         fs.symlinkSync(process.execPath, path.join(bin, 'node'));
-        return { PATH: bin, SLURM_JOB_ID: '4242', PROJECT_STARTUP_APPROVED_STORAGE: dirs.root };
+        return {
+          PATH: bin,
+          SLURM_JOB_ID: '4242',
+          PROJECT_STARTUP_APPROVED_STORAGE: dirs.root
+        };
       }
     });
     const s = server;
-    expect(fs.readdirSync(path.join(s.dirs.root, 'bin')).sort()).toEqual(['node', 'python3']);
+    expect(fs.readdirSync(path.join(s.dirs.root, 'bin')).sort()).toEqual([
+      'node',
+      'python3'
+    ]);
     const p = await newPage();
     const { calls } = recordSidecarCalls(p);
     await openLab(p, s);
@@ -624,29 +911,67 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     await panel(p).waitFor({ state: 'visible', timeout: 30000 });
     await waitForPhase(p, 'unsupported-interface');
     const answer = await projection(s);
-    expect(answer).toMatchObject({ platform: 'cluster', interface: 'notebook', phase: 'unsupported-interface' });
+    expect(answer).toMatchObject({
+      platform: 'cluster',
+      interface: 'notebook',
+      phase: 'unsupported-interface'
+    });
     expect(answer.nextAction.id).toBe('switch-interface');
-    expect(answer.compute.allocation).toMatchObject({ scheduler: 'slurm', jobId: '4242', live: null });
-    expect(answer.manifest.platform.evidence.signals.map((sig: { name: string }) => sig.name)).toContain('SLURM_JOB_ID');
-    expect(answer.readinessChecks.find((c: { id: string }) => c.id === 'approved-storage')?.status).toBe('pass');
+    expect(answer.compute.allocation).toMatchObject({
+      scheduler: 'slurm',
+      jobId: '4242',
+      live: null
+    });
+    expect(
+      answer.manifest.platform.evidence.signals.map(
+        (sig: { name: string }) => sig.name
+      )
+    ).toContain('SLURM_JOB_ID');
+    expect(
+      answer.readinessChecks.find(
+        (c: { id: string }) => c.id === 'approved-storage'
+      )?.status
+    ).toBe('pass');
 
     await waitForStatus(p, 'Setup phase: Interface not supported.');
     const intro = panel(p).locator('.jp-ProjectStartup-phase');
-    await expect(intro.locator('h3').textContent()).resolves.toBe('The notebook interface is not available here');
-    await expect(intro.textContent()).resolves.toContain('The Cluster platform does not offer setup through JupyterLab.');
-    const ways = await intro.locator('.jp-ProjectStartup-interfaces li').allTextContents();
+    await expect(intro.locator('h3').textContent()).resolves.toBe(
+      'The notebook interface is not available here'
+    );
+    await expect(intro.textContent()).resolves.toContain(
+      'The Cluster platform does not offer setup through JupyterLab.'
+    );
+    const ways = await intro
+      .locator('.jp-ProjectStartup-interfaces li')
+      .allTextContents();
     // The one way, named, with how to reach it (the service's text; it has Markdown backticks).
     expect(ways).toHaveLength(1);
-    expect(ways[0]).toMatch(/^Terminal: Run `?project-startup status`? in a terminal\.$/);
-    await expect(fact(p, 'Platform').textContent()).resolves.toBe('Cluster platform');
-    await expect(fact(p, 'Notebook interface').textContent()).resolves.toMatch(/^Not supported — /);
-    await expect(panel(p).locator('.jp-ProjectStartup-nextAction .jp-ProjectStartup-actionTitle').textContent()).resolves.toBe(
-      answer.nextAction.title
+    expect(ways[0]).toMatch(
+      /^Terminal: Run `?project-startup status`? in a terminal\.$/
     );
-    await expect(panel(p).locator('tr[data-check-id="interface-support"]').getAttribute('class')).resolves.toContain('jp-mod-fail');
-    await expect(panel(p).locator('.jp-ProjectStartup-compute').textContent()).resolves.toContain('slurm job 4242');
+    await expect(fact(p, 'Platform').textContent()).resolves.toBe(
+      'Cluster platform'
+    );
+    await expect(fact(p, 'Notebook interface').textContent()).resolves.toMatch(
+      /^Not supported — /
+    );
+    await expect(
+      panel(p)
+        .locator('.jp-ProjectStartup-nextAction .jp-ProjectStartup-actionTitle')
+        .textContent()
+    ).resolves.toBe(answer.nextAction.title);
+    await expect(
+      panel(p)
+        .locator('tr[data-check-id="interface-support"]')
+        .getAttribute('class')
+    ).resolves.toContain('jp-mod-fail');
+    await expect(
+      panel(p).locator('.jp-ProjectStartup-compute').textContent()
+    ).resolves.toContain('slurm job 4242');
     // Nothing here lets the person initialize from JupyterLab.
-    expect(await panel(p).getByRole('button', { name: 'Initialize project' }).count()).toBe(0);
+    expect(
+      await panel(p).getByRole('button', { name: 'Initialize project' }).count()
+    ).toBe(0);
     expect(await commandEnabled(p, 'project-startup:initialize')).toBe(false);
     await screenshot(p, 'panel-unsupported');
     await expectPanelAccessible(p, 'panel-unsupported');
@@ -659,11 +984,15 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     while (calls.length === before && Date.now() < deadline) {
       await pause(50);
     }
-    expect(calls.slice(before).map(describeCall)).toEqual([`GET ${STARTUP_PATH}?interface=notebook`]);
+    expect(calls.slice(before).map(describeCall)).toEqual([
+      `GET ${STARTUP_PATH}?interface=notebook`
+    ]);
     await waitForStatus(p, 'Setup phase: Interface not supported.');
     await waitForPhase(p, 'unsupported-interface');
     expect(calls.filter(c => c.method === 'POST')).toEqual([]);
-    expect(fs.existsSync(path.join(s.dirs.project, '.project-startup'))).toBe(false);
+    expect(fs.existsSync(path.join(s.dirs.project, '.project-startup'))).toBe(
+      false
+    );
     await useTheme(p, DARK);
     await screenshot(p, 'panel-unsupported-dark');
     await expectPanelAccessible(p, 'panel-unsupported-dark');
@@ -679,7 +1008,9 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
         // install was only half done): Jupyter has nothing at {base_url}project/.
         jupyterInstall(dirs);
         fs.rmSync(path.join(dirs.config, 'jupyter_server_config.json'));
-        fs.rmSync(path.join(dirs.config, 'jupyter_server_config.d'), { recursive: true });
+        fs.rmSync(path.join(dirs.config, 'jupyter_server_config.d'), {
+          recursive: true
+        });
       }
     });
     const s = server;
@@ -689,19 +1020,32 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     await panel(p).waitFor({ state: 'visible', timeout: 30000 });
     const section = panel(p).locator('.jp-ProjectStartup-notEnabled');
     await section.waitFor({ state: 'visible' });
-    await waitForStatus(p, 'The Project Startup service is not enabled on this Jupyter server.');
-    await expect(section.locator('h3').textContent()).resolves.toBe('The Project Startup service is not enabled');
+    await waitForStatus(
+      p,
+      'The Project Startup service is not enabled on this Jupyter server.'
+    );
+    await expect(section.locator('h3').textContent()).resolves.toBe(
+      'The Project Startup service is not enabled'
+    );
     const text = (await section.textContent()) ?? '';
-    expect(text).toContain(`answered "not found" (HTTP 404) for ${s.base}project/startup?interface=notebook`);
-    expect(text).toContain('An operator enables it in the environment that runs the Jupyter server:');
-    const steps = await section.locator('.jp-ProjectStartup-steps li').allTextContents();
+    expect(text).toContain(
+      `answered "not found" (HTTP 404) for ${s.base}project/startup?interface=notebook`
+    );
+    expect(text).toContain(
+      'An operator enables it in the environment that runs the Jupyter server:'
+    );
+    const steps = await section
+      .locator('.jp-ProjectStartup-steps li')
+      .allTextContents();
     expect(steps).toEqual([
       'Install jupyter-server-proxy in that environment.',
       'Run project-startup jupyter install --sys-prefix in that environment.',
       'Restart the Jupyter server, then press Refresh.'
     ]);
     expect(text).toContain('operator guide in the README');
-    expect(await panel(p).locator('.jp-ProjectStartup-phaseBadge').count()).toBe(0);
+    expect(
+      await panel(p).locator('.jp-ProjectStartup-phaseBadge').count()
+    ).toBe(0);
     expect(await commandEnabled(p, 'project-startup:initialize')).toBe(false);
     await screenshot(p, 'panel-not-enabled');
     await expectPanelAccessible(p, 'panel-not-enabled');
@@ -731,7 +1075,10 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     const s = server;
     const p = await newPage();
     const { calls, statuses } = recordSidecarCalls(p);
-    const firstAsked = p.waitForRequest(r => new URL(r.url()).pathname === STARTUP_PATH, { timeout: 30000 });
+    const firstAsked = p.waitForRequest(
+      r => new URL(r.url()).pathname === STARTUP_PATH,
+      { timeout: 30000 }
+    );
     await openLab(p, s);
     // Opened while the first answer is on its way (the proxy retries the command until its
     // start-up timeout): the panel says it is checking, and is busy.
@@ -739,18 +1086,30 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     await execute(p, 'project-startup:open');
     await panel(p).waitFor({ state: 'visible', timeout: 30000 });
     if ((await panel(p).locator('.jp-ProjectStartup-failing').count()) === 0) {
-      await expect(panel(p).locator('.jp-ProjectStartup-loading').textContent()).resolves.toBe('Checking the project setup…');
-      await expect(panel(p).locator('[aria-busy]').getAttribute('aria-busy')).resolves.toBe('true');
-      await expect(panel(p).getByRole('status').textContent()).resolves.toBe('Checking the project setup…');
+      await expect(
+        panel(p).locator('.jp-ProjectStartup-loading').textContent()
+      ).resolves.toBe('Checking the project setup…');
+      await expect(
+        panel(p).locator('[aria-busy]').getAttribute('aria-busy')
+      ).resolves.toBe('true');
+      await expect(panel(p).getByRole('status').textContent()).resolves.toBe(
+        'Checking the project setup…'
+      );
       await screenshot(p, 'panel-loading');
     }
     const section = panel(p).locator('.jp-ProjectStartup-failing');
     await section.waitFor({ state: 'visible', timeout: 30000 });
     await waitForStatus(p, 'The Project Startup service is failing.');
-    await expect(section.locator('h3').textContent()).resolves.toBe('The Project Startup service is failing');
+    await expect(section.locator('h3').textContent()).resolves.toBe(
+      'The Project Startup service is failing'
+    );
     const text = (await section.textContent()) ?? '';
-    expect(text).toContain(`The request to ${s.base}project/startup?interface=notebook failed with HTTP 500`);
-    await expect(section.locator('.jp-ProjectStartup-fix').textContent()).resolves.toBe(
+    expect(text).toContain(
+      `The request to ${s.base}project/startup?interface=notebook failed with HTTP 500`
+    );
+    await expect(
+      section.locator('.jp-ProjectStartup-fix').textContent()
+    ).resolves.toBe(
       'Press Refresh to try again. If it keeps failing, check the Jupyter server log: the service and jupyter-server-proxy write their errors there.'
     );
     // No server extension here (the npm route): the panel says the diagnostics are unavailable
@@ -758,15 +1117,23 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     expect(text).toContain(
       `Diagnostics are unavailable: ${s.base}api/project-startup/diagnostics answered HTTP 404, so the server extension of jupyterlab-project-startup is not installed on this Jupyter server (as with an npm-only install).`
     );
-    expect(text).toContain("The service's log is in the Jupyter server's log: the output (stderr) of jupyter server or jupyter lab.");
+    expect(text).toContain(
+      "The service's log is in the Jupyter server's log: the output (stderr) of jupyter server or jupyter lab."
+    );
     // The log the panel points to says what is wrong.
-    expect(s.logs()).toContain('project-startup: PROJECT_STARTUP_PLATFORM must be one of generic, hosted-notebook, cluster');
+    expect(s.logs()).toContain(
+      'project-startup: PROJECT_STARTUP_PLATFORM must be one of generic, hosted-notebook, cluster'
+    );
     // The proxy (simpervisor) restarted the command each time it exited non-zero, until its
     // start-up timeout: the sidecar said so more than once. (It logs the restarts at debug level only.)
-    const launches = s.logs().split('project-startup: PROJECT_STARTUP_PLATFORM must be one of').length - 1;
+    const launches =
+      s.logs().split('project-startup: PROJECT_STARTUP_PLATFORM must be one of')
+        .length - 1;
     expect(launches).toBeGreaterThanOrEqual(2);
     // Then it gave up, killed the command and answered 500 with its own reason.
-    expect(s.logs()).toMatch(/500 GET \/user\/alice\/project\/startup\?interface=notebook\S* \(127\.0\.0\.1\): could not start project in time/);
+    expect(s.logs()).toMatch(
+      /500 GET \/user\/alice\/project\/startup\?interface=notebook\S* \(127\.0\.0\.1\): could not start project in time/
+    );
     expect(s.logs()).not.toContain(s.token);
     await screenshot(p, 'panel-failing');
     await expectPanelAccessible(p, 'panel-failing');
@@ -780,11 +1147,15 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     await screenshot(p, 'panel-checking');
     await waitForStatus(p, 'The Project Startup service is failing.', 30000);
     // One press, one request (the toolbar button does not also act on the click the key makes).
-    expect(calls.slice(before).map(describeCall)).toEqual([`GET ${STARTUP_PATH}?interface=notebook`]);
+    expect(calls.slice(before).map(describeCall)).toEqual([
+      `GET ${STARTUP_PATH}?interface=notebook`
+    ]);
     // Every answer was the proxy's 500: the first one, the quiet one when the panel was shown, the pressed one.
     expect(statuses.length).toBeGreaterThanOrEqual(2);
     expect(new Set(statuses)).toEqual(new Set([`GET ${STARTUP_PATH} 500`]));
-    expect(fs.existsSync(path.join(s.dirs.project, '.project-startup'))).toBe(false);
+    expect(fs.existsSync(path.join(s.dirs.project, '.project-startup'))).toBe(
+      false
+    );
     await useTheme(p, DARK);
     await screenshot(p, 'panel-failing-dark');
     await expectPanelAccessible(p, 'panel-failing-dark');
@@ -798,16 +1169,27 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
       prepare: dirs => {
         jupyterInstall(dirs);
         // The person chose the dark theme before: JupyterLab starts with it.
-        const themes = path.join(dirs.settings, '@jupyterlab', 'apputils-extension');
+        const themes = path.join(
+          dirs.settings,
+          '@jupyterlab',
+          'apputils-extension'
+        );
         fs.mkdirSync(themes, { recursive: true });
-        fs.writeFileSync(path.join(themes, 'themes.jupyterlab-settings'), JSON.stringify({ theme: DARK }));
+        fs.writeFileSync(
+          path.join(themes, 'themes.jupyterlab-settings'),
+          JSON.stringify({ theme: DARK })
+        );
       }
     });
     const s = server;
     const p = await newPage();
     const { calls } = recordSidecarCalls(p);
     await openLab(p, s);
-    await p.waitForFunction(t => document.body.dataset.jpThemeName === t, DARK, { timeout: 20000 });
+    await p.waitForFunction(
+      t => document.body.dataset.jpThemeName === t,
+      DARK,
+      { timeout: 20000 }
+    );
     // Setup awaits the confirmation: the panel opens by itself and takes the focus on its first button.
     await panel(p).waitFor({ state: 'visible', timeout: 30000 });
     await waitForPhase(p, 'awaiting-confirmation');
@@ -822,13 +1204,20 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     // Refresh is the toolbar's, above the heading: Shift+Tab from the heading reaches it.
     await panel(p).getByRole('heading', { name: 'Project Startup' }).focus();
     await p.keyboard.press('Shift+Tab');
-    expect(await focused(p)).toMatchObject({ inPanel: true, action: 'refresh' });
+    expect(await focused(p)).toMatchObject({
+      inPanel: true,
+      action: 'refresh'
+    });
     const ringDark = await focusRingContrast(p);
     expect(ringDark.outline).toMatch(/^solid /);
     expect(parseFloat(ringDark.width)).toBeGreaterThanOrEqual(2);
     expect(ringDark.ratio).toBeGreaterThanOrEqual(3);
     await p.keyboard.press('Tab');
-    expect(await focused(p)).toMatchObject({ inPanel: true, action: 'initialize', text: 'Initialize project' });
+    expect(await focused(p)).toMatchObject({
+      inPanel: true,
+      action: 'initialize',
+      text: 'Initialize project'
+    });
     expect((await focusRingContrast(p)).ratio).toBeGreaterThanOrEqual(3);
     await screenshot(p, 'panel-focus-ring-dark');
 
@@ -852,17 +1241,29 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
       expect((await focused(p)).inDialog).toBe(true);
     }
     // Tab went round both buttons (and stayed inside).
-    expect([...seen]).toEqual(expect.arrayContaining(['Cancel', 'Initialize project']));
+    expect([...seen]).toEqual(
+      expect.arrayContaining(['Cancel', 'Initialize project'])
+    );
     // Escape closes it, sends nothing, and the focus returns to "Initialize project".
     await p.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
-    expect(await focused(p)).toMatchObject({ inPanel: true, action: 'initialize', text: 'Initialize project' });
+    expect(await focused(p)).toMatchObject({
+      inPanel: true,
+      action: 'initialize',
+      text: 'Initialize project'
+    });
     expect(calls.filter(c => c.method === 'POST')).toEqual([]);
 
     // An unchanged answer announces nothing: the panel closed and opened again asks the
     // service once more (the same answer) and its live region keeps its text.
     await p.evaluate(id => {
-      const g = globalThis as unknown as { jupyterapp: { shell: { widgets(area: string): Iterable<{ id: string; close(): void }> } } };
+      const g = globalThis as unknown as {
+        jupyterapp: {
+          shell: {
+            widgets(area: string): Iterable<{ id: string; close(): void }>;
+          };
+        };
+      };
       for (const widget of g.jupyterapp.shell.widgets('main')) {
         if (widget.id === id) {
           widget.close();
@@ -872,20 +1273,35 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     await panel(p).waitFor({ state: 'detached' });
     await recordAnnouncements(p);
     const before = calls.length;
-    const asked = p.waitForResponse(r => new URL(r.url()).pathname === STARTUP_PATH, { timeout: 20000 });
+    const asked = p.waitForResponse(
+      r => new URL(r.url()).pathname === STARTUP_PATH,
+      { timeout: 20000 }
+    );
     await execute(p, 'project-startup:open');
     expect((await asked).status()).toBe(200);
-    await p.waitForFunction(selector => document.querySelector(`${selector} [aria-busy="false"]`) !== null, PANEL, { timeout: 20000 });
+    await p.waitForFunction(
+      selector =>
+        document.querySelector(`${selector} [aria-busy="false"]`) !== null,
+      PANEL,
+      { timeout: 20000 }
+    );
     await pause(300);
-    expect(calls.slice(before).map(describeCall)).toEqual([`GET ${STARTUP_PATH}?interface=notebook`]);
-    expect(await announcements(p)).toEqual(['Setup phase: Awaiting confirmation.']);
+    expect(calls.slice(before).map(describeCall)).toEqual([
+      `GET ${STARTUP_PATH}?interface=notebook`
+    ]);
+    expect(await announcements(p)).toEqual([
+      'Setup phase: Awaiting confirmation.'
+    ]);
 
     // The same focus ring in the light theme.
     await useTheme(p, LIGHT);
     await panel(p).getByRole('button', { name: 'Refresh' }).focus();
     await p.keyboard.press('Tab');
     await p.keyboard.press('Shift+Tab');
-    expect(await focused(p)).toMatchObject({ inPanel: true, action: 'refresh' });
+    expect(await focused(p)).toMatchObject({
+      inPanel: true,
+      action: 'refresh'
+    });
     const ringLight = await focusRingContrast(p);
     expect(ringLight.ratio).toBeGreaterThanOrEqual(3);
     await screenshot(p, 'panel-focus-ring');
@@ -893,7 +1309,11 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
   }, 120000);
 
   test('a failed initialize, then blocked: the state path became a file after the panel showed it, in both themes', async () => {
-    server = await startLabServer({ baseUrl: BASE_URL, label: 'panel-blocked-server', prepare: dirs => void jupyterInstall(dirs) });
+    server = await startLabServer({
+      baseUrl: BASE_URL,
+      label: 'panel-blocked-server',
+      prepare: dirs => void jupyterInstall(dirs)
+    });
     const s = server;
     const statePath = path.join(s.dirs.project, '.project-startup');
     const p = await newPage();
@@ -909,7 +1329,10 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     await panel(p).getByRole('button', { name: 'Initialize project' }).click();
     const dialog = p.locator('.jp-Dialog');
     await dialog.waitFor({ state: 'visible' });
-    const refused = p.waitForResponse(r => new URL(r.url()).pathname === INITIALIZE_PATH, { timeout: 20000 });
+    const refused = p.waitForResponse(
+      r => new URL(r.url()).pathname === INITIALIZE_PATH,
+      { timeout: 20000 }
+    );
     await dialog.getByRole('button', { name: 'Initialize project' }).click();
     await dialog.waitFor({ state: 'detached' });
     const refusal = await refused;
@@ -927,17 +1350,35 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
 
     // Refresh (a mouse click on the toolbar's button) asks once and clears the old notice.
     const before = calls.length;
-    await panel(p).getByRole('toolbar').getByRole('button', { name: 'Refresh' }).click();
+    await panel(p)
+      .getByRole('toolbar')
+      .getByRole('button', { name: 'Refresh' })
+      .click();
     await waitForStatus(p, 'Setup phase: Blocked.');
     await pause(300);
-    expect(calls.slice(before).map(describeCall)).toEqual([`GET ${STARTUP_PATH}?interface=notebook`]);
+    expect(calls.slice(before).map(describeCall)).toEqual([
+      `GET ${STARTUP_PATH}?interface=notebook`
+    ]);
     expect(await panel(p).getByRole('alert').count()).toBe(0);
     const answer = await projection(s);
     expect(answer.phase).toBe('blocked');
-    expect(answer.readinessChecks.find((c: { id: string }) => c.id === 'state-path')?.status).toBe('fail');
-    await expect(panel(p).locator('tr[data-check-id="state-path"]').getAttribute('class')).resolves.toContain('jp-mod-fail');
-    await expect(panel(p).locator('tr[data-check-id="state-path"] .jp-ProjectStartup-checkStatus').textContent()).resolves.toBe('Fail');
-    expect(await panel(p).getByRole('button', { name: 'Initialize project' }).count()).toBe(0);
+    expect(
+      answer.readinessChecks.find((c: { id: string }) => c.id === 'state-path')
+        ?.status
+    ).toBe('fail');
+    await expect(
+      panel(p).locator('tr[data-check-id="state-path"]').getAttribute('class')
+    ).resolves.toContain('jp-mod-fail');
+    await expect(
+      panel(p)
+        .locator(
+          'tr[data-check-id="state-path"] .jp-ProjectStartup-checkStatus'
+        )
+        .textContent()
+    ).resolves.toBe('Fail');
+    expect(
+      await panel(p).getByRole('button', { name: 'Initialize project' }).count()
+    ).toBe(0);
     await screenshot(p, 'panel-blocked');
     await expectPanelAccessible(p, 'panel-blocked');
     await useTheme(p, DARK);
@@ -946,7 +1387,10 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     expect(fs.readFileSync(statePath, 'utf8')).toBe('not a state directory\n');
     // Expected: the sidecar's 409 for the initialize (and Chromium's console line for it).
     expectOnlyProblems(
-      problem => problem.path === INITIALIZE_PATH && problem.status === 409 && (problem.kind === 'http' || problem.kind === 'console-error')
+      problem =>
+        problem.path === INITIALIZE_PATH &&
+        problem.status === 409 &&
+        (problem.kind === 'http' || problem.kind === 'console-error')
     );
   }, 120000);
 });

@@ -18,7 +18,15 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { checkPrerequisites, httpRequest, jupyterCookies, LabServer, sidecarServerEntry, startLabServer, stopAllLabServers } from './helpers';
+import {
+  checkPrerequisites,
+  httpRequest,
+  jupyterCookies,
+  LabServer,
+  sidecarServerEntry,
+  startLabServer,
+  stopAllLabServers
+} from './helpers';
 
 function alive(pid: number): boolean {
   try {
@@ -29,7 +37,11 @@ function alive(pid: number): boolean {
   }
 }
 
-async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+async function until(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: string
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) {
@@ -40,10 +52,19 @@ async function until(check: () => boolean | Promise<boolean>, timeoutMs: number,
 }
 
 /** The sidecar's runtime file (pid, instance id), once it has written one. */
-function sidecarRuntime(server: LabServer): { pid: number; instanceId: string } | undefined {
+function sidecarRuntime(
+  server: LabServer
+): { pid: number; instanceId: string } | undefined {
   const dir = server.dirs.sidecarRuntime;
-  const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter(f => /^server-[0-9a-f]{12}\.json$/.test(f)) : [];
-  return files.length === 1 ? (JSON.parse(fs.readFileSync(path.join(dir, files[0]), 'utf8')) as { pid: number; instanceId: string }) : undefined;
+  const files = fs.existsSync(dir)
+    ? fs.readdirSync(dir).filter(f => /^server-[0-9a-f]{12}\.json$/.test(f))
+    : [];
+  return files.length === 1
+    ? (JSON.parse(fs.readFileSync(path.join(dir, files[0]), 'utf8')) as {
+        pid: number;
+        instanceId: string;
+      })
+    : undefined;
 }
 
 /** The Unix socket the sidecar said it listens on ("service started" in the server's log). */
@@ -57,11 +78,18 @@ describe('the real jupyter-server-proxy in front of the sidecar', () => {
   const auth = () => ({ authorization: `token ${s().token}` });
   const api = () => `${s().base}project/`;
   const stale = (statePath = 'not-the-state-path') =>
-    JSON.stringify({ interface: 'notebook', confirm: { projectPath: s().dirs.project, statePath } });
+    JSON.stringify({
+      interface: 'notebook',
+      confirm: { projectPath: s().dirs.project, statePath }
+    });
 
   beforeAll(async () => {
     checkPrerequisites();
-    server = await startLabServer({ baseUrl: '/user/alice/', serverProxy: { project: sidecarServerEntry() }, label: 'server-proxy-server' });
+    server = await startLabServer({
+      baseUrl: '/user/alice/',
+      serverProxy: { project: sidecarServerEntry() },
+      label: 'server-proxy-server'
+    });
   }, 60000);
 
   afterAll(async () => {
@@ -71,27 +99,48 @@ describe('the real jupyter-server-proxy in front of the sidecar', () => {
 
   test('it is the real proxy, 4.x, loaded as a server extension', () => {
     expect(s().serverProxy.version).toMatch(/^4\.(\d+)\./);
-    expect(Number(/^4\.(\d+)/.exec(s().serverProxy.version)?.[1])).toBeGreaterThanOrEqual(1);
-    expect(s().logs()).toMatch(/jupyter_server_proxy \| extension was successfully loaded/);
+    expect(
+      Number(/^4\.(\d+)/.exec(s().serverProxy.version)?.[1])
+    ).toBeGreaterThanOrEqual(1);
+    expect(s().logs()).toMatch(
+      /jupyter_server_proxy \| extension was successfully loaded/
+    );
   });
 
   test('Jupyter authenticates first: 302 for GET and HEAD, 403 for other methods and a websocket upgrade; nothing is launched', async () => {
     const get = await httpRequest(`${api()}startup?interface=notebook`);
     expect(get.status).toBe(302);
     expect(get.headers.location).toMatch(/\/user\/alice\/login\?next=/);
-    expect((await httpRequest(`${api()}health`, { method: 'HEAD' })).status).toBe(302);
+    expect(
+      (await httpRequest(`${api()}health`, { method: 'HEAD' })).status
+    ).toBe(302);
     for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
-      const answer = await httpRequest(`${api()}initialize`, { method, headers: { 'content-type': 'application/json' }, body: stale() });
+      const answer = await httpRequest(`${api()}initialize`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        body: stale()
+      });
       expect(`${method} ${answer.status}`).toBe(`${method} 403`);
       expect(answer.headers['content-type'] ?? '').not.toMatch(/problem\+json/); // Jupyter's page, not the sidecar's
     }
     const ws = await httpRequest(`${api()}ws`, {
-      headers: { upgrade: 'websocket', connection: 'Upgrade', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' }
+      headers: {
+        upgrade: 'websocket',
+        connection: 'Upgrade',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ=='
+      }
     });
     expect(ws.status).toBe(403);
-    const wrongToken = await httpRequest(`${api()}startup?interface=notebook`, { headers: { authorization: 'token wrong' } });
+    const wrongToken = await httpRequest(`${api()}startup?interface=notebook`, {
+      headers: { authorization: 'token wrong' }
+    });
     expect(wrongToken.status).toBe(302);
-    const wrongQuery = await httpRequest(`${api()}initialize?token=wrong`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: stale() });
+    const wrongQuery = await httpRequest(`${api()}initialize?token=wrong`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: stale()
+    });
     expect(wrongQuery.status).toBe(403);
     const noSlash = await httpRequest(`${s().base}project`);
     expect(noSlash.status).toBe(302);
@@ -119,14 +168,23 @@ describe('the real jupyter-server-proxy in front of the sidecar', () => {
   test('absolute_url: the sidecar gets the full path under base_url and the query; project without a slash redirects to project/', async () => {
     // The sidecar was started with --base-url /user/alice/ and serves only /user/alice/project/...:
     // these answer only because the full path arrived.
-    const startup = await httpRequest(`${api()}startup?interface=notebook`, { headers: auth() });
+    const startup = await httpRequest(`${api()}startup?interface=notebook`, {
+      headers: auth()
+    });
     expect(startup.status).toBe(200);
-    expect(startup.json).toMatchObject({ interface: 'notebook', projectPath: s().dirs.project });
+    expect(startup.json).toMatchObject({
+      interface: 'notebook',
+      projectPath: s().dirs.project
+    });
     // The query goes on unchanged, Jupyter's ?token= included.
-    const web = await httpRequest(`${api()}startup?interface=terminal&token=${s().token}`);
+    const web = await httpRequest(
+      `${api()}startup?interface=terminal&token=${s().token}`
+    );
     expect(web.status).toBe(200);
     expect(web.json.interface).toBe('terminal');
-    const redirect = await httpRequest(`${s().base}project?a=1`, { headers: auth() });
+    const redirect = await httpRequest(`${s().base}project?a=1`, {
+      headers: auth()
+    });
     expect(redirect.status).toBe(302);
     expect(redirect.headers.location).toMatch(/\/user\/alice\/project\/\?a=1$/);
   }, 30000);
@@ -135,13 +193,20 @@ describe('the real jupyter-server-proxy in front of the sidecar', () => {
     // As ServerConnection.makeRequest sends it: the cache buster, Accept, Content-Type, the token.
     const panel = (headers: Record<string, string> = {}) =>
       httpRequest(`${api()}startup?interface=notebook&${Date.now()}`, {
-        headers: { ...auth(), accept: 'application/json', 'content-type': 'application/json', ...headers }
+        headers: {
+          ...auth(),
+          accept: 'application/json',
+          'content-type': 'application/json',
+          ...headers
+        }
       });
     const first = await panel();
     expect(first.status).toBe(200);
     // The sidecar's tag (a hash of the bytes), not the one tornado would make (40 hex digits).
     const etag = first.headers.etag as string;
-    expect(etag).toBe(`"${createHash('sha256').update(first.text).digest('base64url').slice(0, 27)}"`);
+    expect(etag).toBe(
+      `"${createHash('sha256').update(first.text).digest('base64url').slice(0, 27)}"`
+    );
     const same = await panel({ 'if-none-match': etag });
     // With the sidecar's ETag set, tornado adds no check of its own: this 304 is the sidecar's.
     expect(same.status).toBe(304);
@@ -153,7 +218,11 @@ describe('the real jupyter-server-proxy in front of the sidecar', () => {
   test('every header the sidecar checks reaches it, and its answer comes back whole', async () => {
     const cookie = await jupyterCookies(s());
     const post = (headers: Record<string, string>, query = '') =>
-      httpRequest(`${api()}initialize${query}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: stale() });
+      httpRequest(`${api()}initialize${query}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: stale()
+      });
     const outcome = async (headers: Record<string, string>, query = '') => {
       const answer = await post(headers, query);
       return `${answer.status} ${answer.json?.code}`;
@@ -166,31 +235,58 @@ describe('the real jupyter-server-proxy in front of the sidecar', () => {
     // Authorization: a script, not a browser: no origin check needed.
     expect(await outcome({ ...auth() })).toBe('409 confirmation-stale');
     // ?token= in the query: likewise.
-    expect(await outcome({}, `?token=${s().token}`)).toBe('409 confirmation-stale');
+    expect(await outcome({}, `?token=${s().token}`)).toBe(
+      '409 confirmation-stale'
+    );
     // Origin compared with Host: Jupyter's own origin passes, another is refused.
-    expect(await outcome({ cookie, origin: s().origin })).toBe('409 confirmation-stale');
-    expect(await outcome({ cookie, origin: 'http://evil.example' })).toBe('403 cross-origin');
+    expect(await outcome({ cookie, origin: s().origin })).toBe(
+      '409 confirmation-stale'
+    );
+    expect(await outcome({ cookie, origin: 'http://evil.example' })).toBe(
+      '403 cross-origin'
+    );
     // X-Forwarded-Host (what a hub's proxy adds) names the host the browser saw.
-    expect(await outcome({ cookie, origin: 'https://hub.example.org', 'x-forwarded-host': 'hub.example.org' })).toBe('409 confirmation-stale');
+    expect(
+      await outcome({
+        cookie,
+        origin: 'https://hub.example.org',
+        'x-forwarded-host': 'hub.example.org'
+      })
+    ).toBe('409 confirmation-stale');
     // Sec-Fetch-Site decides even with a matching Origin.
-    expect(await outcome({ cookie, origin: s().origin, 'sec-fetch-site': 'cross-site' })).toBe('403 cross-origin');
+    expect(
+      await outcome({
+        cookie,
+        origin: s().origin,
+        'sec-fetch-site': 'cross-site'
+      })
+    ).toBe('403 cross-origin');
     // The proxy checks no XSRF token: none of the POSTs above carried one, yet they reached the sidecar.
     // The body arrives: the right confirmation creates the state.
-    const projection = (await httpRequest(`${api()}startup?interface=notebook`, { headers: auth() })).json;
+    const projection = (
+      await httpRequest(`${api()}startup?interface=notebook`, {
+        headers: auth()
+      })
+    ).json;
     const created = await httpRequest(`${api()}initialize`, {
       method: 'POST',
       headers: { ...auth(), 'content-type': 'application/json' },
       body: stale(projection.statePath)
     });
     expect(created.status).toBe(201);
-    expect(created.json.record.confirmation).toMatchObject({ interface: 'notebook', ingress: 'notebook-server-proxy' });
+    expect(created.json.record.confirmation).toMatchObject({
+      interface: 'notebook',
+      ingress: 'notebook-server-proxy'
+    });
     // The answer's headers come back (the version header, the ETag) and If-None-Match goes on.
     const caps = await httpRequest(`${api()}capabilities`, { headers: auth() });
     expect(caps.status).toBe(200);
     expect(caps.headers['x-project-startup-version']).toMatch(/^\d+\.\d+\.\d+/);
     expect(caps.headers['content-type']).toMatch(/^application\/json/);
     expect(caps.headers.etag).toMatch(/^"/);
-    const revalidated = await httpRequest(`${api()}capabilities`, { headers: { ...auth(), 'if-none-match': caps.headers.etag as string } });
+    const revalidated = await httpRequest(`${api()}capabilities`, {
+      headers: { ...auth(), 'if-none-match': caps.headers.etag as string }
+    });
     expect(revalidated.status).toBe(304);
     // The sidecar never logged the cookie or the token it was handed. (Jupyter's own access log,
     // the lines in brackets, shows the URI of a refused request, `?token=` included: not ours.)
@@ -198,12 +294,16 @@ describe('the real jupyter-server-proxy in front of the sidecar', () => {
       .logs()
       .split('\n')
       .filter(line => !line.startsWith('['));
-    expect(sidecarLines.filter(line => line.includes('"message":"service started"'))).toHaveLength(1);
+    expect(
+      sidecarLines.filter(line => line.includes('"message":"service started"'))
+    ).toHaveLength(1);
     expect(sidecarLines.join('\n')).not.toContain(s().token);
-    expect(sidecarLines.join('\n')).not.toContain(cookie.split(';')[0].split('=')[1]);
+    expect(sidecarLines.join('\n')).not.toContain(
+      cookie.split(';')[0].split('=')[1]
+    );
   }, 30000);
 
-  test('a sidecar stopped on its own with exit 0 is not restarted: later requests get the proxy\'s 500 until Jupyter restarts', async () => {
+  test("a sidecar stopped on its own with exit 0 is not restarted: later requests get the proxy's 500 until Jupyter restarts", async () => {
     const info = sidecarRuntime(s()) as { pid: number };
     expect(alive(info.pid)).toBe(true);
     process.kill(info.pid, 'SIGTERM'); // the sidecar stops cleanly: exit 0
@@ -213,16 +313,25 @@ describe('the real jupyter-server-proxy in front of the sidecar', () => {
       expect(answer.status).toBe(500);
       expect(answer.headers['content-type'] ?? '').not.toMatch(/json/); // Jupyter's error page
     }
-    expect(s().logs().match(/"message":"service started"/g) ?? []).toHaveLength(1);
+    expect(
+      s()
+        .logs()
+        .match(/"message":"service started"/g) ?? []
+    ).toHaveLength(1);
   }, 30000);
 });
 
 describe('the sidecar ends with the Jupyter server', () => {
   test('SIGTERM to the Jupyter server (its process alone) ends the sidecar, and its socket goes', async () => {
     checkPrerequisites();
-    const server = await startLabServer({ label: 'server-proxy-sigterm-server', serverProxy: { project: sidecarServerEntry() } });
+    const server = await startLabServer({
+      label: 'server-proxy-sigterm-server',
+      serverProxy: { project: sidecarServerEntry() }
+    });
     try {
-      const answer = await httpRequest(`${server.base}project/health`, { headers: { authorization: `token ${server.token}` } });
+      const answer = await httpRequest(`${server.base}project/health`, {
+        headers: { authorization: `token ${server.token}` }
+      });
       expect(answer.status).toBe(200);
       const sidecar = sidecarRuntime(server)?.pid as number;
       expect(alive(sidecar)).toBe(true);
@@ -234,7 +343,11 @@ describe('the sidecar ends with the Jupyter server', () => {
       expect(fs.existsSync(socket)).toBe(false);
       // The sidecar removes its socket as it stops. jupyter-server-proxy 4.4 leaves the private
       // directory it made for the socket (mkdtemp, 0700), empty: nothing of ours is left in it.
-      expect(fs.readdirSync(server.dirs.tmp).filter(name => !/^jupyter-server-proxy-/.test(name))).toEqual([]);
+      expect(
+        fs
+          .readdirSync(server.dirs.tmp)
+          .filter(name => !/^jupyter-server-proxy-/.test(name))
+      ).toEqual([]);
       expect(fs.readdirSync(path.dirname(socket))).toEqual([]);
       expect(sidecarRuntime(server)).toBeUndefined();
       expect(server.logs()).toMatch(/"message":"stopping","signal":"SIGTERM"/);

@@ -49,12 +49,19 @@ describe('the generic setup page in Chromium', () => {
     // With it: the cookie is set and the address bar loses the token.
     await page.goto(signIn);
     expect(page.url()).toBe(serve.url);
-    await page.locator('#phase').filter({ hasText: 'awaiting-confirmation' }).waitFor();
+    await page
+      .locator('#phase')
+      .filter({ hasText: 'awaiting-confirmation' })
+      .waitFor();
     expect(await page.locator('#platform').textContent()).toContain('generic');
-    expect(await page.locator('#project-path').textContent()).toBe(s.projectDir);
+    expect(await page.locator('#project-path').textContent()).toBe(
+      s.projectDir
+    );
     const checks = await page.locator('#checks tr').count();
     expect(checks).toBe(11);
-    expect(await page.locator('#creates').textContent()).toContain(path.join(s.projectDir, '.project-startup'));
+    expect(await page.locator('#creates').textContent()).toContain(
+      path.join(s.projectDir, '.project-startup')
+    );
     await screenshot(page, 'setup-page-awaiting-confirmation');
     await expectPageAccessible(page, 'setup-page-awaiting-confirmation');
 
@@ -64,7 +71,12 @@ describe('the generic setup page in Chromium', () => {
       h.setAttribute('tabindex', '-1');
       h.focus();
     });
-    for (let i = 0; i < 10 && (await page.evaluate(() => document.activeElement?.id)) !== 'confirm'; i++) {
+    for (
+      let i = 0;
+      i < 10 &&
+      (await page.evaluate(() => document.activeElement?.id)) !== 'confirm';
+      i++
+    ) {
       await page.keyboard.press('Tab');
     }
     for (const scheme of ['light', 'dark'] as const) {
@@ -76,7 +88,9 @@ describe('the generic setup page in Chromium', () => {
     }
     await screenshot(page, 'setup-page-focus-ring-dark');
     await page.emulateMedia({ colorScheme: 'light' });
-    expect(fs.existsSync(path.join(s.projectDir, '.project-startup'))).toBe(false);
+    expect(fs.existsSync(path.join(s.projectDir, '.project-startup'))).toBe(
+      false
+    );
 
     await page.getByRole('button', { name: 'Create project state' }).click();
     await page.locator('#phase').filter({ hasText: 'ready' }).waitFor();
@@ -87,12 +101,22 @@ describe('the generic setup page in Chromium', () => {
 
     const state = path.join(s.projectDir, '.project-startup');
     expect(fs.statSync(state).mode & 0o777).toBe(0o700);
-    const record = JSON.parse(fs.readFileSync(path.join(state, 'initialization.json'), 'utf8'));
-    expect(record.confirmation).toMatchObject({ interface: 'web', method: 'setup-page', ingress: 'direct-loopback' });
-    expect(fs.statSync(path.join(state, 'initialization.json')).mode & 0o777).toBe(0o600);
+    const record = JSON.parse(
+      fs.readFileSync(path.join(state, 'initialization.json'), 'utf8')
+    );
+    expect(record.confirmation).toMatchObject({
+      interface: 'web',
+      method: 'setup-page',
+      ingress: 'direct-loopback'
+    });
+    expect(
+      fs.statSync(path.join(state, 'initialization.json')).mode & 0o777
+    ).toBe(0o600);
 
     // The page's own requests all succeeded, and the token never reached the page's script.
-    expect(problems.unexpected(p => p.path.endsWith('/project/') && p.status === 401)).toEqual([]);
+    expect(
+      problems.unexpected(p => p.path.endsWith('/project/') && p.status === 401)
+    ).toEqual([]);
     await serve.stop();
   }, 90000);
 });

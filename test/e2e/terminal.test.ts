@@ -6,7 +6,14 @@
 // serve`. The README's "From a terminal in JupyterLab" curl example runs there as written.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BIN, checkPrerequisites, jupyterInstall, LabServer, startLabServer, stopAllLabServers } from './helpers';
+import {
+  BIN,
+  checkPrerequisites,
+  jupyterInstall,
+  LabServer,
+  startLabServer,
+  stopAllLabServers
+} from './helpers';
 import { readmeCodeBlocks } from '../helpers/readme-sections';
 import { runInTerminal } from '../helpers/terminal';
 
@@ -27,7 +34,10 @@ describe('project-startup in a JupyterLab terminal finds the sidecar behind its 
         const bin = path.join(dirs.home, '.local', 'bin');
         fs.mkdirSync(bin, { recursive: true });
         fs.symlinkSync(BIN, path.join(bin, 'project-startup'));
-        fs.writeFileSync(path.join(dirs.home, '.profile'), 'if [ -d "$HOME/.local/bin" ] ; then\n    PATH="$HOME/.local/bin:$PATH"\nfi\n');
+        fs.writeFileSync(
+          path.join(dirs.home, '.profile'),
+          'if [ -d "$HOME/.local/bin" ] ; then\n    PATH="$HOME/.local/bin:$PATH"\nfi\n'
+        );
       }
     });
   }, 90000);
@@ -37,7 +47,12 @@ describe('project-startup in a JupyterLab terminal finds the sidecar behind its 
     await stopAllLabServers();
   }, 60000);
 
-  const type = (commands: string[]) => runInTerminal({ base: server.base, authorization: `token ${server.token}`, commands });
+  const type = (commands: string[]) =>
+    runInTerminal({
+      base: server.base,
+      authorization: `token ${server.token}`,
+      commands
+    });
 
   test('status, capabilities and init answer through Jupyter, name JupyterLab, and never say "project-startup serve"', async () => {
     // Before anyone opened the panel: the proxy has not started the sidecar yet.
@@ -49,10 +64,18 @@ describe('project-startup in a JupyterLab terminal finds the sidecar behind its 
       'project-startup status'
     ]);
     expect(status.status).toBe(0);
-    expect(status.output).toContain(`answered by the Project Startup service behind the Jupyter server (pid ${server.pid}) this terminal runs under`);
-    expect(status.output).toMatch(new RegExp(`JupyterLab: http://[^/]+:${server.port}/user/alice/lab`));
-    expect(status.output).toMatch(/Gateway ingress \(optional\): Notebook-server proxy on Unix socket/);
-    expect(status.output).toContain('Open JupyterLab and run "Open Project Startup"');
+    expect(status.output).toContain(
+      `answered by the Project Startup service behind the Jupyter server (pid ${server.pid}) this terminal runs under`
+    );
+    expect(status.output).toMatch(
+      new RegExp(`JupyterLab: http://[^/]+:${server.port}/user/alice/lab`)
+    );
+    expect(status.output).toMatch(
+      /Gateway ingress \(optional\): Notebook-server proxy on Unix socket/
+    );
+    expect(status.output).toContain(
+      'Open JupyterLab and run "Open Project Startup"'
+    );
     expect(status.output).not.toContain('project-startup serve');
 
     expect(capabilities.status).toBe(0);
@@ -61,28 +84,54 @@ describe('project-startup in a JupyterLab terminal finds the sidecar behind its 
     // Generic: the confirmation comes from a browser interface; init says where, JupyterLab.
     expect(init.status).not.toBe(0);
     expect(init.output).toContain('not at a terminal prompt');
-    expect(init.output).toContain('Open JupyterLab and run "Open Project Startup"');
+    expect(init.output).toContain(
+      'Open JupyterLab and run "Open Project Startup"'
+    );
     expect(init.output).not.toContain('project-startup serve');
-    expect(fs.existsSync(path.join(server.dirs.project, '.project-startup'))).toBe(false);
+    expect(
+      fs.existsSync(path.join(server.dirs.project, '.project-startup'))
+    ).toBe(false);
 
     // Now the sidecar runs (the proxy started it on the first request): found by its runtime file.
     expect(statusAgain.status).toBe(0);
-    expect(statusAgain.output).toMatch(/answered by the service at .*jupyter-server-proxy-[^ ]*\/socket \(pid \d+\)/);
-    expect(statusAgain.output).toContain(`project-startup: This service is the one jupyter-server-proxy runs for the Jupyter server (pid ${server.pid}) this terminal runs under`);
-    expect(statusAgain.output).toMatch(new RegExp(`JupyterLab: http://[^/]+:${server.port}/user/alice/lab`));
+    expect(statusAgain.output).toMatch(
+      /answered by the service at .*jupyter-server-proxy-[^ ]*\/socket \(pid \d+\)/
+    );
+    expect(statusAgain.output).toContain(
+      `project-startup: This service is the one jupyter-server-proxy runs for the Jupyter server (pid ${server.pid}) this terminal runs under`
+    );
+    expect(statusAgain.output).toMatch(
+      new RegExp(`JupyterLab: http://[^/]+:${server.port}/user/alice/lab`)
+    );
     expect(statusAgain.output).not.toContain('project-startup serve');
-    expect(server.logs().match(/"message":"service started".*"ingress":"notebook-server-proxy"/g) ?? []).toHaveLength(1);
+    expect(
+      server
+        .logs()
+        .match(
+          /"message":"service started".*"ingress":"notebook-server-proxy"/g
+        ) ?? []
+    ).toHaveLength(1);
   }, 200000);
 
   test('the README\'s "From a terminal in JupyterLab" curl example (plain Jupyter server) runs as written', async () => {
-    const blocks = readmeCodeBlocks('From a terminal in JupyterLab', 'sh').filter(b => !b.startsWith('# On JupyterHub'));
+    const blocks = readmeCodeBlocks(
+      'From a terminal in JupyterLab',
+      'sh'
+    ).filter(b => !b.startsWith('# On JupyterHub'));
     expect(blocks.length).toBeGreaterThanOrEqual(1);
     const results = await type(blocks);
     for (const result of results) {
       expect(result.status).toBe(0);
     }
-    const curl = results.find(r => r.command.includes('curl')) as { output: string };
-    const projection = JSON.parse(curl.output.trim().split('\n').pop() as string);
-    expect(projection).toMatchObject({ interface: 'terminal', projectPath: server.dirs.project });
+    const curl = results.find(r => r.command.includes('curl')) as {
+      output: string;
+    };
+    const projection = JSON.parse(
+      curl.output.trim().split('\n').pop() as string
+    );
+    expect(projection).toMatchObject({
+      interface: 'terminal',
+      projectPath: server.dirs.project
+    });
   }, 200000);
 });

@@ -6,12 +6,24 @@ import { buildManifest } from '../../sidecar/src/manifest';
 import { clusterPlatform } from '../../sidecar/src/platforms/cluster';
 import { genericPlatform } from '../../sidecar/src/platforms/generic';
 import { hostedNotebookPlatform } from '../../sidecar/src/platforms/hosted-notebook';
-import { PlatformEvidence, selectPlatform } from '../../sidecar/src/platforms/rules';
+import {
+  PlatformEvidence,
+  selectPlatform
+} from '../../sidecar/src/platforms/rules';
 import type { PlatformAdapter } from '../../sidecar/src/platforms/types';
 import { ProblemCode, problemOf } from '../../sidecar/src/problems';
-import { buildProjection, ProjectionInputs } from '../../sidecar/src/projection';
-import type { InitializeResult, StartupResult } from '../../sidecar/src/service';
-import type { InitializationRecord, StateInspection } from '../../sidecar/src/state';
+import {
+  buildProjection,
+  ProjectionInputs
+} from '../../sidecar/src/projection';
+import type {
+  InitializeResult,
+  StartupResult
+} from '../../sidecar/src/service';
+import type {
+  InitializationRecord,
+  StateInspection
+} from '../../sidecar/src/state';
 import type {
   IDiagnosticsProblem,
   IDiagnosticsReport,
@@ -31,11 +43,16 @@ function wire<T>(value: T): T {
 
 const EVIDENCE: Record<string, PlatformEvidence> = {
   generic: { present: new Set(['/.dockerenv']) },
-  'hosted-notebook': { present: new Set(['JUPYTERHUB_API_URL', 'JUPYTERHUB_USER']) },
+  'hosted-notebook': {
+    present: new Set(['JUPYTERHUB_API_URL', 'JUPYTERHUB_USER'])
+  },
   cluster: { present: new Set(['/etc/slurm/slurm.conf']) }
 };
 
-function record(adapter: PlatformAdapter, statePath: string): InitializationRecord {
+function record(
+  adapter: PlatformAdapter,
+  statePath: string
+): InitializationRecord {
   return {
     schemaVersion: '1.0.0',
     kind: 'project-startup-state',
@@ -59,7 +76,10 @@ interface Options {
 }
 
 /** The startup projection the service would send for the notebook interface. */
-export function projectionFor(adapter: PlatformAdapter, options: Options = {}): StartupResult {
+export function projectionFor(
+  adapter: PlatformAdapter,
+  options: Options = {}
+): StartupResult {
   const evidence = EVIDENCE[adapter.id] ?? EVIDENCE.cluster;
   const decision = selectPlatform(evidence);
   const placement = adapter.placeState(PROJECT, HOME);
@@ -68,7 +88,11 @@ export function projectionFor(adapter: PlatformAdapter, options: Options = {}): 
     stateKind === 'absent'
       ? { kind: 'absent', detail: 'No project state yet.' }
       : stateKind === 'initialized'
-        ? { kind: 'initialized', record: record(adapter, placement.statePath), detail: 'Initialized.' }
+        ? {
+            kind: 'initialized',
+            record: record(adapter, placement.statePath),
+            detail: 'Initialized.'
+          }
         : {
             kind: 'unsafe',
             detail: `${placement.statePath} is a symbolic link.`,
@@ -81,10 +105,17 @@ export function projectionFor(adapter: PlatformAdapter, options: Options = {}): 
     baseUrl: BASE_URL,
     projectPath: PROJECT,
     statePath: placement.statePath,
-    creates: stateKind === 'absent' ? [...placement.parentsToCreate, placement.statePath] : [],
+    creates:
+      stateKind === 'absent'
+        ? [...placement.parentsToCreate, placement.statePath]
+        : [],
     project:
       options.projectOk === false
-        ? { ok: false, observed: 'does not exist', remedy: `Create ${PROJECT} or start the service in an existing project directory (--project-dir).` }
+        ? {
+            ok: false,
+            observed: 'does not exist',
+            remedy: `Create ${PROJECT} or start the service in an existing project directory (--project-dir).`
+          }
         : { ok: true, observed: 'is a writable directory' },
     state,
     approvedStorage: options.approvedStorage ?? ['/home/alice/work'],
@@ -98,7 +129,10 @@ export function projectionFor(adapter: PlatformAdapter, options: Options = {}): 
     credentials: adapter.credentialBackends.map((backend, i) => ({
       backend,
       available: i === 0,
-      observed: i === 0 ? '1 credential variable(s) present: VENDOR_API_KEY' : 'not configured'
+      observed:
+        i === 0
+          ? '1 credential variable(s) present: VENDOR_API_KEY'
+          : 'not configured'
     })),
     runtimes: adapter.inferenceRuntimes.map((id, i) => ({
       id,
@@ -107,7 +141,11 @@ export function projectionFor(adapter: PlatformAdapter, options: Options = {}): 
       observed: i === 0 ? 'answered HTTP 200' : 'not reachable'
     }))
   };
-  const manifest = buildManifest(adapter, decision, adapter.defaultLowRiskAutomation);
+  const manifest = buildManifest(
+    adapter,
+    decision,
+    adapter.defaultLowRiskAutomation
+  );
   return wire({ ...buildProjection(inputs), manifest });
 }
 
@@ -115,27 +153,37 @@ export function projectionFor(adapter: PlatformAdapter, options: Options = {}): 
  * A cluster-like platform that offered notebooks: the only way the notebook interface meets
  * phase needs-compute (on the real cluster platform notebooks are unsupported).
  */
-export const clusterWithNotebooks: PlatformAdapter = { ...clusterPlatform, interfaces: ['terminal', 'notebook'] };
+export const clusterWithNotebooks: PlatformAdapter = {
+  ...clusterPlatform,
+  interfaces: ['terminal', 'notebook']
+};
 
 /** Every phase the panel shows, as the service builds it for interface notebook. */
 export const PHASE_CASES = {
   'awaiting-confirmation': () => projectionFor(genericPlatform),
-  'awaiting-confirmation (hosted, parents created)': () => projectionFor(hostedNotebookPlatform),
+  'awaiting-confirmation (hosted, parents created)': () =>
+    projectionFor(hostedNotebookPlatform),
   ready: () => projectionFor(genericPlatform, { state: 'initialized' }),
   blocked: () => projectionFor(genericPlatform, { state: 'unsafe' }),
-  'blocked (missing project directory)': () => projectionFor(hostedNotebookPlatform, { projectOk: false }),
+  'blocked (missing project directory)': () =>
+    projectionFor(hostedNotebookPlatform, { projectOk: false }),
   'unsupported-interface': () => projectionFor(clusterPlatform),
   'needs-compute': () => projectionFor(clusterWithNotebooks)
 };
 
 /** The extension's type must accept what the service sends (checked by `npm run typecheck`). */
-export function asExtensionProjection(result: StartupResult): StartupProjection {
+export function asExtensionProjection(
+  result: StartupResult
+): StartupProjection {
   const projection: StartupProjection = result;
   return projection;
 }
 
 /** The body of a successful initialize, as the service builds it. */
-export function initializeAnswer(before: StartupResult, created = true): InitializeResponse {
+export function initializeAnswer(
+  before: StartupResult,
+  created = true
+): InitializeResponse {
   const after = projectionFor(genericPlatform, { state: 'initialized' });
   const body: InitializeResult['body'] = {
     schemaVersion: '1.0.0',
@@ -149,18 +197,28 @@ export function initializeAnswer(before: StartupResult, created = true): Initial
 }
 
 /** Problem details exactly as the sidecar writes them. */
-export function problem(code: ProblemCode, detail: string, extensions: Record<string, unknown> = {}): Problem {
-  const value: Problem = wire(problemOf(code, detail, extensions, '/user/alice/project/initialize'));
+export function problem(
+  code: ProblemCode,
+  detail: string,
+  extensions: Record<string, unknown> = {}
+): Problem {
+  const value: Problem = wire(
+    problemOf(code, detail, extensions, '/user/alice/project/initialize')
+  );
   return value;
 }
 
 /** A translation bundle like JupyterLab's null translator: %1, %2 ... are replaced. */
 export const trans: ITranslationBundle = {
-  __: (msgid: string, ...args: (string | number)[]) => msgid.replace(/%(\d+)/g, (_m, n: string) => String(args[Number(n) - 1]))
+  __: (msgid: string, ...args: (string | number)[]) =>
+    msgid.replace(/%(\d+)/g, (_m, n: string) => String(args[Number(n) - 1]))
 };
 
 /** A bundle that records every string it returns, to prove nothing visible bypasses it. */
-export function recordingTrans(): { trans: ITranslationBundle; outputs: string[] } {
+export function recordingTrans(): {
+  trans: ITranslationBundle;
+  outputs: string[];
+} {
   const outputs: string[] = [];
   return {
     outputs,
@@ -175,7 +233,10 @@ export function recordingTrans(): { trans: ITranslationBundle; outputs: string[]
 }
 
 /** Every string leaf of a value (what came from the service). */
-export function stringLeaves(value: unknown, into: Set<string> = new Set()): Set<string> {
+export function stringLeaves(
+  value: unknown,
+  into: Set<string> = new Set()
+): Set<string> {
   if (typeof value === 'string') {
     into.add(value);
     // The panel shows `quoted` parts of service text as code: each piece is service text too.
@@ -214,12 +275,17 @@ export class FakeHeaders {
     if (init instanceof FakeHeaders) {
       init.forEach((v, k) => this.map.set(k, v));
     } else if (init) {
-      Object.entries(init).forEach(([k, v]) => this.map.set(k.toLowerCase(), v));
+      Object.entries(init).forEach(([k, v]) =>
+        this.map.set(k.toLowerCase(), v)
+      );
     }
   }
   append(name: string, value: string): void {
     const key = name.toLowerCase();
-    this.map.set(key, this.map.has(key) ? `${this.map.get(key)}, ${value}` : value);
+    this.map.set(
+      key,
+      this.map.has(key) ? `${this.map.get(key)}, ${value}` : value
+    );
   }
   set(name: string, value: string): void {
     this.map.set(name.toLowerCase(), value);
@@ -241,7 +307,15 @@ export class FakeRequest {
   readonly headers: FakeHeaders;
   readonly body: string | undefined;
   readonly credentials: string | undefined;
-  constructor(url: string, init: { method?: string; headers?: Record<string, string>; body?: string; credentials?: string } = {}) {
+  constructor(
+    url: string,
+    init: {
+      method?: string;
+      headers?: Record<string, string>;
+      body?: string;
+      credentials?: string;
+    } = {}
+  ) {
     this.url = url;
     this.method = init.method ?? 'GET';
     this.headers = new FakeHeaders(init.headers);
@@ -273,7 +347,11 @@ export function fakeResponse(answer: FakeAnswer): Response {
   return response as unknown as Response;
 }
 
-export const json = (status: number, value: unknown, contentType = 'application/json; charset=utf-8'): FakeAnswer => ({
+export const json = (
+  status: number,
+  value: unknown,
+  contentType = 'application/json; charset=utf-8'
+): FakeAnswer => ({
   status,
   contentType,
   body: JSON.stringify(value)
@@ -300,12 +378,17 @@ export const JUPYTER_404: FakeAnswer = {
  * as jupyterlab_project_startup/checks.py writes them (test/install/wheel.test.ts checks the
  * real route's answers against the same interpreter).
  */
-export const DIAGNOSTICS_URL = 'http://localhost:8888/user/alice/api/project-startup/diagnostics';
+export const DIAGNOSTICS_URL =
+  'http://localhost:8888/user/alice/api/project-startup/diagnostics';
 
 export function diagnosticsReport(
   problems: IDiagnosticsProblem[],
   sidecar: Partial<IDiagnosticsReport['sidecar']> = {},
-  node: IDiagnosticsReport['node'] = { path: '/usr/bin/node', version: '20.20.2', required: '>=20' }
+  node: IDiagnosticsReport['node'] = {
+    path: '/usr/bin/node',
+    version: '20.20.2',
+    required: '>=20'
+  }
 ): IDiagnosticsReport {
   return {
     version: '0.1.0',
@@ -317,7 +400,8 @@ export function diagnosticsReport(
       state: 'not-started',
       lastError: null,
       logTail: [],
-      diagnosticsFile: '/home/alice/.local/share/jupyter/runtime/project-startup-4242.json',
+      diagnosticsFile:
+        '/home/alice/.local/share/jupyter/runtime/project-startup-4242.json',
       ...sidecar
     }
   };
@@ -326,8 +410,9 @@ export function diagnosticsReport(
 export const NODE_MISSING: IDiagnosticsProblem = {
   code: 'node-missing',
   title: 'Node.js was not found',
-  detail: "Node.js 20 or newer is needed to run the Project Startup service, and there is no `node` on the Jupyter server's PATH and no PROJECT_STARTUP_NODE.",
-  fix: "Install Node.js 20 or newer (22 or 24 recommended) where the Jupyter server runs and put it on its PATH, or set PROJECT_STARTUP_NODE to the path of that node executable; then restart the Jupyter server."
+  detail:
+    "Node.js 20 or newer is needed to run the Project Startup service, and there is no `node` on the Jupyter server's PATH and no PROJECT_STARTUP_NODE.",
+  fix: 'Install Node.js 20 or newer (22 or 24 recommended) where the Jupyter server runs and put it on its PATH, or set PROJECT_STARTUP_NODE to the path of that node executable; then restart the Jupyter server.'
 };
 
 export const PLATFORM_MESSAGE =
@@ -343,6 +428,7 @@ export const SIDECAR_FAILED: IDiagnosticsProblem = {
 export const SERVER_PROXY_MISSING: IDiagnosticsProblem = {
   code: 'server-proxy-missing',
   title: 'jupyter-server-proxy is not installed',
-  detail: 'The Project Startup service runs behind jupyter-server-proxy (4.1 or newer), which the Python of this Jupyter server (/opt/conda/bin/python) cannot import.',
+  detail:
+    'The Project Startup service runs behind jupyter-server-proxy (4.1 or newer), which the Python of this Jupyter server (/opt/conda/bin/python) cannot import.',
   fix: "Install it in the same environment as the Jupyter server (`pip install 'jupyter-server-proxy>=4.1'` or `conda install -c conda-forge jupyter-server-proxy`), then restart the Jupyter server."
 };

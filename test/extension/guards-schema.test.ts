@@ -10,18 +10,27 @@
 //     retyped fails here.
 import { genericPlatform } from '../../sidecar/src/platforms/generic';
 import { problemOf } from '../../sidecar/src/problems';
-import { invalidInitializeFields, invalidProjectionFields, isProblem } from '../../src/responses';
+import {
+  invalidInitializeFields,
+  invalidProjectionFields,
+  isProblem
+} from '../../src/responses';
 import { SchemaName, validateAgainst } from '../helpers/schemas';
 import { initializeAnswer, PHASE_CASES, projectionFor } from './fixtures';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /** Every variant of `value` with one member (at any depth) removed, nulled or retyped. */
-function* variants(value: Json, at: string[] = []): Generator<{ what: string; value: Json }> {
+function* variants(
+  value: Json,
+  at: string[] = []
+): Generator<{ what: string; value: Json }> {
   if (value === null || typeof value !== 'object') {
     return;
   }
-  const entries: [string, Json][] = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value);
+  const entries: [string, Json][] = Array.isArray(value)
+    ? value.map((v, i) => [String(i), v])
+    : Object.entries(value);
   for (const [key, child] of entries) {
     const where = [...at, key].join('.');
     const replace = (replacement: Json | undefined): Json => {
@@ -44,15 +53,30 @@ function* variants(value: Json, at: string[] = []): Generator<{ what: string; va
     };
     yield { what: `${where} removed`, value: replace(undefined) };
     yield { what: `${where} null`, value: replace(null) };
-    yield { what: `${where} a number`, value: replace(typeof child === 'number' ? 'seven' : 7) };
-    yield { what: `${where} an object`, value: replace(typeof child === 'object' && child !== null && !Array.isArray(child) ? [] : {}) };
+    yield {
+      what: `${where} a number`,
+      value: replace(typeof child === 'number' ? 'seven' : 7)
+    };
+    yield {
+      what: `${where} an object`,
+      value: replace(
+        typeof child === 'object' && child !== null && !Array.isArray(child)
+          ? []
+          : {}
+      )
+    };
     for (const inner of variants(child, [...at, key])) {
       yield { what: inner.what, value: replace(inner.value) };
     }
   }
 }
 
-function refusedByGuardOnly(name: SchemaName, guard: (value: unknown) => boolean, good: Json, atLeast = 40): string[] {
+function refusedByGuardOnly(
+  name: SchemaName,
+  guard: (value: unknown) => boolean,
+  good: Json,
+  atLeast = 40
+): string[] {
   const wrong: string[] = [];
   let tried = 0;
   for (const { what, value } of variants(good)) {
@@ -66,26 +90,50 @@ function refusedByGuardOnly(name: SchemaName, guard: (value: unknown) => boolean
 }
 
 describe('the extension guards and the schemas', () => {
-  test.each(Object.entries(PHASE_CASES))('a projection in phase %s passes both', (_name, make) => {
-    const projection = make();
-    expect(validateAgainst('StartupProjection', projection)).toEqual([]);
-    expect(invalidProjectionFields(projection)).toEqual([]);
-  });
+  test.each(Object.entries(PHASE_CASES))(
+    'a projection in phase %s passes both',
+    (_name, make) => {
+      const projection = make();
+      expect(validateAgainst('StartupProjection', projection)).toEqual([]);
+      expect(invalidProjectionFields(projection)).toEqual([]);
+    }
+  );
 
-  test.each(Object.entries(PHASE_CASES))('the projection guard refuses nothing the schema accepts (%s)', (_name, make) => {
-    const projection = make() as unknown as Json;
-    expect(refusedByGuardOnly('StartupProjection', v => invalidProjectionFields(v).length === 0, projection)).toEqual([]);
-  });
+  test.each(Object.entries(PHASE_CASES))(
+    'the projection guard refuses nothing the schema accepts (%s)',
+    (_name, make) => {
+      const projection = make() as unknown as Json;
+      expect(
+        refusedByGuardOnly(
+          'StartupProjection',
+          v => invalidProjectionFields(v).length === 0,
+          projection
+        )
+      ).toEqual([]);
+    }
+  );
 
   test('the initialize guard refuses nothing the schema accepts', () => {
-    const answer = initializeAnswer(projectionFor(genericPlatform)) as unknown as Json;
+    const answer = initializeAnswer(
+      projectionFor(genericPlatform)
+    ) as unknown as Json;
     expect(validateAgainst('InitializeResponse', answer)).toEqual([]);
     expect(invalidInitializeFields(answer)).toEqual([]);
-    expect(refusedByGuardOnly('InitializeResponse', v => invalidInitializeFields(v).length === 0, answer)).toEqual([]);
+    expect(
+      refusedByGuardOnly(
+        'InitializeResponse',
+        v => invalidInitializeFields(v).length === 0,
+        answer
+      )
+    ).toEqual([]);
   });
 
   test('the problem guard refuses nothing the schema accepts', () => {
-    const problem = JSON.parse(JSON.stringify(problemOf('wrong-phase', 'Not now.', {}, '/project/initialize'))) as Json;
+    const problem = JSON.parse(
+      JSON.stringify(
+        problemOf('wrong-phase', 'Not now.', {}, '/project/initialize')
+      )
+    ) as Json;
     expect(validateAgainst('Problem', problem)).toEqual([]);
     expect(isProblem(problem)).toBe(true);
     expect(refusedByGuardOnly('Problem', isProblem, problem, 20)).toEqual([]);

@@ -25,9 +25,13 @@ if (typeof window !== 'undefined' && typeof window.matchMedia !== 'function') {
     }) as MediaQueryList;
 }
 
-if (typeof (globalThis as { requestIdleCallback?: unknown }).requestIdleCallback === 'undefined') {
+if (
+  typeof (globalThis as { requestIdleCallback?: unknown })
+    .requestIdleCallback === 'undefined'
+) {
   Object.assign(globalThis, {
-    requestIdleCallback: (callback: () => void): number => setTimeout(callback, 0) as unknown as number,
+    requestIdleCallback: (callback: () => void): number =>
+      setTimeout(callback, 0) as unknown as number,
     cancelIdleCallback: (handle: number): void => clearTimeout(handle)
   });
 }
@@ -52,10 +56,15 @@ if (typeof window !== 'undefined' && typeof window.matchMedia !== 'function') {
 }
 
 // ReactWidget (ui-components) resolves its render promise through requestIdleCallback.
-if (typeof window !== 'undefined' && typeof window.requestIdleCallback !== 'function') {
+if (
+  typeof window !== 'undefined' &&
+  typeof window.requestIdleCallback !== 'function'
+) {
   Object.assign(window, {
     requestIdleCallback: (callback: IdleRequestCallback): number =>
-      window.setTimeout(() => callback({ didTimeout: false, timeRemaining: () => 0 })),
+      window.setTimeout(() =>
+        callback({ didTimeout: false, timeRemaining: () => 0 })
+      ),
     cancelIdleCallback: (handle: number): void => window.clearTimeout(handle)
   });
 }

@@ -13,7 +13,11 @@
 import './jsdom-shims';
 import { ILayoutRestorer } from '@jupyterlab/application';
 import { ServerConnection } from '@jupyterlab/services';
-import { ISchemaValidator, ISettingRegistry, SettingRegistry } from '@jupyterlab/settingregistry';
+import {
+  ISchemaValidator,
+  ISettingRegistry,
+  SettingRegistry
+} from '@jupyterlab/settingregistry';
 import { IStatusBar, StatusBar } from '@jupyterlab/statusbar';
 import { nullTranslator } from '@jupyterlab/translation';
 import { CommandRegistry } from '@lumino/commands';
@@ -26,9 +30,23 @@ import { statusBarText } from '../../src/labels';
 import { IPanelState } from '../../src/model';
 import { settingsProblem } from '../../src/settings';
 import { STATUS_ITEM_CLASS } from '../../src/statusbar';
-import { FakeAnswer, FakeHeaders, FakeRequest, fakeResponse, json, PHASE_CASES, projectionFor, trans } from './fixtures';
+import {
+  FakeAnswer,
+  FakeHeaders,
+  FakeRequest,
+  fakeResponse,
+  json,
+  PHASE_CASES,
+  projectionFor,
+  trans
+} from './fixtures';
 
-const SCHEMA = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'schema', 'plugin.json'), 'utf8')) as ISettingRegistry.ISchema;
+const SCHEMA = JSON.parse(
+  fs.readFileSync(
+    path.join(__dirname, '..', '..', 'schema', 'plugin.json'),
+    'utf8'
+  )
+) as ISettingRegistry.ISchema;
 const ORIGIN = 'http://localhost:8888';
 const BASE = '/user/alice/';
 const SECOND = 1000;
@@ -44,7 +62,13 @@ class FakeConnector {
     if (id !== PLUGIN_ID) {
       return Promise.resolve(undefined);
     }
-    return Promise.resolve({ id, raw: this.raw, schema: SCHEMA, version: '0.1.0', data: { composite: {}, user: {} } });
+    return Promise.resolve({
+      id,
+      raw: this.raw,
+      schema: SCHEMA,
+      version: '0.1.0',
+      data: { composite: {}, user: {} }
+    });
   }
   list(): Promise<{ ids: string[]; values: ISettingRegistry.IPlugin[] }> {
     return Promise.resolve({ ids: [], values: [] });
@@ -74,9 +98,19 @@ function fakeJupyter(startup: FakeAnswer): FakeJupyter {
       server.gets += 1;
       return Promise.resolve(fakeResponse(server.startup));
     }
-    return Promise.resolve(fakeResponse({ status: 404, contentType: 'text/html', body: '<html>404</html>' }));
+    return Promise.resolve(
+      fakeResponse({
+        status: 404,
+        contentType: 'text/html',
+        body: '<html>404</html>'
+      })
+    );
   };
-  Object.assign(globalThis, { fetch, Headers: FakeHeaders, Request: FakeRequest });
+  Object.assign(globalThis, {
+    fetch,
+    Headers: FakeHeaders,
+    Request: FakeRequest
+  });
   server.settings = ServerConnection.makeSettings({
     baseUrl: `${ORIGIN}${BASE}`,
     token: 'jupyter-token-123',
@@ -98,7 +132,8 @@ interface Harness {
 }
 
 /** Node's own timers: React's scheduler took the real setTimeout when it loaded (before the fakes). */
-const realTimers = jest.requireActual<typeof import('node:timers')>('node:timers');
+const realTimers =
+  jest.requireActual<typeof import('node:timers')>('node:timers');
 
 /**
  * Lets the app's promises, Lumino's messages (fake time moves 20 ms a round) and React's
@@ -111,15 +146,26 @@ async function flush(rounds = 6): Promise<void> {
   }
 }
 
-async function start(userSettings: string, startup: FakeAnswer = json(200, projectionFor(genericPlatform))): Promise<Harness> {
+async function start(
+  userSettings: string,
+  startup: FakeAnswer = json(200, projectionFor(genericPlatform))
+): Promise<Harness> {
   const jupyter = fakeJupyter(startup);
   const connector = new FakeConnector(userSettings);
   const registry = new SettingRegistry({ connector });
   const statusBar = new StatusBar();
   Widget.attach(statusBar, document.body);
   const commands = new CommandRegistry();
-  const shell = { add: jest.fn((widget: Widget) => Widget.attach(widget, document.body)), activateById: jest.fn() };
-  const app = { commands, shell, restored: Promise.resolve(), serviceManager: { serverSettings: jupyter.settings } };
+  const shell = {
+    add: jest.fn((widget: Widget) => Widget.attach(widget, document.body)),
+    activateById: jest.fn()
+  };
+  const app = {
+    commands,
+    shell,
+    restored: Promise.resolve(),
+    serviceManager: { serverSettings: jupyter.settings }
+  };
   const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
   const activate = plugin.activate as unknown as (...args: unknown[]) => void;
   // The optional tokens in the plugin's order: the registry and the status bar, nothing else.
@@ -127,13 +173,19 @@ async function start(userSettings: string, startup: FakeAnswer = json(200, proje
     [ISettingRegistry, registry],
     [IStatusBar, statusBar]
   ]);
-  activate(app, nullTranslator, ...(plugin.optional ?? []).map(token => provided.get(token) ?? null));
+  activate(
+    app,
+    nullTranslator,
+    ...(plugin.optional ?? []).map(token => provided.get(token) ?? null)
+  );
   await flush();
   return { jupyter, registry, connector, statusBar, shell, commands, warn };
 }
 
 function statusItem(): HTMLElement {
-  const item = document.querySelector<HTMLElement>(`.${STATUS_ITEM_CLASS} [role="button"]`);
+  const item = document.querySelector<HTMLElement>(
+    `.${STATUS_ITEM_CLASS} [role="button"]`
+  );
   if (!item) {
     throw new Error('no status bar item');
   }
@@ -196,29 +248,38 @@ describe('the refreshInterval setting through the real SettingRegistry', () => {
     ['negative', '{"refreshInterval": -1}', 'minimum'],
     ['not a whole number', '{"refreshInterval": 2.5}', 'type'],
     ['a string', '{"refreshInterval": "fast"}', 'type']
-  ])('%s: the schema refuses it, the defaults apply, and the warning names the setting and the fix', async (_name, raw, keyword) => {
-    // What the registry itself does with it: load() rejects with the validator's errors.
-    const registry = new SettingRegistry({ connector: new FakeConnector(raw) });
-    const errors = (await registry.load(PLUGIN_ID).then(
-      () => [],
-      (reason: unknown) => reason
-    )) as ISchemaValidator.IError[];
-    expect(errors.map(e => e.keyword)).toContain(keyword);
+  ])(
+    '%s: the schema refuses it, the defaults apply, and the warning names the setting and the fix',
+    async (_name, raw, keyword) => {
+      // What the registry itself does with it: load() rejects with the validator's errors.
+      const registry = new SettingRegistry({
+        connector: new FakeConnector(raw)
+      });
+      const errors = (await registry.load(PLUGIN_ID).then(
+        () => [],
+        (reason: unknown) => reason
+      )) as ISchemaValidator.IError[];
+      expect(errors.map(e => e.keyword)).toContain(keyword);
 
-    const h = await start(raw);
-    const warnings = h.warn.mock.calls.map(call => String(call[0]));
-    expect(warnings.join('\n')).toMatch(/Project Startup: your settings are not valid \(refreshInterval .+\), so the defaults apply\. Correct them in Settings → Settings Editor → Project Startup\./);
-    // The default interval (10 s), not the refused value, and nothing stopped or flooded.
-    // start() let 120 ms pass.
-    await jest.advanceTimersByTimeAsync(10 * SECOND - 500);
-    expect(h.jupyter.gets).toBe(1);
-    await jest.advanceTimersByTimeAsync(500);
-    expect(h.jupyter.gets).toBe(2);
-  });
+      const h = await start(raw);
+      const warnings = h.warn.mock.calls.map(call => String(call[0]));
+      expect(warnings.join('\n')).toMatch(
+        /Project Startup: your settings are not valid \(refreshInterval .+\), so the defaults apply\. Correct them in Settings → Settings Editor → Project Startup\./
+      );
+      // The default interval (10 s), not the refused value, and nothing stopped or flooded.
+      // start() let 120 ms pass.
+      await jest.advanceTimersByTimeAsync(10 * SECOND - 500);
+      expect(h.jupyter.gets).toBe(1);
+      await jest.advanceTimersByTimeAsync(500);
+      expect(h.jupyter.gets).toBe(2);
+    }
+  );
 
   it('a value out of range set later (the Settings Editor) is refused; the interval in force stays', async () => {
     const h = await start('{"refreshInterval": 2}');
-    await expect(h.registry.set(PLUGIN_ID, 'refreshInterval', 86400)).rejects.toThrow(/failed to validate/);
+    await expect(
+      h.registry.set(PLUGIN_ID, 'refreshInterval', 86400)
+    ).rejects.toThrow(/failed to validate/);
     expect(h.connector.saved).toEqual([]);
     await jest.advanceTimersByTimeAsync(2 * SECOND);
     expect(h.jupyter.gets).toBe(2);
@@ -227,30 +288,55 @@ describe('the refreshInterval setting through the real SettingRegistry', () => {
 
 describe('the status bar item', () => {
   it('shows the phase, follows the service without a click, and names failures in words', async () => {
-    const h = await start('{"refreshInterval": 1}', json(200, projectionFor(genericPlatform)));
+    const h = await start(
+      '{"refreshInterval": 1}',
+      json(200, projectionFor(genericPlatform))
+    );
     expect(h.statusBar.node.contains(statusItem())).toBe(true);
     expect(statusItem().textContent).toBe('Project: Awaiting confirmation');
-    expect(statusItem().getAttribute('title')).toBe('Setup phase: Awaiting confirmation.');
+    expect(statusItem().getAttribute('title')).toBe(
+      'Setup phase: Awaiting confirmation.'
+    );
     expect(statusItem().getAttribute('role')).toBe('button');
     expect(statusItem().tabIndex).toBe(0);
     // The icon is decoration: the name is the text.
-    expect(statusItem().querySelector('svg[data-icon="jupyterlab-project-startup:icon"]')).not.toBeNull();
-    expect(statusItem().querySelector('svg[aria-hidden="true"]')).not.toBeNull();
+    expect(
+      statusItem().querySelector(
+        'svg[data-icon="jupyterlab-project-startup:icon"]'
+      )
+    ).not.toBeNull();
+    expect(
+      statusItem().querySelector('svg[aria-hidden="true"]')
+    ).not.toBeNull();
 
     h.jupyter.startup = json(200, PHASE_CASES.blocked());
     await jest.advanceTimersByTimeAsync(SECOND);
     await flush();
     expect(statusItem().textContent).toBe('Project: Blocked');
 
-    h.jupyter.startup = { status: 502, statusText: 'Bad Gateway', contentType: 'text/html', body: '<html>502</html>' };
+    h.jupyter.startup = {
+      status: 502,
+      statusText: 'Bad Gateway',
+      contentType: 'text/html',
+      body: '<html>502</html>'
+    };
     await jest.advanceTimersByTimeAsync(SECOND);
     await flush();
     expect(statusItem().textContent).toBe('Project: Failing');
-    expect(statusItem().getAttribute('title')).toBe('The Project Startup service is failing.');
+    expect(statusItem().getAttribute('title')).toBe(
+      'The Project Startup service is failing.'
+    );
 
-    h.jupyter.startup = json(200, projectionFor(genericPlatform, { state: 'initialized' }));
+    h.jupyter.startup = json(
+      200,
+      projectionFor(genericPlatform, { state: 'initialized' })
+    );
     // Recovery within the backoff's first pauses (1 s, then at most 3 s).
-    for (let i = 0; i < 4 && statusItem().textContent !== 'Project: Ready'; i++) {
+    for (
+      let i = 0;
+      i < 4 && statusItem().textContent !== 'Project: Ready';
+      i++
+    ) {
       await jest.advanceTimersByTimeAsync(SECOND);
       await flush();
     }
@@ -258,7 +344,12 @@ describe('the status bar item', () => {
   });
 
   it('not enabled (Jupyter 404 at {base_url}project/) says so', async () => {
-    await start('{}', { status: 404, statusText: 'Not Found', contentType: 'text/html', body: '<html>404: Not Found</html>' });
+    await start('{}', {
+      status: 404,
+      statusText: 'Not Found',
+      contentType: 'text/html',
+      body: '<html>404: Not Found</html>'
+    });
     expect(statusItem().textContent).toBe('Project: Not enabled');
   });
 
@@ -274,40 +365,103 @@ describe('the status bar item', () => {
     expect(opened).toHaveBeenCalledTimes(1);
     expect(h.shell.add).toHaveBeenCalledTimes(1);
     for (const key of ['Enter', ' ']) {
-      const event = new KeyboardEvent('keydown', { key, bubbles: true, cancelable: true });
+      const event = new KeyboardEvent('keydown', {
+        key,
+        bubbles: true,
+        cancelable: true
+      });
       statusItem().dispatchEvent(event);
       expect(event.defaultPrevented).toBe(true);
     }
     expect(opened).toHaveBeenCalledTimes(3);
-    const other = new KeyboardEvent('keydown', { key: 'a', bubbles: true, cancelable: true });
+    const other = new KeyboardEvent('keydown', {
+      key: 'a',
+      bubbles: true,
+      cancelable: true
+    });
     statusItem().dispatchEvent(other);
     expect(opened).toHaveBeenCalledTimes(3);
   });
 
   it('the plugin asks for the status bar as an optional token', () => {
-    expect(plugin.optional).toEqual(expect.arrayContaining([IStatusBar, ISettingRegistry, ILayoutRestorer]));
+    expect(plugin.optional).toEqual(
+      expect.arrayContaining([IStatusBar, ISettingRegistry, ILayoutRestorer])
+    );
   });
 });
 
 describe('the words', () => {
-  const state = (view: IPanelState['view'], extra: Partial<IPanelState> = {}): IPanelState => ({ view, refreshing: false, initializing: false, ...extra });
+  const state = (
+    view: IPanelState['view'],
+    extra: Partial<IPanelState> = {}
+  ): IPanelState => ({
+    view,
+    refreshing: false,
+    initializing: false,
+    ...extra
+  });
   const url = `${ORIGIN}${BASE}project/startup?interface=notebook`;
 
   it('the status bar says the phase, or the failure in words', () => {
-    expect(statusBarText(state({ kind: 'loading' }), trans)).toBe('Project: Checking…');
-    expect(statusBarText(state({ kind: 'not-enabled', failure: { kind: 'not-enabled', url, status: 404 } }), trans)).toBe('Project: Not enabled');
-    expect(statusBarText(state({ kind: 'failing', failure: { kind: 'network', url, message: 'Failed to fetch' } }), trans)).toBe('Project: Failing');
-    expect(statusBarText(state({ kind: 'failing', failure: { kind: 'incompatible', url, schemaVersion: '2.0.0' } }), trans)).toBe('Project: Incompatible');
+    expect(statusBarText(state({ kind: 'loading' }), trans)).toBe(
+      'Project: Checking…'
+    );
+    expect(
+      statusBarText(
+        state({
+          kind: 'not-enabled',
+          failure: { kind: 'not-enabled', url, status: 404 }
+        }),
+        trans
+      )
+    ).toBe('Project: Not enabled');
+    expect(
+      statusBarText(
+        state({
+          kind: 'failing',
+          failure: { kind: 'network', url, message: 'Failed to fetch' }
+        }),
+        trans
+      )
+    ).toBe('Project: Failing');
+    expect(
+      statusBarText(
+        state({
+          kind: 'failing',
+          failure: { kind: 'incompatible', url, schemaVersion: '2.0.0' }
+        }),
+        trans
+      )
+    ).toBe('Project: Incompatible');
     const needsCompute = PHASE_CASES['needs-compute']();
-    expect(statusBarText(state({ kind: 'loaded', projection: needsCompute }), trans)).toBe('Project: Needs compute');
-    expect(statusBarText(state({ kind: 'loaded', projection: needsCompute }, { initializing: true }), trans)).toBe('Project: Initializing…');
+    expect(
+      statusBarText(state({ kind: 'loaded', projection: needsCompute }), trans)
+    ).toBe('Project: Needs compute');
+    expect(
+      statusBarText(
+        state(
+          { kind: 'loaded', projection: needsCompute },
+          { initializing: true }
+        ),
+        trans
+      )
+    ).toBe('Project: Initializing…');
   });
 
   it('a settings problem names the refused value and the fix; anything else says what to check', () => {
-    const refused = [{ instancePath: '/refreshInterval', keyword: 'maximum', message: 'must be <= 3600', schemaPath: '#/properties/refreshInterval/maximum' }];
+    const refused = [
+      {
+        instancePath: '/refreshInterval',
+        keyword: 'maximum',
+        message: 'must be <= 3600',
+        schemaPath: '#/properties/refreshInterval/maximum'
+      }
+    ];
     expect(settingsProblem(refused, trans)).toBe(
       'Project Startup: your settings are not valid (refreshInterval must be <= 3600), so the defaults apply. Correct them in Settings → Settings Editor → Project Startup.'
     );
-    expect(settingsProblem(new Error('no schema'), trans)).toMatch(/could not be loaded.+schema\/plugin\.json/);
+    expect(settingsProblem(new Error('no schema'), trans)).toMatch(
+      /could not be loaded.+schema\/plugin\.json/
+    );
   });
 });

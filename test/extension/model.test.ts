@@ -18,13 +18,32 @@ import {
   refreshIntervalSeconds,
   StartupModel
 } from '../../src/model';
-import { interpretStartup, invalidProjectionFields, isProblem } from '../../src/responses';
-import { Failure, InitializeRequest, InitializeResponse, IStartupClient, Result, StartupProjection } from '../../src/tokens';
+import {
+  interpretStartup,
+  invalidProjectionFields,
+  isProblem
+} from '../../src/responses';
+import {
+  Failure,
+  InitializeRequest,
+  InitializeResponse,
+  IStartupClient,
+  Result,
+  StartupProjection
+} from '../../src/tokens';
 import { expectValid } from '../helpers/schemas';
-import { HOME, initializeAnswer, PHASE_CASES, problem, PROJECT, projectionFor } from './fixtures';
+import {
+  HOME,
+  initializeAnswer,
+  PHASE_CASES,
+  problem,
+  PROJECT,
+  projectionFor
+} from './fixtures';
 
 /** An answer, one still to come, or an Error: the request fails (a dropped connection). */
-type StartupAnswer = Result<StartupProjection> | Promise<Result<StartupProjection>> | Error;
+type StartupAnswer =
+  Result<StartupProjection> | Promise<Result<StartupProjection>> | Error;
 
 class FakeClient implements IStartupClient {
   startupAnswers: StartupAnswer[] = [];
@@ -44,35 +63,61 @@ class FakeClient implements IStartupClient {
   initialize(body: InitializeRequest): Promise<Result<InitializeResponse>> {
     this.initializeBodies.push(body);
     const next = this.initializeAnswers.shift();
-    return next ? Promise.resolve(next) : Promise.reject(new Error('unexpected POST initialize'));
+    return next
+      ? Promise.resolve(next)
+      : Promise.reject(new Error('unexpected POST initialize'));
   }
 }
 
-const ok = <T>(value: T, status = 200): Result<T> => ({ ok: true, status, value });
+const ok = <T>(value: T, status = 200): Result<T> => ({
+  ok: true,
+  status,
+  value
+});
 const failed = <T>(failure: Failure): Result<T> => ({ ok: false, failure });
 const URL = '/user/alice/project/startup?interface=notebook';
 
-function setup(confirmAnswer = true): { client: FakeClient; model: StartupModel; confirm: jest.Mock } {
+function setup(confirmAnswer = true): {
+  client: FakeClient;
+  model: StartupModel;
+  confirm: jest.Mock;
+} {
   const client = new FakeClient();
-  const confirm = jest.fn<ReturnType<ConfirmFunction>, Parameters<ConfirmFunction>>(() => Promise.resolve(confirmAnswer));
+  const confirm = jest.fn<
+    ReturnType<ConfirmFunction>,
+    Parameters<ConfirmFunction>
+  >(() => Promise.resolve(confirmAnswer));
   const model = new StartupModel({ client, confirm });
   return { client, model, confirm };
 }
 
 describe('what the service sends', () => {
-  test.each(Object.entries(PHASE_CASES))('%s: valid for the startup schema and read by the extension', (_name, make) => {
-    const projection = make();
-    expectValid('StartupProjection', projection);
-    expect(invalidProjectionFields(projection)).toEqual([]);
-    const result = interpretStartup({ url: URL, status: 200, statusText: 'OK', contentType: 'application/json', text: JSON.stringify(projection) });
-    expect(result.ok).toBe(true);
-  });
+  test.each(Object.entries(PHASE_CASES))(
+    '%s: valid for the startup schema and read by the extension',
+    (_name, make) => {
+      const projection = make();
+      expectValid('StartupProjection', projection);
+      expect(invalidProjectionFields(projection)).toEqual([]);
+      const result = interpretStartup({
+        url: URL,
+        status: 200,
+        statusText: 'OK',
+        contentType: 'application/json',
+        text: JSON.stringify(projection)
+      });
+      expect(result.ok).toBe(true);
+    }
+  );
 
   it('the phases are the ones the cases are named after', () => {
-    expect(PHASE_CASES['awaiting-confirmation']().phase).toBe('awaiting-confirmation');
+    expect(PHASE_CASES['awaiting-confirmation']().phase).toBe(
+      'awaiting-confirmation'
+    );
     expect(PHASE_CASES.ready().phase).toBe('ready');
     expect(PHASE_CASES.blocked().phase).toBe('blocked');
-    expect(PHASE_CASES['unsupported-interface']().phase).toBe('unsupported-interface');
+    expect(PHASE_CASES['unsupported-interface']().phase).toBe(
+      'unsupported-interface'
+    );
     expect(PHASE_CASES['needs-compute']().phase).toBe('needs-compute');
   });
 
@@ -83,8 +128,15 @@ describe('what the service sends', () => {
   });
 
   it('names what a broken projection lacks', () => {
-    const broken = { ...projectionFor(genericPlatform), phase: 'sleeping', readinessChecks: [{ id: 'x' }] };
-    expect(invalidProjectionFields(broken)).toEqual(['phase', 'readinessChecks']);
+    const broken = {
+      ...projectionFor(genericPlatform),
+      phase: 'sleeping',
+      readinessChecks: [{ id: 'x' }]
+    };
+    expect(invalidProjectionFields(broken)).toEqual([
+      'phase',
+      'readinessChecks'
+    ]);
   });
 });
 
@@ -95,7 +147,10 @@ describe('the initialize request', () => {
     expect(body).toEqual({
       interface: 'notebook',
       method: 'jupyterlab-dialog',
-      confirm: { projectPath: PROJECT, statePath: `${PROJECT}/.project-startup` }
+      confirm: {
+        projectPath: PROJECT,
+        statePath: `${PROJECT}/.project-startup`
+      }
     });
     expect(Object.keys(body)).toEqual(['interface', 'method', 'confirm']);
     expectValid('InitializeRequest', body);
@@ -113,17 +168,30 @@ describe('the initialize request', () => {
       hosted.statePath,
       `${hosted.statePath}/initialization.json`
     ]);
-    expect(recordPath('/p/.project-startup/')).toBe('/p/.project-startup/initialization.json');
+    expect(recordPath('/p/.project-startup/')).toBe(
+      '/p/.project-startup/initialization.json'
+    );
   });
 
   it('the record file is named even when the state directory exists already', () => {
-    const projection = { ...projectionFor(genericPlatform), confirmation: { ...projectionFor(genericPlatform).confirmation, creates: [] } };
-    expect(confirmationTargets(projection).creates).toEqual([`${PROJECT}/.project-startup/initialization.json`]);
+    const projection = {
+      ...projectionFor(genericPlatform),
+      confirmation: {
+        ...projectionFor(genericPlatform).confirmation,
+        creates: []
+      }
+    };
+    expect(confirmationTargets(projection).creates).toEqual([
+      `${PROJECT}/.project-startup/initialization.json`
+    ]);
   });
 
   it('may be confirmed here only while awaiting confirmation', () => {
     for (const [name, make] of Object.entries(PHASE_CASES)) {
-      expect([name, canConfirmHere(make())]).toEqual([name, name.startsWith('awaiting-confirmation')]);
+      expect([name, canConfirmHere(make())]).toEqual([
+        name,
+        name.startsWith('awaiting-confirmation')
+      ]);
     }
   });
 });
@@ -135,7 +203,9 @@ describe('StartupModel.refresh', () => {
     client.startupAnswers.push(ok(projection));
     expect(model.state.view).toEqual({ kind: 'loading' });
     const seen: string[] = [];
-    model.stateChanged.connect((_s, state) => seen.push(`${state.view.kind}${state.refreshing ? '+refreshing' : ''}`));
+    model.stateChanged.connect((_s, state) =>
+      seen.push(`${state.view.kind}${state.refreshing ? '+refreshing' : ''}`)
+    );
     const state = await model.refresh();
     expect(state.view).toEqual({ kind: 'loaded', projection });
     expect(seen).toEqual(['loading+refreshing', 'loaded']);
@@ -146,28 +216,67 @@ describe('StartupModel.refresh', () => {
   it('not enabled (Jupyter 404) and failing (5xx, network, unexpected body) are views of their own', async () => {
     const { client, model } = setup();
     const notEnabled: Failure = { kind: 'not-enabled', url: URL, status: 404 };
-    const http: Failure = { kind: 'http', url: URL, status: 502, statusText: 'Bad Gateway' };
-    const network: Failure = { kind: 'network', url: URL, message: 'Failed to fetch' };
-    const body: Failure = { kind: 'unexpected-body', url: URL, status: 200, contentType: 'text/html', reason: 'not-json' };
-    client.startupAnswers.push(failed(notEnabled), failed(http), failed(network), failed(body));
-    expect((await model.refresh()).view).toEqual({ kind: 'not-enabled', failure: notEnabled });
-    expect((await model.refresh()).view).toEqual({ kind: 'failing', failure: http });
-    expect((await model.refresh()).view).toEqual({ kind: 'failing', failure: network });
-    expect((await model.refresh()).view).toEqual({ kind: 'failing', failure: body });
+    const http: Failure = {
+      kind: 'http',
+      url: URL,
+      status: 502,
+      statusText: 'Bad Gateway'
+    };
+    const network: Failure = {
+      kind: 'network',
+      url: URL,
+      message: 'Failed to fetch'
+    };
+    const body: Failure = {
+      kind: 'unexpected-body',
+      url: URL,
+      status: 200,
+      contentType: 'text/html',
+      reason: 'not-json'
+    };
+    client.startupAnswers.push(
+      failed(notEnabled),
+      failed(http),
+      failed(network),
+      failed(body)
+    );
+    expect((await model.refresh()).view).toEqual({
+      kind: 'not-enabled',
+      failure: notEnabled
+    });
+    expect((await model.refresh()).view).toEqual({
+      kind: 'failing',
+      failure: http
+    });
+    expect((await model.refresh()).view).toEqual({
+      kind: 'failing',
+      failure: network
+    });
+    expect((await model.refresh()).view).toEqual({
+      kind: 'failing',
+      failure: body
+    });
     expect(model.canInitialize).toBe(false);
   });
 
   it('a client that throws still ends in the failing view', async () => {
     const { client, model } = setup();
-    client.startupAnswers.push(Promise.reject(new Error('boom')) as unknown as StartupAnswer);
+    client.startupAnswers.push(
+      Promise.reject(new Error('boom')) as unknown as StartupAnswer
+    );
     const state = await model.refresh();
-    expect(state.view).toMatchObject({ kind: 'failing', failure: { kind: 'network', message: 'boom' } });
+    expect(state.view).toMatchObject({
+      kind: 'failing',
+      failure: { kind: 'network', message: 'boom' }
+    });
   });
 
   it('shares a request in flight; a person pressing Refresh asks again and the older answer is dropped', async () => {
     const { client, model } = setup();
     let resolveFirst: (r: Result<StartupProjection>) => void = () => undefined;
-    client.startupAnswers.push(new Promise(resolve => (resolveFirst = resolve)));
+    client.startupAnswers.push(
+      new Promise(resolve => (resolveFirst = resolve))
+    );
     const ready = projectionFor(genericPlatform, { state: 'initialized' });
     client.startupAnswers.push(ok(ready));
     const first = model.refresh();
@@ -198,8 +307,14 @@ describe('StartupModel.initialize', () => {
     client.startupAnswers.push(ok(projection));
     await model.refresh();
     expect(await model.initialize()).toBe('cancelled');
-    expect(confirm).toHaveBeenCalledWith(confirmationTargets(projection), projection);
-    expect(confirm.mock.calls[0][0].creates).toEqual([`${PROJECT}/.project-startup`, `${PROJECT}/.project-startup/initialization.json`]);
+    expect(confirm).toHaveBeenCalledWith(
+      confirmationTargets(projection),
+      projection
+    );
+    expect(confirm.mock.calls[0][0].creates).toEqual([
+      `${PROJECT}/.project-startup`,
+      `${PROJECT}/.project-startup/initialization.json`
+    ]);
     expect(client.initializeBodies).toEqual([]);
     expect(client.startupCalls).toBe(1);
     expect(model.state.view).toEqual({ kind: 'loaded', projection });
@@ -218,7 +333,14 @@ describe('StartupModel.initialize', () => {
     model.stateChanged.connect(() => phases.push(model.phase));
     expect(await model.initialize()).toBe('initialized');
     expect(client.initializeBodies).toEqual([
-      { interface: 'notebook', method: 'jupyterlab-dialog', confirm: { projectPath: PROJECT, statePath: `${PROJECT}/.project-startup` } }
+      {
+        interface: 'notebook',
+        method: 'jupyterlab-dialog',
+        confirm: {
+          projectPath: PROJECT,
+          statePath: `${PROJECT}/.project-startup`
+        }
+      }
     ]);
     expect(phases).toContain('ready');
     expect(phases[phases.indexOf('ready') - 1]).toBe('awaiting-confirmation');
@@ -229,7 +351,12 @@ describe('StartupModel.initialize', () => {
   });
 
   it('is unavailable outside awaiting-confirmation: no dialog, no request', async () => {
-    for (const make of [PHASE_CASES.ready, PHASE_CASES.blocked, PHASE_CASES['unsupported-interface'], PHASE_CASES['needs-compute']]) {
+    for (const make of [
+      PHASE_CASES.ready,
+      PHASE_CASES.blocked,
+      PHASE_CASES['unsupported-interface'],
+      PHASE_CASES['needs-compute']
+    ]) {
       const { client, model, confirm } = setup(true);
       client.startupAnswers.push(ok(make()));
       await model.refresh();
@@ -245,13 +372,28 @@ describe('StartupModel.initialize', () => {
   it('409 confirmation-stale: shows the problem, refreshes the paths, stays usable', async () => {
     const { client, model } = setup(true);
     const projection = projectionFor(genericPlatform);
-    const stale = problem('confirmation-stale', 'The confirmed paths differ from the ones the service shows now. Reload the startup projection and confirm again.');
+    const stale = problem(
+      'confirmation-stale',
+      'The confirmed paths differ from the ones the service shows now. Reload the startup projection and confirm again.'
+    );
     client.startupAnswers.push(ok(projection), ok(projection));
-    client.initializeAnswers.push(failed({ kind: 'http', url: '/i', status: 409, statusText: 'Conflict', problem: stale }));
+    client.initializeAnswers.push(
+      failed({
+        kind: 'http',
+        url: '/i',
+        status: 409,
+        statusText: 'Conflict',
+        problem: stale
+      })
+    );
     await model.refresh();
     expect(await model.initialize()).toBe('failed');
     expect(client.startupCalls).toBe(2);
-    expect(model.state.initializeFailure).toMatchObject({ kind: 'http', status: 409, problem: { code: 'confirmation-stale' } });
+    expect(model.state.initializeFailure).toMatchObject({
+      kind: 'http',
+      status: 409,
+      problem: { code: 'confirmation-stale' }
+    });
     expect(model.canInitialize).toBe(true);
     // A person pressing Refresh clears the notice.
     client.startupAnswers.push(ok(projection));
@@ -262,12 +404,25 @@ describe('StartupModel.initialize', () => {
   it('403 confirmation-not-allowed: shows the problem without asking again', async () => {
     const { client, model } = setup(true);
     client.startupAnswers.push(ok(projectionFor(genericPlatform)));
-    const refused = problem('confirmation-not-allowed', 'On the Workstation or container initialization is confirmed through Browser or Notebook, not Terminal.');
-    client.initializeAnswers.push(failed({ kind: 'http', url: '/i', status: 403, statusText: 'Forbidden', problem: refused }));
+    const refused = problem(
+      'confirmation-not-allowed',
+      'On the Workstation or container initialization is confirmed through Browser or Notebook, not Terminal.'
+    );
+    client.initializeAnswers.push(
+      failed({
+        kind: 'http',
+        url: '/i',
+        status: 403,
+        statusText: 'Forbidden',
+        problem: refused
+      })
+    );
     await model.refresh();
     expect(await model.initialize()).toBe('failed');
     expect(client.startupCalls).toBe(1);
-    expect(model.state.initializeFailure).toMatchObject({ problem: { code: 'confirmation-not-allowed' } });
+    expect(model.state.initializeFailure).toMatchObject({
+      problem: { code: 'confirmation-not-allowed' }
+    });
     expect(model.state.view.kind).toBe('loaded');
   });
 
@@ -286,8 +441,19 @@ describe('StartupModel.initialize', () => {
 describe('StartupModel polling (fake timers; Poll from @lumino/polling)', () => {
   const SECOND = 1000;
   const blocked = (): StartupProjection => PHASE_CASES.blocked();
-  const http502: Failure = { kind: 'http', url: URL, status: 502, statusText: 'Bad Gateway' };
-  const garbage: Failure = { kind: 'unexpected-body', url: URL, status: 200, contentType: 'text/html', reason: 'not-json' };
+  const http502: Failure = {
+    kind: 'http',
+    url: URL,
+    status: 502,
+    statusText: 'Bad Gateway'
+  };
+  const garbage: Failure = {
+    kind: 'unexpected-body',
+    url: URL,
+    status: 200,
+    contentType: 'text/html',
+    reason: 'not-json'
+  };
 
   let random: jest.SpyInstance;
   beforeEach(() => {
@@ -303,7 +469,10 @@ describe('StartupModel polling (fake timers; Poll from @lumino/polling)', () => 
   });
 
   function setVisibility(state: 'visible' | 'hidden'): void {
-    Object.defineProperty(document, 'visibilityState', { value: state, configurable: true });
+    Object.defineProperty(document, 'visibilityState', {
+      value: state,
+      configurable: true
+    });
     document.dispatchEvent(new Event('visibilitychange'));
   }
 
@@ -326,7 +495,10 @@ describe('StartupModel polling (fake timers; Poll from @lumino/polling)', () => 
   it('asks again every interval; an unchanged answer emits nothing (no re-render, no live-region change)', async () => {
     const projection = projectionFor(genericPlatform);
     const { client, model, emitted } = await polling(2, ok(projection));
-    client.startupAnswers.push(ok(projectionFor(genericPlatform)), ok(projectionFor(genericPlatform)));
+    client.startupAnswers.push(
+      ok(projectionFor(genericPlatform)),
+      ok(projectionFor(genericPlatform))
+    );
     await jest.advanceTimersByTimeAsync(2 * SECOND - 1);
     expect(client.startupCalls).toBe(1);
     await jest.advanceTimersByTimeAsync(1);
@@ -339,7 +511,10 @@ describe('StartupModel polling (fake timers; Poll from @lumino/polling)', () => 
   });
 
   it('a changed answer is shown without a click: the state made unsafe on disk blocks setup', async () => {
-    const { client, model, emitted } = await polling(2, ok(projectionFor(genericPlatform, { state: 'initialized' })));
+    const { client, model, emitted } = await polling(
+      2,
+      ok(projectionFor(genericPlatform, { state: 'initialized' }))
+    );
     client.startupAnswers.push(ok(blocked()));
     await jest.advanceTimersByTimeAsync(2 * SECOND);
     expect(model.phase).toBe('blocked');
@@ -350,7 +525,10 @@ describe('StartupModel polling (fake timers; Poll from @lumino/polling)', () => 
   });
 
   it('a failure after a loaded answer replaces it, backs off, and the next answer is shown again', async () => {
-    const { client, model, emitted } = await polling(2, ok(projectionFor(genericPlatform, { state: 'initialized' })));
+    const { client, model, emitted } = await polling(
+      2,
+      ok(projectionFor(genericPlatform, { state: 'initialized' }))
+    );
     client.startupAnswers.push(failed(http502));
     await jest.advanceTimersByTimeAsync(2 * SECOND);
     expect(client.startupCalls).toBe(2);
@@ -360,7 +538,11 @@ describe('StartupModel polling (fake timers; Poll from @lumino/polling)', () => 
     expect(model.poll?.state.phase).toBe('rejected');
 
     // Backoff: 2 s, then up to 3x the last pause (6 s), then 18 s, capped at ten intervals.
-    client.startupAnswers.push(failed(http502), failed(http502), failed(http502));
+    client.startupAnswers.push(
+      failed(http502),
+      failed(http502),
+      failed(http502)
+    );
     await jest.advanceTimersByTimeAsync(6 * SECOND - 1);
     expect(client.startupCalls).toBe(2);
     await jest.advanceTimersByTimeAsync(1);
@@ -407,24 +589,41 @@ describe('StartupModel polling (fake timers; Poll from @lumino/polling)', () => 
     client.startupAnswers.push(
       new TypeError('Failed to fetch'),
       // jupyter-server-proxy answers 500 while it launches the sidecar again
-      failed({ kind: 'http', url: URL, status: 500, statusText: 'Internal Server Error' }),
+      failed({
+        kind: 'http',
+        url: URL,
+        status: 500,
+        statusText: 'Internal Server Error'
+      }),
       ok(projection)
     );
     await jest.advanceTimersByTimeAsync(SECOND);
-    expect(model.state.view).toMatchObject({ kind: 'failing', failure: { kind: 'network', message: 'Failed to fetch' } });
+    expect(model.state.view).toMatchObject({
+      kind: 'failing',
+      failure: { kind: 'network', message: 'Failed to fetch' }
+    });
     await jest.advanceTimersByTimeAsync(SECOND);
-    expect(model.state.view).toMatchObject({ kind: 'failing', failure: { kind: 'http', status: 500 } });
+    expect(model.state.view).toMatchObject({
+      kind: 'failing',
+      failure: { kind: 'http', status: 500 }
+    });
     await jest.advanceTimersByTimeAsync(SECOND);
     expect(model.state.view).toEqual({ kind: 'loaded', projection });
     model.dispose();
   });
 
   it('Refresh during the backoff shows the answer and puts the poll back on its interval', async () => {
-    const { client, model } = await polling(2, ok(projectionFor(genericPlatform)));
+    const { client, model } = await polling(
+      2,
+      ok(projectionFor(genericPlatform))
+    );
     client.startupAnswers.push(failed(http502));
     await jest.advanceTimersByTimeAsync(2 * SECOND);
     expect(model.poll?.state.phase).toBe('rejected');
-    client.startupAnswers.push(ok(projectionFor(genericPlatform)), ok(projectionFor(genericPlatform)));
+    client.startupAnswers.push(
+      ok(projectionFor(genericPlatform)),
+      ok(projectionFor(genericPlatform))
+    );
     await model.refresh({ userInitiated: true });
     expect(model.state.view.kind).toBe('loaded');
     await jest.advanceTimersByTimeAsync(2 * SECOND);
@@ -433,7 +632,10 @@ describe('StartupModel polling (fake timers; Poll from @lumino/polling)', () => 
   });
 
   it('stands by while the page is hidden, and asks at once when it is visible again', async () => {
-    const { client, model } = await polling(2, ok(projectionFor(genericPlatform)));
+    const { client, model } = await polling(
+      2,
+      ok(projectionFor(genericPlatform))
+    );
     setVisibility('hidden');
     await jest.advanceTimersByTimeAsync(60 * SECOND);
     expect(client.startupCalls).toBe(1);
@@ -494,8 +696,12 @@ describe('StartupModel polling (fake timers; Poll from @lumino/polling)', () => 
   });
 
   it('follows the setting: a new interval at once, 0 stops polling, nonsense means the default', async () => {
-    const { client, model } = await polling(5, ok(projectionFor(genericPlatform)));
-    const same = () => client.startupAnswers.push(ok(projectionFor(genericPlatform)));
+    const { client, model } = await polling(
+      5,
+      ok(projectionFor(genericPlatform))
+    );
+    const same = () =>
+      client.startupAnswers.push(ok(projectionFor(genericPlatform)));
     model.setRefreshInterval(1);
     same();
     await jest.advanceTimersByTimeAsync(SECOND);
@@ -534,7 +740,10 @@ describe('StartupModel polling (fake timers; Poll from @lumino/polling)', () => 
   });
 
   it('dispose stops the poll', async () => {
-    const { client, model } = await polling(1, ok(projectionFor(genericPlatform)));
+    const { client, model } = await polling(
+      1,
+      ok(projectionFor(genericPlatform))
+    );
     model.dispose();
     await jest.advanceTimersByTimeAsync(10 * SECOND);
     expect(client.startupCalls).toBe(1);

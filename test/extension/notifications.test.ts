@@ -5,7 +5,14 @@
 import * as fc from 'fast-check';
 import { genericPlatform } from '../../sidecar/src/platforms/generic';
 import { IPanelState } from '../../src/model';
-import { fitMessage, MESSAGE_LIMIT, notificationFor, INotificationDecision, shorten, shouldOpenPanel } from '../../src/notifications';
+import {
+  fitMessage,
+  MESSAGE_LIMIT,
+  notificationFor,
+  INotificationDecision,
+  shorten,
+  shouldOpenPanel
+} from '../../src/notifications';
 import { Diagnostics, Failure, StartupProjection } from '../../src/tokens';
 import {
   diagnosticsReport,
@@ -20,10 +27,15 @@ import {
   trans
 } from './fixtures';
 
-const URL = 'http://localhost:8888/user/alice/project/startup?interface=notebook';
+const URL =
+  'http://localhost:8888/user/alice/project/startup?interface=notebook';
 
 function loaded(projection: StartupProjection): IPanelState {
-  return { view: { kind: 'loaded', projection }, refreshing: false, initializing: false };
+  return {
+    view: { kind: 'loaded', projection },
+    refreshing: false,
+    initializing: false
+  };
 }
 
 function failed(failure: Failure): IPanelState {
@@ -31,7 +43,9 @@ function failed(failure: Failure): IPanelState {
   return { view: { kind, failure }, refreshing: false, initializing: false };
 }
 
-function report(...problems: Parameters<typeof diagnosticsReport>[0]): Diagnostics {
+function report(
+  ...problems: Parameters<typeof diagnosticsReport>[0]
+): Diagnostics {
   return { kind: 'report', report: diagnosticsReport(problems) };
 }
 
@@ -41,7 +55,12 @@ function confirmedInTerminal(): StartupProjection {
   return {
     ...projection,
     nextAction: { ...projection.nextAction, command: 'project-startup init' },
-    confirmation: { ...projection.confirmation, allowedInterfaces: ['terminal'], method: 'terminal-prompt', detail: 'Confirm at the interactive prompt of `project-startup init`.' }
+    confirmation: {
+      ...projection.confirmation,
+      allowedInterfaces: ['terminal'],
+      method: 'terminal-prompt',
+      detail: 'Confirm at the interactive prompt of `project-startup init`.'
+    }
   };
 }
 
@@ -58,7 +77,10 @@ function expectFits(d: INotificationDecision | null): INotificationDecision {
 
 describe('the panel opens by itself only where the person can act in it', () => {
   it('awaiting confirmation through this interface, with the setting on', () => {
-    for (const make of [PHASE_CASES['awaiting-confirmation'], PHASE_CASES['awaiting-confirmation (hosted, parents created)']]) {
+    for (const make of [
+      PHASE_CASES['awaiting-confirmation'],
+      PHASE_CASES['awaiting-confirmation (hosted, parents created)']
+    ]) {
       expect(shouldOpenPanel(loaded(make()), true)).toBe(true);
       expect(shouldOpenPanel(loaded(make()), false)).toBe(false);
       // ... and then nothing notifies: the panel is the notice.
@@ -69,7 +91,15 @@ describe('the panel opens by itself only where the person can act in it', () => 
   it('never in any other state', () => {
     const others: IPanelState[] = [
       { view: { kind: 'loading' }, refreshing: true, initializing: false },
-      ...(['ready', 'blocked', 'blocked (missing project directory)', 'unsupported-interface', 'needs-compute'] as const).map(name => loaded(PHASE_CASES[name]())),
+      ...(
+        [
+          'ready',
+          'blocked',
+          'blocked (missing project directory)',
+          'unsupported-interface',
+          'needs-compute'
+        ] as const
+      ).map(name => loaded(PHASE_CASES[name]())),
       loaded(confirmedInTerminal()),
       failed({ kind: 'not-enabled', url: URL, status: 404 }),
       failed({ kind: 'network', url: URL, message: 'Failed to fetch' })
@@ -80,14 +110,24 @@ describe('the panel opens by itself only where the person can act in it', () => 
   });
 
   it('loading and ready notify nothing', () => {
-    expect(notificationFor({ view: { kind: 'loading' }, refreshing: true, initializing: false }, trans)).toBeNull();
+    expect(
+      notificationFor(
+        { view: { kind: 'loading' }, refreshing: true, initializing: false },
+        trans
+      )
+    ).toBeNull();
     expect(notificationFor(loaded(PHASE_CASES.ready()), trans)).toBeNull();
   });
 });
 
 describe('a notification per state, with the fix', () => {
   it('not enabled: a warning naming the operator step', () => {
-    const d = expectFits(notificationFor(failed({ kind: 'not-enabled', url: URL, status: 404 }), trans));
+    const d = expectFits(
+      notificationFor(
+        failed({ kind: 'not-enabled', url: URL, status: 404 }),
+        trans
+      )
+    );
     expect(d).toMatchObject({ kind: 'not-enabled', type: 'warning' });
     expect(d.message).toBe(
       'Project Startup is not enabled on this Jupyter server.\nAn operator runs "project-startup jupyter install --sys-prefix" and restarts Jupyter.'
@@ -95,37 +135,99 @@ describe('a notification per state, with the fix', () => {
   });
 
   it('not enabled because jupyter-server-proxy is missing (diagnostics): the cause and its fix', () => {
-    const d = expectFits(notificationFor(failed({ kind: 'not-enabled', url: URL, status: 404, diagnostics: report(SERVER_PROXY_MISSING) }), trans));
+    const d = expectFits(
+      notificationFor(
+        failed({
+          kind: 'not-enabled',
+          url: URL,
+          status: 404,
+          diagnostics: report(SERVER_PROXY_MISSING)
+        }),
+        trans
+      )
+    );
     expect(d).toMatchObject({ kind: 'not-enabled', type: 'error' });
-    expect(d.problem).toBe('Project Startup cannot start: jupyter-server-proxy is not installed.');
-    expect(d.message.split('\n')[1]).toBe('Install it in the same environment as the Jupyter server (pip install…');
+    expect(d.problem).toBe(
+      'Project Startup cannot start: jupyter-server-proxy is not installed.'
+    );
+    expect(d.message.split('\n')[1]).toBe(
+      'Install it in the same environment as the Jupyter server (pip install…'
+    );
   });
 
   it('the service cannot start (diagnostics): its own message is the cause, shortened to fit, and the fix stays', () => {
     const d = expectFits(
-      notificationFor(failed({ kind: 'http', url: URL, status: 500, statusText: 'Internal Server Error', diagnostics: report(SIDECAR_FAILED) }), trans)
+      notificationFor(
+        failed({
+          kind: 'http',
+          url: URL,
+          status: 500,
+          statusText: 'Internal Server Error',
+          diagnostics: report(SIDECAR_FAILED)
+        }),
+        trans
+      )
     );
     expect(d).toMatchObject({ kind: 'failing', type: 'error' });
     expect(d.problem).toBe(`Project Startup cannot start: ${PLATFORM_MESSAGE}`);
     const [problemLine, fixLine] = d.message.split('\n');
-    expect(problemLine.startsWith('Project Startup cannot start: PROJECT_STARTUP_PLATFORM must be one of')).toBe(true);
+    expect(
+      problemLine.startsWith(
+        'Project Startup cannot start: PROJECT_STARTUP_PLATFORM must be one of'
+      )
+    ).toBe(true);
     expect(problemLine.endsWith('…')).toBe(true);
     expect(fixLine).toBe('Correct it, then restart Jupyter.');
   });
 
   it('Node.js missing (diagnostics): the title is the cause, the server extension the fix', () => {
-    const d = expectFits(notificationFor(failed({ kind: 'network', url: URL, message: 'Bad Gateway', diagnostics: report(NODE_MISSING) }), trans));
-    expect(d.problem).toBe('Project Startup cannot start: Node.js was not found.');
-    expect(d.message.split('\n')[1]).toMatch(/^Install Node\.js 20 or newer \(22 or 24 recommended\) where the Jupyter server runs/);
+    const d = expectFits(
+      notificationFor(
+        failed({
+          kind: 'network',
+          url: URL,
+          message: 'Bad Gateway',
+          diagnostics: report(NODE_MISSING)
+        }),
+        trans
+      )
+    );
+    expect(d.problem).toBe(
+      'Project Startup cannot start: Node.js was not found.'
+    );
+    expect(d.message.split('\n')[1]).toMatch(
+      /^Install Node\.js 20 or newer \(22 or 24 recommended\) where the Jupyter server runs/
+    );
   });
 
   it('failing without diagnostics: errors that say where the cause is', () => {
     const cases: Failure[] = [
       { kind: 'network', url: URL, message: 'Failed to fetch' },
       { kind: 'http', url: URL, status: 502, statusText: 'Bad Gateway' },
-      { kind: 'http', url: URL, status: 500, statusText: 'Internal Server Error', diagnostics: { kind: 'unavailable', url: URL, status: 404 } },
-      { kind: 'http', url: URL, status: 429, statusText: 'Too Many Requests', problem: problem('rate-limited', 'Too many requests; try again in 60 s.') },
-      { kind: 'unexpected-body', url: URL, status: 200, contentType: 'text/html', reason: 'a login page' }
+      {
+        kind: 'http',
+        url: URL,
+        status: 500,
+        statusText: 'Internal Server Error',
+        diagnostics: { kind: 'unavailable', url: URL, status: 404 }
+      },
+      {
+        kind: 'http',
+        url: URL,
+        status: 429,
+        statusText: 'Too Many Requests',
+        problem: problem(
+          'rate-limited',
+          'Too many requests; try again in 60 s.'
+        )
+      },
+      {
+        kind: 'unexpected-body',
+        url: URL,
+        status: 200,
+        contentType: 'text/html',
+        reason: 'a login page'
+      }
     ];
     for (const failure of cases) {
       const d = expectFits(notificationFor(failed(failure), trans));
@@ -134,47 +236,77 @@ describe('a notification per state, with the fix', () => {
     expect(notificationFor(failed(cases[1]), trans)?.message).toBe(
       "The Project Startup service failed (HTTP 502).\nThe cause is in the Jupyter server's log (its stderr); then restart Jupyter."
     );
-    expect(notificationFor(failed(cases[3]), trans)?.problem).toBe('The Project Startup service failed: Too many requests; try again in 60 s.');
+    expect(notificationFor(failed(cases[3]), trans)?.problem).toBe(
+      'The Project Startup service failed: Too many requests; try again in 60 s.'
+    );
   });
 
   it('incompatible: an error of its own kind', () => {
-    const d = expectFits(notificationFor(failed({ kind: 'incompatible', url: URL, schemaVersion: '2.0.0' }), trans));
+    const d = expectFits(
+      notificationFor(
+        failed({ kind: 'incompatible', url: URL, schemaVersion: '2.0.0' }),
+        trans
+      )
+    );
     expect(d).toMatchObject({ kind: 'incompatible', type: 'error' });
-    expect(d.problem).toBe('The Project Startup service sends schema 2.0.0; this extension understands 1.x.');
+    expect(d.problem).toBe(
+      'The Project Startup service sends schema 2.0.0; this extension understands 1.x.'
+    );
   });
 
   it('unsupported here: information naming the interface to use and how', () => {
-    const d = expectFits(notificationFor(loaded(PHASE_CASES['unsupported-interface']()), trans));
+    const d = expectFits(
+      notificationFor(loaded(PHASE_CASES['unsupported-interface']()), trans)
+    );
     expect(d).toMatchObject({ kind: 'unsupported-interface', type: 'info' });
-    expect(d.message).toBe('Project setup is not offered in JupyterLab on this platform.\nTerminal: Run project-startup status in a terminal.');
+    expect(d.message).toBe(
+      'Project setup is not offered in JupyterLab on this platform.\nTerminal: Run project-startup status in a terminal.'
+    );
   });
 
   it('blocked: a warning naming the failing check, with its remedy', () => {
     const d = expectFits(notificationFor(loaded(PHASE_CASES.blocked()), trans));
     expect(d).toMatchObject({ kind: 'blocked', type: 'warning' });
     expect(d.problem).toBe('Project setup is blocked: Private state location.');
-    expect(d.message.split('\n')[1]).toMatch(/^Inspect \/home\/alice\/work\/alpha\/\.project-startup and move it aside/);
-    const missing = expectFits(notificationFor(loaded(PHASE_CASES['blocked (missing project directory)']()), trans));
+    expect(d.message.split('\n')[1]).toMatch(
+      /^Inspect \/home\/alice\/work\/alpha\/\.project-startup and move it aside/
+    );
+    const missing = expectFits(
+      notificationFor(
+        loaded(PHASE_CASES['blocked (missing project directory)']()),
+        trans
+      )
+    );
     expect(missing.message).toBe(
       'Project setup is blocked: Project directory.\nCreate /home/alice/work/alpha or start the service in an existing project directory…'
     );
   });
 
   it('needs compute: information with the command to run', () => {
-    const d = expectFits(notificationFor(loaded(PHASE_CASES['needs-compute']()), trans));
+    const d = expectFits(
+      notificationFor(loaded(PHASE_CASES['needs-compute']()), trans)
+    );
     expect(d).toMatchObject({ kind: 'needs-compute', type: 'info' });
-    expect(d.message).toBe('Project setup needs compute: Get a compute allocation\nRun salloc --nodes=1 --time=01:00:00, then work in that allocation.');
+    expect(d.message).toBe(
+      'Project setup needs compute: Get a compute allocation\nRun salloc --nodes=1 --time=01:00:00, then work in that allocation.'
+    );
   });
 
   it('awaiting a confirmation given in another interface: information once, with the command', () => {
     const d = expectFits(notificationFor(loaded(confirmedInTerminal()), trans));
     expect(d).toMatchObject({ kind: 'confirm-elsewhere', type: 'info' });
-    expect(d.message).toBe('Project setup waits for your confirmation in another interface.\nRun project-startup init in a terminal and confirm.');
+    expect(d.message).toBe(
+      'Project setup waits for your confirmation in another interface.\nRun project-startup init in a terminal and confirm.'
+    );
   });
 
   it('the words are translated: every line JupyterLab shows comes through trans.__', () => {
     const { trans: recording, outputs } = recordingTrans();
-    for (const state of [failed({ kind: 'not-enabled', url: URL, status: 404 }), loaded(PHASE_CASES['needs-compute']()), loaded(PHASE_CASES.blocked())]) {
+    for (const state of [
+      failed({ kind: 'not-enabled', url: URL, status: 404 }),
+      loaded(PHASE_CASES['needs-compute']()),
+      loaded(PHASE_CASES.blocked())
+    ]) {
       const d = notificationFor(state, recording) as INotificationDecision;
       expect(outputs).toContain(d.problem);
     }
@@ -192,14 +324,25 @@ describe('fitting JupyterLab’s 140 characters', () => {
   });
 
   it('never exceeds the limit, never drops the fix, keeps a problem line (property)', () => {
-    const words = fc.array(fc.stringMatching(/^[A-Za-z0-9/._-]{1,30}$/), { minLength: 1, maxLength: 40 }).map(w => w.join(' '));
+    const words = fc
+      .array(fc.stringMatching(/^[A-Za-z0-9/._-]{1,30}$/), {
+        minLength: 1,
+        maxLength: 40
+      })
+      .map(w => w.join(' '));
     fc.assert(
       fc.property(words, words, (problemText, fixText) => {
         const message = fitMessage(problemText, fixText);
         const [p, f] = message.split('\n');
         // A fix that leaves the problem 60 characters is kept whole.
-        const fixKept = fixText.length > MESSAGE_LIMIT - 1 - 60 || f === fixText;
-        return message.length <= MESSAGE_LIMIT && p.length > 0 && f.length > 0 && fixKept;
+        const fixKept =
+          fixText.length > MESSAGE_LIMIT - 1 - 60 || f === fixText;
+        return (
+          message.length <= MESSAGE_LIMIT &&
+          p.length > 0 &&
+          f.length > 0 &&
+          fixKept
+        );
       }),
       { numRuns: 300 }
     );

@@ -5,7 +5,11 @@
 // model; keyboard focus that React keeps on the same button across updates (or that lands on
 // the heading when the button goes or is disabled); a quiet refresh on activation.
 import './jsdom-shims';
-import { MainAreaWidget, ReactWidget, ToolbarButton } from '@jupyterlab/apputils';
+import {
+  MainAreaWidget,
+  ReactWidget,
+  ToolbarButton
+} from '@jupyterlab/apputils';
 import { refreshIcon } from '@jupyterlab/ui-components';
 import { MessageLoop } from '@lumino/messaging';
 import { Widget } from '@lumino/widgets';
@@ -13,31 +17,47 @@ import { genericPlatform } from '../../sidecar/src/platforms/generic';
 import { projectStartupIcon } from '../../src/icon';
 import { StartupModel } from '../../src/model';
 import { StartupPanel } from '../../src/panel';
-import { InitializeRequest, InitializeResponse, IStartupClient, Result, StartupProjection } from '../../src/tokens';
+import {
+  InitializeRequest,
+  InitializeResponse,
+  IStartupClient,
+  Result,
+  StartupProjection
+} from '../../src/tokens';
 import { initializeAnswer, projectionFor, trans } from './fixtures';
 
 type Answer<T> = Result<T> | Promise<Result<T>>;
 
-function client(answers: Answer<StartupProjection>[], init: Answer<InitializeResponse>[] = []): IStartupClient & { bodies: InitializeRequest[]; gets: number } {
+function client(
+  answers: Answer<StartupProjection>[],
+  init: Answer<InitializeResponse>[] = []
+): IStartupClient & { bodies: InitializeRequest[]; gets: number } {
   const c = {
     bodies: [] as InitializeRequest[],
     gets: 0,
     startup: () => {
       c.gets += 1;
       const next = answers.shift();
-      return next ? Promise.resolve(next) : Promise.reject(new Error('no answer'));
+      return next
+        ? Promise.resolve(next)
+        : Promise.reject(new Error('no answer'));
     },
     initialize: (body: InitializeRequest) => {
       c.bodies.push(body);
       const next = init.shift();
-      return next ? Promise.resolve(next) : Promise.reject(new Error('no answer'));
+      return next
+        ? Promise.resolve(next)
+        : Promise.reject(new Error('no answer'));
     }
   };
   return c;
 }
 
 /** An answer the test gives when it chooses: the panel shows what happens meanwhile. */
-function later<T>(): { promise: Promise<Result<T>>; give(value: Result<T>): void } {
+function later<T>(): {
+  promise: Promise<Result<T>>;
+  give(value: Result<T>): void;
+} {
   let give: (value: Result<T>) => void = () => undefined;
   const promise = new Promise<Result<T>>(resolve => (give = resolve));
   return { promise, give };
@@ -53,7 +73,10 @@ async function settle(): Promise<void> {
   }
 }
 
-async function mount(model: StartupModel, actions?: { refresh?: () => void; initialize?: () => void }): Promise<StartupPanel> {
+async function mount(
+  model: StartupModel,
+  actions?: { refresh?: () => void; initialize?: () => void }
+): Promise<StartupPanel> {
   const panel = new StartupPanel({ model, trans, actions });
   Widget.attach(panel, document.body);
   await settle();
@@ -61,10 +84,15 @@ async function mount(model: StartupModel, actions?: { refresh?: () => void; init
 }
 
 /** The panel's buttons: native ones and the toolbar's jp-button (ui-components' toolkit button). */
-const buttons = (panel: StartupPanel): HTMLButtonElement[] => Array.from(panel.node.querySelectorAll('button, jp-button'));
-const button = (panel: StartupPanel, label: string): HTMLButtonElement | undefined =>
+const buttons = (panel: StartupPanel): HTMLButtonElement[] =>
+  Array.from(panel.node.querySelectorAll('button, jp-button'));
+const button = (
+  panel: StartupPanel,
+  label: string
+): HTMLButtonElement | undefined =>
   buttons(panel).find(b => (b.textContent ?? '').trim() === label);
-const refreshButton = (panel: StartupPanel): HTMLElement => panel.toolbar.node.querySelector('[data-action="refresh"]') as HTMLElement;
+const refreshButton = (panel: StartupPanel): HTMLElement =>
+  panel.toolbar.node.querySelector('[data-action="refresh"]') as HTMLElement;
 
 /** Every text the live region takes from now on, in order (what a screen reader announces). */
 function announcements(panel: StartupPanel): string[] {
@@ -86,7 +114,10 @@ afterEach(() => {
 
 describe('StartupPanel', () => {
   it("is a MainAreaWidget with the product's icon, a labelled region and one polite live region", async () => {
-    const model = new StartupModel({ client: client([]), confirm: () => Promise.resolve(false) });
+    const model = new StartupModel({
+      client: client([]),
+      confirm: () => Promise.resolve(false)
+    });
     const panel = await mount(model);
     expect(panel).toBeInstanceOf(MainAreaWidget);
     expect(panel.content).toBeInstanceOf(ReactWidget);
@@ -106,8 +137,14 @@ describe('StartupPanel', () => {
   });
 
   it('has a toolbar whose Refresh is a ToolbarButton with the refresh icon, a label and a tooltip; it comes first', async () => {
-    const answers = [ok(projectionFor(genericPlatform)), ok(projectionFor(genericPlatform))];
-    const model = new StartupModel({ client: client(answers), confirm: () => Promise.resolve(false) });
+    const answers = [
+      ok(projectionFor(genericPlatform)),
+      ok(projectionFor(genericPlatform))
+    ];
+    const model = new StartupModel({
+      client: client(answers),
+      confirm: () => Promise.resolve(false)
+    });
     const panel = await mount(model);
     await model.refresh();
     await settle();
@@ -117,25 +154,42 @@ describe('StartupPanel', () => {
     const refresh = refreshButton(panel);
     expect(refresh.textContent).toBe('Refresh');
     expect(refresh.getAttribute('aria-label')).toBe('Refresh');
-    expect(refresh.getAttribute('title')).toBe('Ask the Project Startup service for the setup state again');
-    expect(refresh.querySelector(`[data-icon="${refreshIcon.name}"]`)).not.toBeNull();
+    expect(refresh.getAttribute('title')).toBe(
+      'Ask the Project Startup service for the setup state again'
+    );
+    expect(
+      refresh.querySelector(`[data-icon="${refreshIcon.name}"]`)
+    ).not.toBeNull();
     // An action, not a toggle: no aria-pressed, before or after a press.
     expect(refresh.hasAttribute('aria-pressed')).toBe(false);
-    refresh.dispatchEvent(new KeyboardEvent('keydown', { bubbles: true, key: 'Enter' }));
+    refresh.dispatchEvent(
+      new KeyboardEvent('keydown', { bubbles: true, key: 'Enter' })
+    );
     await settle();
     expect(refreshButton(panel).hasAttribute('aria-pressed')).toBe(false);
     // In the reading and Tab order: Refresh, then the phase's action.
     // (The toolbar's own "More commands" opener stays hidden and out of the Tab order.)
-    const reachable = buttons(panel).filter(b => b.tabIndex >= 0 && !b.closest('.lm-mod-hidden'));
-    expect(reachable.map(b => (b.textContent ?? '').trim())).toEqual(['Refresh', 'Initialize project']);
+    const reachable = buttons(panel).filter(
+      b => b.tabIndex >= 0 && !b.closest('.lm-mod-hidden')
+    );
+    expect(reachable.map(b => (b.textContent ?? '').trim())).toEqual([
+      'Refresh',
+      'Initialize project'
+    ]);
     panel.dispose();
   });
 
   it('keeps one live region and updates its text when the phase changes', async () => {
     const awaiting = projectionFor(genericPlatform);
     const ready = projectionFor(genericPlatform, { state: 'initialized' });
-    const c = client([ok(awaiting), ok(ready)], [{ ok: true, status: 201, value: initializeAnswer(awaiting) }]);
-    const model = new StartupModel({ client: c, confirm: () => Promise.resolve(true) });
+    const c = client(
+      [ok(awaiting), ok(ready)],
+      [{ ok: true, status: 201, value: initializeAnswer(awaiting) }]
+    );
+    const model = new StartupModel({
+      client: c,
+      confirm: () => Promise.resolve(true)
+    });
     const panel = await mount(model);
     const live = panel.statusNode;
     await model.refresh();
@@ -149,7 +203,14 @@ describe('StartupPanel', () => {
     expect(panel.statusNode).toBe(live);
     expect(live.textContent).toBe('Project initialized. Setup phase: Ready.');
     expect(c.bodies).toEqual([
-      { interface: 'notebook', method: 'jupyterlab-dialog', confirm: { projectPath: awaiting.projectPath, statePath: awaiting.statePath } }
+      {
+        interface: 'notebook',
+        method: 'jupyterlab-dialog',
+        confirm: {
+          projectPath: awaiting.projectPath,
+          statePath: awaiting.statePath
+        }
+      }
     ]);
     expect(button(panel, 'Initialize project')).toBeUndefined();
     panel.dispose();
@@ -159,7 +220,10 @@ describe('StartupPanel', () => {
     const awaiting = projectionFor(genericPlatform);
     const asked = later<StartupProjection>();
     const c = client([ok(awaiting), ok(awaiting), asked.promise]);
-    const model = new StartupModel({ client: c, confirm: () => Promise.resolve(false) });
+    const model = new StartupModel({
+      client: c,
+      confirm: () => Promise.resolve(false)
+    });
     const panel = await mount(model);
     await model.refresh();
     await settle();
@@ -169,7 +233,9 @@ describe('StartupPanel', () => {
     await settle();
     expect(c.gets).toBe(2);
     expect(said).toEqual([]);
-    expect(panel.statusNode.textContent).toBe('Setup phase: Awaiting confirmation.');
+    expect(panel.statusNode.textContent).toBe(
+      'Setup phase: Awaiting confirmation.'
+    );
     // A person pressing Refresh hears that it is checking, then the phase.
     const pressed = model.refresh({ userInitiated: true });
     await settle();
@@ -177,20 +243,30 @@ describe('StartupPanel', () => {
     asked.give(ok(awaiting));
     await pressed;
     await settle();
-    expect(said).toEqual(['Checking the project setup…', 'Setup phase: Awaiting confirmation.']);
+    expect(said).toEqual([
+      'Checking the project setup…',
+      'Setup phase: Awaiting confirmation.'
+    ]);
     panel.dispose();
   });
 
   it('Refresh asks again as a person, once per press (mouse, Enter, Space); injected actions replace the defaults', async () => {
     const c = client([ok(projectionFor(genericPlatform))]);
-    const model = new StartupModel({ client: c, confirm: () => Promise.resolve(false) });
-    const refresh = jest.spyOn(model, 'refresh').mockImplementation(() => Promise.resolve(model.state));
+    const model = new StartupModel({
+      client: c,
+      confirm: () => Promise.resolve(false)
+    });
+    const refresh = jest
+      .spyOn(model, 'refresh')
+      .mockImplementation(() => Promise.resolve(model.state));
     const initialize = jest.fn();
     const panel = await mount(model, { initialize });
     refresh.mockClear();
     const node = refreshButton(panel);
     // A mouse press: mousedown (the button keeps the focus where it was), then the click.
-    node.dispatchEvent(new MouseEvent('mousedown', { bubbles: true, button: 0 }));
+    node.dispatchEvent(
+      new MouseEvent('mousedown', { bubbles: true, button: 0 })
+    );
     node.dispatchEvent(new MouseEvent('click', { bubbles: true, button: 0 }));
     expect(refresh).toHaveBeenCalledTimes(1);
     expect(refresh).toHaveBeenLastCalledWith({ userInitiated: true });
@@ -211,7 +287,10 @@ describe('StartupPanel', () => {
   it('React keeps the keyboard focus on the very same button across updates', async () => {
     const asked = later<StartupProjection>();
     const c = client([ok(projectionFor(genericPlatform)), asked.promise]);
-    const model = new StartupModel({ client: c, confirm: () => Promise.resolve(false) });
+    const model = new StartupModel({
+      client: c,
+      confirm: () => Promise.resolve(false)
+    });
     const panel = await mount(model);
     await model.refresh();
     await settle();
@@ -232,8 +311,14 @@ describe('StartupPanel', () => {
   });
 
   it('keeps the focus on Refresh in the toolbar while the content changes', async () => {
-    const c = client([ok(projectionFor(genericPlatform)), ok(projectionFor(genericPlatform, { state: 'unsafe' }))]);
-    const model = new StartupModel({ client: c, confirm: () => Promise.resolve(false) });
+    const c = client([
+      ok(projectionFor(genericPlatform)),
+      ok(projectionFor(genericPlatform, { state: 'unsafe' }))
+    ]);
+    const model = new StartupModel({
+      client: c,
+      confirm: () => Promise.resolve(false)
+    });
     const panel = await mount(model);
     await model.refresh();
     await settle();
@@ -241,17 +326,26 @@ describe('StartupPanel', () => {
     refresh.focus();
     await model.refresh({ userInitiated: true });
     await settle();
-    expect(panel.node.querySelector('.jp-ProjectStartup-phaseBadge')?.textContent).toBe('Blocked');
+    expect(
+      panel.node.querySelector('.jp-ProjectStartup-phaseBadge')?.textContent
+    ).toBe('Blocked');
     expect(document.activeElement).toBe(refresh);
     panel.dispose();
   });
 
   it('moves the focus to the heading when the focused button goes away', async () => {
     const awaiting = projectionFor(genericPlatform);
-    const c = client([ok(awaiting), ok(projectionFor(genericPlatform, { state: 'initialized' }))], [
-      { ok: true, status: 201, value: initializeAnswer(awaiting) }
-    ]);
-    const model = new StartupModel({ client: c, confirm: () => Promise.resolve(true) });
+    const c = client(
+      [
+        ok(awaiting),
+        ok(projectionFor(genericPlatform, { state: 'initialized' }))
+      ],
+      [{ ok: true, status: 201, value: initializeAnswer(awaiting) }]
+    );
+    const model = new StartupModel({
+      client: c,
+      confirm: () => Promise.resolve(true)
+    });
     const panel = await mount(model);
     await model.refresh();
     await settle();
@@ -267,8 +361,17 @@ describe('StartupPanel', () => {
   it('moves the focus to the heading when the focused button is disabled while working', async () => {
     const awaiting = projectionFor(genericPlatform);
     const answer = later<InitializeResponse>();
-    const c = client([ok(awaiting), ok(projectionFor(genericPlatform, { state: 'initialized' }))], [answer.promise]);
-    const model = new StartupModel({ client: c, confirm: () => Promise.resolve(true) });
+    const c = client(
+      [
+        ok(awaiting),
+        ok(projectionFor(genericPlatform, { state: 'initialized' }))
+      ],
+      [answer.promise]
+    );
+    const model = new StartupModel({
+      client: c,
+      confirm: () => Promise.resolve(true)
+    });
     const panel = await mount(model);
     await model.refresh();
     await settle();
@@ -290,7 +393,10 @@ describe('StartupPanel', () => {
     const awaiting = projectionFor(genericPlatform);
     const second = later<StartupProjection>();
     const c = client([ok(awaiting), second.promise]);
-    const model = new StartupModel({ client: c, confirm: () => Promise.resolve(false) });
+    const model = new StartupModel({
+      client: c,
+      confirm: () => Promise.resolve(false)
+    });
     const panel = await mount(model);
     await model.refresh();
     await settle();
@@ -312,7 +418,10 @@ describe('StartupPanel', () => {
 
   it('stops listening to the model when closed (a closed panel is disposed)', async () => {
     const c = client([ok(projectionFor(genericPlatform))]);
-    const model = new StartupModel({ client: c, confirm: () => Promise.resolve(false) });
+    const model = new StartupModel({
+      client: c,
+      confirm: () => Promise.resolve(false)
+    });
     const panel = await mount(model);
     panel.close();
     await settle();

@@ -18,7 +18,11 @@ interface FakeApp {
 }
 
 /** A shell whose main area holds one widget and drops any other (as Notebook 7's), or any number. */
-function fakeApp(options: { oneMainWidget: boolean; tree: TabPanel | null }): { app: FakeApp; main: BoxPanel; right: BoxPanel } {
+function fakeApp(options: { oneMainWidget: boolean; tree: TabPanel | null }): {
+  app: FakeApp;
+  main: BoxPanel;
+  right: BoxPanel;
+} {
   const main = new BoxPanel();
   const right = new BoxPanel();
   Widget.attach(main, document.body);
@@ -30,13 +34,18 @@ function fakeApp(options: { oneMainWidget: boolean; tree: TabPanel | null }): { 
     add: jest.fn((widget: Widget, area: string) => {
       if (area === 'right') {
         right.addWidget(widget);
-      } else if (area === 'main' && !(options.oneMainWidget && main.widgets.length > 0)) {
+      } else if (
+        area === 'main' &&
+        !(options.oneMainWidget && main.widgets.length > 0)
+      ) {
         main.addWidget(widget);
       }
     }),
     activateById: jest.fn()
   };
-  const resolveOptionalService = jest.fn((token: Token<unknown>) => Promise.resolve(token === TREE ? options.tree : null));
+  const resolveOptionalService = jest.fn((token: Token<unknown>) =>
+    Promise.resolve(token === TREE ? options.tree : null)
+  );
   return { app: { shell, resolveOptionalService }, main, right };
 }
 
@@ -54,7 +63,11 @@ async function settle(): Promise<void> {
   }
 }
 
-const show = (app: FakeApp, widget: Widget) => showInMainArea(app as unknown as Parameters<typeof showInMainArea>[0], widget);
+const show = (app: FakeApp, widget: Widget) =>
+  showInMainArea(
+    app as unknown as Parameters<typeof showInMainArea>[0],
+    widget
+  );
 
 describe('showInMainArea', () => {
   afterEach(() => {
@@ -87,7 +100,10 @@ describe('showInMainArea', () => {
     expect(app.resolveOptionalService).toHaveBeenCalledWith(TREE);
     expect(tree.widgets).toEqual([files, widget]);
     expect(tree.currentWidget).toBe(widget);
-    expect(tree.tabBar.titles.map(t => t.label)).toEqual(['Files', 'Project Startup']);
+    expect(tree.tabBar.titles.map(t => t.label)).toEqual([
+      'Files',
+      'Project Startup'
+    ]);
 
     // The person goes back to Files; the command brings the tab back without adding it again.
     tree.currentWidget = files;
@@ -112,7 +128,9 @@ describe('showInMainArea', () => {
     const widget = panel();
     show(app, widget);
     await settle();
-    expect(app.shell.add).toHaveBeenLastCalledWith(widget, 'right', { rank: 1000 });
+    expect(app.shell.add).toHaveBeenLastCalledWith(widget, 'right', {
+      rank: 1000
+    });
     expect(widget.parent).toBe(right);
     expect(app.shell.activateById).toHaveBeenCalledWith(widget.id);
   });

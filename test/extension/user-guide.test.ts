@@ -16,7 +16,9 @@ const ROOT = path.resolve(__dirname, '..', '..');
 
 describe('the user guide shipped with the extension', () => {
   it('src/user-guide.ts is generated from the README as it is (else: npm run guide:generate)', () => {
-    expect(fs.readFileSync(path.join(ROOT, 'src', 'user-guide.ts'), 'utf8')).toBe(guide.expected());
+    expect(
+      fs.readFileSync(path.join(ROOT, 'src', 'user-guide.ts'), 'utf8')
+    ).toBe(guide.expected());
     const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     expect(USER_GUIDE_MARKDOWN).toBe(guide.extractSection(readme));
     expect(USER_GUIDE_MARKDOWN.startsWith(`${guide.HEADING}\n`)).toBe(true);
@@ -42,10 +44,23 @@ describe('the user guide shipped with the extension', () => {
       '## Next',
       'after'
     ].join('\n');
-    expect(guide.extractSection(readme)).toBe([guide.HEADING, 'First.', '### A subsection', '```sh', '## not a heading', '```', 'Last.', ''].join('\n'));
+    expect(guide.extractSection(readme)).toBe(
+      [
+        guide.HEADING,
+        'First.',
+        '### A subsection',
+        '```sh',
+        '## not a heading',
+        '```',
+        'Last.',
+        ''
+      ].join('\n')
+    );
   });
 
   it('a README without the section fails with what to do', () => {
-    expect(() => guide.extractSection('# Title\n\n## Quick start\n')).toThrow(/has no heading "## Using Project Startup in JupyterLab and Notebook".*Restore the heading/);
+    expect(() => guide.extractSection('# Title\n\n## Quick start\n')).toThrow(
+      /has no heading "## Using Project Startup in JupyterLab and Notebook".*Restore the heading/
+    );
   });
 });

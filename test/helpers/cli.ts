@@ -69,7 +69,9 @@ export interface RunOptions {
 
 const live = new Set<ChildProcess>();
 
-function track(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+function track(
+  child: ChildProcess
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   live.add(child);
   return new Promise(resolve => {
     child.once('close', (code, signal) => {
@@ -84,13 +86,25 @@ function track(child: ChildProcess): Promise<{ code: number | null; signal: Node
 }
 
 /** Runs any executable to completion with piped stdio and a kill timeout. */
-export async function runProcess(file: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
-  const child = spawn(file, args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
+export async function runProcess(
+  file: string,
+  args: readonly string[],
+  options: RunOptions
+): Promise<RunResult> {
+  const child = spawn(file, args, {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ['pipe', 'pipe', 'pipe']
+  });
   const exited = track(child);
   let stdout = '';
   let stderr = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdout
+    ?.setEncoding('utf8')
+    .on('data', (chunk: string) => (stdout += chunk));
+  child.stderr
+    ?.setEncoding('utf8')
+    .on('data', (chunk: string) => (stderr += chunk));
   child.stdin?.on('error', () => undefined); // the child may exit before reading
   child.stdin?.end(options.input);
   let timedOut = false;
@@ -110,15 +124,25 @@ export const TTY_STDIN = path.join(__dirname, 'tty-stdin.py');
  * Runs `project-startup ...args` with its stdin a TTY, `input` typed into it, as a person at a
  * terminal answers (stdout and stderr stay separate pipes).
  */
-export function runCliInTty(args: readonly string[], options: RunOptions): Promise<RunResult> {
-  return runProcess('/usr/bin/python3', [TTY_STDIN, process.execPath, BIN, ...args], {
-    ...options,
-    env: { PYTHONDONTWRITEBYTECODE: '1', ...options.env }
-  });
+export function runCliInTty(
+  args: readonly string[],
+  options: RunOptions
+): Promise<RunResult> {
+  return runProcess(
+    '/usr/bin/python3',
+    [TTY_STDIN, process.execPath, BIN, ...args],
+    {
+      ...options,
+      env: { PYTHONDONTWRITEBYTECODE: '1', ...options.env }
+    }
+  );
 }
 
 /** Runs `project-startup ...args` with node to completion. */
-export function runCli(args: readonly string[], options: RunOptions): Promise<RunResult> {
+export function runCli(
+  args: readonly string[],
+  options: RunOptions
+): Promise<RunResult> {
   return runProcess(process.execPath, [BIN, ...args], options);
 }
 
@@ -133,7 +157,11 @@ export interface ServeHandle {
   stdout(): string;
   stderr(): string;
   /** SIGTERM, then wait for the exit (SIGKILL after the timeout). */
-  stop(timeoutMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null; timedOut: boolean }>;
+  stop(timeoutMs?: number): Promise<{
+    code: number | null;
+    signal: NodeJS.Signals | null;
+    timedOut: boolean;
+  }>;
 }
 
 export interface ServeOptions {
@@ -149,8 +177,17 @@ export interface ServeOptions {
 }
 
 /** Starts `project-startup serve ...args` and resolves once it prints its "Listening:" line. */
-export function startServe(args: readonly string[], options: ServeOptions): Promise<ServeHandle> {
-  const [file, ...fileArgs] = [...(options.wrapper ?? []), process.execPath, BIN, 'serve', ...args];
+export function startServe(
+  args: readonly string[],
+  options: ServeOptions
+): Promise<ServeHandle> {
+  const [file, ...fileArgs] = [
+    ...(options.wrapper ?? []),
+    process.execPath,
+    BIN,
+    'serve',
+    ...args
+  ];
   const child = spawn(file, fileArgs, {
     cwd: options.cwd,
     env: options.env,
@@ -159,8 +196,12 @@ export function startServe(args: readonly string[], options: ServeOptions): Prom
   const exited = track(child);
   let stdout = '';
   let stderr = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdout
+    ?.setEncoding('utf8')
+    .on('data', (chunk: string) => (stdout += chunk));
+  child.stderr
+    ?.setEncoding('utf8')
+    .on('data', (chunk: string) => (stderr += chunk));
   child.stdin?.on('error', () => undefined);
 
   const stop: ServeHandle['stop'] = async (timeoutMs = 10000) => {
@@ -193,7 +234,9 @@ export function startServe(args: readonly string[], options: ServeOptions): Prom
       }
     };
     const onData = () => {
-      const match = /^Listening: (?:(http:\/\/[^\s]+)|unix socket (.+))$/m.exec(stdout);
+      const match = /^Listening: (?:(http:\/\/[^\s]+)|unix socket (.+))$/m.exec(
+        stdout
+      );
       if (match) {
         const url = match[1] ?? '';
         finish(undefined, {
@@ -210,10 +253,18 @@ export function startServe(args: readonly string[], options: ServeOptions): Prom
     child.stdout?.on('data', onData);
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      finish(new Error(`serve printed no "Listening:" line within ${options.timeoutMs ?? 10000} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+      finish(
+        new Error(
+          `serve printed no "Listening:" line within ${options.timeoutMs ?? 10000} ms\nstdout: ${stdout}\nstderr: ${stderr}`
+        )
+      );
     }, options.timeoutMs ?? 10000);
     void exited.then(({ code, signal }) =>
-      finish(new Error(`serve exited (code ${code}, signal ${signal}) before listening\nstdout: ${stdout}\nstderr: ${stderr}`))
+      finish(
+        new Error(
+          `serve exited (code ${code}, signal ${signal}) before listening\nstdout: ${stdout}\nstderr: ${stderr}`
+        )
+      )
     );
   });
 }
@@ -299,7 +350,9 @@ export function listTree(dir: string): string[] {
     }
     const rel = path.relative(dir, p);
     if (rel !== '') {
-      out.push(stat.isDirectory() ? `${rel}/` : stat.isSymbolicLink() ? `${rel}@` : rel);
+      out.push(
+        stat.isDirectory() ? `${rel}/` : stat.isSymbolicLink() ? `${rel}@` : rel
+      );
     }
     if (stat.isDirectory()) {
       for (const name of fs.readdirSync(p).sort()) {
@@ -313,5 +366,9 @@ export function listTree(dir: string): string[] {
 
 /** Signs of a JavaScript stack trace or of the tool's own source paths in output. */
 export function looksLikeStack(text: string): boolean {
-  return /\n\s+at\s/.test(text) || /sidecar\/(dist|src)\//.test(text) || /node:internal/.test(text);
+  return (
+    /\n\s+at\s/.test(text) ||
+    /sidecar\/(dist|src)\//.test(text) ||
+    /node:internal/.test(text)
+  );
 }

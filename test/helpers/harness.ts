@@ -24,7 +24,10 @@ export const PLATFORM_EVIDENCE = {
     files: [] as string[]
   },
   /** A login node: the scheduler is configured, no allocation. */
-  cluster: { env: { SLURM_CONF: '/etc/slurm/slurm.conf' }, files: ['/etc/slurm/slurm.conf'] }
+  cluster: {
+    env: { SLURM_CONF: '/etc/slurm/slurm.conf' },
+    files: ['/etc/slurm/slurm.conf']
+  }
 } as const;
 
 /** Every readiness check the service reports, in its order (design.md "Readiness checks"). */
@@ -94,7 +97,9 @@ export function tempRoot(prefix = 'ps-test-'): string {
   return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
 }
 
-export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
+export async function startTestService(
+  options: TestServiceOptions = {}
+): Promise<TestService> {
   const root = tempRoot();
   const projectDir = path.join(root, options.projectName ?? 'project');
   const homeDir = path.join(root, 'home');
@@ -113,7 +118,11 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   };
   const files = new Set(options.files ?? []);
   const logs: string[] = [];
-  const config = resolveConfig({ projectDir, ...options.serve }, env, projectDir);
+  const config = resolveConfig(
+    { projectDir, ...options.serve },
+    env,
+    projectDir
+  );
   const running = await startService({
     config,
     env,
@@ -145,7 +154,9 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
  * function and registers the hook that closes every service it started, after each test
  * ('each') or after all the scope's tests ('all').
  */
-export function trackedServices(when: 'each' | 'all'): (options?: TestServiceOptions) => Promise<TestService> {
+export function trackedServices(
+  when: 'each' | 'all'
+): (options?: TestServiceOptions) => Promise<TestService> {
   const open: TestService[] = [];
   const closeAll = async (): Promise<void> => {
     await Promise.all(open.splice(0).map(svc => svc.close()));
@@ -186,9 +197,15 @@ export interface RequestOptions {
  * answer is checked against the OpenAPI document (helpers/openapi.ts): one it does not describe
  * rejects, naming the route, status and what differs.
  */
-export function request(url: string, options: RequestOptions = {}): Promise<HttpResult> {
+export function request(
+  url: string,
+  options: RequestOptions = {}
+): Promise<HttpResult> {
   const target = new URL(url);
-  const headers: Record<string, string> = { host: target.host, ...options.headers };
+  const headers: Record<string, string> = {
+    host: target.host,
+    ...options.headers
+  };
   if (options.newConnection) {
     headers.connection = 'close';
   }
@@ -228,13 +245,23 @@ export function request(url: string, options: RequestOptions = {}): Promise<Http
             status: response.statusCode ?? 0,
             contentType: response.headers['content-type'],
             text,
-            fromService: response.headers['x-project-startup-version'] !== undefined
+            fromService:
+              response.headers['x-project-startup-version'] !== undefined
           });
           if (mismatches.length > 0) {
-            reject(new Error(`the answer does not match the OpenAPI document:\n  ${mismatches.join('\n  ')}`));
+            reject(
+              new Error(
+                `the answer does not match the OpenAPI document:\n  ${mismatches.join('\n  ')}`
+              )
+            );
             return;
           }
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, text, json });
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            text,
+            json
+          });
         });
       }
     );
@@ -249,8 +276,12 @@ export function request(url: string, options: RequestOptions = {}): Promise<Http
  * prompt key from the service's private runtime file (what a real command line reads).
  */
 export function promptKeyHeader(svc: TestService): Record<string, string> {
-  const files = fs.readdirSync(svc.runtimeDir).filter(name => name.endsWith('.json'));
-  const info = JSON.parse(fs.readFileSync(path.join(svc.runtimeDir, files[0]), 'utf8')) as { promptKey?: string };
+  const files = fs
+    .readdirSync(svc.runtimeDir)
+    .filter(name => name.endsWith('.json'));
+  const info = JSON.parse(
+    fs.readFileSync(path.join(svc.runtimeDir, files[0]), 'utf8')
+  ) as { promptKey?: string };
   if (!info.promptKey) {
     throw new Error(`no prompt key in the runtime file of ${svc.api}`);
   }
@@ -286,7 +317,11 @@ export interface RawResponse {
  * once the connection closes (so the request should ask for that, or be one the server closes).
  * Rejects when the connection has not closed within timeoutMs.
  */
-export function rawRequest(port: number, data: string | Buffer, timeoutMs = 5000): Promise<RawResponse> {
+export function rawRequest(
+  port: number,
+  data: string | Buffer,
+  timeoutMs = 5000
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
@@ -306,10 +341,16 @@ export function rawRequest(port: number, data: string | Buffer, timeoutMs = 5000
       for (const line of lines) {
         const colon = line.indexOf(':');
         if (colon > 0) {
-          headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+          headers[line.slice(0, colon).trim().toLowerCase()] = line
+            .slice(colon + 1)
+            .trim();
         }
       }
-      resolve({ status: Number(statusLine.split(' ')[1] ?? 0), headers, body: split === -1 ? '' : text.slice(split + 4) });
+      resolve({
+        status: Number(statusLine.split(' ')[1] ?? 0),
+        headers,
+        body: split === -1 ? '' : text.slice(split + 4)
+      });
     });
     socket.write(data);
   });
@@ -320,7 +361,8 @@ export function snapshot(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
   const walk = (p: string) => {
     const s = fs.lstatSync(p);
-    out[p] = `${s.mode.toString(8)} ${s.size} ${s.atimeMs} ${s.mtimeMs} ${s.ctimeMs} ${s.ino}`;
+    out[p] =
+      `${s.mode.toString(8)} ${s.size} ${s.atimeMs} ${s.mtimeMs} ${s.ctimeMs} ${s.ino}`;
     if (s.isDirectory()) {
       for (const name of fs.readdirSync(p).sort()) {
         walk(path.join(p, name));

@@ -7,7 +7,12 @@ import * as path from 'node:path';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 export const PYTHON = '/usr/bin/python3';
-export const RUNNER = path.join(REPO_ROOT, 'test', 'e2e', 'run_notebook_in_server.py');
+export const RUNNER = path.join(
+  REPO_ROOT,
+  'test',
+  'e2e',
+  'run_notebook_in_server.py'
+);
 export const PACKAGE_DIR = path.join(REPO_ROOT, 'jupyterlab_project_startup');
 
 /**
@@ -17,13 +22,19 @@ export const PACKAGE_DIR = path.join(REPO_ROOT, 'jupyterlab_project_startup');
  * it because the kernel inherits HOME from the server.
  */
 export function installForUser(home: string, stageDir: string): string {
-  const probe = spawnSync(PYTHON, ['-c', 'import site; print(site.getusersitepackages())'], {
-    encoding: 'utf8',
-    timeout: 20000,
-    env: { PATH: '/usr/bin:/bin', HOME: home }
-  });
+  const probe = spawnSync(
+    PYTHON,
+    ['-c', 'import site; print(site.getusersitepackages())'],
+    {
+      encoding: 'utf8',
+      timeout: 20000,
+      env: { PATH: '/usr/bin:/bin', HOME: home }
+    }
+  );
   if (probe.status !== 0) {
-    throw new Error(`cannot find the user site-packages of ${PYTHON}: ${probe.stderr}`);
+    throw new Error(
+      `cannot find the user site-packages of ${PYTHON}: ${probe.stderr}`
+    );
   }
   const userSite = probe.stdout.trim();
   fs.mkdirSync(userSite, { recursive: true });
@@ -32,7 +43,10 @@ export function installForUser(home: string, stageDir: string): string {
   if (!fs.existsSync(link)) {
     fs.symlinkSync(PACKAGE_DIR, link);
   }
-  fs.writeFileSync(path.join(userSite, 'jupyterlab_project_startup_dev.pth'), `${stageDir}\n`);
+  fs.writeFileSync(
+    path.join(userSite, 'jupyterlab_project_startup_dev.pth'),
+    `${stageDir}\n`
+  );
   return userSite;
 }
 
@@ -54,10 +68,21 @@ export function notebookOf(cells: string[]): Record<string, unknown> {
     nbformat: 4,
     nbformat_minor: 5,
     metadata: {
-      kernelspec: { name: 'python3', display_name: 'Python 3 (ipykernel)', language: 'python' },
+      kernelspec: {
+        name: 'python3',
+        display_name: 'Python 3 (ipykernel)',
+        language: 'python'
+      },
       language_info: { name: 'python' }
     },
-    cells: cells.map((source, i) => ({ cell_type: 'code', id: `cell-${i}`, metadata: {}, execution_count: null, outputs: [], source }))
+    cells: cells.map((source, i) => ({
+      cell_type: 'code',
+      id: `cell-${i}`,
+      metadata: {},
+      execution_count: null,
+      outputs: [],
+      source
+    }))
   };
 }
 
@@ -85,17 +110,32 @@ export function runInServerKernel(options: {
   timeoutMs?: number;
   env?: Record<string, string>;
 }): Promise<KernelRun> {
-  fs.writeFileSync(options.source, JSON.stringify(notebookOf(options.cells), null, 1));
+  fs.writeFileSync(
+    options.source,
+    JSON.stringify(notebookOf(options.cells), null, 1)
+  );
   fs.mkdirSync(path.dirname(options.target), { recursive: true });
   fs.rmSync(options.target, { force: true });
   return runRunner(
     RUNNER,
-    [options.base, options.runtimeDir, options.source, options.target, String(options.cellTimeoutS ?? 60)],
-    { authorization: options.authorization, env: options.env, timeoutMs: options.timeoutMs ?? 150000 }
+    [
+      options.base,
+      options.runtimeDir,
+      options.source,
+      options.target,
+      String(options.cellTimeoutS ?? 60)
+    ],
+    {
+      authorization: options.authorization,
+      env: options.env,
+      timeoutMs: options.timeoutMs ?? 150000
+    }
   ).then(({ code, stdout, stderr }) => {
     let cells: Cell[] = [];
     try {
-      cells = (JSON.parse(fs.readFileSync(options.target, 'utf8')) as { cells: Cell[] }).cells;
+      cells = (
+        JSON.parse(fs.readFileSync(options.target, 'utf8')) as { cells: Cell[] }
+      ).cells;
     } catch {
       // no executed notebook: the caller reports stdout/stderr
     }
@@ -111,7 +151,11 @@ export function runInServerKernel(options: {
 export function runRunner(
   script: string,
   args: string[],
-  options: { authorization: string; env?: Record<string, string>; timeoutMs: number }
+  options: {
+    authorization: string;
+    env?: Record<string, string>;
+    timeoutMs: number;
+  }
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(PYTHON, [script, ...args], {
@@ -148,9 +192,14 @@ export function runRunner(
 }
 
 /** The one JSON line each cell printed, and every error, for assertions. */
-export function printedJson(run: KernelRun): { printed: Record<string, unknown>[]; errors: string[] } {
+export function printedJson(run: KernelRun): {
+  printed: Record<string, unknown>[];
+  errors: string[];
+} {
   const errors = run.cells.flatMap((cell, i) =>
-    cell.outputs.filter(o => o.output_type === 'error').map(o => `cell ${i}: ${o.ename}: ${o.evalue}`)
+    cell.outputs
+      .filter(o => o.output_type === 'error')
+      .map(o => `cell ${i}: ${o.ename}: ${o.evalue}`)
   );
   const printed = run.cells.map((cell, i) => {
     const text = cell.outputs
@@ -169,7 +218,10 @@ export function printedJson(run: KernelRun): { printed: Record<string, unknown>[
 /** The text/html a cell displayed (display_data or execute_result). */
 export function displayedHtml(cell: Cell): string {
   return cell.outputs
-    .filter(o => o.output_type === 'display_data' || o.output_type === 'execute_result')
+    .filter(
+      o =>
+        o.output_type === 'display_data' || o.output_type === 'execute_result'
+    )
     .map(o => ([] as string[]).concat(o.data?.['text/html'] ?? []).join(''))
     .join('');
 }

@@ -29,29 +29,48 @@ type Validators = Record<string, Record<string, unknown>>;
 
 interface ValidatorInternals {
   buildValidators(responses: Responses, cacheKey: string): Validators;
-  _validate(args: { validators: Validators; body: unknown; statusCode: number; path: string; accepts: string[] }): void;
+  _validate(args: {
+    validators: Validators;
+    body: unknown;
+    statusCode: number;
+    path: string;
+    accepts: string[];
+  }): void;
 }
 
 /** Any problem details answer of a route the document does not describe (404, 405, ...). */
 const UNDOCUMENTED: Responses = {
   default: {
     description: 'Problem details',
-    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } }
+    content: {
+      'application/problem+json': {
+        schema: { $ref: '#/components/schemas/Problem' }
+      }
+    }
   }
 };
 
-let state: { document: Document; validator: ValidatorInternals; cache: Map<string, Validators> } | undefined;
+let state:
+  | {
+      document: Document;
+      validator: ValidatorInternals;
+      cache: Map<string, Validators>;
+    }
+  | undefined;
 
 function load(): NonNullable<typeof state> {
   if (state === undefined) {
     // The document as served at base URL "/": request paths are mapped onto it below.
     const document = buildOpenApi('/', '0.0.0') as unknown as Document;
-    const validator = new ResponseValidator(document as never, {
-      allErrors: true,
-      strict: false,
-      formats: {},
-      ajvFormats: { mode: 'full' }
-    } as never) as unknown as ValidatorInternals;
+    const validator = new ResponseValidator(
+      document as never,
+      {
+        allErrors: true,
+        strict: false,
+        formats: {},
+        ajvFormats: { mode: 'full' }
+      } as never
+    ) as unknown as ValidatorInternals;
     state = { document, validator, cache: new Map() };
   }
   return state;
@@ -92,8 +111,12 @@ export function openApiMismatches(answer: Answer): string[] {
   const pathname = new URL(answer.url, 'http://localhost').pathname;
   const at = pathname.indexOf('/project/');
   const route = at === -1 ? undefined : pathname.slice(at);
-  const method = answer.method.toUpperCase() === 'HEAD' ? 'get' : answer.method.toLowerCase();
-  const operation = route === undefined ? undefined : document.paths[route]?.[method];
+  const method =
+    answer.method.toUpperCase() === 'HEAD'
+      ? 'get'
+      : answer.method.toLowerCase();
+  const operation =
+    route === undefined ? undefined : document.paths[route]?.[method];
   const type = mediaType(answer.contentType);
   const where = `${answer.method.toUpperCase()} ${route ?? pathname} -> ${answer.status} ${type ?? '(no content type)'}`;
 
@@ -101,12 +124,17 @@ export function openApiMismatches(answer: Answer): string[] {
   let key: string;
   // A 404 means the service found no route there (e.g. /project/... outside its base URL): the
   // path was not the operation it looks like, so the answer is held to problem details only.
-  if (operation !== undefined && !(answer.status === 404 && type === 'application/problem+json')) {
+  if (
+    operation !== undefined &&
+    !(answer.status === 404 && type === 'application/problem+json')
+  ) {
     if (answer.status >= 300 && answer.status < 400 && answer.status !== 304) {
       return []; // the token-to-cookie redirects: no API answer
     }
     if (!(String(answer.status) in operation.responses)) {
-      return [`${where}: status ${answer.status} is not documented for ${operation.operationId}`];
+      return [
+        `${where}: status ${answer.status} is not documented for ${operation.operationId}`
+      ];
     }
     responses = operation.responses;
     key = `${method} ${route}`;
@@ -120,10 +148,14 @@ export function openApiMismatches(answer: Answer): string[] {
   const declared = responses[String(answer.status)] ?? responses.default;
   const declaredTypes = Object.keys(declared.content ?? {});
   if (declaredTypes.length === 0) {
-    return answer.text === '' ? [] : [`${where}: the document says no content, the answer has a body`];
+    return answer.text === ''
+      ? []
+      : [`${where}: the document says no content, the answer has a body`];
   }
   if (type === undefined || !declaredTypes.includes(type)) {
-    return [`${where}: the document allows ${declaredTypes.join(', ')} for this status`];
+    return [
+      `${where}: the document allows ${declaredTypes.join(', ')} for this status`
+    ];
   }
   if (answer.method.toUpperCase() === 'HEAD') {
     return [];
@@ -140,11 +172,24 @@ export function openApiMismatches(answer: Answer): string[] {
     cache.set(key, validators);
   }
   try {
-    validator._validate({ validators, body, statusCode: answer.status, path: route ?? pathname, accepts: [type] });
+    validator._validate({
+      validators,
+      body,
+      statusCode: answer.status,
+      path: route ?? pathname,
+      accepts: [type]
+    });
     return [];
   } catch (error) {
-    const e = error as { message?: string; errors?: { path?: string; message?: string }[] };
-    const details = (e.errors ?? []).map(d => `${d.path ?? ''} ${d.message ?? ''}`.trim());
-    return [`${where}: ${e.message ?? String(error)}${details.length > 0 ? `\n    ${details.join('\n    ')}` : ''}`];
+    const e = error as {
+      message?: string;
+      errors?: { path?: string; message?: string }[];
+    };
+    const details = (e.errors ?? []).map(d =>
+      `${d.path ?? ''} ${d.message ?? ''}`.trim()
+    );
+    return [
+      `${where}: ${e.message ?? String(error)}${details.length > 0 ? `\n    ${details.join('\n    ')}` : ''}`
+    ];
   }
 }

@@ -9,27 +9,65 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const PYTHON = '/usr/bin/python3';
-const PYTHON_MODULES = ['jupyter_server', 'jupyterlab_server', 'nbclient', 'ipykernel', 'jupyterhub', 'aiohttp', 'hatchling', 'build', 'venv', 'pip'];
-const PROGRAMS = ['chromium', 'slurmctld', 'slurmd', 'munged', 'gnome-keyring-daemon', 'secret-tool', 'dbus-daemon', 'dbus-send', 'configurable-http-proxy'];
-const SEARCH_PATH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
+const PYTHON_MODULES = [
+  'jupyter_server',
+  'jupyterlab_server',
+  'nbclient',
+  'ipykernel',
+  'jupyterhub',
+  'aiohttp',
+  'hatchling',
+  'build',
+  'venv',
+  'pip'
+];
+const PROGRAMS = [
+  'chromium',
+  'slurmctld',
+  'slurmd',
+  'munged',
+  'gnome-keyring-daemon',
+  'secret-tool',
+  'dbus-daemon',
+  'dbus-send',
+  'configurable-http-proxy'
+];
+const SEARCH_PATH = [
+  '/usr/local/sbin',
+  '/usr/local/bin',
+  '/usr/sbin',
+  '/usr/bin',
+  '/sbin',
+  '/bin'
+];
 
 function missingPrerequisites() {
-  const missing = PROGRAMS.filter(program => !SEARCH_PATH.some(dir => fs.existsSync(path.join(dir, program))));
+  const missing = PROGRAMS.filter(
+    program => !SEARCH_PATH.some(dir => fs.existsSync(path.join(dir, program)))
+  );
   if (!fs.existsSync(PYTHON)) {
     return [...missing, PYTHON];
   }
   const probe = spawnSync(
     PYTHON,
-    ['-c', `import importlib.util as u; print(" ".join(m for m in ${JSON.stringify(PYTHON_MODULES)} if u.find_spec(m) is None))`],
+    [
+      '-c',
+      `import importlib.util as u; print(" ".join(m for m in ${JSON.stringify(PYTHON_MODULES)} if u.find_spec(m) is None))`
+    ],
     { encoding: 'utf8', timeout: 20000 }
   );
-  const modules = probe.status === 0 ? probe.stdout.trim().split(/\s+/).filter(Boolean) : PYTHON_MODULES;
+  const modules =
+    probe.status === 0
+      ? probe.stdout.trim().split(/\s+/).filter(Boolean)
+      : PYTHON_MODULES;
   return [...missing, ...modules.map(name => `python module ${name}`)];
 }
 
 module.exports = async function prerequisites(globalConfig, projectConfig) {
   const ignored = projectConfig?.testPathIgnorePatterns ?? [];
-  const chosen = (globalConfig.testPathPattern ?? '') !== '' || ignored.some(pattern => pattern.includes('e2e'));
+  const chosen =
+    (globalConfig.testPathPattern ?? '') !== '' ||
+    ignored.some(pattern => pattern.includes('e2e'));
   if (chosen || process.env.PROJECT_STARTUP_SKIP_PREREQUISITES === '1') {
     return;
   }
@@ -37,7 +75,7 @@ module.exports = async function prerequisites(globalConfig, projectConfig) {
   if (missing.length > 0) {
     throw new Error(
       `npm test drives real Jupyter, JupyterHub, Chromium, Slurm and keyring services, and this machine lacks: ${missing.join(', ')}.\n` +
-        'Run `bash .ci/run` (the README\'s test command): it installs the Debian packages with apt-get, then runs npm ci and npm test.\n' +
+        "Run `bash .ci/run` (the README's test command): it installs the Debian packages with apt-get, then runs npm ci and npm test.\n" +
         "To run only the service's own suites, which need none of them: npx jest --testPathIgnorePatterns '/test/(e2e|hub|cluster|credentials|install|python)/'"
     );
   }

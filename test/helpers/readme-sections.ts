@@ -9,11 +9,19 @@ export const README = path.resolve(__dirname, '..', '..', 'README.md');
  * (any level), up to the next heading of the same or a higher level. Throws, naming the heading,
  * when there is no such section.
  */
-export function readmeCodeBlocks(heading: string, lang: string, readme = README): string[] {
+export function readmeCodeBlocks(
+  heading: string,
+  lang: string,
+  readme = README
+): string[] {
   const lines = fs.readFileSync(readme, 'utf8').split('\n');
-  const start = lines.findIndex(line => /^#{1,6} /.test(line) && line.replace(/^#+ /, '').trim() === heading);
+  const start = lines.findIndex(
+    line => /^#{1,6} /.test(line) && line.replace(/^#+ /, '').trim() === heading
+  );
   if (start < 0) {
-    throw new Error(`README.md has no section "${heading}" (the examples this test runs live there)`);
+    throw new Error(
+      `README.md has no section "${heading}" (the examples this test runs live there)`
+    );
   }
   const level = (lines[start].match(/^#+/) as RegExpMatchArray)[0].length;
   const blocks: string[] = [];

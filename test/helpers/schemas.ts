@@ -2,7 +2,11 @@
 // loadSchema the OpenAPI document uses, so the tests and the documentation share one source.
 import Ajv2020, { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { loadSchema, SCHEMA_FILES, SchemaName } from '../../sidecar/src/http/openapi';
+import {
+  loadSchema,
+  SCHEMA_FILES,
+  SchemaName
+} from '../../sidecar/src/http/openapi';
 import type { HttpResult } from './harness';
 
 export type { SchemaName };
@@ -44,7 +48,10 @@ function validatorFor(name: SchemaName): ValidateFunction {
 
 function render(error: ErrorObject): string {
   const where = error.instancePath === '' ? '(root)' : error.instancePath;
-  const params = Object.keys(error.params).length > 0 ? ` ${JSON.stringify(error.params)}` : '';
+  const params =
+    Object.keys(error.params).length > 0
+      ? ` ${JSON.stringify(error.params)}`
+      : '';
   return `${where} ${error.message ?? 'is invalid'}${params} [${error.schemaPath}]`;
 }
 
@@ -58,12 +65,18 @@ export function validateAgainst(name: SchemaName, value: unknown): string[] {
 export function expectValid(name: SchemaName, value: unknown): void {
   const errors = validateAgainst(name, value);
   if (errors.length > 0) {
-    throw new Error(`value does not match ${SCHEMA_FILES[name]}:\n  ${errors.join('\n  ')}`);
+    throw new Error(
+      `value does not match ${SCHEMA_FILES[name]}:\n  ${errors.join('\n  ')}`
+    );
   }
 }
 
 /** A problem-details answer: status and code, the problem media type, the Problem schema. */
-export function expectProblem(r: HttpResult, status: number, code: string): void {
+export function expectProblem(
+  r: HttpResult,
+  status: number,
+  code: string
+): void {
   expect({ status: r.status, code: r.json?.code }).toEqual({ status, code });
   expect(r.headers['content-type']).toMatch(/^application\/problem\+json/);
   expectValid('Problem', r.json);

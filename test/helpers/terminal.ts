@@ -5,7 +5,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { REPO_ROOT, runRunner } from './kernel';
 
-export const TERMINAL_RUNNER = path.join(REPO_ROOT, 'test', 'e2e', 'run_in_terminal.py');
+export const TERMINAL_RUNNER = path.join(
+  REPO_ROOT,
+  'test',
+  'e2e',
+  'run_in_terminal.py'
+);
 
 export interface TerminalResult {
   command: string;
@@ -23,14 +28,20 @@ export function runInTerminal(options: {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ps-terminal-'));
   const file = path.join(dir, 'commands.json');
   fs.writeFileSync(file, JSON.stringify(options.commands));
-  return runRunner(TERMINAL_RUNNER, [options.base, file, String(options.commandTimeoutS ?? 60)], {
-    authorization: options.authorization,
-    timeoutMs: options.timeoutMs ?? 120000
-  })
+  return runRunner(
+    TERMINAL_RUNNER,
+    [options.base, file, String(options.commandTimeoutS ?? 60)],
+    {
+      authorization: options.authorization,
+      timeoutMs: options.timeoutMs ?? 120000
+    }
+  )
     .finally(() => fs.rmSync(dir, { recursive: true, force: true }))
     .then(({ code, stdout, stderr }) => {
       if (code !== 0) {
-        throw new Error(`run_in_terminal.py exit ${code}\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr.slice(-4000)}`);
+        throw new Error(
+          `run_in_terminal.py exit ${code}\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr.slice(-4000)}`
+        );
       }
       return (JSON.parse(stdout) as { results: TerminalResult[] }).results;
     });

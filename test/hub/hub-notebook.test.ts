@@ -7,7 +7,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BIN, httpRequest } from '../e2e/helpers';
-import { installForUser, KernelRun, printedJson, runInServerKernel } from '../helpers/kernel';
+import {
+  installForUser,
+  KernelRun,
+  printedJson,
+  runInServerKernel
+} from '../helpers/kernel';
 import { readmeCodeBlocks } from '../helpers/readme-sections';
 import { runInTerminal } from '../helpers/terminal';
 import { Hub, HUB_ARTIFACTS, startHub, stopAllHubs } from './hub';
@@ -42,7 +47,7 @@ function context(run: KernelRun): string {
   return `runner exit ${run.code}\n--- stdout ---\n${run.stdout}\n--- stderr ---\n${run.stderr.slice(-4000)}`;
 }
 
-describe('a notebook cell in the hub\'s single-user server reaches the sidecar with what the kernel has', () => {
+describe("a notebook cell in the hub's single-user server reaches the sidecar with what the kernel has", () => {
   let hub: Hub;
 
   beforeAll(async () => {
@@ -54,7 +59,10 @@ describe('a notebook cell in the hub\'s single-user server reaches the sidecar w
     const bin = path.join(hub.dirs.home, '.local', 'bin');
     fs.mkdirSync(bin, { recursive: true });
     fs.symlinkSync(BIN, path.join(bin, 'project-startup'));
-    fs.writeFileSync(path.join(hub.dirs.home, '.profile'), 'if [ -d "$HOME/.local/bin" ] ; then\n    PATH="$HOME/.local/bin:$PATH"\nfi\n');
+    fs.writeFileSync(
+      path.join(hub.dirs.home, '.profile'),
+      'if [ -d "$HOME/.local/bin" ] ; then\n    PATH="$HOME/.local/bin:$PATH"\nfi\n'
+    );
   }, 90000);
 
   afterAll(async () => {
@@ -72,31 +80,45 @@ describe('a notebook cell in the hub\'s single-user server reaches the sidecar w
       cells
     });
 
-  test('in a terminal of the single-user server, project-startup status and init go through the hub\'s server to its sidecar', async () => {
+  test("in a terminal of the single-user server, project-startup status and init go through the hub's server to its sidecar", async () => {
     // First: nobody has used the sidecar yet, so the proxy starts it for the command line.
     const [status, init, again] = await runInTerminal({
       base: `${hub.publicUrl}${hub.userBase}`,
       authorization: `token ${hub.userToken}`,
-      commands: ['project-startup status', 'project-startup init', 'project-startup status']
+      commands: [
+        'project-startup status',
+        'project-startup init',
+        'project-startup status'
+      ]
     });
     expect(status.status).toBe(0);
-    expect(status.output).toContain('answered by the Project Startup service behind the JupyterHub single-user server ($JUPYTERHUB_SERVICE_URL, with $JUPYTERHUB_API_TOKEN)');
-    expect(status.output).toMatch(/JupyterLab: http:\/\/127\.0\.0\.1:\d+\/user\/alice\/lab/);
+    expect(status.output).toContain(
+      'answered by the Project Startup service behind the JupyterHub single-user server ($JUPYTERHUB_SERVICE_URL, with $JUPYTERHUB_API_TOKEN)'
+    );
+    expect(status.output).toMatch(
+      /JupyterLab: http:\/\/127\.0\.0\.1:\d+\/user\/alice\/lab/
+    );
     expect(status.output).toContain('Hosted notebook');
     expect(status.output).not.toContain('project-startup serve');
     // The hosted notebook takes the confirmation in the notebook interface: init says where.
     expect(init.status).not.toBe(0);
-    expect(init.output).toContain('Open JupyterLab and run "Open Project Startup"');
+    expect(init.output).toContain(
+      'Open JupyterLab and run "Open Project Startup"'
+    );
     expect(init.output).not.toContain('project-startup serve');
     expect(again.status).toBe(0);
-    expect(again.output).toMatch(/answered by the service at .*\/socket \(pid \d+\)/);
-    expect(again.output).toContain('This service is the one jupyter-server-proxy runs for the JupyterHub single-user server');
+    expect(again.output).toMatch(
+      /answered by the service at .*\/socket \(pid \d+\)/
+    );
+    expect(again.output).toContain(
+      'This service is the one jupyter-server-proxy runs for the JupyterHub single-user server'
+    );
     for (const result of [status, init, again]) {
       expect(result.output).not.toContain(hub.userToken);
     }
   }, 200000);
 
-  test('JUPYTERHUB_API_TOKEN is accepted; the client gets the panel\'s projection and initializes', async () => {
+  test("JUPYTERHUB_API_TOKEN is accepted; the client gets the panel's projection and initializes", async () => {
     const result = await run('hub-notebook', CELLS);
     if (result.code !== 0) {
       throw new Error(context(result));
@@ -107,17 +129,30 @@ describe('a notebook cell in the hub\'s single-user server reaches the sidecar w
     expect(byCell.tokens).toEqual({
       cell: 'tokens',
       serviceUrlSet: true,
-      accepted: { JUPYTERHUB_API_TOKEN: 200, JPY_API_TOKEN: 200, NO_SUCH_TOKEN: 403 }
+      accepted: {
+        JUPYTERHUB_API_TOKEN: 200,
+        JPY_API_TOKEN: 200,
+        NO_SUCH_TOKEN: 403
+      }
     });
-    expect(byCell.setup).toMatchObject({ source: '$JUPYTERHUB_SERVICE_URL and $JUPYTERHUB_API_TOKEN' });
+    expect(byCell.setup).toMatchObject({
+      source: '$JUPYTERHUB_SERVICE_URL and $JUPYTERHUB_API_TOKEN'
+    });
     expect(new URL(String(byCell.setup.url)).pathname).toBe(hub.userBase);
 
     const projection = byCell.startup.projection as Record<string, unknown>;
-    expect(projection).toMatchObject({ platform: 'hosted-notebook', interface: 'notebook', phase: 'awaiting-confirmation' });
-    // What the panel gets for the same request, through the hub's public proxy.
-    const panel = await httpRequest(`${hub.publicUrl}${hub.userBase}project/startup?interface=notebook`, {
-      headers: { authorization: `token ${hub.userToken}` }
+    expect(projection).toMatchObject({
+      platform: 'hosted-notebook',
+      interface: 'notebook',
+      phase: 'awaiting-confirmation'
     });
+    // What the panel gets for the same request, through the hub's public proxy.
+    const panel = await httpRequest(
+      `${hub.publicUrl}${hub.userBase}project/startup?interface=notebook`,
+      {
+        headers: { authorization: `token ${hub.userToken}` }
+      }
+    );
     // The panel asks after the cell initialized: compare the parts that initialize does not change.
     expect(panel.status).toBe(200);
     expect(projection.projectPath).toBe(panel.json.projectPath);
@@ -127,15 +162,24 @@ describe('a notebook cell in the hub\'s single-user server reaches the sidecar w
     expect(byCell.initialize).toMatchObject({
       created: true,
       phase: 'ready',
-      confirmation: { interface: 'notebook', method: 'http-api', ingress: 'notebook-server-proxy' }
+      confirmation: {
+        interface: 'notebook',
+        method: 'http-api',
+        ingress: 'notebook-server-proxy'
+      }
     });
     expect(panel.json.phase).toBe('ready');
-    const executed = fs.readFileSync(path.join(HUB_ARTIFACTS, 'hub-notebook.executed.ipynb'), 'utf8');
+    const executed = fs.readFileSync(
+      path.join(HUB_ARTIFACTS, 'hub-notebook.executed.ipynb'),
+      'utf8'
+    );
     expect(executed).not.toContain(hub.userToken);
   }, 200000);
 
-  test('the README\'s JupyterHub notebook example runs as written in a cell', async () => {
-    const blocks = readmeCodeBlocks('From a notebook', 'python').filter(b => b.startsWith('# On JupyterHub'));
+  test("the README's JupyterHub notebook example runs as written in a cell", async () => {
+    const blocks = readmeCodeBlocks('From a notebook', 'python').filter(b =>
+      b.startsWith('# On JupyterHub')
+    );
     expect(blocks).toHaveLength(1);
     const result = await run('hub-notebook-readme', blocks);
     if (result.code !== 0) {
@@ -143,16 +187,30 @@ describe('a notebook cell in the hub\'s single-user server reaches the sidecar w
     }
     const { errors } = printedJson(result);
     expect(errors).toEqual([]);
-    expect(JSON.stringify(result.cells[0].outputs)).toMatch(/(ready|awaiting-confirmation) - /);
+    expect(JSON.stringify(result.cells[0].outputs)).toMatch(
+      /(ready|awaiting-confirmation) - /
+    );
   }, 200000);
 
-  test('the README\'s JupyterHub curl example runs as written in a terminal of the single-user server', async () => {
-    const blocks = readmeCodeBlocks('From a terminal in JupyterLab', 'sh').filter(b => b.startsWith('# On JupyterHub'));
+  test("the README's JupyterHub curl example runs as written in a terminal of the single-user server", async () => {
+    const blocks = readmeCodeBlocks(
+      'From a terminal in JupyterLab',
+      'sh'
+    ).filter(b => b.startsWith('# On JupyterHub'));
     expect(blocks).toHaveLength(1);
-    const [result] = await runInTerminal({ base: `${hub.publicUrl}${hub.userBase}`, authorization: `token ${hub.userToken}`, commands: blocks });
+    const [result] = await runInTerminal({
+      base: `${hub.publicUrl}${hub.userBase}`,
+      authorization: `token ${hub.userToken}`,
+      commands: blocks
+    });
     expect(result.status).toBe(0);
-    const projection = JSON.parse(result.output.trim().split('\n').pop() as string);
-    expect(projection).toMatchObject({ platform: 'hosted-notebook', interface: 'terminal' });
+    const projection = JSON.parse(
+      result.output.trim().split('\n').pop() as string
+    );
+    expect(projection).toMatchObject({
+      platform: 'hosted-notebook',
+      interface: 'terminal'
+    });
     expect(result.output).not.toContain(hub.userToken);
   }, 200000);
 });

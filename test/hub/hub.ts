@@ -23,7 +23,16 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { BIN, CLOSED_URL, httpRequest, HttpAnswer, PROJECT_LABEXTENSION, PYTHON, REPO_ROOT, serverProxyLocation } from '../e2e/helpers';
+import {
+  BIN,
+  CLOSED_URL,
+  httpRequest,
+  HttpAnswer,
+  PROJECT_LABEXTENSION,
+  PYTHON,
+  REPO_ROOT,
+  serverProxyLocation
+} from '../e2e/helpers';
 
 export const HUB_ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts', 'hub');
 export const JUPYTERHUB = '/usr/bin/jupyterhub';
@@ -45,7 +54,10 @@ export function checkHubPrerequisites(): void {
   for (const [file, what] of [
     [JUPYTERHUB, 'jupyterhub (Debian package jupyterhub)'],
     [SINGLEUSER, 'jupyterhub-singleuser (Debian package jupyterhub)'],
-    [CHP, 'configurable-http-proxy (Debian package node-configurable-http-proxy)'],
+    [
+      CHP,
+      'configurable-http-proxy (Debian package node-configurable-http-proxy)'
+    ],
     [DEBIAN_NODE_PATH, "Debian's Node modules"],
     [PYTHON, 'Debian Python']
   ] as const) {
@@ -54,23 +66,38 @@ export function checkHubPrerequisites(): void {
     }
   }
   if (missing.length === 0) {
-    const probe = spawnSync(PYTHON, ['-c', 'import jupyterhub, jupyter_server; print(jupyterhub.__version__, jupyter_server.__version__)'], {
-      encoding: 'utf8',
-      timeout: 20000,
-      env: { PATH: '/usr/bin:/bin', PYTHONDONTWRITEBYTECODE: '1' }
-    });
+    const probe = spawnSync(
+      PYTHON,
+      [
+        '-c',
+        'import jupyterhub, jupyter_server; print(jupyterhub.__version__, jupyter_server.__version__)'
+      ],
+      {
+        encoding: 'utf8',
+        timeout: 20000,
+        env: { PATH: '/usr/bin:/bin', PYTHONDONTWRITEBYTECODE: '1' }
+      }
+    );
     if (probe.status !== 0) {
-      missing.push(`${PYTHON} cannot import jupyterhub and jupyter_server (${(probe.stderr || '').trim().split('\n').pop()})`);
+      missing.push(
+        `${PYTHON} cannot import jupyterhub and jupyter_server (${(probe.stderr || '').trim().split('\n').pop()})`
+      );
     }
   }
   if (missing.length > 0) {
-    throw new Error(`JupyterHub tests cannot run: ${missing.join('; ')}. To fix: ${APT_STEP}.`);
+    throw new Error(
+      `JupyterHub tests cannot run: ${missing.join('; ')}. To fix: ${APT_STEP}.`
+    );
   }
   if (!fs.existsSync(SIDECAR_CLI)) {
-    throw new Error(`The sidecar is not built (${SIDECAR_CLI} is missing): run \`npm run build:sidecar\`.`);
+    throw new Error(
+      `The sidecar is not built (${SIDECAR_CLI} is missing): run \`npm run build:sidecar\`.`
+    );
   }
   if (!fs.existsSync(path.join(PROJECT_LABEXTENSION, 'package.json'))) {
-    throw new Error(`The prebuilt labextension is missing (${PROJECT_LABEXTENSION}): run \`npm run build\`.`);
+    throw new Error(
+      `The prebuilt labextension is missing (${PROJECT_LABEXTENSION}): run \`npm run build\`.`
+    );
   }
 }
 
@@ -81,7 +108,10 @@ function delay(ms: number): Promise<void> {
 /** Waits for `promise`, at most `ms` (the timer is cleared either way, so Jest can exit). */
 async function within(promise: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([promise, new Promise(resolve => (timer = setTimeout(resolve, ms)))]);
+  await Promise.race([
+    promise,
+    new Promise(resolve => (timer = setTimeout(resolve, ms)))
+  ]);
   clearTimeout(timer);
 }
 
@@ -101,7 +131,11 @@ export async function freePorts(count: number): Promise<number[]> {
     }
     return ports;
   } finally {
-    await Promise.all(servers.map(server => new Promise<void>(resolve => server.close(() => resolve()))));
+    await Promise.all(
+      servers.map(
+        server => new Promise<void>(resolve => server.close(() => resolve()))
+      )
+    );
   }
 }
 
@@ -168,7 +202,14 @@ export interface Hub {
   serviceToken: string;
   /** alice's DummyAuthenticator password. */
   password: string;
-  dirs: { root: string; hub: string; homes: string; home: string; jupyterConfig: string; jupyterData: string };
+  dirs: {
+    root: string;
+    hub: string;
+    homes: string;
+    home: string;
+    jupyterConfig: string;
+    jupyterData: string;
+  };
   pids: { hub: number; proxy?: number; singleUser?: number };
   timings: HubTimings;
   /** The install command's output, for the record. */
@@ -251,7 +292,9 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const user = options.user ?? 'alice';
   const timeoutMs = options.timeoutMs ?? 30000;
   const label = options.label ?? 'hub';
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ps-hub-')));
+  const root = fs.realpathSync(
+    fs.mkdtempSync(path.join(os.tmpdir(), 'ps-hub-'))
+  );
   const dirs = {
     root,
     hub: path.join(root, 'hub'),
@@ -260,7 +303,12 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     jupyterConfig: path.join(root, 'jupyter-config'),
     jupyterData: path.join(root, 'jupyter-data')
   };
-  for (const dir of [dirs.hub, dirs.homes, dirs.jupyterConfig, dirs.jupyterData]) {
+  for (const dir of [
+    dirs.hub,
+    dirs.homes,
+    dirs.jupyterConfig,
+    dirs.jupyterData
+  ]) {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   }
   let log = '';
@@ -287,10 +335,18 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     }
     stopped = true;
     running.delete(hub);
-    pids.proxy = pids.proxy ?? readPid(path.join(dirs.hub, 'jupyterhub-proxy.pid'));
-    if (child && exit === undefined && pids.singleUser === undefined && hub.publicUrl) {
+    pids.proxy =
+      pids.proxy ?? readPid(path.join(dirs.hub, 'jupyterhub-proxy.pid'));
+    if (
+      child &&
+      exit === undefined &&
+      pids.singleUser === undefined &&
+      hub.publicUrl
+    ) {
       // A start that failed half-way: learn the single-user server's PID while the hub can say.
-      const model = await hub.api('GET', `users/${user}`).catch(() => undefined);
+      const model = await hub
+        .api('GET', `users/${user}`)
+        .catch(() => undefined);
       const pid = model?.json?.servers?.['']?.state?.pid;
       pids.singleUser = typeof pid === 'number' && pid > 0 ? pid : undefined;
     }
@@ -346,7 +402,9 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
 
   const fail = async (why: string): Promise<never> => {
     await stop();
-    throw new Error(`JupyterHub ${why}.\n--- hub log (tail) ---\n${log.slice(-6000)}`);
+    throw new Error(
+      `JupyterHub ${why}.\n--- hub log (tail) ---\n${log.slice(-6000)}`
+    );
   };
 
   try {
@@ -360,22 +418,34 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
       PYTHONDONTWRITEBYTECODE: '1'
     };
     const installStart = Date.now();
-    const install = spawnSync(process.execPath, [BIN, 'jupyter', 'install', '--user'], {
-      cwd: root,
-      env: installEnv,
-      encoding: 'utf8',
-      timeout: 30000
-    });
+    const install = spawnSync(
+      process.execPath,
+      [BIN, 'jupyter', 'install', '--user'],
+      {
+        cwd: root,
+        env: installEnv,
+        encoding: 'utf8',
+        timeout: 30000
+      }
+    );
     hub.timings.installMs = Date.now() - installStart;
     hub.installOutput = `${install.stdout}${install.stderr}`;
     if (install.status !== 0) {
-      throw new Error(`\`project-startup jupyter install --user\` failed (status ${install.status}, signal ${install.signal}):\n${hub.installOutput}`);
+      throw new Error(
+        `\`project-startup jupyter install --user\` failed (status ${install.status}, signal ${install.signal}):\n${hub.installOutput}`
+      );
     }
     // 2. jupyter-server-proxy, enabled the way its own install enables it (the file its wheel ships).
     const serverProxy = serverProxyLocation(PYTHON);
-    fs.mkdirSync(path.join(dirs.jupyterConfig, 'jupyter_server_config.d'), { recursive: true });
+    fs.mkdirSync(path.join(dirs.jupyterConfig, 'jupyter_server_config.d'), {
+      recursive: true
+    });
     fs.writeFileSync(
-      path.join(dirs.jupyterConfig, 'jupyter_server_config.d', 'jupyter_server_proxy.json'),
+      path.join(
+        dirs.jupyterConfig,
+        'jupyter_server_config.d',
+        'jupyter_server_proxy.json'
+      ),
       `${JSON.stringify({ ServerApp: { jpserver_extensions: { jupyter_server_proxy: true } } }, null, 2)}\n`
     );
 
@@ -397,7 +467,10 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
       ...options.spawnerEnv
     };
     const configFile = path.join(dirs.hub, 'jupyterhub_config.py');
-    fs.writeFileSync(configFile, hubConfig({ ports: hub.ports, dirs, user, spawnerEnv }));
+    fs.writeFileSync(
+      configFile,
+      hubConfig({ ports: hub.ports, dirs, user, spawnerEnv })
+    );
 
     // 4. The hub, in its own process group; secrets reach it through its environment only.
     const env: Record<string, string> = {
@@ -437,12 +510,18 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     for (;;) {
       const ended = exitState();
       if (ended !== undefined) {
-        return await fail(`exited (code ${ended.code}, signal ${ended.signal}) before answering`);
+        return await fail(
+          `exited (code ${ended.code}, signal ${ended.signal}) before answering`
+        );
       }
       if (Date.now() > upDeadline) {
-        return await fail(`did not answer ${hub.publicUrl}/hub/api/ within ${timeoutMs} ms`);
+        return await fail(
+          `did not answer ${hub.publicUrl}/hub/api/ within ${timeoutMs} ms`
+        );
       }
-      const answer = await httpRequest(`${hub.publicUrl}/hub/api/`, { timeoutMs: 2000 }).catch(() => undefined);
+      const answer = await httpRequest(`${hub.publicUrl}/hub/api/`, {
+        timeoutMs: 2000
+      }).catch(() => undefined);
       if (answer?.status === 200 && typeof answer.json?.version === 'string') {
         break;
       }
@@ -452,9 +531,14 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     pids.proxy = readPid(path.join(dirs.hub, 'jupyterhub-proxy.pid'));
 
     // 6. A user token for alice, through the hub API (the service is an admin).
-    const created = await hub.api('POST', `users/${user}/tokens`, { note: 'project-startup hub test', expires_in: 3600 });
+    const created = await hub.api('POST', `users/${user}/tokens`, {
+      note: 'project-startup hub test',
+      expires_in: 3600
+    });
     if (created.status !== 201 || typeof created.json?.token !== 'string') {
-      return await fail(`did not create a token for ${user} (HTTP ${created.status}: ${created.text.slice(0, 500)})`);
+      return await fail(
+        `did not create a token for ${user} (HTTP ${created.status}: ${created.text.slice(0, 500)})`
+      );
     }
     hub.userToken = created.json.token as string;
 
@@ -462,21 +546,30 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     const spawnStart = Date.now();
     const spawned = await hub.api('POST', `users/${user}/server`);
     if (spawned.status !== 201 && spawned.status !== 202) {
-      return await fail(`did not spawn ${user}'s server (HTTP ${spawned.status}: ${spawned.text.slice(0, 500)})`);
+      return await fail(
+        `did not spawn ${user}'s server (HTTP ${spawned.status}: ${spawned.text.slice(0, 500)})`
+      );
     }
     const spawnDeadline = spawnStart + timeoutMs;
     for (;;) {
       const ended = exitState();
       if (ended !== undefined) {
-        return await fail(`exited (code ${ended.code}, signal ${ended.signal}) while spawning`);
+        return await fail(
+          `exited (code ${ended.code}, signal ${ended.signal}) while spawning`
+        );
       }
       if (Date.now() > spawnDeadline) {
-        return await fail(`${user}'s server did not answer ${hub.userBase}api/status within ${timeoutMs} ms`);
+        return await fail(
+          `${user}'s server did not answer ${hub.userBase}api/status within ${timeoutMs} ms`
+        );
       }
-      const status = await httpRequest(`${hub.publicUrl}${hub.userBase}api/status`, {
-        headers: { authorization: `token ${hub.userToken}` },
-        timeoutMs: 2000
-      }).catch(() => undefined);
+      const status = await httpRequest(
+        `${hub.publicUrl}${hub.userBase}api/status`,
+        {
+          headers: { authorization: `token ${hub.userToken}` },
+          timeoutMs: 2000
+        }
+      ).catch(() => undefined);
       if (status?.status === 200 && status.json?.started !== undefined) {
         break;
       }
@@ -488,7 +581,9 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     const model = await hub.api('GET', `users/${user}`);
     const pid = model.json?.servers?.['']?.state?.pid;
     if (typeof pid !== 'number') {
-      return await fail(`did not report the PID of ${user}'s server (HTTP ${model.status}: ${model.text.slice(0, 500)})`);
+      return await fail(
+        `did not report the PID of ${user}'s server (HTTP ${model.status}: ${model.text.slice(0, 500)})`
+      );
     }
     pids.singleUser = pid;
     return hub;
@@ -512,7 +607,10 @@ export interface BrowserSession {
  * `target` (a path under the user's server), following the hub's OAuth redirects
  * (authorize -> oauth_callback) with a cookie jar, until an answer that is not a redirect.
  */
-export async function browserLogin(hub: Hub, target: string): Promise<{ session: BrowserSession; answer: HttpAnswer }> {
+export async function browserLogin(
+  hub: Hub,
+  target: string
+): Promise<{ session: BrowserSession; answer: HttpAnswer }> {
   const cookies = new Map<string, string>();
   const session: BrowserSession = {
     cookies,
@@ -525,7 +623,10 @@ export async function browserLogin(hub: Hub, target: string): Promise<{ session:
       const eq = pair.indexOf('=');
       const name = pair.slice(0, eq).trim();
       const value = pair.slice(eq + 1).trim();
-      const expired = attributes.some(a => /^\s*expires=Thu, 01 Jan 1970/i.test(a)) || value === '' || value === '""';
+      const expired =
+        attributes.some(a => /^\s*expires=Thu, 01 Jan 1970/i.test(a)) ||
+        value === '' ||
+        value === '""';
       if (expired) {
         cookies.delete(name);
       } else {
@@ -536,24 +637,40 @@ export async function browserLogin(hub: Hub, target: string): Promise<{ session:
   const login = await httpRequest(`${hub.publicUrl}/hub/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ username: hub.user, password: hub.password }).toString()
+    body: new URLSearchParams({
+      username: hub.user,
+      password: hub.password
+    }).toString()
   });
   keep(login);
   session.trail.push(`${login.status} POST /hub/login`);
-  if (login.status !== 302 || ![...cookies.keys()].some(name => name.startsWith('jupyterhub-hub-login'))) {
-    throw new Error(`the hub's login form did not sign ${hub.user} in (HTTP ${login.status})`);
+  if (
+    login.status !== 302 ||
+    ![...cookies.keys()].some(name => name.startsWith('jupyterhub-hub-login'))
+  ) {
+    throw new Error(
+      `the hub's login form did not sign ${hub.user} in (HTTP ${login.status})`
+    );
   }
   let next = `${hub.publicUrl}${target}`;
   for (let hop = 0; hop < 10; hop += 1) {
-    const answer = await httpRequest(next, { headers: { cookie: session.header() } });
+    const answer = await httpRequest(next, {
+      headers: { cookie: session.header() }
+    });
     keep(answer);
     session.trail.push(`${answer.status} ${new URL(next).pathname}`);
-    if (answer.status < 300 || answer.status >= 400 || !answer.headers.location) {
+    if (
+      answer.status < 300 ||
+      answer.status >= 400 ||
+      !answer.headers.location
+    ) {
       return { session, answer };
     }
     next = new URL(answer.headers.location, next).toString();
   }
-  throw new Error(`too many redirects signing in: ${session.trail.join(' -> ')}`);
+  throw new Error(
+    `too many redirects signing in: ${session.trail.join(' -> ')}`
+  );
 }
 
 /** Stops every hub still running (for afterAll after a failure). */

@@ -36,7 +36,11 @@ const BASE_URL = '/user/alice/';
 const PANEL = '#jp-project-startup-panel';
 const PYTHON = '/usr/bin/python3';
 const NPM = path.join(path.dirname(process.execPath), 'npm');
-const PATH_WITH_NODE = [path.dirname(process.execPath), '/usr/bin', '/bin'].join(':');
+const PATH_WITH_NODE = [
+  path.dirname(process.execPath),
+  '/usr/bin',
+  '/bin'
+].join(':');
 
 interface Run {
   status: number | null;
@@ -44,14 +48,31 @@ interface Run {
   stderr: string;
 }
 
-function run(file: string, args: string[], env: Record<string, string>, cwd: string, timeoutMs = 120000): Run {
-  const result = spawnSync(file, args, { env, cwd, encoding: 'utf8', timeout: timeoutMs });
-  return { status: result.status, stdout: result.stdout ?? '', stderr: result.stderr ?? '' };
+function run(
+  file: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+  timeoutMs = 120000
+): Run {
+  const result = spawnSync(file, args, {
+    env,
+    cwd,
+    encoding: 'utf8',
+    timeout: timeoutMs
+  });
+  return {
+    status: result.status,
+    stdout: result.stdout ?? '',
+    stderr: result.stderr ?? ''
+  };
 }
 
 function ok(what: string, result: Run): Run {
   if (result.status !== 0) {
-    throw new Error(`${what} failed (status ${result.status}):\n${result.stdout}\n${result.stderr}`);
+    throw new Error(
+      `${what} failed (status ${result.status}):\n${result.stdout}\n${result.stderr}`
+    );
   }
   return result;
 }
@@ -62,7 +83,11 @@ function tree(dir: string): string[] {
   const walk = (d: string) => {
     for (const entry of fs.readdirSync(d, { withFileTypes: true })) {
       const full = path.join(d, entry.name);
-      out.push(entry.isDirectory() ? `${path.relative(dir, full)}/` : path.relative(dir, full));
+      out.push(
+        entry.isDirectory()
+          ? `${path.relative(dir, full)}/`
+          : path.relative(dir, full)
+      );
       if (entry.isDirectory()) {
         walk(full);
       }
@@ -95,10 +120,14 @@ describe('npm package: npm pack → npm install -g → project-startup jupyter i
       path.join(REPO_ROOT, 'lib', 'index.js')
     ]) {
       if (!fs.existsSync(needed)) {
-        throw new Error(`${needed} is missing: run \`npm run build\` (npm test does) first.`);
+        throw new Error(
+          `${needed} is missing: run \`npm run build\` (npm test does) first.`
+        );
       }
     }
-    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ps-npm-package-')));
+    root = fs.realpathSync(
+      fs.mkdtempSync(path.join(os.tmpdir(), 'ps-npm-package-'))
+    );
   });
 
   afterAll(async () => {
@@ -111,16 +140,38 @@ describe('npm package: npm pack → npm install -g → project-startup jupyter i
   }, 60000);
 
   test('an operator installs it from the tarball, the panel reaches ready, and uninstall leaves nothing', async () => {
-    const npmEnv = { PATH: PATH_WITH_NODE, HOME: path.join(root, 'home'), LANG: 'C.UTF-8' };
+    const npmEnv = {
+      PATH: PATH_WITH_NODE,
+      HOME: path.join(root, 'home'),
+      LANG: 'C.UTF-8'
+    };
     fs.mkdirSync(npmEnv.HOME);
 
     // 1. The tarball: packed from the built checkout (--ignore-scripts: the build already ran,
     //    and must not be redone under other suites' feet).
     const packed = ok(
       'npm pack',
-      run(NPM, ['pack', '--ignore-scripts', '--json', '--pack-destination', root, '--cache', path.join(root, 'npm-cache')], npmEnv, REPO_ROOT)
+      run(
+        NPM,
+        [
+          'pack',
+          '--ignore-scripts',
+          '--json',
+          '--pack-destination',
+          root,
+          '--cache',
+          path.join(root, 'npm-cache')
+        ],
+        npmEnv,
+        REPO_ROOT
+      )
     );
-    const [pack] = JSON.parse(packed.stdout) as { filename: string; size: number; unpackedSize: number; files: { path: string }[] }[];
+    const [pack] = JSON.parse(packed.stdout) as {
+      filename: string;
+      size: number;
+      unpackedSize: number;
+      files: { path: string }[];
+    }[];
     const files = pack.files.map(f => f.path);
     for (const needed of [
       'LICENSE',
@@ -135,10 +186,26 @@ describe('npm package: npm pack → npm install -g → project-startup jupyter i
     ]) {
       expect(files).toContain(needed);
     }
-    expect(files.some(f => /^jupyterlab_project_startup\/labextension\/static\/remoteEntry\..*\.js$/.test(f))).toBe(true);
+    expect(
+      files.some(f =>
+        /^jupyterlab_project_startup\/labextension\/static\/remoteEntry\..*\.js$/.test(
+          f
+        )
+      )
+    ).toBe(true);
     // The unbundled tree, tests and sources stay out.
-    expect(files.filter(f => /^sidecar\/dist\/[^/]+\.js$/.test(f) || f.startsWith('test/') || f.startsWith('sidecar/src/') || f.includes('node_modules/'))).toEqual([]);
-    const manifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+    expect(
+      files.filter(
+        f =>
+          /^sidecar\/dist\/[^/]+\.js$/.test(f) ||
+          f.startsWith('test/') ||
+          f.startsWith('sidecar/src/') ||
+          f.includes('node_modules/')
+      )
+    ).toEqual([]);
+    const manifest = JSON.parse(
+      fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')
+    ) as { dependencies?: Record<string, string> };
     expect(manifest.dependencies ?? {}).toEqual({});
 
     // 2. A global install into a fresh prefix, offline and from an empty cache: no dependency to fetch.
@@ -147,14 +214,29 @@ describe('npm package: npm pack → npm install -g → project-startup jupyter i
       'npm install -g',
       run(
         NPM,
-        ['install', '-g', '--prefix', npmPrefix, '--offline', '--cache', path.join(root, 'npm-cache-install'), '--no-audit', '--no-fund', path.join(root, pack.filename)],
+        [
+          'install',
+          '-g',
+          '--prefix',
+          npmPrefix,
+          '--offline',
+          '--cache',
+          path.join(root, 'npm-cache-install'),
+          '--no-audit',
+          '--no-fund',
+          path.join(root, pack.filename)
+        ],
         npmEnv,
         root
       )
     );
     const installedPackage = path.join(npmPrefix, 'lib', 'node_modules', NAME);
-    expect(fs.existsSync(path.join(installedPackage, 'node_modules'))).toBe(false);
-    expect(fs.readdirSync(path.join(npmPrefix, 'lib', 'node_modules'))).toEqual([NAME]);
+    expect(fs.existsSync(path.join(installedPackage, 'node_modules'))).toBe(
+      false
+    );
+    expect(fs.readdirSync(path.join(npmPrefix, 'lib', 'node_modules'))).toEqual(
+      [NAME]
+    );
     process.stdout.write(
       `npm package: tarball ${pack.filename} ${Math.round(pack.size / 1024)} KiB (unpacked ${Math.round(pack.unpackedSize / 1024)} KiB); installed prefix ${Math.round(du(npmPrefix) / 1024)} KiB\n`
     );
@@ -172,19 +254,57 @@ describe('npm package: npm pack → npm install -g → project-startup jupyter i
       ...(proxy.pythonPath ? { PYTHONPATH: proxy.pythonPath } : {})
     };
     const command = path.join(npmPrefix, 'bin', 'project-startup');
-    const install = ok('project-startup jupyter install', run(command, ['jupyter', 'install', '--prefix', jupyterPrefix], operatorEnv, root, 60000));
+    const install = ok(
+      'project-startup jupyter install',
+      run(
+        command,
+        ['jupyter', 'install', '--prefix', jupyterPrefix],
+        operatorEnv,
+        root,
+        60000
+      )
+    );
     expect(install.stderr).toBe('');
-    expect(install.stdout).toContain(`Installed the JupyterLab extension: ${path.join(jupyterPrefix, 'share', 'jupyter', 'labextensions', NAME)}`);
+    expect(install.stdout).toContain(
+      `Installed the JupyterLab extension: ${path.join(jupyterPrefix, 'share', 'jupyter', 'labextensions', NAME)}`
+    );
     const written = tree(jupyterPrefix);
     expect(written.length).toBeGreaterThan(10);
     // Nothing written points into the checkout or the npm prefix (V8's code cache keeps the name
     // of the script it was made from as data; the sidecar copy's own start below uses it).
-    for (const file of written.filter(p => !p.endsWith('/') && !p.endsWith('.cache'))) {
+    for (const file of written.filter(
+      p => !p.endsWith('/') && !p.endsWith('.cache')
+    )) {
       const text = fs.readFileSync(path.join(jupyterPrefix, file), 'utf8');
-      expect({ file, checkout: text.includes(REPO_ROOT), npmPrefix: text.includes(npmPrefix) }).toEqual({ file, checkout: false, npmPrefix: false });
+      expect({
+        file,
+        checkout: text.includes(REPO_ROOT),
+        npmPrefix: text.includes(npmPrefix)
+      }).toEqual({ file, checkout: false, npmPrefix: false });
     }
-    const entry = JSON.parse(fs.readFileSync(path.join(jupyterPrefix, 'etc', 'jupyter', 'jupyter_server_config.json'), 'utf8')).ServerProxy.servers.project;
-    expect(entry.command.slice(0, 2)).toEqual([process.execPath, path.join(jupyterPrefix, 'share', 'jupyter', NAME, 'node', 'bin', 'project-startup.js')]);
+    const entry = JSON.parse(
+      fs.readFileSync(
+        path.join(
+          jupyterPrefix,
+          'etc',
+          'jupyter',
+          'jupyter_server_config.json'
+        ),
+        'utf8'
+      )
+    ).ServerProxy.servers.project;
+    expect(entry.command.slice(0, 2)).toEqual([
+      process.execPath,
+      path.join(
+        jupyterPrefix,
+        'share',
+        'jupyter',
+        NAME,
+        'node',
+        'bin',
+        'project-startup.js'
+      )
+    ]);
 
     // The npm package goes away while Jupyter runs: nothing may need it.
     const movedPrefix = `${npmPrefix}-moved`;
@@ -201,36 +321,67 @@ describe('npm package: npm pack → npm install -g → project-startup jupyter i
     });
     const s = server;
     const auth = { authorization: `token ${s.token}` };
-    const capabilities = await httpRequest(`${s.base}project/capabilities`, { headers: auth });
+    const capabilities = await httpRequest(`${s.base}project/capabilities`, {
+      headers: auth
+    });
     expect(capabilities.status).toBe(200);
-    const before = await httpRequest(`${s.base}project/startup?interface=notebook`, { headers: auth });
+    const before = await httpRequest(
+      `${s.base}project/startup?interface=notebook`,
+      { headers: auth }
+    );
     expect(before.status).toBe(200);
-    expect(before.json).toMatchObject({ interface: 'notebook', phase: 'awaiting-confirmation', projectPath: s.dirs.project });
-    expect((await httpRequest(`${s.base}project/startup?interface=notebook`)).status).not.toBe(200); // Jupyter's login first
+    expect(before.json).toMatchObject({
+      interface: 'notebook',
+      phase: 'awaiting-confirmation',
+      projectPath: s.dirs.project
+    });
+    expect(
+      (await httpRequest(`${s.base}project/startup?interface=notebook`)).status
+    ).not.toBe(200); // Jupyter's login first
 
     browser = await launchBrowser();
     const page: Page = await browser.newPage();
     await page.setViewportSize({ width: 1280, height: 1000 });
     const problems = new PageProblems(page);
     await openLab(page, s);
-    const config = await page.evaluate(() => JSON.parse(document.getElementById('jupyter-config-data')?.textContent ?? '{}'));
-    expect(config.federated_extensions.map((e: { name: string }) => e.name)).toEqual([NAME]);
+    const config = await page.evaluate(() =>
+      JSON.parse(
+        document.getElementById('jupyter-config-data')?.textContent ?? '{}'
+      )
+    );
+    expect(
+      config.federated_extensions.map((e: { name: string }) => e.name)
+    ).toEqual([NAME]);
     const panel = page.locator(PANEL);
     // Setup is incomplete, so the panel opens by itself (the default setting).
     await panel.waitFor({ state: 'visible', timeout: 30000 });
-    await panel.locator('.jp-ProjectStartup-phaseBadge.jp-mod-awaiting-confirmation').waitFor({ state: 'visible', timeout: 20000 });
+    await panel
+      .locator('.jp-ProjectStartup-phaseBadge.jp-mod-awaiting-confirmation')
+      .waitFor({ state: 'visible', timeout: 20000 });
     await screenshot(page, 'npm-package-awaiting-confirmation');
     await panel.getByRole('button', { name: 'Initialize project' }).click();
     const dialog = page.locator('.jp-Dialog');
     await dialog.waitFor({ state: 'visible' });
-    const initialized = page.waitForResponse(r => new URL(r.url()).pathname === `${BASE_URL}project/initialize`, { timeout: 20000 });
+    const initialized = page.waitForResponse(
+      r => new URL(r.url()).pathname === `${BASE_URL}project/initialize`,
+      { timeout: 20000 }
+    );
     await dialog.locator('.jp-mod-accept').click();
     expect((await initialized).status()).toBe(201);
-    await panel.locator('.jp-ProjectStartup-phaseBadge.jp-mod-ready').waitFor({ state: 'visible', timeout: 20000 });
+    await panel
+      .locator('.jp-ProjectStartup-phaseBadge.jp-mod-ready')
+      .waitFor({ state: 'visible', timeout: 20000 });
     await screenshot(page, 'npm-package-ready');
-    const after = await httpRequest(`${s.base}project/startup?interface=notebook`, { headers: auth });
+    const after = await httpRequest(
+      `${s.base}project/startup?interface=notebook`,
+      { headers: auth }
+    );
     expect(after.json.phase).toBe('ready');
-    expect(fs.existsSync(path.join(s.dirs.project, '.project-startup', 'initialization.json'))).toBe(true);
+    expect(
+      fs.existsSync(
+        path.join(s.dirs.project, '.project-startup', 'initialization.json')
+      )
+    ).toBe(true);
     expect(problems.unexpected()).toEqual([]);
     await page.close();
     await s.stop();
@@ -238,11 +389,31 @@ describe('npm package: npm pack → npm install -g → project-startup jupyter i
 
     // 5. Uninstall, with the command from where the npm package now is: nothing of ours is left.
     fs.renameSync(movedPrefix, npmPrefix);
-    const uninstall = ok('project-startup jupyter uninstall', run(command, ['jupyter', 'uninstall', '--prefix', jupyterPrefix], npmEnv, root, 60000));
+    const uninstall = ok(
+      'project-startup jupyter uninstall',
+      run(
+        command,
+        ['jupyter', 'uninstall', '--prefix', jupyterPrefix],
+        npmEnv,
+        root,
+        60000
+      )
+    );
     expect(uninstall.stdout).toMatch(/^Removed:/);
     expect(tree(jupyterPrefix)).toEqual([]);
-    const again = ok('project-startup jupyter uninstall (again)', run(command, ['jupyter', 'uninstall', '--prefix', jupyterPrefix], npmEnv, root, 60000));
-    expect(again.stdout).toMatch(/^Nothing of jupyterlab-project-startup is installed/);
+    const again = ok(
+      'project-startup jupyter uninstall (again)',
+      run(
+        command,
+        ['jupyter', 'uninstall', '--prefix', jupyterPrefix],
+        npmEnv,
+        root,
+        60000
+      )
+    );
+    expect(again.stdout).toMatch(
+      /^Nothing of jupyterlab-project-startup is installed/
+    );
     expect(again.stderr).toBe('');
   }, 300000);
 });

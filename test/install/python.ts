@@ -14,20 +14,33 @@ import { freePort, tempRoot } from '../helpers/harness';
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 export const PYTHON = '/usr/bin/python3';
 export const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts', 'install');
-export const PACKAGE_VERSION = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+export const PACKAGE_VERSION = (
+  JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
+    version: string;
+  }
+).version;
 export const CLOSED_URL = 'http://127.0.0.1:9/';
 
 /** What the tests need from the machine, with what to do when it is missing. */
 export function checkPrerequisites(): void {
-  const probe = spawnSync(PYTHON, ['-c', 'import jupyter_server, jupyterlab_server, build, hatchling, venv'], { encoding: 'utf8' });
+  const probe = spawnSync(
+    PYTHON,
+    ['-c', 'import jupyter_server, jupyterlab_server, build, hatchling, venv'],
+    { encoding: 'utf8' }
+  );
   if (probe.status !== 0) {
     throw new Error(
       `${PYTHON} lacks Jupyter or the Python build tools (${(probe.stderr || '').trim().split('\n').pop()}). Install the Debian packages with the apt step of .ci/run (python3-jupyter-server python3-jupyterlab-server python3-build python3-hatchling python3-pip python3-venv).`
     );
   }
-  for (const built of ['jupyterlab_project_startup/labextension/package.json', 'sidecar/dist/bundle/project-startup.js']) {
+  for (const built of [
+    'jupyterlab_project_startup/labextension/package.json',
+    'sidecar/dist/bundle/project-startup.js'
+  ]) {
     if (!fs.existsSync(path.join(REPO_ROOT, built))) {
-      throw new Error(`${built} is missing: run \`npm run build\` first (npm test does).`);
+      throw new Error(
+        `${built} is missing: run \`npm run build\` first (npm test does).`
+      );
     }
   }
 }
@@ -38,7 +51,11 @@ export function serverProxyPath(python: string): string[] {
   return pythonPath ? [pythonPath] : [];
 }
 
-function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs: number }): string {
+function run(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs: number }
+): string {
   const result = spawnSync(command, args, {
     cwd: options.cwd ?? REPO_ROOT,
     env: options.env ?? { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
@@ -55,9 +72,20 @@ function run(command: string, args: string[], options: { cwd?: string; env?: Nod
 
 /** Builds the wheel from this checkout (npm's build must have run) into outDir; its path. */
 export function buildWheel(outDir: string): string {
-  const out = run(process.execPath, [path.join(REPO_ROOT, 'scripts', 'build-wheel.js'), '--skip-npm-build', '--python', PYTHON, '--out-dir', outDir], {
-    timeoutMs: 180000
-  });
+  const out = run(
+    process.execPath,
+    [
+      path.join(REPO_ROOT, 'scripts', 'build-wheel.js'),
+      '--skip-npm-build',
+      '--python',
+      PYTHON,
+      '--out-dir',
+      outDir
+    ],
+    {
+      timeoutMs: 180000
+    }
+  );
   const wheel = out.trim().split('\n').pop() ?? '';
   if (!wheel.endsWith('.whl') || !fs.existsSync(wheel)) {
     throw new Error(`build-wheel.js did not print the wheel's path:\n${out}`);
@@ -67,16 +95,38 @@ export function buildWheel(outDir: string): string {
 
 /** The names in a wheel (a zip), read with Python's zipfile. */
 export function wheelNames(wheel: string): string[] {
-  return run(PYTHON, ['-c', 'import sys, zipfile; print("\\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))', wheel], { timeoutMs: 30000 })
+  return run(
+    PYTHON,
+    [
+      '-c',
+      'import sys, zipfile; print("\\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))',
+      wheel
+    ],
+    { timeoutMs: 30000 }
+  )
     .trim()
     .split('\n');
 }
 
 /** A fresh venv over Debian's site-packages with the wheel installed as an operator would. */
 export function installInVenv(wheel: string, venv: string): string {
-  run(PYTHON, ['-m', 'venv', '--system-site-packages', venv], { timeoutMs: 120000 });
+  run(PYTHON, ['-m', 'venv', '--system-site-packages', venv], {
+    timeoutMs: 120000
+  });
   const python = path.join(venv, 'bin', 'python');
-  run(python, ['-m', 'pip', 'install', '--no-index', '--no-deps', '--disable-pip-version-check', wheel], { timeoutMs: 120000 });
+  run(
+    python,
+    [
+      '-m',
+      'pip',
+      'install',
+      '--no-index',
+      '--no-deps',
+      '--disable-pip-version-check',
+      wheel
+    ],
+    { timeoutMs: 120000 }
+  );
   return python;
 }
 
@@ -135,13 +185,16 @@ export async function startJupyter(options: JupyterOptions): Promise<Jupyter> {
   }
   const token = randomBytes(24).toString('hex');
   const serverProxy = options.serverProxy ?? true;
-  const pythonPath = options.pythonPath ?? (serverProxy ? serverProxyPath(options.python) : []);
+  const pythonPath =
+    options.pythonPath ?? (serverProxy ? serverProxyPath(options.python) : []);
   const env: Record<string, string> = {
     PATH: options.path ?? '/usr/bin:/bin',
     HOME: dirs.home,
     LANG: 'C.UTF-8',
     PYTHONDONTWRITEBYTECODE: '1',
-    ...(pythonPath.length > 0 ? { PYTHONPATH: pythonPath.join(path.delimiter) } : {}),
+    ...(pythonPath.length > 0
+      ? { PYTHONPATH: pythonPath.join(path.delimiter) }
+      : {}),
     JUPYTER_TOKEN: token,
     JUPYTER_CONFIG_DIR: dirs.config,
     JUPYTER_DATA_DIR: dirs.data,
@@ -165,9 +218,16 @@ export async function startJupyter(options: JupyterOptions): Promise<Jupyter> {
     `--ServerApp.base_url=${baseUrl}`,
     `--ServerApp.root_dir=${dirs.project}`,
     // The only configuration: enable jupyter-server-proxy (its own wheel ships this as a file).
-    ...(serverProxy ? ['--ServerApp.jpserver_extensions=jupyter_server_proxy=True'] : [])
+    ...(serverProxy
+      ? ['--ServerApp.jpserver_extensions=jupyter_server_proxy=True']
+      : [])
   ];
-  const child: ChildProcess = spawn(options.python, args, { cwd: dirs.project, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(options.python, args, {
+    cwd: dirs.project,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe']
+  });
   let log = '';
   const append = (chunk: Buffer) => {
     log = (log + chunk.toString('utf8')).slice(-1_000_000);
@@ -175,7 +235,9 @@ export async function startJupyter(options: JupyterOptions): Promise<Jupyter> {
   child.stdout?.on('data', append);
   child.stderr?.on('data', append);
   let exited = false;
-  const exit = new Promise<void>(resolve => child.once('exit', () => ((exited = true), resolve())));
+  const exit = new Promise<void>(resolve =>
+    child.once('exit', () => ((exited = true), resolve()))
+  );
   const pid = child.pid as number;
   const killGroup = (signal: NodeJS.Signals) => {
     try {
@@ -215,10 +277,14 @@ export async function startJupyter(options: JupyterOptions): Promise<Jupyter> {
   while (bound === 0) {
     if (exited || Date.now() > deadline) {
       await jupyter.stop();
-      throw new Error(`the Jupyter server ${exited ? 'exited' : 'did not listen within 30 s'}:\n${log.slice(-4000)}`);
+      throw new Error(
+        `the Jupyter server ${exited ? 'exited' : 'did not listen within 30 s'}:\n${log.slice(-4000)}`
+      );
     }
     try {
-      bound = (JSON.parse(fs.readFileSync(infoFile, 'utf8')) as { port: number }).port;
+      bound = (
+        JSON.parse(fs.readFileSync(infoFile, 'utf8')) as { port: number }
+      ).port;
     } catch {
       await delay(50);
     }
@@ -231,9 +297,16 @@ export async function startJupyter(options: JupyterOptions): Promise<Jupyter> {
  * Waits (at most timeoutMs) until the server's output matches: a line logged before the server
  * listens may still be in the pipe when the test reads the log.
  */
-export async function logged(j: Jupyter, pattern: RegExp | string, timeoutMs = 5000): Promise<string> {
+export async function logged(
+  j: Jupyter,
+  pattern: RegExp | string,
+  timeoutMs = 5000
+): Promise<string> {
   const deadline = Date.now() + timeoutMs;
-  const matches = () => (typeof pattern === 'string' ? j.logs().includes(pattern) : pattern.test(j.logs()));
+  const matches = () =>
+    typeof pattern === 'string'
+      ? j.logs().includes(pattern)
+      : pattern.test(j.logs());
   while (!matches() && Date.now() < deadline) {
     await delay(50);
   }
@@ -245,10 +318,22 @@ export async function stopAllJupyters(): Promise<void> {
 }
 
 /** Runs the venv's python with the server's environment (for `jupyter server extension list`). */
-export function runPython(python: string, args: string[], env: Record<string, string>): { status: number | null; output: string } {
-  const result = spawnSync(python, args, { env, encoding: 'utf8', timeout: 60000, cwd: REPO_ROOT });
+export function runPython(
+  python: string,
+  args: string[],
+  env: Record<string, string>
+): { status: number | null; output: string } {
+  const result = spawnSync(python, args, {
+    env,
+    encoding: 'utf8',
+    timeout: 60000,
+    cwd: REPO_ROOT
+  });
   // ANSI colours (the extension list's green "enabled") are dropped.
   // eslint-disable-next-line no-control-regex -- ESC starts every ANSI colour sequence
   const ansiColour = /\u001b\[[0-9;]*m/g;
-  return { status: result.status, output: `${result.stdout}${result.stderr}`.replace(ansiColour, '') };
+  return {
+    status: result.status,
+    output: `${result.stdout}${result.stderr}`.replace(ansiColour, '')
+  };
 }

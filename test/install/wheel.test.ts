@@ -54,7 +54,12 @@ interface Diagnostics {
   problems: Problem[];
   node: { path: string | null; version: string | null; required: string };
   serverProxy: { version: string | null; required: string };
-  sidecar: { state: string; lastError: string | null; logTail: string[]; diagnosticsFile: string };
+  sidecar: {
+    state: string;
+    lastError: string | null;
+    logTail: string[];
+    diagnosticsFile: string;
+  };
 }
 
 let root: string;
@@ -85,7 +90,13 @@ async function diagnostics(j: Jupyter): Promise<Diagnostics> {
   expect(answer.headers['content-type']).toMatch(/^application\/json/);
   expect(answer.text).not.toContain(j.token);
   // The panel reads this very answer as a report (src/responses.ts).
-  const read = interpretDiagnostics({ url, status: answer.status, statusText: '', contentType: String(answer.headers['content-type']), text: answer.text });
+  const read = interpretDiagnostics({
+    url,
+    status: answer.status,
+    statusText: '',
+    contentType: String(answer.headers['content-type']),
+    text: answer.text
+  });
   expect(read).toEqual({ kind: 'report', report: answer.json });
   return answer.json as Diagnostics;
 }
@@ -131,41 +142,101 @@ describe('the wheel', () => {
         `jupyterlab_project_startup-${PACKAGE_VERSION}.dist-info/licenses/LICENSE`
       ])
     );
-    expect(names.some(n => n.startsWith(`${data}${LABEXT}/static/remoteEntry.`))).toBe(true);
+    expect(
+      names.some(n => n.startsWith(`${data}${LABEXT}/static/remoteEntry.`))
+    ).toBe(true);
     expect(names.filter(n => n.includes('node_modules'))).toEqual([]);
     // The labextension is shared data only, not a second copy inside the package.
-    expect(names.filter(n => n.startsWith('jupyterlab_project_startup/labextension/'))).toEqual([]);
+    expect(
+      names.filter(n =>
+        n.startsWith('jupyterlab_project_startup/labextension/')
+      )
+    ).toEqual([]);
     // Only the runtime: no unbundled sidecar, no TypeScript, no tests.
-    expect(names.filter(n => /\.ts$|\/test\/|sidecar\/src\//.test(n))).toEqual([]);
+    expect(names.filter(n => /\.ts$|\/test\/|sidecar\/src\//.test(n))).toEqual(
+      []
+    );
 
-    const site = fs.readdirSync(path.join(root, 'venv', 'lib')).map(v => path.join(root, 'venv', 'lib', v, 'site-packages'))[0];
-    const entryPoints = fs.readFileSync(path.join(site, `jupyterlab_project_startup-${PACKAGE_VERSION}.dist-info`, 'entry_points.txt'), 'utf8');
-    expect(entryPoints).toMatch(/\[jupyter_serverproxy_servers\]\s*\nproject = jupyterlab_project_startup:setup_project_startup/);
-    const metadata = fs.readFileSync(path.join(site, `jupyterlab_project_startup-${PACKAGE_VERSION}.dist-info`, 'METADATA'), 'utf8');
+    const site = fs
+      .readdirSync(path.join(root, 'venv', 'lib'))
+      .map(v => path.join(root, 'venv', 'lib', v, 'site-packages'))[0];
+    const entryPoints = fs.readFileSync(
+      path.join(
+        site,
+        `jupyterlab_project_startup-${PACKAGE_VERSION}.dist-info`,
+        'entry_points.txt'
+      ),
+      'utf8'
+    );
+    expect(entryPoints).toMatch(
+      /\[jupyter_serverproxy_servers\]\s*\nproject = jupyterlab_project_startup:setup_project_startup/
+    );
+    const metadata = fs.readFileSync(
+      path.join(
+        site,
+        `jupyterlab_project_startup-${PACKAGE_VERSION}.dist-info`,
+        'METADATA'
+      ),
+      'utf8'
+    );
     expect(metadata).toMatch(/^Requires-Python: >=3\.9$/m);
     expect(metadata).toMatch(/^Requires-Dist: jupyter-server-proxy>=4\.1$/m);
     expect(metadata).toMatch(/^Requires-Dist: jupyter-server>=1\.23$/m);
     // The licence travels with the wheel (BSD-3-Clause asks that binary redistributions carry it).
     expect(metadata).toMatch(/^License: BSD-3-Clause$/m);
     expect(metadata).toMatch(/^License-File: LICENSE$/m);
-    expect(fs.readFileSync(path.join(site, `jupyterlab_project_startup-${PACKAGE_VERSION}.dist-info`, 'licenses', 'LICENSE'), 'utf8')).toBe(
-      fs.readFileSync(path.join(REPO_ROOT, 'LICENSE'), 'utf8')
-    );
-    expect(JSON.parse(fs.readFileSync(path.join(site, 'jupyterlab_project_startup', 'node', 'package.json'), 'utf8'))).toEqual({
+    expect(
+      fs.readFileSync(
+        path.join(
+          site,
+          `jupyterlab_project_startup-${PACKAGE_VERSION}.dist-info`,
+          'licenses',
+          'LICENSE'
+        ),
+        'utf8'
+      )
+    ).toBe(fs.readFileSync(path.join(REPO_ROOT, 'LICENSE'), 'utf8'));
+    expect(
+      JSON.parse(
+        fs.readFileSync(
+          path.join(site, 'jupyterlab_project_startup', 'node', 'package.json'),
+          'utf8'
+        )
+      )
+    ).toEqual({
       name: 'jupyterlab-project-startup',
       version: PACKAGE_VERSION
     });
-    const installJson = JSON.parse(fs.readFileSync(path.join(root, 'venv', LABEXT, 'install.json'), 'utf8'));
-    expect(installJson).toMatchObject({ packageManager: 'python', packageName: 'jupyterlab-project-startup' });
+    const installJson = JSON.parse(
+      fs.readFileSync(path.join(root, 'venv', LABEXT, 'install.json'), 'utf8')
+    );
+    expect(installJson).toMatchObject({
+      packageManager: 'python',
+      packageName: 'jupyterlab-project-startup'
+    });
   });
 
   it('`jupyter server extension list` with the venv python shows the server extension enabled and OK', () => {
-    const env = { PATH: '/usr/bin:/bin', HOME: path.join(root, 'home'), LANG: 'C.UTF-8', PYTHONDONTWRITEBYTECODE: '1', JUPYTER_CONFIG_DIR: path.join(root, 'config') };
-    const listed = runPython(python, ['-m', 'jupyter_server.extension.serverextension', 'list'], env);
+    const env = {
+      PATH: '/usr/bin:/bin',
+      HOME: path.join(root, 'home'),
+      LANG: 'C.UTF-8',
+      PYTHONDONTWRITEBYTECODE: '1',
+      JUPYTER_CONFIG_DIR: path.join(root, 'config')
+    };
+    const listed = runPython(
+      python,
+      ['-m', 'jupyter_server.extension.serverextension', 'list'],
+      env
+    );
     expect(listed.status).toBe(0);
-    expect(listed.output).toContain(`Config dir: ${path.join(root, 'venv', 'etc', 'jupyter')}`);
+    expect(listed.output).toContain(
+      `Config dir: ${path.join(root, 'venv', 'etc', 'jupyter')}`
+    );
     expect(listed.output).toMatch(/jupyterlab_project_startup enabled/);
-    expect(listed.output).toContain(`jupyterlab_project_startup ${PACKAGE_VERSION} OK`);
+    expect(listed.output).toContain(
+      `jupyterlab_project_startup ${PACKAGE_VERSION} OK`
+    );
   });
 
   it("Debian's jupyterlab_server lists the labextension from the venv's share/jupyter/labextensions", () => {
@@ -189,17 +260,35 @@ describe('the wheel', () => {
     const found = JSON.parse(listed.output.trim().split('\n').pop() ?? '{}');
     expect(found['jupyterlab-project-startup']).toEqual({
       ext_path: path.join(root, 'venv', LABEXT),
-      install: expect.objectContaining({ packageManager: 'python', packageName: 'jupyterlab-project-startup' }),
+      install: expect.objectContaining({
+        packageManager: 'python',
+        packageName: 'jupyterlab-project-startup'
+      }),
       load: expect.stringMatching(/^static\/remoteEntry\.[0-9a-f]+\.js$/)
     });
   });
 
   it("installs the notebook client where a kernel of the venv's Python imports it", () => {
-    const env = { PATH: '/usr/bin:/bin', HOME: path.join(root, 'home'), LANG: 'C.UTF-8', PYTHONDONTWRITEBYTECODE: '1' };
+    const env = {
+      PATH: '/usr/bin:/bin',
+      HOME: path.join(root, 'home'),
+      LANG: 'C.UTF-8',
+      PYTHONDONTWRITEBYTECODE: '1'
+    };
     // -I: not from the checkout (the working directory), only from what is installed.
-    const imported = runPython(python, ['-I', '-c', 'from jupyterlab_project_startup import client; print(client.__file__)'], env);
+    const imported = runPython(
+      python,
+      [
+        '-I',
+        '-c',
+        'from jupyterlab_project_startup import client; print(client.__file__)'
+      ],
+      env
+    );
     expect(imported.status).toBe(0);
-    expect(imported.output.trim().split('\n').pop()).toMatch(/\/venv\/lib\/python3\.\d+\/site-packages\/jupyterlab_project_startup\/client\.py$/);
+    expect(imported.output.trim().split('\n').pop()).toMatch(
+      /\/venv\/lib\/python3\.\d+\/site-packages\/jupyterlab_project_startup\/client\.py$/
+    );
   });
 
   describe('a Jupyter server from the venv with only jupyter-server-proxy enabled', () => {
@@ -213,23 +302,40 @@ describe('the wheel', () => {
       const checks =
         /jupyterlab-project-startup [0-9.]+: jupyter-server-proxy 4\.\d+\.\d+, Node\.js \d+\.\d+\.\d+ \(\/usr\/bin\/node\); the service is at \/user\/alice\/project\/, its diagnostics at \/user\/alice\/api\/project-startup\/diagnostics/;
       await expectLogged(jupyter, checks);
-      await expectLogged(jupyter, /jupyterlab_project_startup \| extension was successfully loaded/);
+      await expectLogged(
+        jupyter,
+        /jupyterlab_project_startup \| extension was successfully loaded/
+      );
     });
 
     it("answers the panel's endpoints through the entry point `project`, with Jupyter's token", async () => {
       const before = await diagnostics(jupyter);
       expect(before.sidecar.state).toBe('not-started');
 
-      const startup = await httpRequest(`${jupyter.base}project/startup?interface=notebook`, { headers: auth(jupyter) });
+      const startup = await httpRequest(
+        `${jupyter.base}project/startup?interface=notebook`,
+        { headers: auth(jupyter) }
+      );
       expect(startup.status).toBe(200);
-      expect(startup.json).toMatchObject({ interface: 'notebook', platform: 'generic', projectPath: jupyter.dirs.project });
-      const capabilities = await httpRequest(`${jupyter.base}project/capabilities`, { headers: auth(jupyter) });
+      expect(startup.json).toMatchObject({
+        interface: 'notebook',
+        platform: 'generic',
+        projectPath: jupyter.dirs.project
+      });
+      const capabilities = await httpRequest(
+        `${jupyter.base}project/capabilities`,
+        { headers: auth(jupyter) }
+      );
       expect(capabilities.status).toBe(200);
       expect(capabilities.json).toMatchObject({ platform: { id: 'generic' } });
-      const ingress = (capabilities.json.capabilities as { id: string; default?: string }[]).find(c => c.id === 'gateway-ingress-modes');
+      const ingress = (
+        capabilities.json.capabilities as { id: string; default?: string }[]
+      ).find(c => c.id === 'gateway-ingress-modes');
       expect(ingress).toBeDefined();
       // Without Jupyter's credentials, Jupyter refuses before the proxy.
-      const anonymous = await httpRequest(`${jupyter.base}project/capabilities`);
+      const anonymous = await httpRequest(
+        `${jupyter.base}project/capabilities`
+      );
       expect([302, 403]).toContain(anonymous.status);
 
       const after = await diagnostics(jupyter);
@@ -237,13 +343,23 @@ describe('the wheel', () => {
         version: PACKAGE_VERSION,
         ok: true,
         problems: [],
-        node: { path: '/usr/bin/node', version: expect.stringMatching(/^\d+\.\d+\.\d+$/), required: '>=20' },
-        serverProxy: { version: expect.stringMatching(/^4\.\d+\.\d+/), required: '>=4.1' },
+        node: {
+          path: '/usr/bin/node',
+          version: expect.stringMatching(/^\d+\.\d+\.\d+$/),
+          required: '>=20'
+        },
+        serverProxy: {
+          version: expect.stringMatching(/^4\.\d+\.\d+/),
+          required: '>=4.1'
+        },
         sidecar: {
           state: 'running',
           lastError: null,
           logTail: [],
-          diagnosticsFile: path.join(jupyter.dirs.runtime, `project-startup-${jupyter.pid}.json`)
+          diagnosticsFile: path.join(
+            jupyter.dirs.runtime,
+            `project-startup-${jupyter.pid}.json`
+          )
         }
       });
       const report = fs.statSync(after.sidecar.diagnosticsFile);
@@ -253,13 +369,25 @@ describe('the wheel', () => {
     it('the diagnostics route: refused without credentials, XSRF-checked for cookies even on GET, GET only', async () => {
       const url = `${jupyter.base}${DIAGNOSTICS}`;
       expect((await httpRequest(url)).status).toBe(403);
-      expect((await httpRequest(url, { headers: { authorization: 'token wrong-token' } })).status).toBe(403);
+      expect(
+        (
+          await httpRequest(url, {
+            headers: { authorization: 'token wrong-token' }
+          })
+        ).status
+      ).toBe(403);
 
       // A browser session: the login cookie (from ?token=) and Jupyter's _xsrf cookie.
-      const login = await httpRequest(`${jupyter.base}api/status?token=${jupyter.token}`);
-      const session = (login.headers['set-cookie'] ?? []).map(c => c.split(';')[0]).find(c => c.startsWith('username-'));
+      const login = await httpRequest(
+        `${jupyter.base}api/status?token=${jupyter.token}`
+      );
+      const session = (login.headers['set-cookie'] ?? [])
+        .map(c => c.split(';')[0])
+        .find(c => c.startsWith('username-'));
       expect(session).toBeDefined();
-      const xsrfCookie = ((await httpRequest(`${jupyter.base}login`)).headers['set-cookie'] ?? [])
+      const xsrfCookie = (
+        (await httpRequest(`${jupyter.base}login`)).headers['set-cookie'] ?? []
+      )
         .map(c => c.split(';')[0])
         .find(c => c.startsWith('_xsrf='));
       expect(xsrfCookie).toBeDefined();
@@ -267,17 +395,62 @@ describe('the wheel', () => {
 
       // Jupyter's own API answers the cookie alone; this route does not, unless the page is
       // Jupyter's own (same-origin Referer) or sends the XSRF token as JupyterLab does.
-      expect((await httpRequest(`${jupyter.base}api/status`, { headers: { cookie: session as string } })).status).toBe(200);
-      expect((await httpRequest(url, { headers: { cookie: session as string } })).status).toBe(403);
-      expect((await httpRequest(url, { headers: { cookie: session as string, referer: 'http://evil.example/page' } })).status).toBe(403);
-      const withXsrf = await httpRequest(url, { headers: { cookie: `${session}; ${xsrfCookie}`, 'x-xsrftoken': xsrf } });
+      expect(
+        (
+          await httpRequest(`${jupyter.base}api/status`, {
+            headers: { cookie: session as string }
+          })
+        ).status
+      ).toBe(200);
+      expect(
+        (await httpRequest(url, { headers: { cookie: session as string } }))
+          .status
+      ).toBe(403);
+      expect(
+        (
+          await httpRequest(url, {
+            headers: {
+              cookie: session as string,
+              referer: 'http://evil.example/page'
+            }
+          })
+        ).status
+      ).toBe(403);
+      const withXsrf = await httpRequest(url, {
+        headers: { cookie: `${session}; ${xsrfCookie}`, 'x-xsrftoken': xsrf }
+      });
       expect(withXsrf.status).toBe(200);
       expect((withXsrf.json as Diagnostics).ok).toBe(true);
-      expect((await httpRequest(url, { headers: { cookie: session as string, referer: `${jupyter.base}lab` } })).status).toBe(200);
+      expect(
+        (
+          await httpRequest(url, {
+            headers: {
+              cookie: session as string,
+              referer: `${jupyter.base}lab`
+            }
+          })
+        ).status
+      ).toBe(200);
 
       // GET only: a cookie POST without XSRF is refused first, a token POST is not allowed.
-      expect((await httpRequest(url, { method: 'POST', headers: { cookie: session as string }, body: '' })).status).toBe(403);
-      expect((await httpRequest(url, { method: 'POST', headers: auth(jupyter), body: '' })).status).toBe(405);
+      expect(
+        (
+          await httpRequest(url, {
+            method: 'POST',
+            headers: { cookie: session as string },
+            body: ''
+          })
+        ).status
+      ).toBe(403);
+      expect(
+        (
+          await httpRequest(url, {
+            method: 'POST',
+            headers: auth(jupyter),
+            body: ''
+          })
+        ).status
+      ).toBe(405);
       // No credential or environment value in any answer.
       expect(withXsrf.text).not.toContain(jupyter.token);
       expect(withXsrf.text).not.toContain(xsrf);
@@ -289,7 +462,9 @@ describe('the wheel', () => {
     afterEach(() => stopAllJupyters(), 30000);
 
     async function expectStillServing(j: Jupyter): Promise<void> {
-      const status = await httpRequest(`${j.base}api/status`, { headers: auth(j) });
+      const status = await httpRequest(`${j.base}api/status`, {
+        headers: auth(j)
+      });
       expect(status.status).toBe(200);
     }
 
@@ -297,19 +472,37 @@ describe('the wheel', () => {
       const emptyBin = path.join(root, 'empty-bin');
       fs.mkdirSync(emptyBin, { recursive: true });
       const missing = path.join(root, 'no-such-dir', 'node');
-      const j = await startJupyter({ python, label: 'node-missing', path: emptyBin, env: { PROJECT_STARTUP_NODE: missing } });
-      await expectLogged(j, /jupyterlab-project-startup: Node\.js was not found\. PROJECT_STARTUP_NODE is set to .*no-such-dir\/node, which is not an executable file\. Fix: Set PROJECT_STARTUP_NODE/);
+      const j = await startJupyter({
+        python,
+        label: 'node-missing',
+        path: emptyBin,
+        env: { PROJECT_STARTUP_NODE: missing }
+      });
+      await expectLogged(
+        j,
+        /jupyterlab-project-startup: Node\.js was not found\. PROJECT_STARTUP_NODE is set to .*no-such-dir\/node, which is not an executable file\. Fix: Set PROJECT_STARTUP_NODE/
+      );
 
-      const startup = await httpRequest(`${j.base}project/startup?interface=notebook`, { headers: auth(j) });
+      const startup = await httpRequest(
+        `${j.base}project/startup?interface=notebook`,
+        { headers: auth(j) }
+      );
       expect(startup.status).toBe(500);
       await expectStillServing(j);
       // The proxy entry's error reaches the server log as one line, without a traceback.
-      await expectLogged(j, /500 GET \/user\/alice\/project\/startup.*Node\.js was not found/);
+      await expectLogged(
+        j,
+        /500 GET \/user\/alice\/project\/startup.*Node\.js was not found/
+      );
       expect(j.logs()).not.toMatch(/Traceback/);
 
       const report = await diagnostics(j);
       expect(report.ok).toBe(false);
-      expect(report.node).toEqual({ path: null, version: null, required: '>=20' });
+      expect(report.node).toEqual({
+        path: null,
+        version: null,
+        required: '>=20'
+      });
       const p = problem(report, 'node-missing');
       expect(p.detail).toContain(missing);
       expect(p.fix).toContain('PROJECT_STARTUP_NODE');
@@ -320,56 +513,128 @@ describe('the wheel', () => {
       const oldBin = path.join(root, 'old-node-bin');
       fs.mkdirSync(oldBin, { recursive: true });
       // A STAND-IN for an old Node.js: it only answers --version.
-      fs.writeFileSync(path.join(oldBin, 'node'), '#!/bin/sh\necho v18.0.0\n', { mode: 0o755 });
-      const j = await startJupyter({ python, label: 'node-too-old', path: `${oldBin}:/usr/bin:/bin` });
-      await expectLogged(j, /jupyterlab-project-startup: Node\.js 18\.0\.0 is too old\./);
-      expect((await httpRequest(`${j.base}project/capabilities`, { headers: auth(j) })).status).toBe(500);
+      fs.writeFileSync(path.join(oldBin, 'node'), '#!/bin/sh\necho v18.0.0\n', {
+        mode: 0o755
+      });
+      const j = await startJupyter({
+        python,
+        label: 'node-too-old',
+        path: `${oldBin}:/usr/bin:/bin`
+      });
+      await expectLogged(
+        j,
+        /jupyterlab-project-startup: Node\.js 18\.0\.0 is too old\./
+      );
+      expect(
+        (
+          await httpRequest(`${j.base}project/capabilities`, {
+            headers: auth(j)
+          })
+        ).status
+      ).toBe(500);
       await expectStillServing(j);
       const report = await diagnostics(j);
-      expect(report.node).toEqual({ path: path.join(oldBin, 'node'), version: '18.0.0', required: '>=20' });
+      expect(report.node).toEqual({
+        path: path.join(oldBin, 'node'),
+        version: '18.0.0',
+        required: '>=20'
+      });
       const p = problem(report, 'node-too-old');
       expect(p.fix).toMatch(/Node\.js 20 or newer/);
       expect(report.problems.map(x => x.code)).toEqual(['node-too-old']);
     }, 60000);
 
     it('jupyter-server-proxy missing: the server extension loads without it, warns, and says so', async () => {
-      const j = await startJupyter({ python, label: 'server-proxy-missing', serverProxy: false });
-      await expectLogged(j, /jupyterlab-project-startup: jupyter-server-proxy is not installed\..*Fix: Install it in the same environment/);
+      const j = await startJupyter({
+        python,
+        label: 'server-proxy-missing',
+        serverProxy: false
+      });
+      await expectLogged(
+        j,
+        /jupyterlab-project-startup: jupyter-server-proxy is not installed\..*Fix: Install it in the same environment/
+      );
       // Nothing is proxied: Jupyter's own 404, and its other routes still answer.
-      expect((await httpRequest(`${j.base}project/startup?interface=notebook`, { headers: auth(j) })).status).toBe(404);
+      expect(
+        (
+          await httpRequest(`${j.base}project/startup?interface=notebook`, {
+            headers: auth(j)
+          })
+        ).status
+      ).toBe(404);
       await expectStillServing(j);
       const report = await diagnostics(j);
       expect(report.serverProxy).toEqual({ version: null, required: '>=4.1' });
-      expect(problem(report, 'server-proxy-missing').fix).toContain("pip install 'jupyter-server-proxy>=4.1'");
+      expect(problem(report, 'server-proxy-missing').fix).toContain(
+        "pip install 'jupyter-server-proxy>=4.1'"
+      );
     }, 60000);
 
     it('jupyter-server-proxy too old: a stand-in 3.2.2 on the path', async () => {
       const oldProxy = path.join(root, 'old-proxy');
-      fs.mkdirSync(path.join(oldProxy, 'jupyter_server_proxy'), { recursive: true });
+      fs.mkdirSync(path.join(oldProxy, 'jupyter_server_proxy'), {
+        recursive: true
+      });
       // A STAND-IN for an old jupyter-server-proxy: only its version.
-      fs.writeFileSync(path.join(oldProxy, 'jupyter_server_proxy', '__init__.py'), '__version__ = "3.2.2"\n');
-      const j = await startJupyter({ python, label: 'server-proxy-too-old', serverProxy: false, pythonPath: [oldProxy] });
-      await expectLogged(j, /jupyterlab-project-startup: jupyter-server-proxy 3\.2\.2 is too old\./);
+      fs.writeFileSync(
+        path.join(oldProxy, 'jupyter_server_proxy', '__init__.py'),
+        '__version__ = "3.2.2"\n'
+      );
+      const j = await startJupyter({
+        python,
+        label: 'server-proxy-too-old',
+        serverProxy: false,
+        pythonPath: [oldProxy]
+      });
+      await expectLogged(
+        j,
+        /jupyterlab-project-startup: jupyter-server-proxy 3\.2\.2 is too old\./
+      );
       await expectStillServing(j);
       const report = await diagnostics(j);
-      expect(report.serverProxy).toEqual({ version: '3.2.2', required: '>=4.1' });
-      expect(problem(report, 'server-proxy-too-old').fix).toContain("pip install -U 'jupyter-server-proxy>=4.1'");
+      expect(report.serverProxy).toEqual({
+        version: '3.2.2',
+        required: '>=4.1'
+      });
+      expect(problem(report, 'server-proxy-too-old').fix).toContain(
+        "pip install -U 'jupyter-server-proxy>=4.1'"
+      );
     }, 60000);
 
     it('jupyter-server-proxy installed but not enabled: said so, with the command that enables it', async () => {
-      const j = await startJupyter({ python, label: 'server-proxy-disabled', serverProxy: false, pythonPath: serverProxyPath(python) });
-      expect((await httpRequest(`${j.base}project/capabilities`, { headers: auth(j) })).status).toBe(404);
+      const j = await startJupyter({
+        python,
+        label: 'server-proxy-disabled',
+        serverProxy: false,
+        pythonPath: serverProxyPath(python)
+      });
+      expect(
+        (
+          await httpRequest(`${j.base}project/capabilities`, {
+            headers: auth(j)
+          })
+        ).status
+      ).toBe(404);
       const report = await diagnostics(j);
       expect(report.serverProxy.version).toMatch(/^4\./);
       const p = problem(report, 'server-proxy-missing');
       expect(p.title).toBe('jupyter-server-proxy is not enabled');
-      expect(p.fix).toContain('jupyter server extension enable --sys-prefix jupyter_server_proxy');
+      expect(p.fix).toContain(
+        'jupyter server extension enable --sys-prefix jupyter_server_proxy'
+      );
     }, 60000);
 
     it('a PROJECT_STARTUP_* setting that stops the sidecar: sidecar-failed with its own message', async () => {
-      const j = await startJupyter({ python, label: 'sidecar-failed', env: { PROJECT_STARTUP_PLATFORM: 'nonsense' } });
+      const j = await startJupyter({
+        python,
+        label: 'sidecar-failed',
+        env: { PROJECT_STARTUP_PLATFORM: 'nonsense' }
+      });
       // The proxy restarts a sidecar that exits non-zero until its timeout (20 s), then answers 500.
-      const pending = httpRequest(`${j.base}project/startup?interface=notebook`, { headers: auth(j), timeoutMs: 40000 });
+      const pending = httpRequest(
+        `${j.base}project/startup?interface=notebook`,
+        { headers: auth(j), timeoutMs: 40000 }
+      );
       let report: Diagnostics | undefined;
       for (let i = 0; i < 100 && report?.sidecar.state !== 'failed'; i++) {
         await new Promise(resolve => setTimeout(resolve, 100));
@@ -382,7 +647,9 @@ describe('the wheel', () => {
       );
       expect(failed.sidecar.logTail.length).toBeGreaterThan(0);
       expect(failed.sidecar.logTail.length).toBeLessThanOrEqual(20);
-      expect(failed.sidecar.logTail.join('\n')).toContain('PROJECT_STARTUP_PLATFORM must be one of');
+      expect(failed.sidecar.logTail.join('\n')).toContain(
+        'PROJECT_STARTUP_PLATFORM must be one of'
+      );
       const p = problem(failed, 'sidecar-failed');
       expect(p.detail).toBe(failed.sidecar.lastError);
       expect(p.fix).toContain('PROJECT_STARTUP_');
@@ -418,24 +685,47 @@ describe("the real JupyterLab front end in Chromium, with the extension from the
 
   /** The lab from the venv's python: labextensions from Jupyter's search path (the venv's
    * share/jupyter), the server extensions its etc/jupyter enables, the real proxy. Nothing copied. */
-  async function openInstalledLab(label: string, env: Record<string, string> = {}): Promise<Page> {
-    server = await startLabServer({ python, loadOtherExtensions: true, baseUrl: BASE_URL, label, env });
-    expect(fs.readdirSync(path.join(server.dirs.data, 'labextensions'))).toEqual([]);
+  async function openInstalledLab(
+    label: string,
+    env: Record<string, string> = {}
+  ): Promise<Page> {
+    server = await startLabServer({
+      python,
+      loadOtherExtensions: true,
+      baseUrl: BASE_URL,
+      label,
+      env
+    });
+    expect(
+      fs.readdirSync(path.join(server.dirs.data, 'labextensions'))
+    ).toEqual([]);
     page = await (browser as Browser).newPage();
     await page.setViewportSize({ width: 1280, height: 1000 });
     problems = new PageProblems(page);
     await openLab(page, server);
-    const config = await page.evaluate(() => JSON.parse(document.getElementById('jupyter-config-data')?.textContent ?? '{}'));
+    const config = await page.evaluate(() =>
+      JSON.parse(
+        document.getElementById('jupyter-config-data')?.textContent ?? '{}'
+      )
+    );
     expect(config.baseUrl).toBe(BASE_URL);
-    expect(config.federated_extensions.map((e: { name: string }) => e.name)).toEqual(['jupyterlab-project-startup']);
-    expect(server.logs()).toContain('jupyterlab_project_startup | extension was successfully loaded');
+    expect(
+      config.federated_extensions.map((e: { name: string }) => e.name)
+    ).toEqual(['jupyterlab-project-startup']);
+    expect(server.logs()).toContain(
+      'jupyterlab_project_startup | extension was successfully loaded'
+    );
     return page;
   }
 
-  function expectOnlyProblems(allowed: (problem: PageProblem) => boolean = () => false): void {
+  function expectOnlyProblems(
+    allowed: (problem: PageProblem) => boolean = () => false
+  ): void {
     const found = (problems as PageProblems).unexpected(allowed);
     if (found.length > 0) {
-      throw new Error(`page problems:\n  ${found.join('\n  ')}\n--- server log (tail) ---\n${server?.logs().slice(-3000)}`);
+      throw new Error(
+        `page problems:\n  ${found.join('\n  ')}\n--- server log (tail) ---\n${server?.logs().slice(-3000)}`
+      );
     }
   }
 
@@ -444,44 +734,78 @@ describe("the real JupyterLab front end in Chromium, with the extension from the
     const s = server as LabServer;
     // openWhileIncomplete (default): the panel opens at start while setup is incomplete.
     const panel = p.locator(PANEL);
-    await panel.locator('.jp-ProjectStartup-phaseBadge.jp-mod-awaiting-confirmation').waitFor({ state: 'visible', timeout: 30000 });
+    await panel
+      .locator('.jp-ProjectStartup-phaseBadge.jp-mod-awaiting-confirmation')
+      .waitFor({ state: 'visible', timeout: 30000 });
     await panel.getByRole('button', { name: 'Initialize project' }).click();
     const dialog = p.locator('.jp-Dialog');
     await dialog.waitFor({ state: 'visible' });
     const statePath = path.join(s.dirs.project, '.project-startup');
-    await expect(dialog.locator('.jp-ProjectStartup-dialogPath').textContent()).resolves.toBe(s.dirs.project);
-    const initialized = p.waitForResponse(r => new URL(r.url()).pathname === `${BASE_URL}project/initialize`, { timeout: 20000 });
+    await expect(
+      dialog.locator('.jp-ProjectStartup-dialogPath').textContent()
+    ).resolves.toBe(s.dirs.project);
+    const initialized = p.waitForResponse(
+      r => new URL(r.url()).pathname === `${BASE_URL}project/initialize`,
+      { timeout: 20000 }
+    );
     await dialog.locator('.jp-mod-accept').click();
     expect((await initialized).status()).toBe(201);
-    await panel.locator('.jp-ProjectStartup-phaseBadge.jp-mod-ready').waitFor({ state: 'visible', timeout: 20000 });
-    await expect(panel.locator('.jp-ProjectStartup-success').textContent()).resolves.toBe(`Project initialized: ${statePath} was created.`);
-    expect(fs.statSync(path.join(statePath, 'initialization.json')).mode & 0o777).toBe(0o600);
+    await panel
+      .locator('.jp-ProjectStartup-phaseBadge.jp-mod-ready')
+      .waitFor({ state: 'visible', timeout: 20000 });
+    await expect(
+      panel.locator('.jp-ProjectStartup-success').textContent()
+    ).resolves.toBe(`Project initialized: ${statePath} was created.`);
+    expect(
+      fs.statSync(path.join(statePath, 'initialization.json')).mode & 0o777
+    ).toBe(0o600);
     await screenshot(p, 'wheel-panel-ready');
     expectOnlyProblems();
   }, 120000);
 
   it('Node missing: the panel shows the real cause and fix from the diagnostics route, not a bare HTTP 500', async () => {
-    const p = await openInstalledLab('wheel-lab-node-missing', { PROJECT_STARTUP_NODE: '/nonexistent/bin/node' });
+    const p = await openInstalledLab('wheel-lab-node-missing', {
+      PROJECT_STARTUP_NODE: '/nonexistent/bin/node'
+    });
     // The panel does not open by itself here: an error notification gives the cause from the
     // diagnostics route and the start of its fix, and its action opens the panel.
-    const toast = p.locator('.jp-toastContainer .Toastify__toast', { hasText: 'Project Startup cannot start: Node.js was not found.' });
+    const toast = p.locator('.jp-toastContainer .Toastify__toast', {
+      hasText: 'Project Startup cannot start: Node.js was not found.'
+    });
     await toast.waitFor({ state: 'visible', timeout: 30000 });
-    await expect(toast.getAttribute('class')).resolves.toContain('jp-Notification-Toast-error');
-    const [cause, fix] = (await toast.locator('.jp-toast-message').innerText()).split('\n');
+    await expect(toast.getAttribute('class')).resolves.toContain(
+      'jp-Notification-Toast-error'
+    );
+    const [cause, fix] = (
+      await toast.locator('.jp-toast-message').innerText()
+    ).split('\n');
     expect(cause).toBe('Project Startup cannot start: Node.js was not found.');
-    expect(fix).toMatch(/^Set PROJECT_STARTUP_NODE to the path of Node\.js 20 or newer/);
+    expect(fix).toMatch(
+      /^Set PROJECT_STARTUP_NODE to the path of Node\.js 20 or newer/
+    );
     expect(await p.locator(PANEL).count()).toBe(0);
     await p.waitForTimeout(600); // the toast's slide-in, for a clear screenshot
     await screenshot(p, 'wheel-notification-node-missing');
     await toast.getByRole('button', { name: 'Open Project Startup' }).click();
     const item = p.locator(`${PANEL} [data-problem-code="node-missing"]`);
     await item.waitFor({ state: 'visible', timeout: 30000 });
-    await expect(item.textContent()).resolves.toContain('PROJECT_STARTUP_NODE is set to /nonexistent/bin/node, which is not an executable file.');
-    await expect(item.textContent()).resolves.toContain('Fix: Set PROJECT_STARTUP_NODE to the path of Node.js 20 or newer');
+    await expect(item.textContent()).resolves.toContain(
+      'PROJECT_STARTUP_NODE is set to /nonexistent/bin/node, which is not an executable file.'
+    );
+    await expect(item.textContent()).resolves.toContain(
+      'Fix: Set PROJECT_STARTUP_NODE to the path of Node.js 20 or newer'
+    );
     const status = p.locator(`${PANEL} [role="status"]`);
-    await expect(status.textContent()).resolves.toBe('The Project Startup service cannot start: Node.js was not found.');
+    await expect(status.textContent()).resolves.toBe(
+      'The Project Startup service cannot start: Node.js was not found.'
+    );
     await screenshot(p, 'wheel-panel-node-missing');
     // The one expected failure: the proxy's 500 for the startup projection (and its console line).
-    expectOnlyProblems(pr => pr.path === `${BASE_URL}project/startup` && pr.status === 500 && (pr.kind === 'http' || pr.kind === 'console-error'));
+    expectOnlyProblems(
+      pr =>
+        pr.path === `${BASE_URL}project/startup` &&
+        pr.status === 500 &&
+        (pr.kind === 'http' || pr.kind === 'console-error')
+    );
   }, 120000);
 });

@@ -12,7 +12,13 @@ function python(code: string): Record<string, unknown> {
     encoding: 'utf8',
     timeout: 30000,
     cwd: REPO_ROOT,
-    env: { PATH: '/usr/bin:/bin', PYTHONPATH: REPO_ROOT, PYTHONDONTWRITEBYTECODE: '1', HOME: '/nonexistent', JUPYTER_RUNTIME_DIR: '/nonexistent/runtime' }
+    env: {
+      PATH: '/usr/bin:/bin',
+      PYTHONPATH: REPO_ROOT,
+      PYTHONDONTWRITEBYTECODE: '1',
+      HOME: '/nonexistent',
+      JUPYTER_RUNTIME_DIR: '/nonexistent/runtime'
+    }
   });
   if (result.status !== 0) {
     throw new Error(`python failed (${result.status}): ${result.stderr}`);
@@ -34,12 +40,23 @@ except client.ProjectStartupError as problem:
     missing = {"code": problem.code, "fix": problem.fix}
 print(json.dumps({"override": [override.url, override.token, override.source], "hub": [hub.url, hub.token, hub.source], "missing": missing}))
 `);
-  expect(out.override).toEqual(['http://127.0.0.1:1/x/', 't', '$PROJECT_STARTUP_JUPYTER_URL']);
-  expect(out.hub).toEqual(['http://127.0.0.1:2/user/a/', 'h', '$JUPYTERHUB_SERVICE_URL and $JUPYTERHUB_API_TOKEN']);
-  expect(out.missing).toEqual({ code: 'jupyter-not-found', fix: expect.stringContaining('client.connect(url=') });
+  expect(out.override).toEqual([
+    'http://127.0.0.1:1/x/',
+    't',
+    '$PROJECT_STARTUP_JUPYTER_URL'
+  ]);
+  expect(out.hub).toEqual([
+    'http://127.0.0.1:2/user/a/',
+    'h',
+    '$JUPYTERHUB_SERVICE_URL and $JUPYTERHUB_API_TOKEN'
+  ]);
+  expect(out.missing).toEqual({
+    code: 'jupyter-not-found',
+    fix: expect.stringContaining('client.connect(url=')
+  });
 });
 
-test('initialize without a confirmation is refused before any request; the display escapes the service\'s text', () => {
+test("initialize without a confirmation is refused before any request; the display escapes the service's text", () => {
   const out = python(`
 import json
 from jupyterlab_project_startup import client

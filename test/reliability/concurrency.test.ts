@@ -10,7 +10,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { startServe, trackedSandboxes } from '../helpers/cli';
-import { request, tempRoot, TestService, trackedServices } from '../helpers/harness';
+import {
+  request,
+  tempRoot,
+  TestService,
+  trackedServices
+} from '../helpers/harness';
 import { expectValid } from '../helpers/schemas';
 import { createState, StateInspector } from '../../sidecar/src/state';
 import { Exchange, exchange, intFromEnv, rawHttp } from './support';
@@ -29,29 +34,49 @@ interface Body {
   confirm: { projectPath: string; statePath: string };
 }
 
-async function confirmation(svc: TestService, headers: Record<string, string> = { authorization: `Bearer ${svc.token}` }): Promise<Body> {
+async function confirmation(
+  svc: TestService,
+  headers: Record<string, string> = { authorization: `Bearer ${svc.token}` }
+): Promise<Body> {
   const r = await request(`${svc.api}startup?interface=web`, { headers });
   expect([r.status, r.status === 200 ? '' : r.text]).toEqual([200, '']);
-  return { interface: 'web', confirm: { projectPath: r.json.projectPath, statePath: r.json.statePath } };
+  return {
+    interface: 'web',
+    confirm: { projectPath: r.json.projectPath, statePath: r.json.statePath }
+  };
 }
 
-function post(port: number, route: string, headers: [string, string][], body: unknown, localAddress?: string): Promise<Exchange> {
+function post(
+  port: number,
+  route: string,
+  headers: [string, string][],
+  body: unknown,
+  localAddress?: string
+): Promise<Exchange> {
   const text = JSON.stringify(body);
   return exchange(
     { port },
-    rawHttp('POST', `/project/${route}`, [
-      ['Host', `127.0.0.1:${port}`],
-      ['Content-Type', 'application/json'],
-      ['Content-Length', String(Buffer.byteLength(text))],
-      ['Connection', 'close'],
-      ...headers
-    ], text),
+    rawHttp(
+      'POST',
+      `/project/${route}`,
+      [
+        ['Host', `127.0.0.1:${port}`],
+        ['Content-Type', 'application/json'],
+        ['Content-Length', String(Buffer.byteLength(text))],
+        ['Connection', 'close'],
+        ...headers
+      ],
+      text
+    ),
     { localAddress, timeoutMs: 20000 }
   );
 }
 
 /** Counts the connections a service accepts and the distinct client addresses they came from. */
-function watchConnections(svc: TestService): { connections: () => number; addresses: () => Set<string> } {
+function watchConnections(svc: TestService): {
+  connections: () => number;
+  addresses: () => Set<string>;
+} {
   let connections = 0;
   const addresses = new Set<string>();
   svc.running.server.on('connection', socket => {
@@ -62,10 +87,16 @@ function watchConnections(svc: TestService): { connections: () => number; addres
 }
 
 /** Exactly one creation; every answer the same record; on disk one directory with one record. */
-function expectOneState(records: { status: number; created: boolean; record: unknown }[], statePath: string, projectDir: string): void {
+function expectOneState(
+  records: { status: number; created: boolean; record: unknown }[],
+  statePath: string,
+  projectDir: string
+): void {
   const summary = records.map(r => `${r.status}/${r.created}`);
   expect(summary.filter(s => s === '201/true')).toHaveLength(1);
-  expect(summary.filter(s => s === '200/false')).toHaveLength(records.length - 1);
+  expect(summary.filter(s => s === '200/false')).toHaveLength(
+    records.length - 1
+  );
   const winner = records.find(r => r.created)?.record;
   for (const r of records) {
     expect(r.record).toEqual(winner);
@@ -81,7 +112,11 @@ function expectOneState(records: { status: number; created: boolean; record: unk
   expect(onDisk).toEqual(winner);
 }
 
-function restAnswer(ex: Exchange): { status: number; created: boolean; record: unknown } {
+function restAnswer(ex: Exchange): {
+  status: number;
+  created: boolean;
+  record: unknown;
+} {
   const json = JSON.parse(ex.body);
   expectValid('InitializeResponse', json);
   expect(json.phase).toBe('ready');
@@ -100,25 +135,44 @@ describe('64 concurrent initialize calls from separate clients', () => {
       const reads = Array.from({ length: CLIENTS }, (_, i) =>
         exchange(
           { port },
-          rawHttp('GET', '/project/startup?interface=web', [['Host', `127.0.0.1:${port}`], auth, ['Connection', 'close']]),
+          rawHttp('GET', '/project/startup?interface=web', [
+            ['Host', `127.0.0.1:${port}`],
+            auth,
+            ['Connection', 'close']
+          ]),
           { localAddress: clientAddress(i), timeoutMs: 20000 }
         )
       );
-      const writes = Array.from({ length: CLIENTS }, (_, i) => post(port, 'initialize', [auth], body, clientAddress(i)));
-      const [written, read] = await Promise.all([Promise.all(writes), Promise.all(reads)]);
+      const writes = Array.from({ length: CLIENTS }, (_, i) =>
+        post(port, 'initialize', [auth], body, clientAddress(i))
+      );
+      const [written, read] = await Promise.all([
+        Promise.all(writes),
+        Promise.all(reads)
+      ]);
 
       expect(watch.addresses().size).toBe(CLIENTS);
       expect(watch.connections()).toBeGreaterThanOrEqual(2 * CLIENTS);
-      expect(written.map(w => w.status).filter(s => s !== 200 && s !== 201)).toEqual([]);
-      expectOneState(written.map(restAnswer), body.confirm.statePath, svc.projectDir);
+      expect(
+        written.map(w => w.status).filter(s => s !== 200 && s !== 201)
+      ).toEqual([]);
+      expectOneState(
+        written.map(restAnswer),
+        body.confirm.statePath,
+        svc.projectDir
+      );
       for (const r of read) {
         expect(r.status).toBe(200);
         const projection = JSON.parse(r.body);
         expect(['awaiting-confirmation', 'ready']).toContain(projection.phase);
-        const check = projection.readinessChecks.find((c: { id: string }) => c.id === 'state-path');
+        const check = projection.readinessChecks.find(
+          (c: { id: string }) => c.id === 'state-path'
+        );
         expect(check.status).not.toBe('fail');
       }
-      const after = await request(`${svc.api}startup?interface=web`, { token: svc.token });
+      const after = await request(`${svc.api}startup?interface=web`, {
+        token: svc.token
+      });
       expect(after.json.phase).toBe('ready');
     },
     60000
@@ -131,7 +185,13 @@ describe('64 concurrent initialize calls from separate clients', () => {
     const auth: [string, string] = ['Authorization', `Bearer ${svc.token}`];
     const answers = await Promise.all(
       Array.from({ length: CLIENTS }, (_, i) =>
-        post(port, 'gateway', [auth], { jsonrpc: '2.0', id: i, method: 'project.initialize', params: body }, clientAddress(i))
+        post(
+          port,
+          'gateway',
+          [auth],
+          { jsonrpc: '2.0', id: i, method: 'project.initialize', params: body },
+          clientAddress(i)
+        )
       )
     );
     const records = answers.map((ex, i) => {
@@ -140,7 +200,11 @@ describe('64 concurrent initialize calls from separate clients', () => {
       expectValid('GatewayResponse', json);
       expect(json.id).toBe(i);
       expect(json.error).toBeUndefined();
-      return { status: json.result.created ? 201 : 200, created: json.result.created, record: json.result.record };
+      return {
+        status: json.result.created ? 201 : 200,
+        created: json.result.created,
+        record: json.result.record
+      };
     });
     expectOneState(records, body.confirm.statePath, svc.projectDir);
   }, 60000);
@@ -153,11 +217,28 @@ describe('64 concurrent initialize calls from separate clients', () => {
     const answers = await Promise.all(
       Array.from({ length: CLIENTS }, (_, i) =>
         i % 2 === 0
-          ? post(port, 'initialize', [auth], body, clientAddress(i)).then(restAnswer)
-          : post(port, 'gateway', [auth], { jsonrpc: '2.0', id: i, method: 'project.initialize', params: body }, clientAddress(i)).then(ex => {
+          ? post(port, 'initialize', [auth], body, clientAddress(i)).then(
+              restAnswer
+            )
+          : post(
+              port,
+              'gateway',
+              [auth],
+              {
+                jsonrpc: '2.0',
+                id: i,
+                method: 'project.initialize',
+                params: body
+              },
+              clientAddress(i)
+            ).then(ex => {
               const json = JSON.parse(ex.body);
               expect(json.error).toBeUndefined();
-              return { status: json.result.created ? 201 : 200, created: json.result.created as boolean, record: json.result.record as unknown };
+              return {
+                status: json.result.created ? 201 : 200,
+                created: json.result.created as boolean,
+                record: json.result.record as unknown
+              };
             })
       )
     );
@@ -170,16 +251,39 @@ describe('64 concurrent initialize calls from separate clients', () => {
     const secret = 'concurrency-proxy-secret-0123456789';
     fs.writeFileSync(secretFile, secret, { mode: 0o600 });
     try {
-      const svc = await start({ env: { PROJECT_STARTUP_TRUSTED_PROXY_SECRET_FILE: secretFile }, serve: { ingress: 'trusted-proxy' } });
+      const svc = await start({
+        env: { PROJECT_STARTUP_TRUSTED_PROXY_SECRET_FILE: secretFile },
+        serve: { ingress: 'trusted-proxy' }
+      });
       const port = svc.running.port as number;
-      const proxy: [string, string] = ['X-Project-Startup-Proxy-Secret', secret];
-      const body = await confirmation(svc, { 'x-project-startup-proxy-secret': secret });
+      const proxy: [string, string] = [
+        'X-Project-Startup-Proxy-Secret',
+        secret
+      ];
+      const body = await confirmation(svc, {
+        'x-project-startup-proxy-secret': secret
+      });
       const answers = await Promise.all(
-        Array.from({ length: CLIENTS }, (_, i) => post(port, 'initialize', [proxy, ['X-Forwarded-For', `192.0.2.${i + 1}`]], body))
+        Array.from({ length: CLIENTS }, (_, i) =>
+          post(
+            port,
+            'initialize',
+            [proxy, ['X-Forwarded-For', `192.0.2.${i + 1}`]],
+            body
+          )
+        )
       );
-      expect(answers.map(a => a.status).filter(s => s !== 200 && s !== 201)).toEqual([]);
-      expectOneState(answers.map(restAnswer), body.confirm.statePath, svc.projectDir);
-      expect(answers.map(a => JSON.parse(a.body).record.confirmation.ingress)).toEqual(Array(CLIENTS).fill('trusted-proxy'));
+      expect(
+        answers.map(a => a.status).filter(s => s !== 200 && s !== 201)
+      ).toEqual([]);
+      expectOneState(
+        answers.map(restAnswer),
+        body.confirm.statePath,
+        svc.projectDir
+      );
+      expect(
+        answers.map(a => JSON.parse(a.body).record.confirmation.ingress)
+      ).toEqual(Array(CLIENTS).fill('trusted-proxy'));
     } finally {
       fs.rmSync(secretDir, { recursive: true, force: true });
     }
@@ -187,19 +291,43 @@ describe('64 concurrent initialize calls from separate clients', () => {
 
   it('two service processes on one project, 32 clients each: exactly one state between them', async () => {
     const s = sandbox();
-    const envFor = (n: number) => ({ ...s.env, PROJECT_STARTUP_RUNTIME_DIR: path.join(s.root, `run-${n}`), PROJECT_STARTUP_TOKEN: `two-process-token-${n}-0123456789abcdef` });
-    const [a, b] = await Promise.all([startServe([], { env: envFor(1), cwd: s.projectDir }), startServe([], { env: envFor(2), cwd: s.projectDir })]);
-    const p = await request(`${a.url}startup?interface=web`, { token: envFor(1).PROJECT_STARTUP_TOKEN });
-    const body: Body = { interface: 'web', confirm: { projectPath: p.json.projectPath, statePath: p.json.statePath } };
+    const envFor = (n: number) => ({
+      ...s.env,
+      PROJECT_STARTUP_RUNTIME_DIR: path.join(s.root, `run-${n}`),
+      PROJECT_STARTUP_TOKEN: `two-process-token-${n}-0123456789abcdef`
+    });
+    const [a, b] = await Promise.all([
+      startServe([], { env: envFor(1), cwd: s.projectDir }),
+      startServe([], { env: envFor(2), cwd: s.projectDir })
+    ]);
+    const p = await request(`${a.url}startup?interface=web`, {
+      token: envFor(1).PROJECT_STARTUP_TOKEN
+    });
+    const body: Body = {
+      interface: 'web',
+      confirm: { projectPath: p.json.projectPath, statePath: p.json.statePath }
+    };
     const answers = await Promise.all(
       Array.from({ length: CLIENTS }, (_, i) => {
         const server = i % 2 === 0 ? a : b;
         const token = envFor(i % 2 === 0 ? 1 : 2).PROJECT_STARTUP_TOKEN;
-        return post(server.port, 'initialize', [['Authorization', `Bearer ${token}`]], body, clientAddress(i));
+        return post(
+          server.port,
+          'initialize',
+          [['Authorization', `Bearer ${token}`]],
+          body,
+          clientAddress(i)
+        );
       })
     );
-    expect(answers.map(x => x.status).filter(st => st !== 200 && st !== 201)).toEqual([]);
-    expectOneState(answers.map(restAnswer), body.confirm.statePath, s.projectDir);
+    expect(
+      answers.map(x => x.status).filter(st => st !== 200 && st !== 201)
+    ).toEqual([]);
+    expectOneState(
+      answers.map(restAnswer),
+      body.confirm.statePath,
+      s.projectDir
+    );
     for (const server of [a, b]) {
       expect((await server.stop()).code).toBe(0);
     }
@@ -210,7 +338,13 @@ describe('another process creating the state between the steps of this one', () 
   // Two processes (a sidecar and `project-startup init --local`, or two sidecars) share one
   // project. The fault-injection hook lets the other process run a whole creation at each step
   // of this one, deterministically; the outcome must still be one state and a 200 or 201 here.
-  it.each(['parents-created', 'directory-created', 'record-written', 'record-linked', 'temporary-removed'] as const)(
+  it.each([
+    'parents-created',
+    'directory-created',
+    'record-written',
+    'record-linked',
+    'temporary-removed'
+  ] as const)(
     'the other process completes at step %s: one record, this call answers 200 with it (never 5xx)',
     async step => {
       // Not const: onCreationStep may run before start() answers, and must then see undefined.
@@ -221,14 +355,22 @@ describe('another process creating the state between the steps of this one', () 
         onCreationStep: reached => {
           if (reached === step && other === undefined && svc !== undefined) {
             const service = svc.running.service;
-            const inspector = new StateInspector(service.placement, service.config.projectDir);
+            const inspector = new StateInspector(
+              service.placement,
+              service.config.projectDir
+            );
             const record = {
               schemaVersion: '1.0.0',
               kind: 'project-startup-state' as const,
               projectPath: service.config.projectDir,
               statePath: service.placement.statePath,
               platform: service.adapter.id,
-              confirmation: { interface: 'web' as const, method: 'http-api' as const, ingress: 'command-line' as const, confirmedAt: '2000-01-01T00:00:00.000Z' },
+              confirmation: {
+                interface: 'web' as const,
+                method: 'http-api' as const,
+                ingress: 'command-line' as const,
+                confirmedAt: '2000-01-01T00:00:00.000Z'
+              },
               service: { version: service.version }
             };
             other = createState(service.placement, inspector, record);
@@ -237,16 +379,31 @@ describe('another process creating the state between the steps of this one', () 
       });
       const body = await confirmation(svc);
       const port = svc.running.port as number;
-      const answer = await post(port, 'initialize', [['Authorization', `Bearer ${svc.token}`]], body);
+      const answer = await post(
+        port,
+        'initialize',
+        [['Authorization', `Bearer ${svc.token}`]],
+        body
+      );
       expect(other).toBeDefined();
-      expect({ status: answer.status, code: answer.status >= 400 ? JSON.parse(answer.body).code : undefined }).toEqual({
+      expect({
+        status: answer.status,
+        code: answer.status >= 400 ? JSON.parse(answer.body).code : undefined
+      }).toEqual({
         status: other?.created ? 200 : 201,
         code: undefined
       });
       const mine = restAnswer(answer);
-      const file = JSON.parse(fs.readFileSync(path.join(body.confirm.statePath, 'initialization.json'), 'utf8'));
+      const file = JSON.parse(
+        fs.readFileSync(
+          path.join(body.confirm.statePath, 'initialization.json'),
+          'utf8'
+        )
+      );
       expect(mine.record).toEqual(file);
-      expect(fs.readdirSync(body.confirm.statePath)).toEqual(['initialization.json']);
+      expect(fs.readdirSync(body.confirm.statePath)).toEqual([
+        'initialization.json'
+      ]);
     },
     30000
   );

@@ -7,10 +7,19 @@
 // below $HOME, with parent directories to create).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CliSandbox, runCli, startServe, trackedSandboxes } from '../helpers/cli';
+import {
+  CliSandbox,
+  runCli,
+  startServe,
+  trackedSandboxes
+} from '../helpers/cli';
 import { HttpResult, request } from '../helpers/harness';
 import { expectValid } from '../helpers/schemas';
-import { CREATION_STEPS, CreationStep, TEST_CRASH_AT_ENV } from '../../sidecar/src/state';
+import {
+  CREATION_STEPS,
+  CreationStep,
+  TEST_CRASH_AT_ENV
+} from '../../sidecar/src/state';
 import { alive, eventually, tree } from './support';
 
 const sandbox = trackedSandboxes();
@@ -27,7 +36,10 @@ const PLATFORMS: Platform[] = [
   { name: 'generic', env: {}, args: [], iface: 'web' },
   {
     name: 'hosted notebook',
-    env: { JUPYTERHUB_API_URL: 'http://127.0.0.1:9/hub/api', JUPYTERHUB_USER: 'alice' },
+    env: {
+      JUPYTERHUB_API_URL: 'http://127.0.0.1:9/hub/api',
+      JUPYTERHUB_USER: 'alice'
+    },
     args: ['--ingress', 'direct-loopback'],
     iface: 'notebook'
   }
@@ -42,12 +54,19 @@ const RECORD_AFTER: Record<CreationStep, boolean> = {
   'temporary-removed': true
 };
 
-function envFor(s: CliSandbox, p: Platform, extra: Record<string, string> = {}): Record<string, string> {
+function envFor(
+  s: CliSandbox,
+  p: Platform,
+  extra: Record<string, string> = {}
+): Record<string, string> {
   return { ...s.env, ...p.env, PROJECT_STARTUP_TOKEN: TOKEN, ...extra };
 }
 
 /** POST initialize; a connection that dies with the process resolves as undefined. */
-async function initialize(url: string, body: unknown): Promise<HttpResult | undefined> {
+async function initialize(
+  url: string,
+  body: unknown
+): Promise<HttpResult | undefined> {
   try {
     return await request(`${url}initialize`, {
       method: 'POST',
@@ -62,7 +81,10 @@ async function initialize(url: string, body: unknown): Promise<HttpResult | unde
 }
 
 /** What is on disk at the state path, judged as design.md asks: absent, or complete and valid. */
-function inspectState(statePath: string): { record: unknown | undefined; leftovers: string[] } {
+function inspectState(statePath: string): {
+  record: unknown | undefined;
+  leftovers: string[];
+} {
   let entries: string[];
   try {
     const stat = fs.lstatSync(statePath);
@@ -100,17 +122,36 @@ describe.each(PLATFORMS)('a crash at each step of initialize: $name', p => {
     'killed at %s: the state is absent or complete, the phase says which, and initialize then completes',
     async step => {
       const s = sandbox();
-      const crashing = await startServe(p.args, { env: envFor(s, p, { [TEST_CRASH_AT_ENV]: step }), cwd: s.projectDir });
+      const crashing = await startServe(p.args, {
+        env: envFor(s, p, { [TEST_CRASH_AT_ENV]: step }),
+        cwd: s.projectDir
+      });
       expect(crashing.stderr()).toMatch(/TEST-ONLY fault injection armed/);
       const pid = crashing.child.pid as number;
-      const before = await request(`${crashing.url}startup?interface=${p.iface}`, { token: TOKEN });
+      const before = await request(
+        `${crashing.url}startup?interface=${p.iface}`,
+        { token: TOKEN }
+      );
       expect(before.json.phase).toBe('awaiting-confirmation');
-      const body = { interface: p.iface, confirm: { projectPath: before.json.projectPath, statePath: before.json.statePath } };
+      const body = {
+        interface: p.iface,
+        confirm: {
+          projectPath: before.json.projectPath,
+          statePath: before.json.statePath
+        }
+      };
       const statePath: string = before.json.statePath;
 
       const answer = await initialize(crashing.url, body);
       expect(answer).toBeUndefined(); // the process died before answering
-      expect(await eventually(() => crashing.child.signalCode !== null || crashing.child.exitCode !== null, 200)).toBe(true);
+      expect(
+        await eventually(
+          () =>
+            crashing.child.signalCode !== null ||
+            crashing.child.exitCode !== null,
+          200
+        )
+      ).toBe(true);
       expect(crashing.child.signalCode).toBe('SIGKILL');
       expect(alive(pid)).toBe(false);
 
@@ -118,22 +159,41 @@ describe.each(PLATFORMS)('a crash at each step of initialize: $name', p => {
       const after = inspectState(statePath);
       expect(after.record !== undefined).toBe(RECORD_AFTER[step]);
       if (after.record !== undefined) {
-        expect(after.record).toMatchObject({ projectPath: body.confirm.projectPath, statePath, confirmation: { interface: p.iface } });
+        expect(after.record).toMatchObject({
+          projectPath: body.confirm.projectPath,
+          statePath,
+          confirmation: { interface: p.iface }
+        });
       }
       // The command line, with the dead process's runtime file still there, evaluates locally.
-      const status = await runCli(['status', '--json', '--interface', p.iface], { env: envFor(s, p), cwd: s.projectDir });
+      const status = await runCli(
+        ['status', '--json', '--interface', p.iface],
+        { env: envFor(s, p), cwd: s.projectDir }
+      );
       expect(status.code).toBe(0);
       const local = JSON.parse(status.stdout);
-      expect(local.phase).toBe(RECORD_AFTER[step] ? 'ready' : 'awaiting-confirmation');
+      expect(local.phase).toBe(
+        RECORD_AFTER[step] ? 'ready' : 'awaiting-confirmation'
+      );
 
       // Restarted without the hook.
-      const restarted = await startServe(p.args, { env: envFor(s, p), cwd: s.projectDir });
+      const restarted = await startServe(p.args, {
+        env: envFor(s, p),
+        cwd: s.projectDir
+      });
       expect(restarted.stderr()).not.toMatch(/TEST-ONLY/);
-      const projection = await request(`${restarted.url}startup?interface=${p.iface}`, { token: TOKEN });
+      const projection = await request(
+        `${restarted.url}startup?interface=${p.iface}`,
+        { token: TOKEN }
+      );
       expect(projection.status).toBe(200);
       expectValid('StartupProjection', projection.json);
-      expect(projection.json.phase).toBe(RECORD_AFTER[step] ? 'ready' : 'awaiting-confirmation');
-      const check = projection.json.readinessChecks.find((c: { id: string }) => c.id === 'state-path');
+      expect(projection.json.phase).toBe(
+        RECORD_AFTER[step] ? 'ready' : 'awaiting-confirmation'
+      );
+      const check = projection.json.readinessChecks.find(
+        (c: { id: string }) => c.id === 'state-path'
+      );
       expect(check.status).toBe('pass');
 
       const again = await initialize(restarted.url, body);
@@ -158,7 +218,10 @@ describe.each(PLATFORMS)('a crash at each step of initialize: $name', p => {
 describe('the fault-injection hook is test-only', () => {
   it('an unknown step stops serve with exit 2 and names the steps; nothing listens', async () => {
     const s = sandbox();
-    const run = await runCli(['serve'], { env: { ...s.env, [TEST_CRASH_AT_ENV]: 'everywhere' }, cwd: s.projectDir });
+    const run = await runCli(['serve'], {
+      env: { ...s.env, [TEST_CRASH_AT_ENV]: 'everywhere' },
+      cwd: s.projectDir
+    });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(TEST_CRASH_AT_ENV);
     for (const step of CREATION_STEPS) {
@@ -169,25 +232,50 @@ describe('the fault-injection hook is test-only', () => {
 
   it('no request can arm it: the variable as a header, a query parameter or a body member changes nothing', async () => {
     const s = sandbox();
-    const server = await startServe([], { env: { ...s.env, PROJECT_STARTUP_TOKEN: TOKEN }, cwd: s.projectDir });
-    const projection = await request(`${server.url}startup?interface=web&${TEST_CRASH_AT_ENV}=record-written`, {
-      token: TOKEN,
-      headers: { [TEST_CRASH_AT_ENV.toLowerCase()]: 'record-written' }
+    const server = await startServe([], {
+      env: { ...s.env, PROJECT_STARTUP_TOKEN: TOKEN },
+      cwd: s.projectDir
     });
-    const confirm = { projectPath: projection.json.projectPath, statePath: projection.json.statePath };
-    const withMember = await request(`${server.url}initialize?${TEST_CRASH_AT_ENV}=record-written`, {
-      method: 'POST',
-      token: TOKEN,
-      headers: { 'content-type': 'application/json', [TEST_CRASH_AT_ENV.toLowerCase()]: 'record-written' },
-      body: JSON.stringify({ interface: 'web', confirm, [TEST_CRASH_AT_ENV]: 'record-written' })
-    });
+    const projection = await request(
+      `${server.url}startup?interface=web&${TEST_CRASH_AT_ENV}=record-written`,
+      {
+        token: TOKEN,
+        headers: { [TEST_CRASH_AT_ENV.toLowerCase()]: 'record-written' }
+      }
+    );
+    const confirm = {
+      projectPath: projection.json.projectPath,
+      statePath: projection.json.statePath
+    };
+    const withMember = await request(
+      `${server.url}initialize?${TEST_CRASH_AT_ENV}=record-written`,
+      {
+        method: 'POST',
+        token: TOKEN,
+        headers: {
+          'content-type': 'application/json',
+          [TEST_CRASH_AT_ENV.toLowerCase()]: 'record-written'
+        },
+        body: JSON.stringify({
+          interface: 'web',
+          confirm,
+          [TEST_CRASH_AT_ENV]: 'record-written'
+        })
+      }
+    );
     expect(withMember.status).toBe(422); // an unknown member, refused like any other
-    const created = await request(`${server.url}initialize?${TEST_CRASH_AT_ENV}=record-written`, {
-      method: 'POST',
-      token: TOKEN,
-      headers: { 'content-type': 'application/json', [TEST_CRASH_AT_ENV.toLowerCase()]: 'record-written' },
-      body: JSON.stringify({ interface: 'web', confirm })
-    });
+    const created = await request(
+      `${server.url}initialize?${TEST_CRASH_AT_ENV}=record-written`,
+      {
+        method: 'POST',
+        token: TOKEN,
+        headers: {
+          'content-type': 'application/json',
+          [TEST_CRASH_AT_ENV.toLowerCase()]: 'record-written'
+        },
+        body: JSON.stringify({ interface: 'web', confirm })
+      }
+    );
     expect(created.status).toBe(201);
     expect(alive(server.child.pid as number)).toBe(true);
     expect(tree(confirm.statePath)).toEqual(['initialization.json']);

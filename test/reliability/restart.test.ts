@@ -9,7 +9,14 @@
 // most 300 times 50 ms apart after a kill.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { checkPrerequisites, httpRequest, LabServer, sidecarServerEntry, startLabServer, stopAllLabServers } from '../e2e/helpers';
+import {
+  checkPrerequisites,
+  httpRequest,
+  LabServer,
+  sidecarServerEntry,
+  startLabServer,
+  stopAllLabServers
+} from '../e2e/helpers';
 import { expectValid } from '../helpers/schemas';
 import { alive, delay, eventually, intFromEnv } from './support';
 
@@ -24,12 +31,16 @@ interface RuntimeInfo {
 
 function runtimeInfo(server: LabServer): RuntimeInfo | undefined {
   const dir = server.dirs.sidecarRuntime;
-  const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter(f => /^server-[0-9a-f]{12}\.json$/.test(f)) : [];
+  const files = fs.existsSync(dir)
+    ? fs.readdirSync(dir).filter(f => /^server-[0-9a-f]{12}\.json$/.test(f))
+    : [];
   if (files.length !== 1) {
     return undefined;
   }
   try {
-    return JSON.parse(fs.readFileSync(path.join(dir, files[0]), 'utf8')) as RuntimeInfo;
+    return JSON.parse(
+      fs.readFileSync(path.join(dir, files[0]), 'utf8')
+    ) as RuntimeInfo;
   } catch {
     return undefined;
   }
@@ -42,7 +53,10 @@ describe('the sidecar killed under the notebook-server proxy', () => {
 
   beforeAll(async () => {
     checkPrerequisites();
-    server = await startLabServer({ label: 'restart-server', serverProxy: { project: sidecarServerEntry() } });
+    server = await startLabServer({
+      label: 'restart-server',
+      serverProxy: { project: sidecarServerEntry() }
+    });
   }, 60000);
 
   afterAll(async () => {
@@ -56,14 +70,19 @@ describe('the sidecar killed under the notebook-server proxy', () => {
     expect(first.status).toBe(200);
     const caps = await httpRequest(`${api}capabilities`, { headers: auth() });
     expect(caps.status).toBe(200);
-    const projection = await httpRequest(`${api}startup?interface=notebook`, { headers: auth() });
+    const projection = await httpRequest(`${api}startup?interface=notebook`, {
+      headers: auth()
+    });
     const created = await httpRequest(`${api}initialize`, {
       method: 'POST',
       headers: { ...auth(), 'content-type': 'application/json' },
       body: JSON.stringify({
         interface: 'notebook',
         method: 'jupyterlab-dialog',
-        confirm: { projectPath: projection.json.projectPath, statePath: projection.json.statePath }
+        confirm: {
+          projectPath: projection.json.projectPath,
+          statePath: projection.json.statePath
+        }
       })
     });
     expect(created.status).toBe(201);
@@ -81,7 +100,10 @@ describe('the sidecar killed under the notebook-server proxy', () => {
         const during: number[] = [];
         let afterKill = 0;
         for (let attempt = 0; attempt < RETRIES + 1000; attempt += 1) {
-          const answer = await httpRequest(`${api}startup?interface=notebook`, { headers: auth(), timeoutMs: 5000 }).catch(() => undefined);
+          const answer = await httpRequest(`${api}startup?interface=notebook`, {
+            headers: auth(),
+            timeoutMs: 5000
+          }).catch(() => undefined);
           if (answer?.status === 200) {
             expectValid('StartupProjection', answer.json);
             expect(answer.json.phase).toBe('ready');
@@ -118,11 +140,18 @@ describe('the sidecar killed under the notebook-server proxy', () => {
       expect(health.status).toBe(200);
       expect(seenInstances.has(health.json.instanceId)).toBe(false);
       seenInstances.add(health.json.instanceId);
-      expect(await eventually(() => runtimeInfo(s())?.instanceId === health.json.instanceId, 100)).toBe(true);
+      expect(
+        await eventually(
+          () => runtimeInfo(s())?.instanceId === health.json.instanceId,
+          100
+        )
+      ).toBe(true);
       info = runtimeInfo(s());
       expect(info?.pid).not.toBe(victim.pid);
       expect(alive((info as RuntimeInfo).pid)).toBe(true);
-      const capsAfter = await httpRequest(`${api}capabilities`, { headers: auth() });
+      const capsAfter = await httpRequest(`${api}capabilities`, {
+        headers: auth()
+      });
       expect(capsAfter.text).toBe(caps.text);
       expect(capsAfter.headers.etag).toBe(caps.headers.etag);
       const again = await httpRequest(`${api}initialize`, {
@@ -130,7 +159,10 @@ describe('the sidecar killed under the notebook-server proxy', () => {
         headers: { ...auth(), 'content-type': 'application/json' },
         body: JSON.stringify({
           interface: 'notebook',
-          confirm: { projectPath: projection.json.projectPath, statePath: projection.json.statePath }
+          confirm: {
+            projectPath: projection.json.projectPath,
+            statePath: projection.json.statePath
+          }
         })
       });
       expect(again.status).toBe(200);
@@ -138,7 +170,10 @@ describe('the sidecar killed under the notebook-server proxy', () => {
     }
     // One start for the first launch and one per kill: the proxy restarted it each time, and
     // only then (simpervisor logs restarts at debug level; the sidecar logs each start).
-    const starts = s().logs().match(/"message":"service started"/g) ?? [];
+    const starts =
+      s()
+        .logs()
+        .match(/"message":"service started"/g) ?? [];
     expect(starts).toHaveLength(1 + KILLS);
   }, 120000);
 });

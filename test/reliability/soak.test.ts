@@ -18,7 +18,14 @@
 import * as http from 'node:http';
 import { startServe, trackedSandboxes } from '../helpers/cli';
 import { request } from '../helpers/harness';
-import { delay, eventually, intFromEnv, openFdsOf, rssOf, slope } from './support';
+import {
+  delay,
+  eventually,
+  intFromEnv,
+  openFdsOf,
+  rssOf,
+  slope
+} from './support';
 
 const SECONDS = intFromEnv('PROJECT_STARTUP_SOAK_SECONDS', 20, 5, 3600);
 const CONNECTIONS = intFromEnv('PROJECT_STARTUP_SOAK_CONNECTIONS', 8, 1, 256);
@@ -37,26 +44,75 @@ interface Call {
   check?: (text: string) => boolean;
 }
 
-function rpc(id: number, method: string, params?: unknown): Record<string, unknown> {
-  return { jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) };
+function rpc(
+  id: number,
+  method: string,
+  params?: unknown
+): Record<string, unknown> {
+  return {
+    jsonrpc: '2.0',
+    id,
+    method,
+    ...(params === undefined ? {} : { params })
+  };
 }
 
 function mix(etag: string): Call[] {
   const json = { 'content-type': 'application/json' };
   const okRpc = (text: string) => !text.includes('"error"');
   return [
-    { name: 'capabilities', method: 'GET', path: 'capabilities', expect: 200, check: t => t.includes('"capabilities"') },
-    { name: 'capabilities 304', method: 'GET', path: 'capabilities', headers: { 'if-none-match': etag }, expect: 304 },
-    { name: 'startup terminal', method: 'GET', path: 'startup?interface=terminal', expect: 200, check: t => t.includes('"phase":"ready"') },
-    { name: 'startup web', method: 'GET', path: 'startup?interface=web', expect: 200, check: t => t.includes('"phase":"ready"') },
-    { name: 'startup notebook', method: 'GET', path: 'startup?interface=notebook', expect: 200, check: t => t.includes('"phase":"ready"') },
-    { name: 'gateway capabilities', method: 'POST', path: 'gateway', headers: json, body: JSON.stringify(rpc(1, 'project.capabilities')), expect: 200, check: okRpc },
+    {
+      name: 'capabilities',
+      method: 'GET',
+      path: 'capabilities',
+      expect: 200,
+      check: t => t.includes('"capabilities"')
+    },
+    {
+      name: 'capabilities 304',
+      method: 'GET',
+      path: 'capabilities',
+      headers: { 'if-none-match': etag },
+      expect: 304
+    },
+    {
+      name: 'startup terminal',
+      method: 'GET',
+      path: 'startup?interface=terminal',
+      expect: 200,
+      check: t => t.includes('"phase":"ready"')
+    },
+    {
+      name: 'startup web',
+      method: 'GET',
+      path: 'startup?interface=web',
+      expect: 200,
+      check: t => t.includes('"phase":"ready"')
+    },
+    {
+      name: 'startup notebook',
+      method: 'GET',
+      path: 'startup?interface=notebook',
+      expect: 200,
+      check: t => t.includes('"phase":"ready"')
+    },
+    {
+      name: 'gateway capabilities',
+      method: 'POST',
+      path: 'gateway',
+      headers: json,
+      body: JSON.stringify(rpc(1, 'project.capabilities')),
+      expect: 200,
+      check: okRpc
+    },
     {
       name: 'gateway startup',
       method: 'POST',
       path: 'gateway',
       headers: json,
-      body: JSON.stringify(rpc(2, 'project.startup', { interface: 'notebook' })),
+      body: JSON.stringify(
+        rpc(2, 'project.startup', { interface: 'notebook' })
+      ),
       expect: 200,
       check: okRpc
     },
@@ -65,16 +121,30 @@ function mix(etag: string): Call[] {
       method: 'POST',
       path: 'gateway',
       headers: json,
-      body: JSON.stringify([rpc(3, 'project.capabilities'), rpc(4, 'project.startup', { interface: 'terminal' }), rpc(5, 'project.startup', { interface: 'web' })]),
+      body: JSON.stringify([
+        rpc(3, 'project.capabilities'),
+        rpc(4, 'project.startup', { interface: 'terminal' }),
+        rpc(5, 'project.startup', { interface: 'web' })
+      ]),
       expect: 200,
       check: okRpc
     },
-    { name: 'health', method: 'GET', path: 'health', expect: 200, check: t => t.includes('"status":"pass"') },
+    {
+      name: 'health',
+      method: 'GET',
+      path: 'health',
+      expect: 200,
+      check: t => t.includes('"status":"pass"')
+    },
     { name: 'openapi', method: 'GET', path: 'openapi.json', expect: 200 }
   ];
 }
 
-function send(agent: http.Agent, base: URL, call: Call): Promise<{ status: number; text: string }> {
+function send(
+  agent: http.Agent,
+  base: URL,
+  call: Call
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       {
@@ -83,13 +153,24 @@ function send(agent: http.Agent, base: URL, call: Call): Promise<{ status: numbe
         port: base.port,
         method: call.method,
         path: `${base.pathname}${call.path}`,
-        headers: { authorization: `Bearer ${TOKEN}`, ...call.headers, ...(call.body ? { 'content-length': String(Buffer.byteLength(call.body)) } : {}) },
+        headers: {
+          authorization: `Bearer ${TOKEN}`,
+          ...call.headers,
+          ...(call.body
+            ? { 'content-length': String(Buffer.byteLength(call.body)) }
+            : {})
+        },
         timeout: 15000
       },
       res => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString('utf8')
+          })
+        );
         res.on('error', reject);
       }
     );
@@ -105,12 +186,18 @@ describe(`soak: ${SECONDS} s at saturation over ${CONNECTIONS} connections`, () 
     async () => {
       const s = sandbox();
       const server = await startServe([], {
-        env: { ...s.env, PROJECT_STARTUP_TOKEN: TOKEN, PROJECT_STARTUP_LOG_LEVEL: 'warn' },
+        env: {
+          ...s.env,
+          PROJECT_STARTUP_TOKEN: TOKEN,
+          PROJECT_STARTUP_LOG_LEVEL: 'warn'
+        },
         cwd: s.projectDir
       });
       const pid = server.child.pid as number;
       const base = new URL(server.url);
-      const p = await request(`${server.url}startup?interface=web`, { token: TOKEN });
+      const p = await request(`${server.url}startup?interface=web`, {
+        token: TOKEN
+      });
       const init = await request(`${server.url}initialize`, {
         method: 'POST',
         token: TOKEN,
@@ -118,11 +205,17 @@ describe(`soak: ${SECONDS} s at saturation over ${CONNECTIONS} connections`, () 
         body: JSON.stringify(p.json.nextAction.request.body)
       });
       expect(init.status).toBe(201);
-      const etag = String((await request(`${server.url}capabilities`, { token: TOKEN })).headers.etag);
+      const etag = String(
+        (await request(`${server.url}capabilities`, { token: TOKEN })).headers
+          .etag
+      );
       const calls = mix(etag);
       const fdsBefore = openFdsOf(pid) as number;
 
-      const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+      const agent = new http.Agent({
+        keepAlive: true,
+        maxSockets: CONNECTIONS
+      });
       const errors: string[] = [];
       const counts = new Map<string, number>();
       const samples: [number, number][] = [];
@@ -138,11 +231,18 @@ describe(`soak: ${SECONDS} s at saturation over ${CONNECTIONS} connections`, () 
       const worker = async (w: number) => {
         let i = w;
         // Bounded by the deadline and, as a backstop, by a count no machine reaches in time.
-        for (let n = 0; n < 5_000_000 && Date.now() < deadline && errors.length < 20; n += 1, i += 1) {
+        for (
+          let n = 0;
+          n < 5_000_000 && Date.now() < deadline && errors.length < 20;
+          n += 1, i += 1
+        ) {
           const call = calls[i % calls.length];
           try {
             const r = await send(agent, base, call);
-            if (r.status !== call.expect || (call.check && !call.check(r.text))) {
+            if (
+              r.status !== call.expect ||
+              (call.check && !call.check(r.text))
+            ) {
               errors.push(`${call.name}: ${r.status} ${r.text.slice(0, 160)}`);
             }
             counts.set(call.name, (counts.get(call.name) ?? 0) + 1);
@@ -151,7 +251,9 @@ describe(`soak: ${SECONDS} s at saturation over ${CONNECTIONS} connections`, () 
           }
         }
       };
-      await Promise.all(Array.from({ length: CONNECTIONS }, (_, w) => worker(w)));
+      await Promise.all(
+        Array.from({ length: CONNECTIONS }, (_, w) => worker(w))
+      );
       clearInterval(sampler);
       agent.destroy();
 
@@ -171,14 +273,25 @@ describe(`soak: ${SECONDS} s at saturation over ${CONNECTIONS} connections`, () 
       expect(errors).toEqual([]);
       expect(server.child.exitCode).toBeNull();
       for (const call of calls) {
-        expect([call.name, (counts.get(call.name) ?? 0) > 0]).toEqual([call.name, true]);
+        expect([call.name, (counts.get(call.name) ?? 0) > 0]).toEqual([
+          call.name,
+          true
+        ]);
       }
       expect(samples.length).toBeGreaterThanOrEqual(Math.min(SECONDS - 2, 8));
       expect(lastPeak).toBeLessThanOrEqual(firstPeak * 1.25 + 8 * 1048576);
 
       // The clients are gone: the service's descriptors go back (bounded wait for the closes).
-      const released = await eventually(() => (openFdsOf(pid) ?? Infinity) <= fdsBefore + 2, 100, 50);
-      expect([released, openFdsOf(pid), fdsBefore]).toEqual([true, expect.any(Number), fdsBefore]);
+      const released = await eventually(
+        () => (openFdsOf(pid) ?? Infinity) <= fdsBefore + 2,
+        100,
+        50
+      );
+      expect([released, openFdsOf(pid), fdsBefore]).toEqual([
+        true,
+        expect.any(Number),
+        fdsBefore
+      ]);
       await delay(10);
       const health = await request(`${server.url}health`, {});
       expect(health.status).toBe(200);

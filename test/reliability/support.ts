@@ -7,14 +7,21 @@ import { PROBLEM_CODES } from '../../sidecar/src/problems';
 import { validateAgainst } from '../helpers/schemas';
 
 /** A positive integer bound from the environment, or the CI-sized default. */
-export function intFromEnv(name: string, fallback: number, min = 1, max = 1_000_000): number {
+export function intFromEnv(
+  name: string,
+  fallback: number,
+  min = 1,
+  max = 1_000_000
+): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') {
     return fallback;
   }
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`${name} must be an integer from ${min} to ${max}, not ${JSON.stringify(raw)}`);
+    throw new Error(
+      `${name} must be an integer from ${min} to ${max}, not ${JSON.stringify(raw)}`
+    );
   }
   return value;
 }
@@ -24,7 +31,11 @@ export function delay(ms: number): Promise<void> {
 }
 
 /** Polls `check` every `stepMs` until it holds, at most `attempts` times; false if it never did. */
-export async function eventually(check: () => boolean | Promise<boolean>, attempts: number, stepMs = 50): Promise<boolean> {
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  attempts: number,
+  stepMs = 50
+): Promise<boolean> {
   for (let i = 0; i < attempts; i += 1) {
     if (await check()) {
       return true;
@@ -56,7 +67,10 @@ function decodeChunked(data: Buffer): Buffer {
     if (lineEnd === -1) {
       break;
     }
-    const size = parseInt(data.subarray(at, lineEnd).toString('latin1').split(';')[0], 16);
+    const size = parseInt(
+      data.subarray(at, lineEnd).toString('latin1').split(';')[0],
+      16
+    );
     if (!Number.isFinite(size) || size === 0) {
       break;
     }
@@ -72,11 +86,20 @@ export function parseResponse(data: Buffer, timedOut = false): Exchange {
   let rest = data;
   for (;;) {
     const split = rest.indexOf('\r\n\r\n');
-    const head = (split === -1 ? rest : rest.subarray(0, split)).toString('latin1');
+    const head = (split === -1 ? rest : rest.subarray(0, split)).toString(
+      'latin1'
+    );
     const [statusLine, ...lines] = head.split('\r\n');
     const status = /^HTTP\/1\.[01] (\d{3})/.exec(statusLine)?.[1];
     if (status === undefined) {
-      return { status: 0, headers: {}, rawHead: head, body: rest.toString('utf8'), informational, timedOut };
+      return {
+        status: 0,
+        headers: {},
+        rawHead: head,
+        body: rest.toString('utf8'),
+        informational,
+        timedOut
+      };
     }
     const code = Number(status);
     if (code >= 100 && code < 200 && split !== -1) {
@@ -90,14 +113,22 @@ export function parseResponse(data: Buffer, timedOut = false): Exchange {
       if (colon > 0) {
         const name = line.slice(0, colon).trim().toLowerCase();
         const value = line.slice(colon + 1).trim();
-        headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
+        headers[name] =
+          headers[name] === undefined ? value : `${headers[name]}, ${value}`;
       }
     }
     let body = split === -1 ? Buffer.alloc(0) : rest.subarray(split + 4);
     if (/chunked/i.test(headers['transfer-encoding'] ?? '')) {
       body = decodeChunked(body);
     }
-    return { status: code, headers, rawHead: head, body: body.toString('utf8'), informational, timedOut };
+    return {
+      status: code,
+      headers,
+      rawHead: head,
+      body: body.toString('utf8'),
+      informational,
+      timedOut
+    };
   }
 }
 
@@ -114,7 +145,11 @@ export function exchange(
   return new Promise(resolve => {
     const socket =
       'port' in target
-        ? net.connect({ port: target.port, host: '127.0.0.1', localAddress: options.localAddress })
+        ? net.connect({
+            port: target.port,
+            host: '127.0.0.1',
+            localAddress: options.localAddress
+          })
         : net.connect({ path: target.socketPath });
     const chunks: Buffer[] = [];
     let timedOut = false;
@@ -133,9 +168,16 @@ export function exchange(
 }
 
 /** One request as raw bytes: request line, headers in order, optional body. */
-export function rawHttp(method: string, target: string, headers: [string, string][], body?: string | Buffer): Buffer {
+export function rawHttp(
+  method: string,
+  target: string,
+  headers: [string, string][],
+  body?: string | Buffer
+): Buffer {
   const head = `${method} ${target} HTTP/1.1\r\n${headers.map(([n, v]) => `${n}: ${v}\r\n`).join('')}\r\n`;
-  return body === undefined ? Buffer.from(head, 'latin1') : Buffer.concat([Buffer.from(head, 'latin1'), Buffer.from(body)]);
+  return body === undefined
+    ? Buffer.from(head, 'latin1')
+    : Buffer.concat([Buffer.from(head, 'latin1'), Buffer.from(body)]);
 }
 
 /** Signs of a stack trace or of the service's own code paths. */
@@ -144,7 +186,11 @@ export function leakSigns(text: string): string[] {
   if (/\n\s+at\s/.test(text) || text.includes('    at ')) {
     found.push('stack trace');
   }
-  if (/sidecar\/(src|dist)\//.test(text) || text.includes('node_modules') || text.includes('node:internal')) {
+  if (
+    /sidecar\/(src|dist)\//.test(text) ||
+    text.includes('node_modules') ||
+    text.includes('node:internal')
+  ) {
     found.push('code path');
   }
   if (/\.(ts|js):\d+/.test(text)) {
@@ -158,10 +204,17 @@ export function leakSigns(text: string): string[] {
  * type, the Problem schema, a status member equal to the HTTP status, a code of that status.
  * A HEAD answer has no body: only the media type is checked.
  */
-export function problemViolations(status: number, contentType: string | undefined, body: string, method = 'GET'): string[] {
+export function problemViolations(
+  status: number,
+  contentType: string | undefined,
+  body: string,
+  method = 'GET'
+): string[] {
   const out: string[] = [];
   if (!/^application\/problem\+json/.test(contentType ?? '')) {
-    out.push(`${status} with Content-Type ${contentType ?? '(none)'}, not application/problem+json`);
+    out.push(
+      `${status} with Content-Type ${contentType ?? '(none)'}, not application/problem+json`
+    );
   }
   if (method.toUpperCase() === 'HEAD') {
     return out;
@@ -173,15 +226,21 @@ export function problemViolations(status: number, contentType: string | undefine
     out.push(`${status} body is not JSON: ${body.slice(0, 120)}`);
     return out;
   }
-  out.push(...validateAgainst('Problem', json).map(e => `Problem schema: ${e}`));
+  out.push(
+    ...validateAgainst('Problem', json).map(e => `Problem schema: ${e}`)
+  );
   if (json.status !== status) {
-    out.push(`status member ${String(json.status)} differs from HTTP ${status}`);
+    out.push(
+      `status member ${String(json.status)} differs from HTTP ${status}`
+    );
   }
   const known = PROBLEM_CODES[json.code as keyof typeof PROBLEM_CODES];
   if (known === undefined) {
     out.push(`unknown problem code ${String(json.code)}`);
   } else if (known.status !== status) {
-    out.push(`code ${String(json.code)} belongs to ${known.status}, answered ${status}`);
+    out.push(
+      `code ${String(json.code)} belongs to ${known.status}, answered ${status}`
+    );
   }
   return out;
 }

@@ -8,32 +8,67 @@
 import { TestService, trackedServices } from '../helpers/harness';
 import { validateAgainst } from '../helpers/schemas';
 import { Exchange } from '../reliability/support';
-import { bearer, expectProblemAnswer, JSON_TYPE, sandboxTree, send } from './support';
+import {
+  bearer,
+  expectProblemAnswer,
+  JSON_TYPE,
+  sandboxTree,
+  send
+} from './support';
 
 const start = trackedServices('each');
 
 const PROTOTYPE_MEMBERS = Object.getOwnPropertyNames(Object.prototype).sort();
 
 function expectPrototypeUntouched(): void {
-  expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(PROTOTYPE_MEMBERS);
+  expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(
+    PROTOTYPE_MEMBERS
+  );
   const probe: Record<string, unknown> = {};
-  for (const key of ['polluted', 'interface', 'confirm', 'method', 'params', 'isAdmin']) {
+  for (const key of [
+    'polluted',
+    'interface',
+    'confirm',
+    'method',
+    'params',
+    'isAdmin'
+  ]) {
     expect([key, probe[key]]).toEqual([key, undefined]);
   }
   expect(Object.getPrototypeOf(probe)).toBe(Object.prototype);
 }
 
-async function confirmBody(svc: TestService): Promise<{ interface: string; confirm: { projectPath: string; statePath: string } }> {
-  const r = await send(svc, 'GET', '/project/startup?interface=web', [bearer(svc)]);
+async function confirmBody(svc: TestService): Promise<{
+  interface: string;
+  confirm: { projectPath: string; statePath: string };
+}> {
+  const r = await send(svc, 'GET', '/project/startup?interface=web', [
+    bearer(svc)
+  ]);
   return JSON.parse(r.body).nextAction.request.body;
 }
 
-function post(svc: TestService, route: string, body: string | Buffer, headers: [string, string][] = []): Promise<Exchange> {
-  return send(svc, 'POST', `/project/${route}`, [bearer(svc), JSON_TYPE, ...headers], body);
+function post(
+  svc: TestService,
+  route: string,
+  body: string | Buffer,
+  headers: [string, string][] = []
+): Promise<Exchange> {
+  return send(
+    svc,
+    'POST',
+    `/project/${route}`,
+    [bearer(svc), JSON_TYPE, ...headers],
+    body
+  );
 }
 
 /** One JSON-RPC answer with an error of this code whose data is the problem with that code. */
-function expectRpcError(ex: Exchange, rpcCode: number, problemCode?: string): void {
+function expectRpcError(
+  ex: Exchange,
+  rpcCode: number,
+  problemCode?: string
+): void {
   expect(ex.status).toBe(200);
   const json = JSON.parse(ex.body);
   expect(validateAgainst('GatewayResponse', json)).toEqual([]);
@@ -46,7 +81,9 @@ function expectRpcError(ex: Exchange, rpcCode: number, problemCode?: string): vo
 }
 
 async function expectStillServing(svc: TestService): Promise<void> {
-  const r = await send(svc, 'GET', '/project/startup?interface=web', [bearer(svc)]);
+  const r = await send(svc, 'GET', '/project/startup?interface=web', [
+    bearer(svc)
+  ]);
   expect(r.status).toBe(200);
   expect(JSON.parse(r.body).phase).toBe('awaiting-confirmation');
 }
@@ -56,8 +93,25 @@ describe('oversized bodies', () => {
     const svc = await start();
     const before = sandboxTree(svc);
     const body = { ...(await confirmBody(svc)), pad: 'x'.repeat(17 * 1024) };
-    expectProblemAnswer(await post(svc, 'initialize', JSON.stringify(body)), 413, 'payload-too-large');
-    expectProblemAnswer(await post(svc, 'gateway', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'project.initialize', params: body })), 413, 'payload-too-large');
+    expectProblemAnswer(
+      await post(svc, 'initialize', JSON.stringify(body)),
+      413,
+      'payload-too-large'
+    );
+    expectProblemAnswer(
+      await post(
+        svc,
+        'gateway',
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'project.initialize',
+          params: body
+        })
+      ),
+      413,
+      'payload-too-large'
+    );
     expect(sandboxTree(svc)).toEqual(before);
     await expectStillServing(svc);
   });
@@ -74,7 +128,13 @@ describe('oversized bodies', () => {
       chunks.push(`${part.length.toString(16)}\r\n${part}\r\n`);
     }
     for (const route of ['initialize', 'gateway']) {
-      const r = await send(svc, 'POST', `/project/${route}`, [bearer(svc), JSON_TYPE, ['Transfer-Encoding', 'chunked']], `${chunks.join('')}0\r\n\r\n`);
+      const r = await send(
+        svc,
+        'POST',
+        `/project/${route}`,
+        [bearer(svc), JSON_TYPE, ['Transfer-Encoding', 'chunked']],
+        `${chunks.join('')}0\r\n\r\n`
+      );
       expectProblemAnswer(r, 413, 'payload-too-large');
     }
     expect(sandboxTree(svc)).toEqual(before);
@@ -83,7 +143,13 @@ describe('oversized bodies', () => {
 
   it('a Content-Length of 10 GB with a few bytes sent: 413 (the body is never awaited past its bound)', async () => {
     const svc = await start();
-    const r = await send(svc, 'POST', '/project/initialize', [bearer(svc), JSON_TYPE, ['Content-Length', '10000000000']], '{}');
+    const r = await send(
+      svc,
+      'POST',
+      '/project/initialize',
+      [bearer(svc), JSON_TYPE, ['Content-Length', '10000000000']],
+      '{}'
+    );
     expectProblemAnswer(r, 413, 'payload-too-large');
     expect(r.timedOut).toBe(false);
   });
@@ -93,7 +159,11 @@ describe('deep nesting within 16 KiB', () => {
   it('10,000 unclosed brackets (10 KB): 400 invalid-json, and a JSON-RPC parse error at the gateway', async () => {
     const svc = await start();
     const deep = '['.repeat(10000);
-    expectProblemAnswer(await post(svc, 'initialize', deep), 400, 'invalid-json');
+    expectProblemAnswer(
+      await post(svc, 'initialize', deep),
+      400,
+      'invalid-json'
+    );
     expectRpcError(await post(svc, 'gateway', deep), -32700, 'invalid-json');
     await expectStillServing(svc);
   });
@@ -105,8 +175,16 @@ describe('deep nesting within 16 KiB', () => {
     const objects = '{"a":'.repeat(2700) + '1' + '}'.repeat(2700);
     expect(Buffer.byteLength(arrays)).toBeLessThanOrEqual(16 * 1024);
     expect(Buffer.byteLength(objects)).toBeLessThanOrEqual(16 * 1024);
-    expectProblemAnswer(await post(svc, 'initialize', arrays), 422, 'validation-failed');
-    expectProblemAnswer(await post(svc, 'initialize', objects), 400, 'missing-interface'); // an object without interface
+    expectProblemAnswer(
+      await post(svc, 'initialize', arrays),
+      422,
+      'validation-failed'
+    );
+    expectProblemAnswer(
+      await post(svc, 'initialize', objects),
+      400,
+      'missing-interface'
+    ); // an object without interface
     expectRpcError(await post(svc, 'gateway', arrays), -32600);
     expectRpcError(await post(svc, 'gateway', objects), -32600);
     expect(sandboxTree(svc)).toEqual(before);
@@ -118,11 +196,23 @@ describe('deep nesting within 16 KiB', () => {
     const valid = await confirmBody(svc);
     const deepValue = '['.repeat(7000) + ']'.repeat(7000);
     const inConfirm = `{"interface":"web","confirm":{"projectPath":${deepValue},"statePath":"x"}}`;
-    expectProblemAnswer(await post(svc, 'initialize', inConfirm), 422, 'validation-failed');
+    expectProblemAnswer(
+      await post(svc, 'initialize', inConfirm),
+      422,
+      'validation-failed'
+    );
     const inInterface = `{"interface":${deepValue},"confirm":${JSON.stringify(valid.confirm)}}`;
-    expectProblemAnswer(await post(svc, 'initialize', inInterface), 400, 'unknown-interface');
+    expectProblemAnswer(
+      await post(svc, 'initialize', inInterface),
+      400,
+      'unknown-interface'
+    );
     const inParams = `{"jsonrpc":"2.0","id":1,"method":"project.startup","params":{"interface":${deepValue}}}`;
-    expectRpcError(await post(svc, 'gateway', inParams), -32602, 'unknown-interface');
+    expectRpcError(
+      await post(svc, 'gateway', inParams),
+      -32602,
+      'unknown-interface'
+    );
     const inId = `{"jsonrpc":"2.0","id":${deepValue},"method":"project.capabilities"}`;
     expectRpcError(await post(svc, 'gateway', inId), -32600);
     await expectStillServing(svc);
@@ -134,7 +224,11 @@ describe('prototype pollution', () => {
     const svc = await start();
     const before = sandboxTree(svc);
     const valid = await confirmBody(svc);
-    const r = await post(svc, 'initialize', `{"__proto__":${JSON.stringify({ ...valid, polluted: true })}}`);
+    const r = await post(
+      svc,
+      'initialize',
+      `{"__proto__":${JSON.stringify({ ...valid, polluted: true })}}`
+    );
     expectProblemAnswer(r, 400, 'missing-interface');
     expectPrototypeUntouched();
     expect(sandboxTree(svc)).toEqual(before);
@@ -146,18 +240,36 @@ describe('prototype pollution', () => {
     ['prototype', '{"polluted":true}'],
     ['hasOwnProperty', 'true'],
     ['toString', '"x"']
-  ])('a "%s" member beside a valid body: 422 validation-failed naming it, Object.prototype untouched', async (key, value) => {
-    const svc = await start();
-    const before = sandboxTree(svc);
-    const valid = JSON.stringify(await confirmBody(svc));
-    const r = await post(svc, 'initialize', `{${JSON.stringify(key)}:${value},${valid.slice(1)}`);
-    expectProblemAnswer(r, 422, 'validation-failed');
-    expect(JSON.parse(r.body).errors).toEqual(expect.arrayContaining([{ pointer: `/${key}`, detail: 'is not a known field' }]));
-    const inConfirm = JSON.stringify(await confirmBody(svc)).replace('"confirm":{', `"confirm":{${JSON.stringify(key)}:${value},`);
-    expectProblemAnswer(await post(svc, 'initialize', inConfirm), 422, 'validation-failed');
-    expectPrototypeUntouched();
-    expect(sandboxTree(svc)).toEqual(before);
-  });
+  ])(
+    'a "%s" member beside a valid body: 422 validation-failed naming it, Object.prototype untouched',
+    async (key, value) => {
+      const svc = await start();
+      const before = sandboxTree(svc);
+      const valid = JSON.stringify(await confirmBody(svc));
+      const r = await post(
+        svc,
+        'initialize',
+        `{${JSON.stringify(key)}:${value},${valid.slice(1)}`
+      );
+      expectProblemAnswer(r, 422, 'validation-failed');
+      expect(JSON.parse(r.body).errors).toEqual(
+        expect.arrayContaining([
+          { pointer: `/${key}`, detail: 'is not a known field' }
+        ])
+      );
+      const inConfirm = JSON.stringify(await confirmBody(svc)).replace(
+        '"confirm":{',
+        `"confirm":{${JSON.stringify(key)}:${value},`
+      );
+      expectProblemAnswer(
+        await post(svc, 'initialize', inConfirm),
+        422,
+        'validation-failed'
+      );
+      expectPrototypeUntouched();
+      expect(sandboxTree(svc)).toEqual(before);
+    }
+  );
 
   it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])(
     '"method": "%s" (a member of Object.prototype, not a confirmation method): 422 validation-failed, never 500',
@@ -167,35 +279,96 @@ describe('prototype pollution', () => {
       const body = { ...(await confirmBody(svc)), method };
       const r = await post(svc, 'initialize', JSON.stringify(body));
       expectProblemAnswer(r, 422, 'validation-failed');
-      expect(JSON.parse(r.body).errors).toEqual([expect.objectContaining({ pointer: '/method' })]);
-      expectRpcError(await post(svc, 'gateway', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'project.initialize', params: body })), -32602, 'validation-failed');
+      expect(JSON.parse(r.body).errors).toEqual([
+        expect.objectContaining({ pointer: '/method' })
+      ]);
+      expectRpcError(
+        await post(
+          svc,
+          'gateway',
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'project.initialize',
+            params: body
+          })
+        ),
+        -32602,
+        'validation-failed'
+      );
       expect(svc.logs.filter(line => /"level":"error"/.test(line))).toEqual([]);
       expectPrototypeUntouched();
       expect(sandboxTree(svc)).toEqual(before);
     }
   );
 
-  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])('"interface": "%s" in the query, the body and gateway params: 400 unknown-interface', async name => {
-    const svc = await start();
-    const valid = await confirmBody(svc);
-    expectProblemAnswer(await send(svc, 'GET', `/project/startup?interface=${name}`, [bearer(svc)]), 400, 'unknown-interface');
-    expectProblemAnswer(await post(svc, 'initialize', JSON.stringify({ ...valid, interface: name })), 400, 'unknown-interface');
-    expectRpcError(await post(svc, 'gateway', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'project.startup', params: { interface: name } })), -32602, 'unknown-interface');
-    expectPrototypeUntouched();
-  });
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])(
+    '"interface": "%s" in the query, the body and gateway params: 400 unknown-interface',
+    async name => {
+      const svc = await start();
+      const valid = await confirmBody(svc);
+      expectProblemAnswer(
+        await send(svc, 'GET', `/project/startup?interface=${name}`, [
+          bearer(svc)
+        ]),
+        400,
+        'unknown-interface'
+      );
+      expectProblemAnswer(
+        await post(
+          svc,
+          'initialize',
+          JSON.stringify({ ...valid, interface: name })
+        ),
+        400,
+        'unknown-interface'
+      );
+      expectRpcError(
+        await post(
+          svc,
+          'gateway',
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'project.startup',
+            params: { interface: name }
+          })
+        ),
+        -32602,
+        'unknown-interface'
+      );
+      expectPrototypeUntouched();
+    }
+  );
 
   it('gateway: params inherited through __proto__ are not params, and __proto__ as the method name is unknown', async () => {
     const svc = await start();
     const before = sandboxTree(svc);
     const valid = await confirmBody(svc);
     const cases: [string, number, string | undefined][] = [
-      [`{"jsonrpc":"2.0","id":1,"method":"project.startup","params":{"__proto__":{"interface":"web"}}}`, -32602, 'missing-interface'],
-      [`{"jsonrpc":"2.0","id":1,"method":"project.startup","__proto__":{"params":{"interface":"web"}}}`, -32602, 'missing-interface'],
-      [`{"jsonrpc":"2.0","id":1,"method":"project.initialize","params":{"__proto__":${JSON.stringify(valid)}}}`, -32602, 'missing-interface'],
-      [`{"__proto__":{"jsonrpc":"2.0","method":"project.capabilities"},"id":1}`, -32600, undefined],
-      [`{"jsonrpc":"2.0","id":1,"method":"__proto__"}`, -32601, undefined],
-      [`{"jsonrpc":"2.0","id":1,"method":"constructor"}`, -32601, undefined],
-      [`{"jsonrpc":"2.0","id":1,"method":"toString"}`, -32601, undefined]
+      [
+        '{"jsonrpc":"2.0","id":1,"method":"project.startup","params":{"__proto__":{"interface":"web"}}}',
+        -32602,
+        'missing-interface'
+      ],
+      [
+        '{"jsonrpc":"2.0","id":1,"method":"project.startup","__proto__":{"params":{"interface":"web"}}}',
+        -32602,
+        'missing-interface'
+      ],
+      [
+        `{"jsonrpc":"2.0","id":1,"method":"project.initialize","params":{"__proto__":${JSON.stringify(valid)}}}`,
+        -32602,
+        'missing-interface'
+      ],
+      [
+        '{"__proto__":{"jsonrpc":"2.0","method":"project.capabilities"},"id":1}',
+        -32600,
+        undefined
+      ],
+      ['{"jsonrpc":"2.0","id":1,"method":"__proto__"}', -32601, undefined],
+      ['{"jsonrpc":"2.0","id":1,"method":"constructor"}', -32601, undefined],
+      ['{"jsonrpc":"2.0","id":1,"method":"toString"}', -32601, undefined]
     ];
     for (const [text, rpcCode, problem] of cases) {
       expectRpcError(await post(svc, 'gateway', text), rpcCode, problem);

@@ -5,7 +5,11 @@
 // would have received. The service runs for real, on loopback, and asks them on its own.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { PLATFORM_EVIDENCE, tempRoot, trackedServices } from '../helpers/harness';
+import {
+  PLATFORM_EVIDENCE,
+  tempRoot,
+  trackedServices
+} from '../helpers/harness';
 import { bearer, send } from './support';
 
 const start = trackedServices('each');
@@ -22,7 +26,13 @@ const CANARIES: Record<string, string> = {
 };
 
 /** A stand-in for `name` that dumps its environment to `dump` and prints `answer`. */
-function standIn(bin: string, name: string, dump: string, answer: string, exitCode = 0): void {
+function standIn(
+  bin: string,
+  name: string,
+  dump: string,
+  answer: string,
+  exitCode = 0
+): void {
   const script = `#!/bin/sh\n# STAND-IN for ${name} (test only): records the environment it was given.\n/usr/bin/env > '${dump}'\nprintf '%s\\n' '${answer}'\nexit ${exitCode}\n`;
   fs.writeFileSync(path.join(bin, name), script, { mode: 0o755 });
 }
@@ -57,16 +67,34 @@ it('squeue (stand-in) gets PATH, HOME, the locale and the Slurm variables, and n
   const dump = path.join(scratch, 'squeue.env');
   standIn(bin, 'squeue', dump, 'RUNNING');
   const svc = await start({
-    env: { ...PLATFORM_EVIDENCE.cluster.env, SLURM_JOB_ID: '4242', PATH: bin, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', ...CANARIES },
+    env: {
+      ...PLATFORM_EVIDENCE.cluster.env,
+      SLURM_JOB_ID: '4242',
+      PATH: bin,
+      LANG: 'C.UTF-8',
+      LC_ALL: 'C.UTF-8',
+      ...CANARIES
+    },
     files: PLATFORM_EVIDENCE.cluster.files
   });
-  const r = await send(svc, 'GET', '/project/startup?interface=terminal', [bearer(svc)]);
+  const r = await send(svc, 'GET', '/project/startup?interface=terminal', [
+    bearer(svc)
+  ]);
   expect(r.status).toBe(200);
   expect(JSON.parse(r.body).compute.satisfied).toBe(true); // the stand-in's answer was read
   const env = dumped(dump);
   expectNoCanary(env, fs.readFileSync(dump, 'utf8'));
-  expect(env).toMatchObject({ PATH: bin, HOME: svc.homeDir, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', SLURM_JOB_ID: '4242', SLURM_CONF: '/etc/slurm/slurm.conf' });
-  expect(Object.keys(env).filter(n => n.startsWith('PROJECT_STARTUP_'))).toEqual([]);
+  expect(env).toMatchObject({
+    PATH: bin,
+    HOME: svc.homeDir,
+    LANG: 'C.UTF-8',
+    LC_ALL: 'C.UTF-8',
+    SLURM_JOB_ID: '4242',
+    SLURM_CONF: '/etc/slurm/slurm.conf'
+  });
+  expect(
+    Object.keys(env).filter(n => n.startsWith('PROJECT_STARTUP_'))
+  ).toEqual([]);
 });
 
 it('dbus-send (stand-in) gets the session bus address and XDG_RUNTIME_DIR, and no credential', async () => {
@@ -75,12 +103,25 @@ it('dbus-send (stand-in) gets the session bus address and XDG_RUNTIME_DIR, and n
   const dump = path.join(scratch, 'dbus-send.env');
   standIn(bin, 'dbus-send', dump, 'method return', 1);
   const bus = `unix:path=${path.join(scratch, 'bus')}`;
-  const svc = await start({ env: { PATH: bin, DBUS_SESSION_BUS_ADDRESS: bus, XDG_RUNTIME_DIR: scratch, ...CANARIES } });
-  const r = await send(svc, 'GET', '/project/startup?interface=web', [bearer(svc)]);
+  const svc = await start({
+    env: {
+      PATH: bin,
+      DBUS_SESSION_BUS_ADDRESS: bus,
+      XDG_RUNTIME_DIR: scratch,
+      ...CANARIES
+    }
+  });
+  const r = await send(svc, 'GET', '/project/startup?interface=web', [
+    bearer(svc)
+  ]);
   expect(r.status).toBe(200);
   const env = dumped(dump);
   expectNoCanary(env, fs.readFileSync(dump, 'utf8'));
-  expect(env).toMatchObject({ PATH: bin, DBUS_SESSION_BUS_ADDRESS: bus, XDG_RUNTIME_DIR: scratch });
+  expect(env).toMatchObject({
+    PATH: bin,
+    DBUS_SESSION_BUS_ADDRESS: bus,
+    XDG_RUNTIME_DIR: scratch
+  });
   // The credential backend still reports the names it saw (names only), from the service itself.
   expect(r.body).toContain('OPENAI_API_KEY');
   expect(r.body).not.toContain(CANARIES.OPENAI_API_KEY);

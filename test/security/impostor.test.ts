@@ -12,7 +12,12 @@ import * as path from 'node:path';
 import type { Socket } from 'node:net';
 import { connect } from '../../sidecar/src/client';
 import { request, trackedServices } from '../helpers/harness';
-import { CliSandbox, runCli, startServe, trackedSandboxes } from '../helpers/cli';
+import {
+  CliSandbox,
+  runCli,
+  startServe,
+  trackedSandboxes
+} from '../helpers/cli';
 import { healthProof } from '../../sidecar/src/health-proof';
 
 const sandbox = trackedSandboxes();
@@ -57,21 +62,46 @@ afterEach(() => {
 });
 
 /** Starts the impostor on `port` as `uid`, with pid `pid` when the kernel lets us choose it. */
-async function startImpostor(port: number, instanceId: string, uid: number, pid: number): Promise<Impostor> {
+async function startImpostor(
+  port: number,
+  instanceId: string,
+  uid: number,
+  pid: number
+): Promise<Impostor> {
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ps-impostor-'));
   fs.chmodSync(logDir, 0o755);
   const log = path.join(logDir, 'received.log');
   fs.writeFileSync(log, '', { mode: 0o600 });
   fs.chownSync(log, uid, uid);
-  const argv = ['--reuid', String(uid), '--regid', String(uid), '--clear-groups', '/usr/bin/python3', '-c', IMPOSTOR, String(port), instanceId, log];
+  const argv = [
+    '--reuid',
+    String(uid),
+    '--regid',
+    String(uid),
+    '--clear-groups',
+    '/usr/bin/python3',
+    '-c',
+    IMPOSTOR,
+    String(port),
+    instanceId,
+    log
+  ];
   // Other processes (parallel suites) may take the pid between the write and the fork: retry,
   // bounded in count and time.
   const attempts = 300;
   const deadline = Date.now() + 12000;
-  for (let attempt = 0; attempt < attempts && Date.now() < deadline; attempt++) {
+  for (
+    let attempt = 0;
+    attempt < attempts && Date.now() < deadline;
+    attempt++
+  ) {
     // The next process made in this pid namespace gets ns_last_pid + 1: the dead service's pid.
     fs.writeFileSync('/proc/sys/kernel/ns_last_pid', String(pid - 1));
-    const child = spawn('/usr/bin/setpriv', argv, { cwd: '/', stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin' } });
+    const child = spawn('/usr/bin/setpriv', argv, {
+      cwd: '/',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: '/usr/bin:/bin' }
+    });
     impostors.push(child);
     if (child.pid !== pid) {
       child.kill('SIGKILL'); // another process was made in between: try again
@@ -79,11 +109,15 @@ async function startImpostor(port: number, instanceId: string, uid: number, pid:
     }
     await new Promise<void>((resolve, reject) => {
       child.stdout?.once('data', () => resolve());
-      child.once('exit', code => reject(new Error(`the impostor exited (${code})`)));
+      child.once('exit', code =>
+        reject(new Error(`the impostor exited (${code})`))
+      );
     });
     return { child, log, received: () => fs.readFileSync(log, 'utf8') };
   }
-  throw new Error(`could not give the impostor pid ${pid} in ${attempts} attempts or 12 s`);
+  throw new Error(
+    `could not give the impostor pid ${pid} in ${attempts} attempts or 12 s`
+  );
 }
 
 interface Killed {
@@ -117,8 +151,16 @@ function expectNothingSecret(impostor: Impostor, token: string): void {
 describe('a dead service whose port and pid another process took', () => {
   it('another user (uid 65534) holding its port and pid: the token is never sent; the stale file is removed and the command answers locally', async () => {
     const k = await killedService();
-    const impostor = await startImpostor(k.port, k.info.instanceId, OTHER_UID, k.info.pid);
-    const r = await runCli(['capabilities'], { env: k.s.env, cwd: k.s.projectDir });
+    const impostor = await startImpostor(
+      k.port,
+      k.info.instanceId,
+      OTHER_UID,
+      k.info.pid
+    );
+    const r = await runCli(['capabilities'], {
+      env: k.s.env,
+      cwd: k.s.projectDir
+    });
     expectNothingSecret(impostor, k.info.token);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('Removed the stale runtime file');
@@ -132,7 +174,12 @@ describe('a dead service whose port and pid another process took', () => {
 
   it('a process of our own uid holding its port and pid: it cannot prove the token, so nothing is sent and the command says so (exit 1)', async () => {
     const k = await killedService();
-    const impostor = await startImpostor(k.port, k.info.instanceId, 0, k.info.pid);
+    const impostor = await startImpostor(
+      k.port,
+      k.info.instanceId,
+      0,
+      k.info.pid
+    );
     for (const command of ['capabilities', 'status', 'url']) {
       const r = await runCli([command], { env: k.s.env, cwd: k.s.projectDir });
       expectNothingSecret(impostor, k.info.token);
@@ -147,7 +194,9 @@ describe('a dead service whose port and pid another process took', () => {
       }
     }
     // It was asked (health, without credentials), so the check really ran against it.
-    expect(impostor.received()).toMatch(/GET \/project\/health\?nonce=[0-9a-f]{64} /);
+    expect(impostor.received()).toMatch(
+      /GET \/project\/health\?nonce=[0-9a-f]{64} /
+    );
   });
 });
 
@@ -155,8 +204,12 @@ describe('the health proof', () => {
   it('answers a nonce with HMAC(token, nonce, instance) without credentials; the token is not in the answer; a malformed nonce is 422', async () => {
     const s = sandbox();
     const handle = await startServe([], { env: s.env, cwd: s.projectDir });
-    const [name] = fs.readdirSync(s.runtimeDir).filter(n => n.endsWith('.json'));
-    const info = JSON.parse(fs.readFileSync(path.join(s.runtimeDir, name), 'utf8'));
+    const [name] = fs
+      .readdirSync(s.runtimeDir)
+      .filter(n => n.endsWith('.json'));
+    const info = JSON.parse(
+      fs.readFileSync(path.join(s.runtimeDir, name), 'utf8')
+    );
     const nonce = 'ab'.repeat(32);
     const r = await request(`${handle.url}health?nonce=${nonce}`);
     expect(r.status).toBe(200);
@@ -166,9 +219,18 @@ describe('the health proof', () => {
     expect(other.json.proof).not.toBe(r.json.proof);
     const plain = await request(`${handle.url}health`);
     expect(plain.json.proof).toBeUndefined();
-    for (const bad of ['xyz', 'ab', 'AB'.repeat(32), `${nonce}&nonce=${nonce}`]) {
+    for (const bad of [
+      'xyz',
+      'ab',
+      'AB'.repeat(32),
+      `${nonce}&nonce=${nonce}`
+    ]) {
       const b = await request(`${handle.url}health?nonce=${bad}`);
-      expect({ bad, status: b.status, code: b.json.code }).toEqual({ bad, status: 422, code: 'validation-failed' });
+      expect({ bad, status: b.status, code: b.json.code }).toEqual({
+        bad,
+        status: 422,
+        code: 'validation-failed'
+      });
     }
     await handle.stop();
   });
@@ -189,9 +251,14 @@ describe('the proven connection', () => {
   it('the token goes only over the connection that proved itself; a connection closed meanwhile is proven again first', async () => {
     const svc = await start();
     // The service asks its own health route once at start (browser URL check): count from here.
-    const healthCalls = () => svc.logs.filter(l => l.includes('"path":"/project/health"')).length;
+    const healthCalls = () =>
+      svc.logs.filter(l => l.includes('"path":"/project/health"')).length;
     const before = healthCalls();
-    const { client } = await connect(svc.running.service.config, svc.env, false);
+    const { client } = await connect(
+      svc.running.service.config,
+      svc.env,
+      false
+    );
     expect(client.source).toContain('answered by the service');
     expect(healthCalls()).toBe(before + 1);
     await client.capabilities(); // over the proven connection: no second proof

@@ -17,13 +17,28 @@ let svc: TestService;
 let manifestText: string;
 let recordText: string;
 beforeAll(async () => {
-  svc = await startShared({ env: { PROJECT_STARTUP_INITIALIZE_RATE_LIMIT: '1000/60' } });
-  manifestText = (await send(svc, 'GET', '/project/capabilities', [bearer(svc)])).body;
-  const p = await send(svc, 'GET', '/project/startup?interface=web', [bearer(svc)]);
+  svc = await startShared({
+    env: { PROJECT_STARTUP_INITIALIZE_RATE_LIMIT: '1000/60' }
+  });
+  manifestText = (
+    await send(svc, 'GET', '/project/capabilities', [bearer(svc)])
+  ).body;
+  const p = await send(svc, 'GET', '/project/startup?interface=web', [
+    bearer(svc)
+  ]);
   const body = JSON.stringify(JSON.parse(p.body).nextAction.request.body);
-  const created = await send(svc, 'POST', '/project/initialize', [bearer(svc), JSON_TYPE], body);
+  const created = await send(
+    svc,
+    'POST',
+    '/project/initialize',
+    [bearer(svc), JSON_TYPE],
+    body
+  );
   expect(created.status).toBe(201);
-  recordText = fs.readFileSync(path.join(JSON.parse(p.body).statePath, 'initialization.json'), 'utf8');
+  recordText = fs.readFileSync(
+    path.join(JSON.parse(p.body).statePath, 'initialization.json'),
+    'utf8'
+  );
 });
 
 /** Nothing of a route's answer, the record, the setup page's source or a system file. */
@@ -84,7 +99,12 @@ describe('path traversal with a valid token', () => {
     expectNothingServed(r);
   });
 
-  it.each(['/project/capabilities\u0000', '/project/\u0000', '/project/%2e%2e/\t/etc/passwd', '/project/ capabilities'])(
+  it.each([
+    '/project/capabilities\u0000',
+    '/project/\u0000',
+    '/project/%2e%2e/\t/etc/passwd',
+    '/project/ capabilities'
+  ])(
     'raw control or space bytes in %j: 400 malformed-request before any route',
     async target => {
       const r = await send(svc, 'GET', target, [bearer(svc)]);
@@ -95,7 +115,13 @@ describe('path traversal with a valid token', () => {
 
   it('POSTs to traversal forms of initialize create nothing and are 404', async () => {
     const before = sandboxTree(svc);
-    for (const target of ['/project/../project/initialize', '/project//initialize', '/project/initialize/.', '/project/%69nitialize', '//project/initialize']) {
+    for (const target of [
+      '/project/../project/initialize',
+      '/project//initialize',
+      '/project/initialize/.',
+      '/project/%69nitialize',
+      '//project/initialize'
+    ]) {
       const r = await send(svc, 'POST', target, [bearer(svc), JSON_TYPE], '{}');
       expectRefusal(r, { 'not-found': 404 }, { instanceFormat: false });
     }
@@ -123,7 +149,11 @@ describe('protected routes through public ones, without a token', () => {
       expect(JSON.parse(r.body).status).toBe('pass');
       return;
     }
-    expectRefusal(r, { unauthorized: 401, 'not-found': 404 }, { instanceFormat: false });
+    expectRefusal(
+      r,
+      { unauthorized: 401, 'not-found': 404 },
+      { instanceFormat: false }
+    );
     expectNothingServed(r);
   });
 });

@@ -12,7 +12,15 @@ import { CLOSED_URL } from '../helpers/harness';
 
 const IS_ROOT = process.getuid?.() === 0;
 const NOBODY = 65534;
-const AS_NOBODY_UMASK_0277 = ['/usr/bin/setpriv', `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', '/bin/bash', '-c', 'umask 0277 && exec "$0" "$@"'];
+const AS_NOBODY_UMASK_0277 = [
+  '/usr/bin/setpriv',
+  `--reuid=${NOBODY}`,
+  `--regid=${NOBODY}`,
+  '--clear-groups',
+  '/bin/bash',
+  '-c',
+  'umask 0277 && exec "$0" "$@"'
+];
 
 trackedSandboxes(); // ends every child a failed test leaves behind
 
@@ -24,7 +32,11 @@ afterEach(() => {
 });
 
 /** A home and a project owned by uid 65534, in a directory that user can reach. */
-function nobodysPlace(): { home: string; project: string; env: Record<string, string> } {
+function nobodysPlace(): {
+  home: string;
+  project: string;
+  env: Record<string, string>;
+} {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ps-umask-'));
   roots.push(root);
   fs.chmodSync(root, 0o755);
@@ -51,33 +63,73 @@ function nobodysPlace(): { home: string; project: string; env: Record<string, st
 
 const mode = (p: string) => fs.lstatSync(p).mode & 0o777;
 
-(IS_ROOT ? describe : describe.skip)('the runtime directory under umask 0277 (as uid 65534)', () => {
-  it('is created usable (0700 with its parents), and the service starts again and again', async () => {
-    const place = nobodysPlace();
-    const runtimeDir = path.join(place.home, '.local', 'share', 'project-startup', 'runtime');
-    for (let start = 1; start <= 2; start += 1) {
-      const server = await startServe(['--project-dir', place.project], { env: place.env, cwd: place.project, wrapper: AS_NOBODY_UMASK_0277 });
-      const files = fs.readdirSync(runtimeDir).filter(n => n.endsWith('.json'));
-      expect(files).toHaveLength(1);
-      expect(mode(path.join(runtimeDir, files[0]))).toBe(0o600);
-      expect((await server.stop()).code).toBe(0);
-    }
-    for (const dir of ['.local', '.local/share', '.local/share/project-startup', '.local/share/project-startup/runtime']) {
-      const p = path.join(place.home, dir);
-      expect({ dir, mode: mode(p), uid: fs.lstatSync(p).uid }).toEqual({ dir, mode: 0o700, uid: NOBODY });
-    }
-  }, 40000);
+(IS_ROOT ? describe : describe.skip)(
+  'the runtime directory under umask 0277 (as uid 65534)',
+  () => {
+    it('is created usable (0700 with its parents), and the service starts again and again', async () => {
+      const place = nobodysPlace();
+      const runtimeDir = path.join(
+        place.home,
+        '.local',
+        'share',
+        'project-startup',
+        'runtime'
+      );
+      for (let start = 1; start <= 2; start += 1) {
+        const server = await startServe(['--project-dir', place.project], {
+          env: place.env,
+          cwd: place.project,
+          wrapper: AS_NOBODY_UMASK_0277
+        });
+        const files = fs
+          .readdirSync(runtimeDir)
+          .filter(n => n.endsWith('.json'));
+        expect(files).toHaveLength(1);
+        expect(mode(path.join(runtimeDir, files[0]))).toBe(0o600);
+        expect((await server.stop()).code).toBe(0);
+      }
+      for (const dir of [
+        '.local',
+        '.local/share',
+        '.local/share/project-startup',
+        '.local/share/project-startup/runtime'
+      ]) {
+        const p = path.join(place.home, dir);
+        expect({ dir, mode: mode(p), uid: fs.lstatSync(p).uid }).toEqual({
+          dir,
+          mode: 0o700,
+          uid: NOBODY
+        });
+      }
+    }, 40000);
 
-  it('one left unwritable (0500) is refused with exit 2 and the command that fixes it, not an internal error', async () => {
-    const place = nobodysPlace();
-    const runtimeDir = path.join(place.home, 'run');
-    fs.mkdirSync(runtimeDir, { mode: 0o500 });
-    fs.chownSync(runtimeDir, NOBODY, NOBODY);
-    const [file, ...args] = [...AS_NOBODY_UMASK_0277, process.execPath, BIN, 'serve', '--project-dir', place.project];
-    const result = await runProcess(file, args, { env: { ...place.env, PROJECT_STARTUP_RUNTIME_DIR: runtimeDir }, cwd: place.project, timeoutMs: 10000 });
-    expect({ code: result.code, timedOut: result.timedOut }).toEqual({ code: 2, timedOut: false });
-    expect(result.stderr).toContain(`The runtime directory ${runtimeDir} is not writable by you`);
-    expect(result.stderr).toContain(`chmod 700 ${runtimeDir}`);
-    expect(result.stderr).not.toMatch(/internal|\n\s+at /);
-  }, 20000);
-});
+    it('one left unwritable (0500) is refused with exit 2 and the command that fixes it, not an internal error', async () => {
+      const place = nobodysPlace();
+      const runtimeDir = path.join(place.home, 'run');
+      fs.mkdirSync(runtimeDir, { mode: 0o500 });
+      fs.chownSync(runtimeDir, NOBODY, NOBODY);
+      const [file, ...args] = [
+        ...AS_NOBODY_UMASK_0277,
+        process.execPath,
+        BIN,
+        'serve',
+        '--project-dir',
+        place.project
+      ];
+      const result = await runProcess(file, args, {
+        env: { ...place.env, PROJECT_STARTUP_RUNTIME_DIR: runtimeDir },
+        cwd: place.project,
+        timeoutMs: 10000
+      });
+      expect({ code: result.code, timedOut: result.timedOut }).toEqual({
+        code: 2,
+        timedOut: false
+      });
+      expect(result.stderr).toContain(
+        `The runtime directory ${runtimeDir} is not writable by you`
+      );
+      expect(result.stderr).toContain(`chmod 700 ${runtimeDir}`);
+      expect(result.stderr).not.toMatch(/internal|\n\s+at /);
+    }, 20000);
+  }
+);

@@ -25,15 +25,30 @@ interface ModeCase {
 }
 
 const MODES: ModeCase[] = [
-  { name: 'direct loopback', serve: {}, env: {}, prefix: '/project/', confirmVia: 'web' },
+  {
+    name: 'direct loopback',
+    serve: {},
+    env: {},
+    prefix: '/project/',
+    confirmVia: 'web'
+  },
   {
     name: 'notebook-server proxy',
     serve: { ingress: 'notebook-server-proxy', baseUrl: '/user/alice/' },
-    env: { JUPYTERHUB_API_URL: 'http://127.0.0.1:9/hub/api', JUPYTERHUB_USER: 'alice' },
+    env: {
+      JUPYTERHUB_API_URL: 'http://127.0.0.1:9/hub/api',
+      JUPYTERHUB_USER: 'alice'
+    },
     prefix: '/user/alice/project/',
     confirmVia: 'notebook'
   },
-  { name: 'trusted proxy', serve: { ingress: 'trusted-proxy' }, env: {}, prefix: '/project/', confirmVia: 'web' }
+  {
+    name: 'trusted proxy',
+    serve: { ingress: 'trusted-proxy' },
+    env: {},
+    prefix: '/project/',
+    confirmVia: 'web'
+  }
 ];
 
 describe.each(MODES)('no secret leaves the service: $name', m => {
@@ -49,10 +64,20 @@ describe.each(MODES)('no secret leaves the service: $name', m => {
     const proxySecret = `fake-proxy-secret-${hex()}`;
     const secretFile = path.join(secretDir, 'proxy-secret');
     fs.writeFileSync(secretFile, proxySecret, { mode: 0o600 });
-    const marks = { header: `hdr-mark-${hex()}`, cookie: `cookie-mark-${hex()}`, query: `query-mark-${hex()}`, wrong: `wrong-cred-${hex()}` };
+    const marks = {
+      header: `hdr-mark-${hex()}`,
+      cookie: `cookie-mark-${hex()}`,
+      query: `query-mark-${hex()}`,
+      wrong: `wrong-cred-${hex()}`
+    };
     try {
       const svc: TestService = await start({
-        env: { ...m.env, ...secrets, PROJECT_STARTUP_TRUSTED_PROXY_SECRET_FILE: secretFile, PROJECT_STARTUP_LOG_LEVEL: 'debug' },
+        env: {
+          ...m.env,
+          ...secrets,
+          PROJECT_STARTUP_TRUSTED_PROXY_SECRET_FILE: secretFile,
+          PROJECT_STARTUP_LOG_LEVEL: 'debug'
+        },
         serve: m.serve
       });
       const credential: [string, string][] =
@@ -61,17 +86,42 @@ describe.each(MODES)('no secret leaves the service: $name', m => {
           : m.name === 'trusted proxy'
             ? [['X-Project-Startup-Proxy-Secret', proxySecret]]
             : [['Authorization', `token ${marks.wrong}`]]; // Jupyter's forwarded token: never read
-      const common: [string, string][] = [['X-Custom', marks.header], ['Cookie', `c=${marks.cookie}; _xsrf=${marks.cookie}`]];
+      const common: [string, string][] = [
+        ['X-Custom', marks.header],
+        ['Cookie', `c=${marks.cookie}; _xsrf=${marks.cookie}`]
+      ];
       const answers: Exchange[] = [];
-      const call = async (method: string, route: string, headers: [string, string][] = credential, body?: string) => {
-        const r = await send(svc, method, `${m.prefix}${route}`, [...headers, ...common, ...(body !== undefined ? [['Content-Type', 'application/json'] as [string, string]] : [])], body);
+      const call = async (
+        method: string,
+        route: string,
+        headers: [string, string][] = credential,
+        body?: string
+      ) => {
+        const r = await send(
+          svc,
+          method,
+          `${m.prefix}${route}`,
+          [
+            ...headers,
+            ...common,
+            ...(body !== undefined
+              ? [['Content-Type', 'application/json'] as [string, string]]
+              : [])
+          ],
+          body
+        );
         answers.push(r);
         return r;
       };
-      const startup = await call('GET', `startup?interface=${m.confirmVia}&q=${marks.query}`);
+      const startup = await call(
+        'GET',
+        `startup?interface=${m.confirmVia}&q=${marks.query}`
+      );
       expect(startup.status).toBe(200);
       const projection = JSON.parse(startup.body);
-      const credentials = projection.readinessChecks.find((c: { id: string }) => c.id === 'credential-backends');
+      const credentials = projection.readinessChecks.find(
+        (c: { id: string }) => c.id === 'credential-backends'
+      );
       expect(credentials.observed).toContain('AWS_SECRET_ACCESS_KEY'); // names, never values
       await call('GET', `capabilities?x=${marks.query}`);
       await call('GET', 'health');
@@ -80,20 +130,69 @@ describe.each(MODES)('no secret leaves the service: $name', m => {
       await call('GET', `nope?token=${marks.wrong}`);
       await call('DELETE', 'capabilities');
       await call('GET', `startup?interface=${marks.query}`);
-      await call('POST', 'initialize', credential, JSON.stringify({ interface: m.confirmVia, bogus: marks.query }));
-      await call('POST', 'initialize', credential, JSON.stringify({ pad: 'x'.repeat(17 * 1024) }));
-      await call('POST', 'gateway', credential, JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'project.startup', params: { interface: 'terminal' } }, { jsonrpc: '2.0', id: 2, method: marks.query }]));
-      await call('GET', 'capabilities', [['Authorization', `Bearer ${marks.wrong}`], ['X-Project-Startup-Proxy-Secret', marks.wrong]]);
+      await call(
+        'POST',
+        'initialize',
+        credential,
+        JSON.stringify({ interface: m.confirmVia, bogus: marks.query })
+      );
+      await call(
+        'POST',
+        'initialize',
+        credential,
+        JSON.stringify({ pad: 'x'.repeat(17 * 1024) })
+      );
+      await call(
+        'POST',
+        'gateway',
+        credential,
+        JSON.stringify([
+          {
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'project.startup',
+            params: { interface: 'terminal' }
+          },
+          { jsonrpc: '2.0', id: 2, method: marks.query }
+        ])
+      );
+      await call('GET', 'capabilities', [
+        ['Authorization', `Bearer ${marks.wrong}`],
+        ['X-Project-Startup-Proxy-Secret', marks.wrong]
+      ]);
       // Same-origin, as the page or the panel sends it (the marker cookie makes it browser-borne).
-      const created = await call('POST', 'initialize', [...credential, ['Sec-Fetch-Site', 'same-origin']], JSON.stringify({ interface: m.confirmVia, confirm: { projectPath: projection.projectPath, statePath: projection.statePath } }));
+      const created = await call(
+        'POST',
+        'initialize',
+        [...credential, ['Sec-Fetch-Site', 'same-origin']],
+        JSON.stringify({
+          interface: m.confirmVia,
+          confirm: {
+            projectPath: projection.projectPath,
+            statePath: projection.statePath
+          }
+        })
+      );
       expect(created.status).toBe(201);
       await call('GET', `startup?interface=${m.confirmVia}`);
 
-      const forbidden: Record<string, string> = { ...secrets, proxySecret, ...marks };
+      const forbidden: Record<string, string> = {
+        ...secrets,
+        proxySecret,
+        ...marks
+      };
       const texts: [string, string][] = [
-        ...answers.map((a, i) => [`answer ${i} (${a.status})`, `${a.rawHead}\n${a.body}`] as [string, string]),
+        ...answers.map(
+          (a, i) =>
+            [`answer ${i} (${a.status})`, `${a.rawHead}\n${a.body}`] as [
+              string,
+              string
+            ]
+        ),
         ['log', svc.logs.join('')],
-        ...Object.entries(readAllFiles(svc.root)).map(([file, text]) => [`file ${file}`, text] as [string, string])
+        ...Object.entries(readAllFiles(svc.root)).map(
+          ([file, text]) => [`file ${file}`, text] as [string, string]
+        )
       ];
       expect(svc.logs.join('')).toMatch(/"level":"debug"/);
       const leaks: string[] = [];

@@ -8,16 +8,27 @@
 // and against the real service with the settings at one second.
 import { resolveConfig } from '../../sidecar/src/config';
 import { MAX_SESSIONS, SessionStore } from '../../sidecar/src/http/sessions';
-import { HttpResult, request, TestService, trackedServices } from '../helpers/harness';
+import {
+  HttpResult,
+  request,
+  TestService,
+  trackedServices
+} from '../helpers/harness';
 import { expectProblem } from '../helpers/schemas';
 import { delay } from '../reliability/support';
 
 const start = trackedServices('each');
 
-function sessionCookie(r: HttpResult): { pair: string; name: string; attributes: string[] } {
+function sessionCookie(r: HttpResult): {
+  pair: string;
+  name: string;
+  attributes: string[];
+} {
   const header = r.headers['set-cookie'];
   expect(header).toHaveLength(1);
-  const [pair, ...attributes] = (header as string[])[0].split(';').map(s => s.trim());
+  const [pair, ...attributes] = (header as string[])[0]
+    .split(';')
+    .map(s => s.trim());
   return { pair, name: pair.slice(0, pair.indexOf('=')), attributes };
 }
 
@@ -37,7 +48,10 @@ describe('the session store (pure, with a given clock)', () => {
 
   it('ends a session after the idle time without use, and each use starts the idle time again', () => {
     let now = 0;
-    const store = new SessionStore({ idleSeconds: 3600, maxSeconds: 12 * 3600 }, () => now);
+    const store = new SessionStore(
+      { idleSeconds: 3600, maxSeconds: 12 * 3600 },
+      () => now
+    );
     const a = store.create();
     now += HOUR - 1;
     expect(store.check(a)).toBe(true);
@@ -50,7 +64,10 @@ describe('the session store (pure, with a given clock)', () => {
 
   it('ends a session at its maximum age however busy it is', () => {
     let now = 0;
-    const store = new SessionStore({ idleSeconds: 3600, maxSeconds: 12 * 3600 }, () => now);
+    const store = new SessionStore(
+      { idleSeconds: 3600, maxSeconds: 12 * 3600 },
+      () => now
+    );
     const a = store.create();
     for (let step = 0; step < 23; step++) {
       now += HOUR / 2;
@@ -61,7 +78,10 @@ describe('the session store (pure, with a given clock)', () => {
   });
 
   it('gives every sign-in its own 256-bit id and knows no other', () => {
-    const store = new SessionStore({ idleSeconds: 60, maxSeconds: 60 }, () => 0);
+    const store = new SessionStore(
+      { idleSeconds: 60, maxSeconds: 60 },
+      () => 0
+    );
     const ids = Array.from({ length: 10 }, () => store.create());
     expect(new Set(ids).size).toBe(10);
     for (const id of ids) {
@@ -75,7 +95,10 @@ describe('the session store (pure, with a given clock)', () => {
 
   it(`holds at most ${MAX_SESSIONS} sessions: a sign-in flood ends the oldest, memory stays bounded`, () => {
     let now = 0;
-    const store = new SessionStore({ idleSeconds: 3600, maxSeconds: 3600 }, () => now);
+    const store = new SessionStore(
+      { idleSeconds: 3600, maxSeconds: 3600 },
+      () => now
+    );
     const first = store.create();
     const rest = Array.from({ length: 10 * MAX_SESSIONS }, () => {
       now += 1;
@@ -89,7 +112,10 @@ describe('the session store (pure, with a given clock)', () => {
 
   it('sweeps ended sessions at the next sign-in', () => {
     let now = 0;
-    const store = new SessionStore({ idleSeconds: 10, maxSeconds: 10 }, () => now);
+    const store = new SessionStore(
+      { idleSeconds: 10, maxSeconds: 10 },
+      () => now
+    );
     for (let i = 0; i < 5; i++) {
       store.create();
     }
@@ -116,7 +142,11 @@ describe('sessions of the real service', () => {
     const r = await request(`${svc.api}capabilities?token=${svc.token}`);
     const cookie = sessionCookie(r);
     expect(cookie.name).toBe(`project-startup-session-${svc.running.port}`);
-    expect(cookie.attributes).toEqual(['Path=/user/alice/project/', 'HttpOnly', 'SameSite=Strict']);
+    expect(cookie.attributes).toEqual([
+      'Path=/user/alice/project/',
+      'HttpOnly',
+      'SameSite=Strict'
+    ]);
   });
 
   it('a cookie of the previous process is refused after a restart on the same port with the same token', async () => {
@@ -127,36 +157,52 @@ describe('sessions of the real service', () => {
     expect((await withCookie(first, cookie)).status).toBe(200);
     await first.close();
 
-    const second = await start({ env: { PROJECT_STARTUP_TOKEN: token }, serve: { port } });
+    const second = await start({
+      env: { PROJECT_STARTUP_TOKEN: token },
+      serve: { port }
+    });
     expect(second.running.port).toBe(port);
     const refused = await withCookie(second, cookie);
     expectProblem(refused, 401, 'unauthorized');
-    expect(refused.json.detail).toMatch(/session has ended.*project-startup url/);
+    expect(refused.json.detail).toMatch(
+      /session has ended.*project-startup url/
+    );
     // Signing in again works: the token is the same.
     expect((await withCookie(second, await signIn(second))).status).toBe(200);
   });
 
   it('a session is refused once PROJECT_STARTUP_SESSION_MAX_SECONDS have passed since sign-in', async () => {
-    const svc = await start({ env: { PROJECT_STARTUP_SESSION_MAX_SECONDS: '2' } });
+    const svc = await start({
+      env: { PROJECT_STARTUP_SESSION_MAX_SECONDS: '2' }
+    });
     const cookie = await signIn(svc);
     expect((await withCookie(svc, cookie)).status).toBe(200);
     await delay(2100);
     const refused = await withCookie(svc, cookie);
     expectProblem(refused, 401, 'unauthorized');
     // The setup page asks to sign in again; so does a state change.
-    const page = await request(svc.api, { headers: { cookie, accept: 'text/html' } });
+    const page = await request(svc.api, {
+      headers: { cookie, accept: 'text/html' }
+    });
     expect(page.status).toBe(401);
     expect(page.text).toContain('project-startup url');
     const post = await request(`${svc.api}initialize`, {
       method: 'POST',
-      headers: { cookie, origin: svc.origin, 'content-type': 'application/json', 'sec-fetch-site': 'same-origin' },
+      headers: {
+        cookie,
+        origin: svc.origin,
+        'content-type': 'application/json',
+        'sec-fetch-site': 'same-origin'
+      },
       body: '{}'
     });
     expectProblem(post, 401, 'unauthorized');
   });
 
   it('a session is refused after PROJECT_STARTUP_SESSION_IDLE_SECONDS without a request', async () => {
-    const svc = await start({ env: { PROJECT_STARTUP_SESSION_IDLE_SECONDS: '1' } });
+    const svc = await start({
+      env: { PROJECT_STARTUP_SESSION_IDLE_SECONDS: '1' }
+    });
     const cookie = await signIn(svc);
     await delay(1200);
     expectProblem(await withCookie(svc, cookie), 401, 'unauthorized');
@@ -173,12 +219,23 @@ describe('sessions of the real service', () => {
   });
 
   it('the settings are whole numbers of seconds from 1 to a week', () => {
-    const env = (name: string, value: string) => ({ HOME: '/tmp', [name]: value });
-    for (const name of ['PROJECT_STARTUP_SESSION_IDLE_SECONDS', 'PROJECT_STARTUP_SESSION_MAX_SECONDS']) {
+    const env = (name: string, value: string) => ({
+      HOME: '/tmp',
+      [name]: value
+    });
+    for (const name of [
+      'PROJECT_STARTUP_SESSION_IDLE_SECONDS',
+      'PROJECT_STARTUP_SESSION_MAX_SECONDS'
+    ]) {
       for (const bad of ['0', '604801', '1h', '-5']) {
-        expect(() => resolveConfig({}, env(name, bad), '/tmp')).toThrow(`${name} must be a whole number from 1 to 604800.`);
+        expect(() => resolveConfig({}, env(name, bad), '/tmp')).toThrow(
+          `${name} must be a whole number from 1 to 604800.`
+        );
       }
     }
-    expect(resolveConfig({}, { HOME: '/tmp' }, '/tmp').sessions).toEqual({ idleSeconds: 7200, maxSeconds: 43200 });
+    expect(resolveConfig({}, { HOME: '/tmp' }, '/tmp').sessions).toEqual({
+      idleSeconds: 7200,
+      maxSeconds: 43200
+    });
   });
 });

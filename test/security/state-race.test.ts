@@ -34,10 +34,14 @@ while time.monotonic() < end:
 `;
 
 function startSwapper(a: string, b: string): Promise<ChildProcess> {
-  const child = spawn('/usr/bin/python3', ['-c', SWAPPER, a, b], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('/usr/bin/python3', ['-c', SWAPPER, a, b], {
+    stdio: ['ignore', 'pipe', 'pipe']
+  });
   return new Promise((resolve, reject) => {
     child.stdout?.once('data', () => resolve(child));
-    child.once('exit', code => reject(new Error(`the swapper exited (${code}) before swapping`)));
+    child.once('exit', code =>
+      reject(new Error(`the swapper exited (${code}) before swapping`))
+    );
   });
 }
 
@@ -45,62 +49,101 @@ afterEach(() => useDirectoryTraversal('auto'));
 
 // `auto` is /proc/self/fd on Linux; `cwd` is the path macOS takes (no traversable /dev/fd),
 // run here on Linux against the same attacker.
-it.each(['auto', 'cwd'] as const)('traversal %s: a state directory swapped with a link during initialize: the record lands only in the real directory, never 5xx', async traversal => {
-  useDirectoryTraversal(traversal);
-  const svc = await start({ env: { PROJECT_STARTUP_INITIALIZE_RATE_LIMIT: '100000/1' } });
-  const projection = JSON.parse((await send(svc, 'GET', '/project/startup?interface=web', [bearer(svc)])).body);
-  expect(projection.phase).toBe('awaiting-confirmation');
-  const { projectPath, statePath } = projection;
-  const body = JSON.stringify({ interface: 'web', confirm: { projectPath, statePath } });
+it.each(['auto', 'cwd'] as const)(
+  'traversal %s: a state directory swapped with a link during initialize: the record lands only in the real directory, never 5xx',
+  async traversal => {
+    useDirectoryTraversal(traversal);
+    const svc = await start({
+      env: { PROJECT_STARTUP_INITIALIZE_RATE_LIMIT: '100000/1' }
+    });
+    const projection = JSON.parse(
+      (await send(svc, 'GET', '/project/startup?interface=web', [bearer(svc)]))
+        .body
+    );
+    expect(projection.phase).toBe('awaiting-confirmation');
+    const { projectPath, statePath } = projection;
+    const body = JSON.stringify({
+      interface: 'web',
+      confirm: { projectPath, statePath }
+    });
 
-  // The real state directory (as initialize would make it), held by descriptor so the test
-  // finds it whatever name it has at the moment; the other directory the link points at.
-  fs.mkdirSync(statePath, { mode: 0o700 });
-  const realDir = fs.openSync(statePath, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
-  const inReal = (name: string) => `/proc/self/fd/${realDir}/${name}`;
-  const other = path.join(svc.root, 'other');
-  fs.mkdirSync(other, { mode: 0o700 });
-  const link = path.join(projectPath, '.swap');
-  fs.symlinkSync(other, link);
+    // The real state directory (as initialize would make it), held by descriptor so the test
+    // finds it whatever name it has at the moment; the other directory the link points at.
+    fs.mkdirSync(statePath, { mode: 0o700 });
+    const realDir = fs.openSync(
+      statePath,
+      fs.constants.O_RDONLY | fs.constants.O_DIRECTORY
+    );
+    const inReal = (name: string) => `/proc/self/fd/${realDir}/${name}`;
+    const other = path.join(svc.root, 'other');
+    fs.mkdirSync(other, { mode: 0o700 });
+    const link = path.join(projectPath, '.swap');
+    fs.symlinkSync(other, link);
 
-  const swapper = await startSwapper(statePath, link);
-  const statuses: Record<string, number> = {};
-  let calls = 0;
-  let misplaced = 0;
-  let createdElsewhere = 0;
-  const deadline = Date.now() + BUDGET_MS;
-  try {
-    while (calls < CALLS && Date.now() < deadline) {
-      const r = await send(svc, 'POST', '/project/initialize', [bearer(svc), JSON_TYPE], body);
-      calls += 1;
-      const code = r.status >= 400 ? `${r.status} ${JSON.parse(r.body).code}` : String(r.status);
-      statuses[code] = (statuses[code] ?? 0) + 1;
-      if (fs.readdirSync(other).length > 0) {
-        misplaced += 1; // the record or its temporary went through the link
-        for (const name of fs.readdirSync(other)) {
-          fs.rmSync(path.join(other, name), { force: true });
+    const swapper = await startSwapper(statePath, link);
+    const statuses: Record<string, number> = {};
+    let calls = 0;
+    let misplaced = 0;
+    let createdElsewhere = 0;
+    const deadline = Date.now() + BUDGET_MS;
+    try {
+      while (calls < CALLS && Date.now() < deadline) {
+        const r = await send(
+          svc,
+          'POST',
+          '/project/initialize',
+          [bearer(svc), JSON_TYPE],
+          body
+        );
+        calls += 1;
+        const code =
+          r.status >= 400
+            ? `${r.status} ${JSON.parse(r.body).code}`
+            : String(r.status);
+        statuses[code] = (statuses[code] ?? 0) + 1;
+        if (fs.readdirSync(other).length > 0) {
+          misplaced += 1; // the record or its temporary went through the link
+          for (const name of fs.readdirSync(other)) {
+            fs.rmSync(path.join(other, name), { force: true });
+          }
+        }
+        if (r.status === 201 && !fs.existsSync(inReal('initialization.json'))) {
+          createdElsewhere += 1;
+        }
+        for (const name of fs.readdirSync(`/proc/self/fd/${realDir}`)) {
+          fs.rmSync(inReal(name), { force: true });
         }
       }
-      if (r.status === 201 && !fs.existsSync(inReal('initialization.json'))) {
-        createdElsewhere += 1;
-      }
-      for (const name of fs.readdirSync(`/proc/self/fd/${realDir}`)) {
-        fs.rmSync(inReal(name), { force: true });
-      }
+    } finally {
+      swapper.kill('SIGKILL');
+      fs.closeSync(realDir);
     }
-  } finally {
-    swapper.kill('SIGKILL');
-    fs.closeSync(realDir);
-  }
-  // Figures for the report (the README's threat model quotes a run of this test).
-  // A 500's log line (errno only, never a path or secret) says where the race hit.
-  const failures = svc.logs.filter(line => line.includes('request failed')).slice(0, 3);
-  process.stdout.write(`state race (${traversal}): ${calls} calls, ${misplaced} misplaced, statuses ${JSON.stringify(statuses)}\n${failures.join('\n')}`);
-  expect(swapper.exitCode === null || swapper.exitCode === 0 || swapper.signalCode === 'SIGKILL').toBe(true);
-  expect({ misplaced, createdElsewhere }).toEqual({ misplaced: 0, createdElsewhere: 0 });
-  // Only "created", "already there" (never here: the record is removed each time) or "refused as unsafe".
-  expect(Object.keys(statuses).filter(s => !['201', '409 state-unsafe'].includes(s))).toEqual([]);
-  // The race was really run: both outcomes occurred.
-  expect(statuses['201']).toBeGreaterThan(0);
-  expect(statuses['409 state-unsafe']).toBeGreaterThan(0);
-}, 120000);
+    // Figures for the report (the README's threat model quotes a run of this test).
+    // A 500's log line (errno only, never a path or secret) says where the race hit.
+    const failures = svc.logs
+      .filter(line => line.includes('request failed'))
+      .slice(0, 3);
+    process.stdout.write(
+      `state race (${traversal}): ${calls} calls, ${misplaced} misplaced, statuses ${JSON.stringify(statuses)}\n${failures.join('\n')}`
+    );
+    expect(
+      swapper.exitCode === null ||
+        swapper.exitCode === 0 ||
+        swapper.signalCode === 'SIGKILL'
+    ).toBe(true);
+    expect({ misplaced, createdElsewhere }).toEqual({
+      misplaced: 0,
+      createdElsewhere: 0
+    });
+    // Only "created", "already there" (never here: the record is removed each time) or "refused as unsafe".
+    expect(
+      Object.keys(statuses).filter(
+        s => !['201', '409 state-unsafe'].includes(s)
+      )
+    ).toEqual([]);
+    // The race was really run: both outcomes occurred.
+    expect(statuses['201']).toBeGreaterThan(0);
+    expect(statuses['409 state-unsafe']).toBeGreaterThan(0);
+  },
+  120000
+);

@@ -2,7 +2,14 @@
 // problem assertions on raw answers, and "nothing was created" snapshots.
 import * as fs from 'node:fs';
 import type { TestService } from '../helpers/harness';
-import { Exchange, exchange, leakSigns, problemViolations, rawHttp, tree } from '../reliability/support';
+import {
+  Exchange,
+  exchange,
+  leakSigns,
+  problemViolations,
+  rawHttp,
+  tree
+} from '../reliability/support';
 
 export { tree };
 
@@ -19,8 +26,15 @@ export function send(
   body?: string | Buffer
 ): Promise<Exchange> {
   const port = portOf(svc);
-  const all: [string, string][] = headers.some(([n]) => n.toLowerCase() === 'host') ? [...headers] : [['Host', `127.0.0.1:${port}`], ...headers];
-  if (body !== undefined && !all.some(([n]) => /^(content-length|transfer-encoding)$/i.test(n))) {
+  const all: [string, string][] = headers.some(
+    ([n]) => n.toLowerCase() === 'host'
+  )
+    ? [...headers]
+    : [['Host', `127.0.0.1:${port}`], ...headers];
+  if (
+    body !== undefined &&
+    !all.some(([n]) => /^(content-length|transfer-encoding)$/i.test(n))
+  ) {
     all.push(['Content-Length', String(Buffer.byteLength(body))]);
   }
   all.push(['Connection', 'close']);
@@ -34,10 +48,23 @@ export function bearer(svc: TestService): [string, string] {
 export const JSON_TYPE: [string, string] = ['Content-Type', 'application/json'];
 
 /** The answer is this problem: status, code, media type, schema, and no leak. */
-export function expectProblemAnswer(ex: Exchange, status: number, code: string, method = 'GET'): void {
-  const json = method === 'HEAD' || ex.body === '' ? undefined : (JSON.parse(ex.body) as { code?: string });
-  expect({ status: ex.status, code: json?.code }).toEqual({ status, code: method === 'HEAD' ? undefined : code });
-  expect(problemViolations(ex.status, ex.headers['content-type'], ex.body, method)).toEqual([]);
+export function expectProblemAnswer(
+  ex: Exchange,
+  status: number,
+  code: string,
+  method = 'GET'
+): void {
+  const json =
+    method === 'HEAD' || ex.body === ''
+      ? undefined
+      : (JSON.parse(ex.body) as { code?: string });
+  expect({ status: ex.status, code: json?.code }).toEqual({
+    status,
+    code: method === 'HEAD' ? undefined : code
+  });
+  expect(
+    problemViolations(ex.status, ex.headers['content-type'], ex.body, method)
+  ).toEqual([]);
   expect(leakSigns(`${ex.rawHead}\n${ex.body}`)).toEqual([]);
 }
 
@@ -46,11 +73,25 @@ export function expectProblemAnswer(ex: Exchange, status: number, code: string, 
  * `instanceFormat: false` leaves the format of the echoed `instance` to injection.test.ts, so a
  * suite about something else does not fail for that one bug.
  */
-export function expectRefusal(ex: Exchange, allowed: Record<string, number>, options: { instanceFormat?: boolean } = {}): void {
+export function expectRefusal(
+  ex: Exchange,
+  allowed: Record<string, number>,
+  options: { instanceFormat?: boolean } = {}
+): void {
   const json = JSON.parse(ex.body || '{}') as { code?: string };
-  expect(Object.entries(allowed).map(([code, status]) => `${status} ${code}`)).toContain(`${ex.status} ${json.code}`);
-  const violations = problemViolations(ex.status, ex.headers['content-type'], ex.body);
-  expect(options.instanceFormat === false ? violations.filter(v => !v.includes('/instance must match format')) : violations).toEqual([]);
+  expect(
+    Object.entries(allowed).map(([code, status]) => `${status} ${code}`)
+  ).toContain(`${ex.status} ${json.code}`);
+  const violations = problemViolations(
+    ex.status,
+    ex.headers['content-type'],
+    ex.body
+  );
+  expect(
+    options.instanceFormat === false
+      ? violations.filter(v => !v.includes('/instance must match format'))
+      : violations
+  ).toEqual([]);
 }
 
 /** Everything below the service's temporary root (project, home, runtime), for "nothing changed". */

@@ -40,7 +40,14 @@ function sharedDir(): string {
 const NSP = ['--ingress', 'notebook-server-proxy'];
 
 function health(socketPath: string) {
-  return exchange({ socketPath }, rawHttp('GET', '/project/health', [['Host', 'localhost'], ['Connection', 'close']]), { timeoutMs: 5000 });
+  return exchange(
+    { socketPath },
+    rawHttp('GET', '/project/health', [
+      ['Host', 'localhost'],
+      ['Connection', 'close']
+    ]),
+    { timeoutMs: 5000 }
+  );
 }
 
 /**
@@ -85,11 +92,27 @@ while attempts < 50000000 and (attempts % 1000 or time.monotonic() < deadline):
 print('NEVER', attempts, denied, flush=True)
 `;
 
-function runAttacker(script: string, socketPath: string, seconds: number): { output: Promise<string>; started: Promise<void> } {
-  const child = spawn(SETPRIV, [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', PYTHON, script, socketPath, String(seconds)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { PATH: '/usr/bin:/bin', PYTHONDONTWRITEBYTECODE: '1' }
-  });
+function runAttacker(
+  script: string,
+  socketPath: string,
+  seconds: number
+): { output: Promise<string>; started: Promise<void> } {
+  const child = spawn(
+    SETPRIV,
+    [
+      `--reuid=${NOBODY}`,
+      `--regid=${NOBODY}`,
+      '--clear-groups',
+      PYTHON,
+      script,
+      socketPath,
+      String(seconds)
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: '/usr/bin:/bin', PYTHONDONTWRITEBYTECODE: '1' }
+    }
+  );
   let out = '';
   let onStart: () => void = () => undefined;
   const started = new Promise<void>(resolve => (onStart = resolve));
@@ -99,7 +122,9 @@ function runAttacker(script: string, socketPath: string, seconds: number): { out
       onStart();
     }
   });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  child.stderr
+    .setEncoding('utf8')
+    .on('data', (chunk: string) => (out += chunk));
   const kill = setTimeout(() => child.kill('SIGKILL'), (seconds + 30) * 1000);
   const output = new Promise<string>(resolve =>
     child.on('close', () => {
@@ -111,61 +136,81 @@ function runAttacker(script: string, socketPath: string, seconds: number): { out
   return { output, started };
 }
 
-(IS_ROOT ? describe : describe.skip)('another user never reaches the socket (runs as root: the other user is uid 65534)', () => {
-  // Each round: the other user loops on connect() in three processes, from before the service
-  // starts until 1 s after the socket appears; the service starts under umask 000, the worst
-  // case, in a world-writable directory. (Before the fix, 4 to 9 of 24 such loops connected.)
-  const ROUNDS = 6;
-  it(`connects in none of ${ROUNDS} starts under umask 000, not even while the service is starting`, async () => {
-    const results: string[] = [];
-    for (let round = 0; round < ROUNDS; round += 1) {
-      const s = sandbox();
-      const dir = sharedDir();
-      const script = path.join(dir, 'attacker.py');
-      fs.writeFileSync(script, ATTACKER, { mode: 0o644 });
-      const socketPath = path.join(dir, 'sidecar.sock');
-      // Three looping processes: more chances, and a busy machine, where the service can be
-      // preempted inside any window it leaves open.
-      const attackers = [0, 1, 2].map(() => runAttacker(script, socketPath, 1));
-      await Promise.all(attackers.map(a => a.started));
-      const server = await startServe([...NSP, '--unix-socket', socketPath], {
-        env: s.env,
-        cwd: s.projectDir,
-        wrapper: ['/bin/bash', '-c', 'umask 000 && exec "$0" "$@"']
-      });
-      for (const attacker of attackers) {
-        const output = (await attacker.output).trim().split('\n');
-        results.push(output[output.length - 1]);
+(IS_ROOT ? describe : describe.skip)(
+  'another user never reaches the socket (runs as root: the other user is uid 65534)',
+  () => {
+    // Each round: the other user loops on connect() in three processes, from before the service
+    // starts until 1 s after the socket appears; the service starts under umask 000, the worst
+    // case, in a world-writable directory. (Before the fix, 4 to 9 of 24 such loops connected.)
+    const ROUNDS = 6;
+    it(`connects in none of ${ROUNDS} starts under umask 000, not even while the service is starting`, async () => {
+      const results: string[] = [];
+      for (let round = 0; round < ROUNDS; round += 1) {
+        const s = sandbox();
+        const dir = sharedDir();
+        const script = path.join(dir, 'attacker.py');
+        fs.writeFileSync(script, ATTACKER, { mode: 0o644 });
+        const socketPath = path.join(dir, 'sidecar.sock');
+        // Three looping processes: more chances, and a busy machine, where the service can be
+        // preempted inside any window it leaves open.
+        const attackers = [0, 1, 2].map(() =>
+          runAttacker(script, socketPath, 1)
+        );
+        await Promise.all(attackers.map(a => a.started));
+        const server = await startServe([...NSP, '--unix-socket', socketPath], {
+          env: s.env,
+          cwd: s.projectDir,
+          wrapper: ['/bin/bash', '-c', 'umask 000 && exec "$0" "$@"']
+        });
+        for (const attacker of attackers) {
+          const output = (await attacker.output).trim().split('\n');
+          results.push(output[output.length - 1]);
+        }
+        // The service itself answers its owner all along.
+        expect((await health(socketPath)).status).toBe(200);
+        expect(fs.lstatSync(socketPath).mode & 0o777).toBe(0o600);
+        await server.stop();
       }
-      // The service itself answers its owner all along.
-      expect((await health(socketPath)).status).toBe(200);
-      expect(fs.lstatSync(socketPath).mode & 0o777).toBe(0o600);
-      await server.stop();
-    }
-    expect(results.filter(r => !r.startsWith('NEVER'))).toEqual([]);
-    // The loop really ran against the socket: refused for lack of permission, many times.
-    for (const r of results) {
-      const [, , denied] = r.split(/\s+/);
-      expect(Number(denied)).toBeGreaterThan(0);
-    }
-  }, 90000);
-});
+      expect(results.filter(r => !r.startsWith('NEVER'))).toEqual([]);
+      // The loop really ran against the socket: refused for lack of permission, many times.
+      for (const r of results) {
+        const [, , denied] = r.split(/\s+/);
+        expect(Number(denied)).toBeGreaterThan(0);
+      }
+    }, 90000);
+  }
+);
 
 describe('two instances on one --unix-socket path', () => {
   it('the second refuses while the first lives, and leaves its socket alone', async () => {
     const s = sandbox();
     const socketPath = path.join(s.root, 'sidecar.sock');
-    const first = await startServe([...NSP, '--unix-socket', socketPath], { env: s.env, cwd: s.projectDir });
+    const first = await startServe([...NSP, '--unix-socket', socketPath], {
+      env: s.env,
+      cwd: s.projectDir
+    });
     const before = fs.lstatSync(socketPath);
-    const firstId = JSON.parse((await health(socketPath)).body).instanceId as string;
+    const firstId = JSON.parse((await health(socketPath)).body)
+      .instanceId as string;
 
-    const second = await runCli(['serve', ...NSP, '--unix-socket', socketPath], { env: s.env, cwd: s.projectDir, timeoutMs: 10000 });
-    expect({ code: second.code, timedOut: second.timedOut }).toEqual({ code: 2, timedOut: false });
-    expect(second.stderr).toContain(`Another process is listening on the Unix socket ${socketPath}`);
+    const second = await runCli(
+      ['serve', ...NSP, '--unix-socket', socketPath],
+      { env: s.env, cwd: s.projectDir, timeoutMs: 10000 }
+    );
+    expect({ code: second.code, timedOut: second.timedOut }).toEqual({
+      code: 2,
+      timedOut: false
+    });
+    expect(second.stderr).toContain(
+      `Another process is listening on the Unix socket ${socketPath}`
+    );
     expect(second.stderr).not.toMatch(/Port \d+/);
 
     const after = fs.lstatSync(socketPath);
-    expect({ dev: after.dev, ino: after.ino }).toEqual({ dev: before.dev, ino: before.ino });
+    expect({ dev: after.dev, ino: after.ino }).toEqual({
+      dev: before.dev,
+      ino: before.ino
+    });
     const answer = await health(socketPath);
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body).instanceId).toBe(firstId);
@@ -176,12 +221,18 @@ describe('two instances on one --unix-socket path', () => {
   it('a stale socket (its service killed with SIGKILL) is replaced by the next start', async () => {
     const s = sandbox();
     const socketPath = path.join(s.root, 'sidecar.sock');
-    const first = await startServe([...NSP, '--unix-socket', socketPath], { env: s.env, cwd: s.projectDir });
+    const first = await startServe([...NSP, '--unix-socket', socketPath], {
+      env: s.env,
+      cwd: s.projectDir
+    });
     first.child.kill('SIGKILL');
     await first.stop();
     expect(fs.lstatSync(socketPath).isSocket()).toBe(true); // left behind, nobody listening
 
-    const next = await startServe([...NSP, '--unix-socket', socketPath], { env: s.env, cwd: s.projectDir });
+    const next = await startServe([...NSP, '--unix-socket', socketPath], {
+      env: s.env,
+      cwd: s.projectDir
+    });
     expect((await health(socketPath)).status).toBe(200);
     await next.stop();
   }, 30000);
@@ -189,12 +240,19 @@ describe('two instances on one --unix-socket path', () => {
   it('an instance shutting down removes the path only while it still is its own socket', async () => {
     const s = sandbox();
     const socketPath = path.join(s.root, 'sidecar.sock');
-    const first = await startServe([...NSP, '--unix-socket', socketPath], { env: s.env, cwd: s.projectDir });
+    const first = await startServe([...NSP, '--unix-socket', socketPath], {
+      env: s.env,
+      cwd: s.projectDir
+    });
     // The first one's name is taken away (by an operator, a cleaner), and a second instance
     // starts on the now free path.
     fs.rmSync(socketPath);
-    const second = await startServe([...NSP, '--unix-socket', socketPath], { env: s.env, cwd: s.projectDir });
-    const secondId = JSON.parse((await health(socketPath)).body).instanceId as string;
+    const second = await startServe([...NSP, '--unix-socket', socketPath], {
+      env: s.env,
+      cwd: s.projectDir
+    });
+    const secondId = JSON.parse((await health(socketPath)).body)
+      .instanceId as string;
 
     expect((await first.stop()).code).toBe(0);
     expect(fs.existsSync(socketPath)).toBe(true);
@@ -208,22 +266,50 @@ describe('two instances on one --unix-socket path', () => {
 
 describe('a --unix-socket path that is not a socket', () => {
   it.each([
-    ['a regular file', (p: string) => fs.writeFileSync(p, 'keep me\n'), /is a regular file, not a socket/],
-    ['a directory', (p: string) => fs.mkdirSync(p), /is a directory, not a socket/],
-    ['a symbolic link', (p: string) => fs.symlinkSync('/nonexistent-target', p), /is a symbolic link, not a socket/]
-  ])('%s: refused with exit 2, a message naming it, and left as it was', async (_kind, make, message) => {
-    const s = sandbox();
-    const socketPath = path.join(s.root, 'taken');
-    make(socketPath);
-    const before = fs.lstatSync(socketPath);
-    const result = await runCli(['serve', ...NSP, '--unix-socket', socketPath], { env: s.env, cwd: s.projectDir, timeoutMs: 10000 });
-    expect({ code: result.code, timedOut: result.timedOut }).toEqual({ code: 2, timedOut: false });
-    expect(result.stderr).toMatch(message);
-    expect(result.stderr).toContain(socketPath);
-    expect(result.stderr).not.toMatch(/Port \d+ on/);
-    const after = fs.lstatSync(socketPath);
-    expect({ ino: after.ino, mode: after.mode, size: after.size }).toEqual({ ino: before.ino, mode: before.mode, size: before.size });
-    // Nothing else left behind in the directory (no private bind directory).
-    expect(fs.readdirSync(s.root).filter(n => n.startsWith('.ps'))).toEqual([]);
-  }, 20000);
+    [
+      'a regular file',
+      (p: string) => fs.writeFileSync(p, 'keep me\n'),
+      /is a regular file, not a socket/
+    ],
+    [
+      'a directory',
+      (p: string) => fs.mkdirSync(p),
+      /is a directory, not a socket/
+    ],
+    [
+      'a symbolic link',
+      (p: string) => fs.symlinkSync('/nonexistent-target', p),
+      /is a symbolic link, not a socket/
+    ]
+  ])(
+    '%s: refused with exit 2, a message naming it, and left as it was',
+    async (_kind, make, message) => {
+      const s = sandbox();
+      const socketPath = path.join(s.root, 'taken');
+      make(socketPath);
+      const before = fs.lstatSync(socketPath);
+      const result = await runCli(
+        ['serve', ...NSP, '--unix-socket', socketPath],
+        { env: s.env, cwd: s.projectDir, timeoutMs: 10000 }
+      );
+      expect({ code: result.code, timedOut: result.timedOut }).toEqual({
+        code: 2,
+        timedOut: false
+      });
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr).toContain(socketPath);
+      expect(result.stderr).not.toMatch(/Port \d+ on/);
+      const after = fs.lstatSync(socketPath);
+      expect({ ino: after.ino, mode: after.mode, size: after.size }).toEqual({
+        ino: before.ino,
+        mode: before.mode,
+        size: before.size
+      });
+      // Nothing else left behind in the directory (no private bind directory).
+      expect(fs.readdirSync(s.root).filter(n => n.startsWith('.ps'))).toEqual(
+        []
+      );
+    },
+    20000
+  );
 });

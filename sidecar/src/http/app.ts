@@ -29,8 +29,18 @@ import { healthProof, NONCE_PATTERN } from '../health-proof';
 import { readJsonBody } from './body';
 import { handleRpc, parseErrorResponse } from './gateway';
 import { buildOpenApi } from './openapi';
-import { checkSameOrigin, IngressGuard, originForm, RequestIdentity, SecretMatcher } from './ingress';
-import { channelOf, ConfirmationChannel, PROMPT_KEY_HEADER } from '../confirmation';
+import {
+  checkSameOrigin,
+  IngressGuard,
+  originForm,
+  RequestIdentity,
+  SecretMatcher
+} from './ingress';
+import {
+  channelOf,
+  ConfirmationChannel,
+  PROMPT_KEY_HEADER
+} from '../confirmation';
 import { parseAllocationClaim } from '../allocation-claim';
 import type { RateLimiter } from './rate-limit';
 import { INTERFACE_IDS, labelOf } from '../vocabulary';
@@ -49,19 +59,35 @@ export interface AppOptions {
 }
 
 /** What node:http calls for every request. */
-export type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
+export type RequestListener = (
+  request: IncomingMessage,
+  response: ServerResponse
+) => void;
 
 /** The API docs page's Swagger UI files (scripts/api.js copies them from swagger-ui-dist at build time). */
 const DOCS_ASSETS: Record<string, { file: string; type: string }> = {
-  '/api-docs-assets/swagger-ui-bundle.js': { file: 'swagger-ui-bundle.js', type: 'text/javascript' },
-  '/api-docs-assets/swagger-ui.css': { file: 'swagger-ui.css', type: 'text/css' }
+  '/api-docs-assets/swagger-ui-bundle.js': {
+    file: 'swagger-ui-bundle.js',
+    type: 'text/javascript'
+  },
+  '/api-docs-assets/swagger-ui.css': {
+    file: 'swagger-ui.css',
+    type: 'text/css'
+  }
 };
 
 /**
  * Routes that answer without authentication: liveness, the API description and its docs page,
  * the page icon. None of them holds anything but what the package itself ships.
  */
-const PUBLIC_ROUTES = new Set(['/health', '/openapi.json', '/favicon.svg', '/api-docs', '/api-docs.js', ...Object.keys(DOCS_ASSETS)]);
+const PUBLIC_ROUTES = new Set([
+  '/health',
+  '/openapi.json',
+  '/favicon.svg',
+  '/api-docs',
+  '/api-docs.js',
+  ...Object.keys(DOCS_ASSETS)
+]);
 
 const STATIC_DIR = nodePath.join(__dirname, '..', '..', 'static');
 /** sidecar/dist/api-docs, from dist/http, dist/bundle and (tests) src/http alike. */
@@ -72,23 +98,40 @@ const PAGE_POLICY =
  * The API docs page's policy: the setup page's, except that images may be data: URLs, which is
  * how Swagger UI's stylesheet draws its icons. Scripts stay 'self' only.
  */
-const DOCS_POLICY = PAGE_POLICY.replace("img-src 'self'", "img-src 'self' data:");
+const DOCS_POLICY = PAGE_POLICY.replace(
+  "img-src 'self'",
+  "img-src 'self' data:"
+);
 
 /** The setup page's and the docs page's files, read once when the app is made. */
-const STATIC_FILES: Record<string, { file: string; type: string; policy?: string; body?: Buffer }> = {
+const STATIC_FILES: Record<
+  string,
+  { file: string; type: string; policy?: string; body?: Buffer }
+> = {
   '/': { file: 'setup.html', type: 'text/html' },
   '/setup.js': { file: 'setup.js', type: 'text/javascript' },
   '/setup.css': { file: 'setup.css', type: 'text/css' },
   '/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
-  '/api-docs': { file: 'api-docs.html', type: 'text/html', policy: DOCS_POLICY },
-  '/api-docs.js': { file: 'api-docs.js', type: 'text/javascript', policy: DOCS_POLICY }
+  '/api-docs': {
+    file: 'api-docs.html',
+    type: 'text/html',
+    policy: DOCS_POLICY
+  },
+  '/api-docs.js': {
+    file: 'api-docs.js',
+    type: 'text/javascript',
+    policy: DOCS_POLICY
+  }
 };
 
 /** The setup page and what only it loads (the icon stays: it names no route). */
 const PAGE_ROUTES = new Set(['/', '/setup.js', '/setup.css']);
 
 function wantsHtml(request: IncomingMessage): boolean {
-  return request.headers['sec-fetch-mode'] === 'navigate' || (request.headers.accept ?? '').includes('text/html');
+  return (
+    request.headers['sec-fetch-mode'] === 'navigate' ||
+    (request.headers.accept ?? '').includes('text/html')
+  );
 }
 
 /** The answer to jupyter-server-proxy's readiness poll (GET / behind the notebook server). */
@@ -113,7 +156,12 @@ function locals(response: Response): Locals {
   return response.locals as Locals;
 }
 
-function sendJson(response: ServerResponse, status: number, body: string | Buffer, type = 'application/json'): void {
+function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: string | Buffer,
+  type = 'application/json'
+): void {
   response.statusCode = status;
   response.setHeader('Content-Type', `${type}; charset=utf-8`);
   response.end(body);
@@ -125,7 +173,10 @@ function sendJson(response: ServerResponse, status: number, body: string | Buffe
  * (The same bytes and the same Content-Length either way.)
  */
 class EncodedBodies {
-  private readonly bodies = new Map<string, { json: string; bytes: Buffer; etag?: string }>();
+  private readonly bodies = new Map<
+    string,
+    { json: string; bytes: Buffer; etag?: string }
+  >();
 
   of(key: string, json: string): Buffer {
     return this.entry(key, json).bytes;
@@ -138,7 +189,10 @@ class EncodedBodies {
     return { bytes: entry.bytes, etag: entry.etag };
   }
 
-  private entry(key: string, json: string): { json: string; bytes: Buffer; etag?: string } {
+  private entry(
+    key: string,
+    json: string
+  ): { json: string; bytes: Buffer; etag?: string } {
     const known = this.bodies.get(key);
     if (known !== undefined && known.json === json) {
       return known;
@@ -151,7 +205,12 @@ class EncodedBodies {
 
 function methodNotAllowed(allow: string) {
   return (request: Request) => {
-    throw new ProblemError('method-not-allowed', `${request.method} is not allowed here; use ${allow}.`, {}, { Allow: allow });
+    throw new ProblemError(
+      'method-not-allowed',
+      `${request.method} is not allowed here; use ${allow}.`,
+      {},
+      { Allow: allow }
+    );
   };
 }
 
@@ -171,11 +230,19 @@ function matchesEtag(header: string | undefined, etag: string): boolean {
  * A successful response whose result the service has already serialized (the manifest, a startup
  * result) reuses those bytes, encoded once; everything else is serialized as usual.
  */
-function rpcBody(result: unknown, service: StartupService, encoded: EncodedBodies): string | Buffer {
+function rpcBody(
+  result: unknown,
+  service: StartupService,
+  encoded: EncodedBodies
+): string | Buffer {
   if (Array.isArray(result)) {
     return `[${result.map(response => responseJson(response, service)).join(',')}]`;
   }
-  const r = result as { jsonrpc?: unknown; id?: unknown; result?: unknown } | null;
+  const r = result as {
+    jsonrpc?: unknown;
+    id?: unknown;
+    result?: unknown;
+  } | null;
   const prepared = preparedResult(r, service);
   if (prepared === undefined) {
     return JSON.stringify(result);
@@ -183,15 +250,25 @@ function rpcBody(result: unknown, service: StartupService, encoded: EncodedBodie
   // Three pieces copied into one Buffer: the large middle one is never rebuilt as a string.
   // The same bytes as the capabilities or startup route's body, encoded once for both.
   const bytes = encoded.of(prepared.kind, prepared.json);
-  return Buffer.concat([Buffer.from(rpcResultHead(r), 'utf8'), bytes, CLOSE_BRACE]);
+  return Buffer.concat([
+    Buffer.from(rpcResultHead(r), 'utf8'),
+    bytes,
+    CLOSE_BRACE
+  ]);
 }
 
 const CLOSE_BRACE = Buffer.from('}');
 
 function responseJson(response: unknown, service: StartupService): string {
-  const r = response as { jsonrpc?: unknown; id?: unknown; result?: unknown } | null;
+  const r = response as {
+    jsonrpc?: unknown;
+    id?: unknown;
+    result?: unknown;
+  } | null;
   const prepared = preparedResult(r, service);
-  return prepared === undefined ? JSON.stringify(response) : `${rpcResultHead(r)}${prepared.json}}`;
+  return prepared === undefined
+    ? JSON.stringify(response)
+    : `${rpcResultHead(r)}${prepared.json}}`;
 }
 
 /** A success response's JSON up to its result: `{"jsonrpc":…,"id":…,"result":`. */
@@ -208,7 +285,13 @@ function preparedResult(
     return undefined;
   }
   const keys = Object.keys(r);
-  if (keys.length !== 3 || keys[0] !== 'jsonrpc' || keys[1] !== 'id' || keys[2] !== 'result' || r.id === undefined) {
+  if (
+    keys.length !== 3 ||
+    keys[0] !== 'jsonrpc' ||
+    keys[1] !== 'id' ||
+    keys[2] !== 'result' ||
+    r.id === undefined
+  ) {
     return undefined; // JSON.stringify would drop an undefined id; leave such a shape to it
   }
   return service.preparedJson(r.result);
@@ -224,29 +307,66 @@ function setCommonHeaders(response: ServerResponse, version: string): void {
 /** The routes' work, shared by both lanes. */
 interface Routes {
   capabilities(request: IncomingMessage, response: ServerResponse): void;
-  startup(request: IncomingMessage, response: ServerResponse, query: URLSearchParams): Promise<void>;
-  initialize(request: IncomingMessage, response: ServerResponse, identity: RequestIdentity): Promise<void>;
-  gateway(request: IncomingMessage, response: ServerResponse, identity: RequestIdentity, path: string): Promise<void>;
+  startup(
+    request: IncomingMessage,
+    response: ServerResponse,
+    query: URLSearchParams
+  ): Promise<void>;
+  initialize(
+    request: IncomingMessage,
+    response: ServerResponse,
+    identity: RequestIdentity
+  ): Promise<void>;
+  gateway(
+    request: IncomingMessage,
+    response: ServerResponse,
+    identity: RequestIdentity,
+    path: string
+  ): Promise<void>;
   health(response: ServerResponse, query: URLSearchParams): void;
   openapi(response: ServerResponse): void;
-  staticFile(entry: (typeof STATIC_FILES)[string], response: ServerResponse): void;
-  docsAsset(entry: (typeof DOCS_ASSETS)[string], response: ServerResponse): Promise<void>;
+  staticFile(
+    entry: (typeof STATIC_FILES)[string],
+    response: ServerResponse
+  ): void;
+  docsAsset(
+    entry: (typeof DOCS_ASSETS)[string],
+    response: ServerResponse
+  ): Promise<void>;
   /** Renders any failure as problem details (the express error handler does the same). */
-  fail(error: unknown, request: IncomingMessage, response: ServerResponse, path: string): Promise<void>;
+  fail(
+    error: unknown,
+    request: IncomingMessage,
+    response: ServerResponse,
+    path: string
+  ): Promise<void>;
 }
 
 function createRoutes(options: AppOptions): Routes {
   const { service, guard, logger, rateLimiter, promptKey } = options;
   const ingress = guard.mode;
   /** What this request's transport shows about where a confirmation comes from. */
-  const channel = (request: IncomingMessage, identity: RequestIdentity): ConfirmationChannel => {
+  const channel = (
+    request: IncomingMessage,
+    identity: RequestIdentity
+  ): ConfirmationChannel => {
     const raw = request.headers[PROMPT_KEY_HEADER];
-    const prompted = promptKey !== undefined && typeof raw === 'string' && promptKey.matches(raw);
+    const prompted =
+      promptKey !== undefined &&
+      typeof raw === 'string' &&
+      promptKey.matches(raw);
     return channelOf(ingress, identity.via, identity.ambient, prompted);
   };
   const encoded = new EncodedBodies();
-  const healthJson = JSON.stringify({ status: 'pass', version: service.version, instanceId: service.instanceId, platform: service.adapter.id });
-  const openApiJson = JSON.stringify(buildOpenApi(service.config.baseUrl, service.version));
+  const healthJson = JSON.stringify({
+    status: 'pass',
+    version: service.version,
+    instanceId: service.instanceId,
+    platform: service.adapter.id
+  });
+  const openApiJson = JSON.stringify(
+    buildOpenApi(service.config.baseUrl, service.version)
+  );
   for (const entry of Object.values(STATIC_FILES)) {
     entry.body ??= fs.readFileSync(nodePath.join(STATIC_DIR, entry.file));
   }
@@ -266,16 +386,26 @@ function createRoutes(options: AppOptions): Routes {
     async startup(request, response, query) {
       const values = query.getAll('interface');
       if (values.length > 1) {
-        throw new ProblemError('unknown-interface', `Give the interface parameter once: one of ${INTERFACE_IDS.join(', ')}.`, {
-          allowedValues: [...INTERFACE_IDS]
-        });
+        throw new ProblemError(
+          'unknown-interface',
+          `Give the interface parameter once: one of ${INTERFACE_IDS.join(', ')}.`,
+          {
+            allowedValues: [...INTERFACE_IDS]
+          }
+        );
       }
       const iface = parseInterface(values[0]);
       const claims = query.getAll('allocation');
       if (claims.length > 1) {
-        throw new ProblemError('validation-failed', 'Give the allocation parameter once, as <scheduler>:<job id>.');
+        throw new ProblemError(
+          'validation-failed',
+          'Give the allocation parameter once, as <scheduler>:<job id>.'
+        );
       }
-      const pending = service.startupJson(iface, parseAllocationClaim(claims[0], '/allocation'));
+      const pending = service.startupJson(
+        iface,
+        parseAllocationClaim(claims[0], '/allocation')
+      );
       const json = typeof pending === 'string' ? pending : await pending;
       // The projection's JSON is the same string object while nothing observed has changed.
       const { bytes, etag } = encoded.tagged(`startup ${iface}`, json);
@@ -294,11 +424,19 @@ function createRoutes(options: AppOptions): Routes {
       checkSameOrigin(request, guard, identity);
       rateLimiter.take(identity.clientKey);
       const body = await readJsonBody(request);
-      const result = await service.initialize(body, { ingress, channel: channel(request, identity) });
-      logger.info(result.status === 201 ? 'project state created' : 'project state already present', {
-        interface: result.body.record.confirmation.interface,
-        method: result.body.record.confirmation.method
+      const result = await service.initialize(body, {
+        ingress,
+        channel: channel(request, identity)
       });
+      logger.info(
+        result.status === 201
+          ? 'project state created'
+          : 'project state already present',
+        {
+          interface: result.body.record.confirmation.interface,
+          method: result.body.record.confirmation.method
+        }
+      );
       sendJson(response, result.status, JSON.stringify(result.body));
     },
 
@@ -312,7 +450,11 @@ function createRoutes(options: AppOptions): Routes {
         if (problem.code !== 'invalid-json') {
           throw problem;
         }
-        sendJson(response, 200, JSON.stringify(parseErrorResponse(problem, path)));
+        sendJson(
+          response,
+          200,
+          JSON.stringify(parseErrorResponse(problem, path))
+        );
         return;
       }
       const result = await handleRpc(body, {
@@ -333,17 +475,33 @@ function createRoutes(options: AppOptions): Routes {
     health(response, query) {
       const nonce = query.get('nonce');
       if (nonce === null || options.proofKey === undefined) {
-        sendJson(response, 200, encoded.of('health', healthJson), 'application/health+json');
+        sendJson(
+          response,
+          200,
+          encoded.of('health', healthJson),
+          'application/health+json'
+        );
         return;
       }
       if (query.getAll('nonce').length > 1 || !NONCE_PATTERN.test(nonce)) {
-        throw new ProblemError('validation-failed', 'nonce must be given once, as 32 to 128 lowercase hexadecimal characters.', {
-          errors: [{ pointer: '/nonce', detail: 'must match ^[0-9a-f]{32,128}$' }]
-        });
+        throw new ProblemError(
+          'validation-failed',
+          'nonce must be given once, as 32 to 128 lowercase hexadecimal characters.',
+          {
+            errors: [
+              { pointer: '/nonce', detail: 'must match ^[0-9a-f]{32,128}$' }
+            ]
+          }
+        );
       }
       // The proof binds the client's nonce to this instance; the token itself is never sent.
       const proof = healthProof(options.proofKey, nonce, service.instanceId);
-      sendJson(response, 200, `${healthJson.slice(0, -1)},"proof":${JSON.stringify(proof)}}`, 'application/health+json');
+      sendJson(
+        response,
+        200,
+        `${healthJson.slice(0, -1)},"proof":${JSON.stringify(proof)}}`,
+        'application/health+json'
+      );
     },
 
     openapi(response) {
@@ -351,7 +509,10 @@ function createRoutes(options: AppOptions): Routes {
     },
 
     staticFile(entry, response) {
-      response.setHeader('Content-Security-Policy', entry.policy ?? PAGE_POLICY);
+      response.setHeader(
+        'Content-Security-Policy',
+        entry.policy ?? PAGE_POLICY
+      );
       response.setHeader('Referrer-Policy', 'no-referrer');
       response.statusCode = 200;
       response.setHeader('Content-Type', `${entry.type}; charset=utf-8`);
@@ -365,10 +526,17 @@ function createRoutes(options: AppOptions): Routes {
       try {
         size = (await fs.promises.stat(file)).size;
       } catch (error) {
-        if (['EMFILE', 'ENFILE'].includes((error as NodeJS.ErrnoException).code ?? '')) {
+        if (
+          ['EMFILE', 'ENFILE'].includes(
+            (error as NodeJS.ErrnoException).code ?? ''
+          )
+        ) {
           throw error; // no descriptor left: answered 503 overloaded, not "not built"
         }
-        throw new ProblemError('not-found', 'The API docs page is not built here: run `npm run build:sidecar`; the description itself is at openapi.json.');
+        throw new ProblemError(
+          'not-found',
+          'The API docs page is not built here: run `npm run build:sidecar`; the description itself is at openapi.json.'
+        );
       }
       response.setHeader('Content-Security-Policy', DOCS_POLICY);
       response.setHeader('Referrer-Policy', 'no-referrer');
@@ -387,7 +555,12 @@ function createRoutes(options: AppOptions): Routes {
       const problem = asProblemError(problemFromExpress(error));
       if (problem.code === 'internal') {
         const e = error as { name?: string; code?: string };
-        logger.error('request failed', { path, method: request.method, error: e?.name, errno: e?.code });
+        logger.error('request failed', {
+          path,
+          method: request.method,
+          error: e?.name,
+          errno: e?.code
+        });
       }
       if (response.headersSent) {
         response.destroy();
@@ -402,7 +575,12 @@ function createRoutes(options: AppOptions): Routes {
       for (const [name, value] of Object.entries(problem.headers)) {
         response.setHeader(name, value);
       }
-      sendJson(response, problem.status, JSON.stringify(problem.toProblem(path)), 'application/problem+json');
+      sendJson(
+        response,
+        problem.status,
+        JSON.stringify(problem.toProblem(path)),
+        'application/problem+json'
+      );
     }
   };
 }
@@ -428,7 +606,14 @@ export function createApp(options: AppOptions): RequestListener {
         slow = createExpressApp(options, routes);
       } catch (error) {
         setCommonHeaders(response, options.service.version);
-        void routes.fail(error, request, response, instancePath(originForm(request.url ?? '/').split('?')[0])).catch(() => response.destroy());
+        void routes
+          .fail(
+            error,
+            request,
+            response,
+            instancePath(originForm(request.url ?? '/').split('?')[0])
+          )
+          .catch(() => response.destroy());
         return;
       }
     }
@@ -442,7 +627,10 @@ export function createApp(options: AppOptions): RequestListener {
  * it takes a request, every failure (Host, credentials, the route's own) is rendered by the same
  * code as express's error handler, so nothing is checked twice.
  */
-function createFastLane(options: AppOptions, routes: Routes): (request: IncomingMessage, response: ServerResponse) => boolean {
+function createFastLane(
+  options: AppOptions,
+  routes: Routes
+): (request: IncomingMessage, response: ServerResponse) => boolean {
   const { service, guard, logger } = options;
   const prefix = `${service.config.baseUrl}project`;
   // The debug request log hangs off express's first middleware: with it on, take nothing.
@@ -450,14 +638,21 @@ function createFastLane(options: AppOptions, routes: Routes): (request: Incoming
     return () => false;
   }
   type Hot = 'capabilities' | 'startup' | 'gateway' | 'health';
-  const hot = new Map<string, { route: Hot; method: string; isPublic: boolean }>();
+  const hot = new Map<
+    string,
+    { route: Hot; method: string; isPublic: boolean }
+  >();
   for (const [route, method] of [
     ['capabilities', 'GET'],
     ['startup', 'GET'],
     ['gateway', 'POST'],
     ['health', 'GET']
   ] as const) {
-    hot.set(`${prefix}/${route}`, { route, method, isPublic: guard.publicRoutes && PUBLIC_ROUTES.has(`/${route}`) });
+    hot.set(`${prefix}/${route}`, {
+      route,
+      method,
+      isPublic: guard.publicRoutes && PUBLIC_ROUTES.has(`/${route}`)
+    });
   }
   const version = service.version;
   const proxied = guard.mode === 'notebook-server-proxy';
@@ -469,13 +664,19 @@ function createFastLane(options: AppOptions, routes: Routes): (request: Incoming
     }
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
-    if (path === '/' && proxied && (request.method === 'GET' || request.method === 'HEAD')) {
+    if (
+      path === '/' &&
+      proxied &&
+      (request.method === 'GET' || request.method === 'HEAD')
+    ) {
       // jupyter-server-proxy's readiness poll, answered without loading express.
       setCommonHeaders(response, version);
       try {
         guard.checkHost(request);
       } catch (error) {
-        void routes.fail(error, request, response, path).catch(() => response.destroy());
+        void routes
+          .fail(error, request, response, path)
+          .catch(() => response.destroy());
         return true;
       }
       sendJson(response, 200, READY, 'application/health+json');
@@ -496,7 +697,10 @@ function createFastLane(options: AppOptions, routes: Routes): (request: Incoming
     // Taken: from here on this lane answers, as the express lane would.
     setCommonHeaders(response, version);
     // Should rendering a problem itself fail, end the exchange rather than the process.
-    const onError = (error: unknown) => routes.fail(error, request, response, path).catch(() => response.destroy());
+    const onError = (error: unknown) =>
+      routes
+        .fail(error, request, response, path)
+        .catch(() => response.destroy());
     let identity: RequestIdentity | undefined;
     try {
       guard.checkHost(request);
@@ -513,16 +717,23 @@ function createFastLane(options: AppOptions, routes: Routes): (request: Incoming
         break;
       case 'health':
         try {
-          routes.health(response, new URLSearchParams(q === -1 ? '' : url.slice(q + 1)));
+          routes.health(
+            response,
+            new URLSearchParams(q === -1 ? '' : url.slice(q + 1))
+          );
         } catch (error) {
           void onError(error);
         }
         break;
       case 'startup':
-        routes.startup(request, response, query as URLSearchParams).catch(onError);
+        routes
+          .startup(request, response, query as URLSearchParams)
+          .catch(onError);
         break;
       case 'gateway':
-        routes.gateway(request, response, identity as RequestIdentity, path).catch(onError);
+        routes
+          .gateway(request, response, identity as RequestIdentity, path)
+          .catch(onError);
         break;
     }
     return true;
@@ -530,7 +741,10 @@ function createFastLane(options: AppOptions, routes: Routes): (request: Incoming
 }
 
 /** Every request the fast lane leaves: the complete application, as express routes it. */
-function createExpressApp(options: AppOptions, routes: Routes): RequestListener {
+function createExpressApp(
+  options: AppOptions,
+  routes: Routes
+): RequestListener {
   // Required here, not at the top: see createApp for when this runs.
   const express = require('express') as typeof import('express');
   const { service, guard, logger } = options;
@@ -562,16 +776,27 @@ function createExpressApp(options: AppOptions, routes: Routes): RequestListener 
     const path = q === -1 ? url : url.slice(0, q);
     locals(response).path = instancePath(path);
     if (url.length > URL_LIMIT) {
-      throw new ProblemError('uri-too-long', `Request URLs are limited to ${URL_LIMIT} bytes.`, { limitBytes: URL_LIMIT });
+      throw new ProblemError(
+        'uri-too-long',
+        `Request URLs are limited to ${URL_LIMIT} bytes.`,
+        { limitBytes: URL_LIMIT }
+      );
     }
     guard.checkHost(request);
-    if (path === '/' && guard.mode === 'notebook-server-proxy' && (request.method === 'GET' || request.method === 'HEAD')) {
+    if (
+      path === '/' &&
+      guard.mode === 'notebook-server-proxy' &&
+      (request.method === 'GET' || request.method === 'HEAD')
+    ) {
       // jupyter-server-proxy polls GET / until the backend answers; say only that it is up.
       sendJson(response, 200, READY, 'application/health+json');
       return;
     }
     if (path !== prefix && !path.startsWith(`${prefix}/`)) {
-      throw new ProblemError('not-found', `Nothing is served here; the service lives under ${prefix}/.`);
+      throw new ProblemError(
+        'not-found',
+        `Nothing is served here; the service lives under ${prefix}/.`
+      );
     }
     const query = new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
     locals(response).query = query;
@@ -592,7 +817,11 @@ function createExpressApp(options: AppOptions, routes: Routes): RequestListener 
     }
     if (!(guard.publicRoutes && PUBLIC_ROUTES.has(route))) {
       try {
-        locals(response).identity = guard.authenticate(request, response, query);
+        locals(response).identity = guard.authenticate(
+          request,
+          response,
+          query
+        );
       } catch (error) {
         if (
           route === '/' &&
@@ -607,7 +836,10 @@ function createExpressApp(options: AppOptions, routes: Routes): RequestListener 
         }
         throw error;
       }
-      if (locals(response).identity.via === 'query-token' && wantsHtml(request)) {
+      if (
+        locals(response).identity.via === 'query-token' &&
+        wantsHtml(request)
+      ) {
         // The cookie is set; take the token out of the address bar and history.
         query.delete('token');
         const rest = query.toString();
@@ -622,27 +854,42 @@ function createExpressApp(options: AppOptions, routes: Routes): RequestListener 
 
   router
     .route('/capabilities')
-    .get((request: Request, response: Response) => routes.capabilities(request, response))
+    .get((request: Request, response: Response) =>
+      routes.capabilities(request, response)
+    )
     .all(methodNotAllowed('GET, HEAD'));
 
   router
     .route('/startup')
-    .get((request: Request, response: Response) => routes.startup(request, response, locals(response).query))
+    .get((request: Request, response: Response) =>
+      routes.startup(request, response, locals(response).query)
+    )
     .all(methodNotAllowed('GET, HEAD'));
 
   router
     .route('/initialize')
-    .post((request: Request, response: Response) => routes.initialize(request, response, locals(response).identity))
+    .post((request: Request, response: Response) =>
+      routes.initialize(request, response, locals(response).identity)
+    )
     .all(methodNotAllowed('POST'));
 
   router
     .route('/gateway')
-    .post((request: Request, response: Response) => routes.gateway(request, response, locals(response).identity, locals(response).path))
+    .post((request: Request, response: Response) =>
+      routes.gateway(
+        request,
+        response,
+        locals(response).identity,
+        locals(response).path
+      )
+    )
     .all(methodNotAllowed('POST'));
 
   router
     .route('/health')
-    .get((_request: Request, response: Response) => routes.health(response, locals(response).query))
+    .get((_request: Request, response: Response) =>
+      routes.health(response, locals(response).query)
+    )
     .all(methodNotAllowed('GET, HEAD'));
 
   router
@@ -653,28 +900,42 @@ function createExpressApp(options: AppOptions, routes: Routes): RequestListener 
   for (const [route, entry] of Object.entries(STATIC_FILES)) {
     router
       .route(route)
-      .get((_request: Request, response: Response) => routes.staticFile(entry, response))
+      .get((_request: Request, response: Response) =>
+        routes.staticFile(entry, response)
+      )
       .all(methodNotAllowed('GET, HEAD'));
   }
 
   for (const [route, entry] of Object.entries(DOCS_ASSETS)) {
     router
       .route(route)
-      .get((_request: Request, response: Response) => routes.docsAsset(entry, response))
+      .get((_request: Request, response: Response) =>
+        routes.docsAsset(entry, response)
+      )
       .all(methodNotAllowed('GET, HEAD'));
   }
 
   app.use(prefix, router);
 
   app.use(() => {
-    throw new ProblemError('not-found', `No such resource; see ${prefix}/openapi.json for the routes.`);
+    throw new ProblemError(
+      'not-found',
+      `No such resource; see ${prefix}/openapi.json for the routes.`
+    );
   });
 
   // Express recognises error handlers by their four parameters.
-  app.use(async (error: unknown, request: Request, response: Response, _next: NextFunction) => {
-    void _next;
-    await routes.fail(error, request, response, locals(response).path);
-  });
+  app.use(
+    async (
+      error: unknown,
+      request: Request,
+      response: Response,
+      _next: NextFunction
+    ) => {
+      void _next;
+      await routes.fail(error, request, response, locals(response).path);
+    }
+  );
 
   return app;
 }
@@ -731,10 +992,16 @@ function problemFromExpress(error: unknown): unknown {
   }
   const e = error as { type?: string; status?: number };
   if (e?.type === 'entity.too.large') {
-    return new ProblemError('payload-too-large', 'The request body is too large.');
+    return new ProblemError(
+      'payload-too-large',
+      'The request body is too large.'
+    );
   }
   if (e?.status === 400) {
-    return new ProblemError('validation-failed', 'The request could not be understood.');
+    return new ProblemError(
+      'validation-failed',
+      'The request could not be understood.'
+    );
   }
   return error;
 }

@@ -16,7 +16,10 @@ export function readJsonBody(request: IncomingMessage): Promise<unknown> {
   if (!isJsonContentType(request.headers['content-type'])) {
     // Browsers send form posts cross-site without a preflight; JSON they cannot.
     return Promise.reject(
-      new ProblemError('unsupported-media-type', 'Send the body as JSON with Content-Type: application/json.')
+      new ProblemError(
+        'unsupported-media-type',
+        'Send the body as JSON with Content-Type: application/json.'
+      )
     );
   }
   const declared = Number(request.headers['content-length'] ?? NaN);
@@ -43,7 +46,14 @@ export function readJsonBody(request: IncomingMessage): Promise<unknown> {
       }
       chunks.push(chunk);
     });
-    request.on('error', () => fail(new ProblemError('invalid-json', 'The request body could not be read completely.')));
+    request.on('error', () =>
+      fail(
+        new ProblemError(
+          'invalid-json',
+          'The request body could not be read completely.'
+        )
+      )
+    );
     request.on('end', () => {
       if (settled) {
         return;
@@ -53,14 +63,25 @@ export function readJsonBody(request: IncomingMessage): Promise<unknown> {
       try {
         resolve(JSON.parse(text));
       } catch {
-        reject(new ProblemError('invalid-json', text.trim() === '' ? 'The request body is empty; send a JSON object.' : 'The request body is not valid JSON.'));
+        reject(
+          new ProblemError(
+            'invalid-json',
+            text.trim() === ''
+              ? 'The request body is empty; send a JSON object.'
+              : 'The request body is not valid JSON.'
+          )
+        );
       }
     });
   });
 }
 
 function tooLarge(): ProblemError {
-  return new ProblemError('payload-too-large', `Request bodies are limited to ${BODY_LIMIT_BYTES} bytes.`, {
-    limitBytes: BODY_LIMIT_BYTES
-  });
+  return new ProblemError(
+    'payload-too-large',
+    `Request bodies are limited to ${BODY_LIMIT_BYTES} bytes.`,
+    {
+      limitBytes: BODY_LIMIT_BYTES
+    }
+  );
 }

@@ -30,7 +30,9 @@ export const TIMEOUT_CHECK_INTERVAL_MS = 1000;
  */
 export function descriptorLimitOf(procLimits: string): number | undefined {
   const match = /^Max open files\s+(\d+|unlimited)\s+/m.exec(procLimits);
-  return match === null || match[1] === 'unlimited' ? undefined : Number(match[1]);
+  return match === null || match[1] === 'unlimited'
+    ? undefined
+    : Number(match[1]);
 }
 
 /**
@@ -51,11 +53,19 @@ export function readDescriptorLimit(): number | undefined {
  * The default connection limit: half of what the descriptor limit leaves after the reserve (the
  * other half covers what each connection's work may open at once), between 16 and the cap.
  */
-export function defaultMaxConnections(descriptorLimit: number | undefined): number {
+export function defaultMaxConnections(
+  descriptorLimit: number | undefined
+): number {
   if (descriptorLimit === undefined) {
     return FALLBACK_MAX_CONNECTIONS;
   }
-  return Math.max(16, Math.min(MAX_CONNECTIONS_CAP, Math.floor((descriptorLimit - DESCRIPTOR_RESERVE) / 2)));
+  return Math.max(
+    16,
+    Math.min(
+      MAX_CONNECTIONS_CAP,
+      Math.floor((descriptorLimit - DESCRIPTOR_RESERVE) / 2)
+    )
+  );
 }
 
 /** Node's server options for a request timeout: the headers and the whole request within it. */
@@ -64,7 +74,10 @@ export function timeoutOptions(requestTimeoutMs: number): http.ServerOptions {
     requestTimeout: requestTimeoutMs,
     headersTimeout: requestTimeoutMs,
     keepAliveTimeout: 5000,
-    connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_INTERVAL_MS, requestTimeoutMs)
+    connectionsCheckingInterval: Math.min(
+      TIMEOUT_CHECK_INTERVAL_MS,
+      requestTimeoutMs
+    )
   };
 }
 
@@ -84,7 +97,9 @@ export function limitConnections(
   shed: (socket: Socket) => void,
   onEvict: () => void = () => undefined
 ): ConnectionLimiter {
-  const [handle, ...others] = server.listeners('connection') as ((socket: Socket) => void)[];
+  const [handle, ...others] = server.listeners('connection') as ((
+    socket: Socket
+  ) => void)[];
   if (handle === undefined || others.length > 0) {
     throw new Error('limitConnections must be called on a fresh http.Server');
   }
@@ -117,20 +132,23 @@ export function limitConnections(
     handle.call(server, socket);
   });
 
-  server.on('request', (request: http.IncomingMessage, response: http.ServerResponse) => {
-    const socket = request.socket;
-    const state = open.get(socket);
-    if (state === undefined) {
-      return;
-    }
-    state.active += 1;
-    response.once('close', () => {
-      state.active -= 1;
-      if (open.delete(socket)) {
-        open.set(socket, state); // most recently used
+  server.on(
+    'request',
+    (request: http.IncomingMessage, response: http.ServerResponse) => {
+      const socket = request.socket;
+      const state = open.get(socket);
+      if (state === undefined) {
+        return;
       }
-    });
-  });
+      state.active += 1;
+      response.once('close', () => {
+        state.active -= 1;
+        if (open.delete(socket)) {
+          open.set(socket, state); // most recently used
+        }
+      });
+    }
+  );
 
   return {
     get open() {

@@ -16,9 +16,17 @@ export const JSON_RPC_ERRORS = {
   application: -32000
 } as const;
 
-const PARAM_CODES = new Set(['missing-interface', 'unknown-interface', 'validation-failed']);
+const PARAM_CODES = new Set([
+  'missing-interface',
+  'unknown-interface',
+  'validation-failed'
+]);
 
-export const GATEWAY_METHODS = ['project.capabilities', 'project.startup', 'project.initialize'] as const;
+export const GATEWAY_METHODS = [
+  'project.capabilities',
+  'project.startup',
+  'project.initialize'
+] as const;
 export const MAX_BATCH = 20;
 
 type Id = string | number | null;
@@ -33,52 +41,111 @@ export interface RpcContext {
   instance: string;
 }
 
-function errorResponse(id: Id, code: number, message: string, problem?: ProblemError, instance?: string) {
-  return { jsonrpc: '2.0', id, error: { code, message, ...(problem ? { data: problem.toProblem(instance) } : {}) } };
+function errorResponse(
+  id: Id,
+  code: number,
+  message: string,
+  problem?: ProblemError,
+  instance?: string
+) {
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code,
+      message,
+      ...(problem ? { data: problem.toProblem(instance) } : {})
+    }
+  };
 }
 
 export function parseErrorResponse(problem: ProblemError, instance: string) {
-  return errorResponse(null, JSON_RPC_ERRORS.parseError, 'Parse error', problem, instance);
+  return errorResponse(
+    null,
+    JSON_RPC_ERRORS.parseError,
+    'Parse error',
+    problem,
+    instance
+  );
 }
 
 function isId(value: unknown): value is Id {
-  return value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+  return (
+    value === null ||
+    typeof value === 'string' ||
+    (typeof value === 'number' && Number.isFinite(value))
+  );
 }
 
-async function call(method: string, params: unknown, ctx: RpcContext): Promise<unknown> {
+async function call(
+  method: string,
+  params: unknown,
+  ctx: RpcContext
+): Promise<unknown> {
   const named = params === undefined ? {} : params;
   if (named === null || typeof named !== 'object' || Array.isArray(named)) {
-    throw new ProblemError('validation-failed', 'params must be an object with named members.', {
-      errors: [{ pointer: '/params', detail: 'must be an object' }]
-    });
+    throw new ProblemError(
+      'validation-failed',
+      'params must be an object with named members.',
+      {
+        errors: [{ pointer: '/params', detail: 'must be an object' }]
+      }
+    );
   }
   const p = named as Record<string, unknown>;
   switch (method) {
     case 'project.capabilities':
       return ctx.service.manifest.manifest;
     case 'project.startup':
-      return ctx.service.startup(parseInterface(p.interface), parseAllocationClaim(p.allocation, '/params/allocation'));
+      return ctx.service.startup(
+        parseInterface(p.interface),
+        parseAllocationClaim(p.allocation, '/params/allocation')
+      );
     case 'project.initialize':
       ctx.beforeInitialize();
-      return (await ctx.service.initialize(p, { ingress: ctx.ingress, channel: ctx.channel ?? { kind: 'api' } })).body;
+      return (
+        await ctx.service.initialize(p, {
+          ingress: ctx.ingress,
+          channel: ctx.channel ?? { kind: 'api' }
+        })
+      ).body;
     default:
       return undefined;
   }
 }
 
-async function handleOne(message: unknown, ctx: RpcContext): Promise<object | undefined> {
-  if (message === null || typeof message !== 'object' || Array.isArray(message)) {
-    return errorResponse(null, JSON_RPC_ERRORS.invalidRequest, 'Invalid Request');
+async function handleOne(
+  message: unknown,
+  ctx: RpcContext
+): Promise<object | undefined> {
+  if (
+    message === null ||
+    typeof message !== 'object' ||
+    Array.isArray(message)
+  ) {
+    return errorResponse(
+      null,
+      JSON_RPC_ERRORS.invalidRequest,
+      'Invalid Request'
+    );
   }
   const m = message as Record<string, unknown>;
   const hasId = Object.prototype.hasOwnProperty.call(m, 'id');
   const id: Id = hasId && isId(m.id) ? m.id : null;
-  if (m.jsonrpc !== '2.0' || typeof m.method !== 'string' || (hasId && !isId(m.id))) {
+  if (
+    m.jsonrpc !== '2.0' ||
+    typeof m.method !== 'string' ||
+    (hasId && !isId(m.id))
+  ) {
     return errorResponse(id, JSON_RPC_ERRORS.invalidRequest, 'Invalid Request');
   }
   if (!(GATEWAY_METHODS as readonly string[]).includes(m.method)) {
     return hasId
-      ? errorResponse(id, JSON_RPC_ERRORS.methodNotFound, `Method not found; methods are ${GATEWAY_METHODS.join(', ')}`)
+      ? errorResponse(
+          id,
+          JSON_RPC_ERRORS.methodNotFound,
+          `Method not found; methods are ${GATEWAY_METHODS.join(', ')}`
+        )
       : undefined;
   }
   try {
@@ -90,29 +157,58 @@ async function handleOne(message: unknown, ctx: RpcContext): Promise<object | un
     }
     const problem = asProblemError(error);
     if (PARAM_CODES.has(problem.code)) {
-      return errorResponse(id, JSON_RPC_ERRORS.invalidParams, 'Invalid params', problem, ctx.instance);
+      return errorResponse(
+        id,
+        JSON_RPC_ERRORS.invalidParams,
+        'Invalid params',
+        problem,
+        ctx.instance
+      );
     }
     if (problem.code === 'internal') {
-      return errorResponse(id, JSON_RPC_ERRORS.internal, 'Internal error', problem, ctx.instance);
+      return errorResponse(
+        id,
+        JSON_RPC_ERRORS.internal,
+        'Internal error',
+        problem,
+        ctx.instance
+      );
     }
-    return errorResponse(id, JSON_RPC_ERRORS.application, problem.message, problem, ctx.instance);
+    return errorResponse(
+      id,
+      JSON_RPC_ERRORS.application,
+      problem.message,
+      problem,
+      ctx.instance
+    );
   }
 }
 
 /** The response to send, or undefined when every message was a notification (HTTP 204). */
-export async function handleRpc(body: unknown, ctx: RpcContext): Promise<unknown> {
+export async function handleRpc(
+  body: unknown,
+  ctx: RpcContext
+): Promise<unknown> {
   if (!Array.isArray(body)) {
     return handleOne(body, ctx);
   }
   if (body.length === 0) {
-    return errorResponse(null, JSON_RPC_ERRORS.invalidRequest, 'Invalid Request: empty batch');
+    return errorResponse(
+      null,
+      JSON_RPC_ERRORS.invalidRequest,
+      'Invalid Request: empty batch'
+    );
   }
   if (body.length > MAX_BATCH) {
     return errorResponse(
       null,
       JSON_RPC_ERRORS.invalidRequest,
       `Invalid Request: a batch holds at most ${MAX_BATCH} calls`,
-      new ProblemError('validation-failed', `A batch holds at most ${MAX_BATCH} calls.`, { limit: MAX_BATCH })
+      new ProblemError(
+        'validation-failed',
+        `A batch holds at most ${MAX_BATCH} calls.`,
+        { limit: MAX_BATCH }
+      )
     );
   }
   const responses: object[] = [];

@@ -10,7 +10,13 @@ import { SessionStore } from './sessions';
 
 export interface RequestIdentity {
   /** How the request proved itself. */
-  via: 'bearer' | 'cookie' | 'query-token' | 'notebook-server' | 'trusted-proxy' | 'none';
+  via:
+    | 'bearer'
+    | 'cookie'
+    | 'query-token'
+    | 'notebook-server'
+    | 'trusted-proxy'
+    | 'none';
   /** Browser-held credentials travel with cross-site requests, so those need an origin check. */
   ambient: boolean;
   /** Key for per-client rate limits. */
@@ -23,7 +29,11 @@ export interface IngressGuard {
   readonly publicRoutes: boolean;
   /** Refuses foreign Host headers (DNS rebinding) before anything else is looked at. */
   checkHost(request: IncomingMessage): void;
-  authenticate(request: IncomingMessage, response: ServerResponse, query: URLSearchParams): RequestIdentity;
+  authenticate(
+    request: IncomingMessage,
+    response: ServerResponse,
+    query: URLSearchParams
+  ): RequestIdentity;
   /** The host part the browser saw, to compare with Origin. */
   expectedHost(request: IncomingMessage): string | undefined;
 }
@@ -72,13 +82,18 @@ export class SecretMatcher {
 
 /** SHA-256 of a string: one-shot crypto.hash where Node has it (20.12+), else a Hash object. */
 const sha256: (value: string) => Buffer =
-  typeof hash === 'function' ? value => hash('sha256', value, 'buffer') : value => createHash('sha256').update(value).digest();
+  typeof hash === 'function'
+    ? value => hash('sha256', value, 'buffer')
+    : value => createHash('sha256').update(value).digest();
 
 const LOOPBACK_HOSTS = new Set(['localhost', '[::1]', '::1']);
 
 /** localhost, ::1 or any address of 127.0.0.0/8 (the service may bind any of them). */
 export function isLoopbackHostname(hostname: string): boolean {
-  return LOOPBACK_HOSTS.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+  return (
+    LOOPBACK_HOSTS.has(hostname) ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
+  );
 }
 
 export function hostnameOf(hostHeader: string): string {
@@ -91,17 +106,28 @@ export function hostnameOf(hostHeader: string): string {
   return colon === -1 ? host : host.slice(0, colon);
 }
 
-function firstHeader(request: IncomingMessage, name: string): string | undefined {
+function firstHeader(
+  request: IncomingMessage,
+  name: string
+): string | undefined {
   const value = request.headers[name];
   const first = Array.isArray(value) ? value[0] : value;
   return first?.split(',')[0].trim() || undefined;
 }
 
 function unauthorized(detail: string): ProblemError {
-  return new ProblemError('unauthorized', detail, {}, { 'WWW-Authenticate': 'Bearer realm="project-startup"' });
+  return new ProblemError(
+    'unauthorized',
+    detail,
+    {},
+    { 'WWW-Authenticate': 'Bearer realm="project-startup"' }
+  );
 }
 
-function readCookie(request: IncomingMessage, name: string): string | undefined {
+function readCookie(
+  request: IncomingMessage,
+  name: string
+): string | undefined {
   const header = request.headers.cookie;
   if (!header) {
     return undefined;
@@ -142,9 +168,18 @@ export class DirectLoopbackGuard implements IngressGuard {
   checkHost(request: IncomingMessage): void {
     const host = request.headers.host;
     // Exactly one Host of the form name[:port] (RFC 9112 3.2); Node keeps only the first of two.
-    const hostLines = request.rawHeaders.filter((_v, i) => i % 2 === 0 && _v.toLowerCase() === 'host').length;
-    if (host && (hostLines > 1 || !/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/.test(host))) {
-      throw new ProblemError('malformed-request', 'The Host header must appear once and name a host and an optional port.');
+    const hostLines = request.rawHeaders.filter(
+      (_v, i) => i % 2 === 0 && _v.toLowerCase() === 'host'
+    ).length;
+    if (
+      host &&
+      (hostLines > 1 ||
+        !/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/.test(host))
+    ) {
+      throw new ProblemError(
+        'malformed-request',
+        'The Host header must appear once and name a host and an optional port.'
+      );
     }
     // RFC 9112 3.2.2: an absolute-form target's authority, not the Host header, names the host.
     const authority = absoluteFormAuthority(request.url ?? '');
@@ -162,21 +197,30 @@ export class DirectLoopbackGuard implements IngressGuard {
     return request.headers.host;
   }
 
-  authenticate(request: IncomingMessage, response: ServerResponse, query: URLSearchParams): RequestIdentity {
+  authenticate(
+    request: IncomingMessage,
+    response: ServerResponse,
+    query: URLSearchParams
+  ): RequestIdentity {
     const clientKey = request.socket.remoteAddress ?? 'local';
     const bearer = authorizationToken(request);
     if (bearer !== undefined) {
       if (bearer !== '' && this.tokenMatcher.matches(bearer)) {
         return { via: 'bearer', ambient: false, clientKey };
       }
-      throw unauthorized('The token in the Authorization header is wrong. Use the token from the runtime file or PROJECT_STARTUP_TOKEN.');
+      throw unauthorized(
+        'The token in the Authorization header is wrong. Use the token from the runtime file or PROJECT_STARTUP_TOKEN.'
+      );
     }
     const cookie = readCookie(request, this.cookieName);
     if (cookie !== undefined && this.sessions.check(cookie)) {
       return { via: 'cookie', ambient: true, clientKey };
     }
     const queryToken = query.get('token');
-    if (queryToken !== null && (request.method === 'GET' || request.method === 'HEAD')) {
+    if (
+      queryToken !== null &&
+      (request.method === 'GET' || request.method === 'HEAD')
+    ) {
       if (this.tokenMatcher.matches(queryToken)) {
         // Trade the token for a new session whose cookie the page's scripts cannot read. No
         // Max-Age: the browser forgets it when it closes; the service ends it sooner (sessions.ts).
@@ -186,7 +230,9 @@ export class DirectLoopbackGuard implements IngressGuard {
         );
         return { via: 'query-token', ambient: true, clientKey };
       }
-      throw unauthorized('The token in the address is wrong. Run `project-startup url` for a working address.');
+      throw unauthorized(
+        'The token in the address is wrong. Run `project-startup url` for a working address.'
+      );
     }
     throw unauthorized(
       cookie !== undefined
@@ -222,13 +268,18 @@ export class NotebookServerProxyGuard implements IngressGuard {
       return; // a Unix socket
     }
     const authority = absoluteFormAuthority(request.url ?? '');
-    for (const name of authority === undefined ? [request.headers.host] : [request.headers.host, authority]) {
+    for (const name of authority === undefined
+      ? [request.headers.host]
+      : [request.headers.host, authority]) {
       if (name === undefined) {
         continue; // no browser sends a request without Host
       }
       const parsed = FORWARDED_HOST.exec(name.trim());
       if (parsed === null) {
-        throw new ProblemError('malformed-request', 'The Host header must name a host and an optional port.');
+        throw new ProblemError(
+          'malformed-request',
+          'The Host header must name a host and an optional port.'
+        );
       }
       // No port: the scheme's default. This service speaks plain HTTP, so a browser meant 80.
       const port = parsed[2] === undefined ? 80 : Number(parsed[2]);
@@ -245,11 +296,20 @@ export class NotebookServerProxyGuard implements IngressGuard {
     return firstHeader(request, 'x-forwarded-host') ?? request.headers.host;
   }
 
-  authenticate(request: IncomingMessage, _response: ServerResponse, query: URLSearchParams): RequestIdentity {
+  authenticate(
+    request: IncomingMessage,
+    _response: ServerResponse,
+    query: URLSearchParams
+  ): RequestIdentity {
     // Jupyter authenticated the person and forwards its own token and cookies: never read them
     // as credentials here, only note whether a browser cookie (ambient) carried the request.
-    const scripted = request.headers.authorization !== undefined || query.has('token');
-    return { via: 'notebook-server', ambient: !scripted, clientKey: 'notebook-server' };
+    const scripted =
+      request.headers.authorization !== undefined || query.has('token');
+    return {
+      via: 'notebook-server',
+      ambient: !scripted,
+      clientKey: 'notebook-server'
+    };
   }
 }
 
@@ -283,12 +343,21 @@ export class TrustedProxyGuard implements IngressGuard {
     const raw = request.headers[TRUSTED_PROXY_SECRET_HEADER];
     const given = Array.isArray(raw) ? undefined : raw?.trim();
     if (given === undefined || !this.secret.matches(given)) {
-      throw unauthorized('Only the configured trusted proxy may call this service.');
+      throw unauthorized(
+        'Only the configured trusted proxy may call this service.'
+      );
     }
     // Identity and forwarded headers are believed only now that the proxy proved itself, and
     // only the part the operator's proxies wrote (see forwardedClient).
-    const clientKey = forwardedClient(request.headers['x-forwarded-for'], this.hops) ?? request.socket.remoteAddress ?? 'proxy';
-    return { via: 'trusted-proxy', ambient: request.headers.cookie !== undefined, clientKey };
+    const clientKey =
+      forwardedClient(request.headers['x-forwarded-for'], this.hops) ??
+      request.socket.remoteAddress ??
+      'proxy';
+    return {
+      via: 'trusted-proxy',
+      ambient: request.headers.cookie !== undefined,
+      clientKey
+    };
   }
 }
 
@@ -299,7 +368,10 @@ export class TrustedProxyGuard implements IngressGuard {
  * the right, and everything left of it is the client's own invention. A list shorter than
  * that (a proxy that did not append) gives its leftmost entry, which a proxy wrote.
  */
-export function forwardedClient(header: string | string[] | undefined, hops: number): string | undefined {
+export function forwardedClient(
+  header: string | string[] | undefined,
+  hops: number
+): string | undefined {
   if (header === undefined) {
     return undefined;
   }
@@ -315,7 +387,11 @@ export function forwardedClient(header: string | string[] | undefined, hops: num
 }
 
 /** State changes must come from this origin: checked from Origin and Sec-Fetch-Site. */
-export function checkSameOrigin(request: IncomingMessage, guard: IngressGuard, identity: RequestIdentity): void {
+export function checkSameOrigin(
+  request: IncomingMessage,
+  guard: IngressGuard,
+  identity: RequestIdentity
+): void {
   const site = firstHeader(request, 'sec-fetch-site');
   if (site !== undefined && site !== 'same-origin' && site !== 'none') {
     throw crossOrigin();
@@ -329,7 +405,11 @@ export function checkSameOrigin(request: IncomingMessage, guard: IngressGuard, i
     } catch {
       host = undefined;
     }
-    if (host === undefined || expected === undefined || host.toLowerCase() !== expected.trim().toLowerCase()) {
+    if (
+      host === undefined ||
+      expected === undefined ||
+      host.toLowerCase() !== expected.trim().toLowerCase()
+    ) {
       throw crossOrigin();
     }
     return;
@@ -342,6 +422,6 @@ export function checkSameOrigin(request: IncomingMessage, guard: IngressGuard, i
 function crossOrigin(): ProblemError {
   return new ProblemError(
     'cross-origin',
-    'State-changing requests with browser credentials must come from this service\'s own page; scripts send the token in the Authorization header.'
+    "State-changing requests with browser credentials must come from this service's own page; scripts send the token in the Authorization header."
   );
 }

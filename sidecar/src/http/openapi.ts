@@ -33,12 +33,16 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
 export function loadSchema(name: SchemaName): Record<string, unknown> {
-  return JSON.parse(fs.readFileSync(path.join(SCHEMA_DIR, SCHEMA_FILES[name]), 'utf8')) as Record<string, unknown>;
+  return JSON.parse(
+    fs.readFileSync(path.join(SCHEMA_DIR, SCHEMA_FILES[name]), 'utf8')
+  ) as Record<string, unknown>;
 }
 
 /** `nextAction` -> `NextAction`, `platformId` -> `PlatformId`. */
 function pascal(name: string): string {
-  return name.replace(/(^|[-_])([a-z0-9])/g, (_m, _sep: string, c: string) => c.toUpperCase());
+  return name.replace(/(^|[-_])([a-z0-9])/g, (_m, _sep: string, c: string) =>
+    c.toUpperCase()
+  );
 }
 
 /** The component name of `$defs/<def>` of schema `owner`. */
@@ -53,7 +57,9 @@ const COMPONENT_REF = '#/components/schemas/';
  * hoisted to components of their own, every `$ref` rewritten to `#/components/schemas/<name>`.
  * A `$ref` it cannot map (a typo, a new kind of reference) stops the build with its location.
  */
-export function schemaComponents(load: (name: SchemaName) => Record<string, unknown> = loadSchema): Record<string, JsonObject> {
+export function schemaComponents(
+  load: (name: SchemaName) => Record<string, unknown> = loadSchema
+): Record<string, JsonObject> {
   const names = Object.keys(SCHEMA_FILES) as SchemaName[];
   const sources = new Map(names.map(name => [name, load(name) as JsonObject]));
   const byId = new Map<string, SchemaName>();
@@ -77,7 +83,9 @@ export function schemaComponents(load: (name: SchemaName) => Record<string, unkn
     const def = /^\/\$defs\/([A-Za-z0-9_-]+)$/.exec(fragment);
     const defs = sources.get(file)?.$defs as JsonObject | undefined;
     if (def === null || defs === undefined || !(def[1] in defs)) {
-      throw new Error(`${where}: $ref ${ref} is not a schema file or one of its $defs`);
+      throw new Error(
+        `${where}: $ref ${ref} is not a schema file or one of its $defs`
+      );
     }
     return `${COMPONENT_REF}${defComponentName(file, def[1])}`;
   };
@@ -92,7 +100,12 @@ export function schemaComponents(load: (name: SchemaName) => Record<string, unkn
     for (const [key, child] of Object.entries(value)) {
       if (key === '$ref' && typeof child === 'string') {
         out.$ref = target(owner, child, where);
-      } else if (key === 'const' || key === 'enum' || key === 'default' || key === 'examples') {
+      } else if (
+        key === 'const' ||
+        key === 'enum' ||
+        key === 'default' ||
+        key === 'examples'
+      ) {
         out[key] = child; // data, not schema: copied as it is
       } else {
         out[key] = rewrite(owner, child, `${where}/${key}`);
@@ -106,12 +119,20 @@ export function schemaComponents(load: (name: SchemaName) => Record<string, unkn
     void _id;
     void _dialect;
     components[name] = rewrite(name, rest, SCHEMA_FILES[name]) as JsonObject;
-    for (const [def, definition] of Object.entries(($defs ?? {}) as JsonObject)) {
+    for (const [def, definition] of Object.entries(
+      ($defs ?? {}) as JsonObject
+    )) {
       const component = defComponentName(name, def);
       if (component in components || (names as string[]).includes(component)) {
-        throw new Error(`${SCHEMA_FILES[name]}: $defs/${def} would be component ${component}, which exists`);
+        throw new Error(
+          `${SCHEMA_FILES[name]}: $defs/${def} would be component ${component}, which exists`
+        );
       }
-      components[component] = rewrite(name, definition, `${SCHEMA_FILES[name]}#/$defs/${def}`) as JsonObject;
+      components[component] = rewrite(
+        name,
+        definition,
+        `${SCHEMA_FILES[name]}#/$defs/${def}`
+      ) as JsonObject;
     }
   }
   return components;
@@ -119,7 +140,11 @@ export function schemaComponents(load: (name: SchemaName) => Record<string, unkn
 
 const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` });
 
-function json(name: SchemaName, description: string, type = 'application/json') {
+function json(
+  name: SchemaName,
+  description: string,
+  type = 'application/json'
+) {
   return { description, content: { [type]: { schema: ref(name) } } };
 }
 
@@ -130,12 +155,32 @@ function problems(...codes: (keyof typeof PROBLEM_CODES)[]) {
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   return Object.fromEntries(
-    [...byStatus].map(([status, list]) => [String(status), json('Problem', `Problem details; code ${list.join(' or ')}`, 'application/problem+json')])
+    [...byStatus].map(([status, list]) => [
+      String(status),
+      json(
+        'Problem',
+        `Problem details; code ${list.join(' or ')}`,
+        'application/problem+json'
+      )
+    ])
   );
 }
 
-const COMMON = ['unauthorized', 'forbidden-host', 'uri-too-long', 'request-timeout', 'rate-limited', 'overloaded', 'internal'] as const;
-const POST_COMMON = ['unsupported-media-type', 'payload-too-large', 'invalid-json', 'cross-origin'] as const;
+const COMMON = [
+  'unauthorized',
+  'forbidden-host',
+  'uri-too-long',
+  'request-timeout',
+  'rate-limited',
+  'overloaded',
+  'internal'
+] as const;
+const POST_COMMON = [
+  'unsupported-media-type',
+  'payload-too-large',
+  'invalid-json',
+  'cross-origin'
+] as const;
 
 /** The decisions a client needs to know, stated once here and in the schemas' descriptions. */
 const ALLOCATION_DECISION =
@@ -146,7 +191,11 @@ const FOREIGN_RECORD_DECISION =
   'A record confirmed on another platform does not count here: the phase is awaiting-confirmation, and a confirmation allowed on this platform replaces the record (201).';
 
 /** The document the service serves at `{baseUrl}project/openapi.json`; `load` reads the schema files. */
-export function buildOpenApi(baseUrl: string, version: string, load: (name: SchemaName) => Record<string, unknown> = loadSchema): Record<string, unknown> {
+export function buildOpenApi(
+  baseUrl: string,
+  version: string,
+  load: (name: SchemaName) => Record<string, unknown> = loadSchema
+): Record<string, unknown> {
   const p = (route: string) => `${baseUrl}project/${route}`;
   const security = [{ bearer: [] }, { cookie: [] }];
   // No jsonSchemaDialect: OpenAPI 3.1's default dialect is JSON Schema 2020-12 with OpenAPI's
@@ -168,9 +217,19 @@ export function buildOpenApi(baseUrl: string, version: string, load: (name: Sche
         get: {
           operationId: 'getCapabilities',
           summary: 'The platform capability manifest',
-          parameters: [{ name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } }],
+          parameters: [
+            {
+              name: 'If-None-Match',
+              in: 'header',
+              required: false,
+              schema: { type: 'string' }
+            }
+          ],
           responses: {
-            '200': { ...json('Manifest', 'The manifest'), headers: { ETag: { schema: { type: 'string' } } } },
+            '200': {
+              ...json('Manifest', 'The manifest'),
+              headers: { ETag: { schema: { type: 'string' } } }
+            },
             '304': { description: 'Not modified: the ETag matched' },
             ...problems(...COMMON)
           }
@@ -181,7 +240,12 @@ export function buildOpenApi(baseUrl: string, version: string, load: (name: Sche
           operationId: 'getStartup',
           summary: 'The startup projection for one interface (read-only)',
           parameters: [
-            { name: 'interface', in: 'query', required: true, schema: { type: 'string', enum: ['terminal', 'web', 'notebook'] } },
+            {
+              name: 'interface',
+              in: 'query',
+              required: true,
+              schema: { type: 'string', enum: ['terminal', 'web', 'notebook'] }
+            },
             {
               name: 'allocation',
               in: 'query',
@@ -194,12 +258,19 @@ export function buildOpenApi(baseUrl: string, version: string, load: (name: Sche
               in: 'header',
               required: false,
               schema: { type: 'string' },
-              description: 'The ETag of the last answer: while the projection is the same, the answer is 304 with no body (for pollers).'
+              description:
+                'The ETag of the last answer: while the projection is the same, the answer is 304 with no body (for pollers).'
             }
           ],
           responses: {
-            '200': { ...json('StartupProjection', 'The projection'), headers: { ETag: { schema: { type: 'string' } } } },
-            '304': { description: 'Not modified: the ETag matched (the projection is the same as that answer)' },
+            '200': {
+              ...json('StartupProjection', 'The projection'),
+              headers: { ETag: { schema: { type: 'string' } } }
+            },
+            '304': {
+              description:
+                'Not modified: the ETag matched (the projection is the same as that answer)'
+            },
             ...problems('missing-interface', 'unknown-interface', ...COMMON)
           }
         }
@@ -219,10 +290,18 @@ export function buildOpenApi(baseUrl: string, version: string, load: (name: Sche
                 'Sent only by `project-startup init` after a person answered its prompt on a TTY: the prompt key of the private runtime file (never printed or logged). With it the record says terminal-prompt.'
             }
           ],
-          requestBody: { required: true, content: { 'application/json': { schema: ref('InitializeRequest') } } },
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': { schema: ref('InitializeRequest') }
+            }
+          },
           responses: {
             '201': json('InitializeResponse', 'State created'),
-            '200': json('InitializeResponse', 'State already existed; the same record'),
+            '200': json(
+              'InitializeResponse',
+              'State already existed; the same record'
+            ),
             ...problems(
               'missing-interface',
               'unknown-interface',
@@ -240,42 +319,69 @@ export function buildOpenApi(baseUrl: string, version: string, load: (name: Sche
       [p('gateway')]: {
         post: {
           operationId: 'gateway',
-          summary: 'JSON-RPC 2.0: project.capabilities, project.startup, project.initialize; batches allowed',
-          requestBody: { required: true, content: { 'application/json': { schema: ref('GatewayRequest') } } },
+          summary:
+            'JSON-RPC 2.0: project.capabilities, project.startup, project.initialize; batches allowed',
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: ref('GatewayRequest') } }
+          },
           responses: {
-            '200': json('GatewayResponse', 'JSON-RPC response or batch of responses'),
+            '200': json(
+              'GatewayResponse',
+              'JSON-RPC response or batch of responses'
+            ),
             '204': { description: 'Every call was a notification' },
-            ...problems('unsupported-media-type', 'payload-too-large', 'cross-origin', ...COMMON)
+            ...problems(
+              'unsupported-media-type',
+              'payload-too-large',
+              'cross-origin',
+              ...COMMON
+            )
           }
         }
       },
       [p('health')]: {
         get: {
           operationId: 'getHealth',
-          summary: 'Liveness, version and instance id (no authentication, except behind a trusted proxy: its secret); with ?nonce=, a proof that this service holds the token',
+          summary:
+            'Liveness, version and instance id (no authentication, except behind a trusted proxy: its secret); with ?nonce=, a proof that this service holds the token',
           security: [],
           parameters: [
             {
               name: 'nonce',
               in: 'query',
               required: false,
-              description: 'A fresh random value (32 to 128 lowercase hex characters); the answer then carries proof = HMAC-SHA256(token, context, nonce, instanceId)',
+              description:
+                'A fresh random value (32 to 128 lowercase hex characters); the answer then carries proof = HMAC-SHA256(token, context, nonce, instanceId)',
               schema: { type: 'string', pattern: '^[0-9a-f]{32,128}$' }
             }
           ],
           responses: {
-            '200': json('Health', 'The service answers', 'application/health+json'),
-            ...problems('validation-failed', 'forbidden-host', 'uri-too-long', 'unauthorized')
+            '200': json(
+              'Health',
+              'The service answers',
+              'application/health+json'
+            ),
+            ...problems(
+              'validation-failed',
+              'forbidden-host',
+              'uri-too-long',
+              'unauthorized'
+            )
           }
         }
       },
       [p('openapi.json')]: {
         get: {
           operationId: 'getOpenApi',
-          summary: 'This document (no authentication, except behind a trusted proxy: its secret)',
+          summary:
+            'This document (no authentication, except behind a trusted proxy: its secret)',
           security: [],
           responses: {
-            '200': { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } },
+            '200': {
+              description: 'OpenAPI 3.1 document',
+              content: { 'application/json': { schema: { type: 'object' } } }
+            },
             ...problems('forbidden-host', 'uri-too-long', 'unauthorized')
           }
         }
@@ -283,8 +389,18 @@ export function buildOpenApi(baseUrl: string, version: string, load: (name: Sche
     },
     components: {
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'Direct loopback: the service token (Authorization: Bearer or token).' },
-        cookie: { type: 'apiKey', in: 'cookie', name: 'project-startup-session-PORT', description: 'Set after opening a URL with ?token= once.' }
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'Direct loopback: the service token (Authorization: Bearer or token).'
+        },
+        cookie: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'project-startup-session-PORT',
+          description: 'Set after opening a URL with ?token= once.'
+        }
       },
       schemas: schemaComponents(load)
     }

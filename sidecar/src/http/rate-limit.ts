@@ -7,16 +7,28 @@ const MAX_CLIENTS = 10000;
 export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
 
-  constructor(private readonly limit: RateLimit, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly limit: RateLimit,
+    private readonly now: () => number = Date.now
+  ) {}
 
   take(clientKey: string): void {
     const now = this.now();
     const ratePerMs = this.limit.count / (this.limit.seconds * 1000);
-    const bucket = this.buckets.get(clientKey) ?? { tokens: this.limit.count, at: now };
-    bucket.tokens = Math.min(this.limit.count, bucket.tokens + (now - bucket.at) * ratePerMs);
+    const bucket = this.buckets.get(clientKey) ?? {
+      tokens: this.limit.count,
+      at: now
+    };
+    bucket.tokens = Math.min(
+      this.limit.count,
+      bucket.tokens + (now - bucket.at) * ratePerMs
+    );
     bucket.at = now;
     if (bucket.tokens < 1) {
-      const retryAfter = Math.max(1, Math.ceil((1 - bucket.tokens) / ratePerMs / 1000));
+      const retryAfter = Math.max(
+        1,
+        Math.ceil((1 - bucket.tokens) / ratePerMs / 1000)
+      );
       throw new ProblemError(
         'rate-limited',
         `Initialize allows ${this.limit.count} calls per ${this.limit.seconds} s; try again in ${retryAfter} s.`,

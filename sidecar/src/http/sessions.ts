@@ -22,7 +22,9 @@ function digestOf(id: string): Buffer {
 export class SessionStore {
   private sessions: Session[] = [];
   /** Compared with when there is no session at all, so every check does the same work. */
-  private readonly neverIssued = digestOf(randomBytes(32).toString('base64url'));
+  private readonly neverIssued = digestOf(
+    randomBytes(32).toString('base64url')
+  );
 
   constructor(
     private readonly limits: SessionLimits,
@@ -34,7 +36,11 @@ export class SessionStore {
     const now = this.now();
     this.sessions = this.sessions.filter(s => this.live(s, now));
     const id = randomBytes(32).toString('base64url');
-    this.sessions.push({ digest: digestOf(id), createdAt: now, lastSeenAt: now });
+    this.sessions.push({
+      digest: digestOf(id),
+      createdAt: now,
+      lastSeenAt: now
+    });
     if (this.sessions.length > MAX_SESSIONS) {
       this.sessions.splice(0, this.sessions.length - MAX_SESSIONS);
     }
@@ -50,7 +56,9 @@ export class SessionStore {
     const given = digestOf(id);
     const now = this.now();
     let found: Session | undefined;
-    for (const session of this.sessions.length > 0 ? this.sessions : [undefined]) {
+    for (const session of this.sessions.length > 0
+      ? this.sessions
+      : [undefined]) {
       const same = timingSafeEqual(given, session?.digest ?? this.neverIssued);
       if (same && session !== undefined) {
         found = session;
@@ -73,6 +81,9 @@ export class SessionStore {
   }
 
   private live(session: Session, now: number): boolean {
-    return now - session.lastSeenAt < this.limits.idleSeconds * 1000 && now - session.createdAt < this.limits.maxSeconds * 1000;
+    return (
+      now - session.lastSeenAt < this.limits.idleSeconds * 1000 &&
+      now - session.createdAt < this.limits.maxSeconds * 1000
+    );
   }
 }

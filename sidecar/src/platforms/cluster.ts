@@ -1,6 +1,11 @@
 import * as path from 'node:path';
 import { labelOf } from '../vocabulary';
-import { AllocationObservation, ComputeStatus, PlatformAdapter, SchedulerId } from './types';
+import {
+  AllocationObservation,
+  ComputeStatus,
+  PlatformAdapter,
+  SchedulerId
+} from './types';
 
 /** The command that gets an interactive allocation from each scheduler. */
 export const ALLOCATION_COMMANDS: Readonly<Record<SchedulerId, string>> = {
@@ -26,15 +31,23 @@ export const clusterPlatform: PlatformAdapter = {
   defaultLowRiskAutomation: 'denied',
   requiresApprovedStorage: true,
   placeState(projectPath) {
-    return { statePath: path.join(projectPath, '.project-startup'), parentsToCreate: [] };
+    return {
+      statePath: path.join(projectPath, '.project-startup'),
+      parentsToCreate: []
+    };
   },
   assessCompute(allocation) {
     return assessAllocation(allocation);
   }
 };
 
-function assessAllocation(allocation: AllocationObservation | undefined): ComputeStatus {
-  const base = { model: 'batch-allocation' as const, label: labelOf('batch-allocation') };
+function assessAllocation(
+  allocation: AllocationObservation | undefined
+): ComputeStatus {
+  const base = {
+    model: 'batch-allocation' as const,
+    label: labelOf('batch-allocation')
+  };
   const scheduler = allocation?.scheduler ?? 'slurm';
   const command = ALLOCATION_COMMANDS[scheduler];
   if (!allocation || allocation.jobId === undefined) {
@@ -61,5 +74,10 @@ function assessAllocation(allocation: AllocationObservation | undefined): Comput
     };
   }
   // Liveness unknown (no scheduler client here): the allocation variable is the best evidence.
-  return { ...base, satisfied: true, detail: allocation.detail, allocation: summary };
+  return {
+    ...base,
+    satisfied: true,
+    detail: allocation.detail,
+    allocation: summary
+  };
 }

@@ -18,7 +18,10 @@ export const genericPlatform: PlatformAdapter = {
   defaultLowRiskAutomation: 'permitted',
   requiresApprovedStorage: false,
   placeState(projectPath) {
-    return { statePath: path.join(projectPath, '.project-startup'), parentsToCreate: [] };
+    return {
+      statePath: path.join(projectPath, '.project-startup'),
+      parentsToCreate: []
+    };
   },
   assessCompute() {
     return {

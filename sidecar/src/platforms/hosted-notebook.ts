@@ -33,14 +33,21 @@ export const hostedNotebookPlatform: PlatformAdapter = {
       model: 'hosted-provisioned',
       label: labelOf('hosted-provisioned'),
       satisfied: true,
-      detail: 'The hosted platform provisioned the compute this notebook server runs on.'
+      detail:
+        'The hosted platform provisioned the compute this notebook server runs on.'
     };
   }
 };
 
 /** `<name>-<first 12 hex of sha256(project path)>`, the name kept to safe characters. */
 export function stateDirName(projectPath: string): string {
-  const base = path.basename(projectPath).replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_');
-  const digest = createHash('sha256').update(projectPath).digest('hex').slice(0, 12);
+  const base = path
+    .basename(projectPath)
+    .replace(/[^A-Za-z0-9._-]/g, '_')
+    .replace(/^\.+/, '_');
+  const digest = createHash('sha256')
+    .update(projectPath)
+    .digest('hex')
+    .slice(0, 12);
   return `${base.slice(0, 64) || 'project'}-${digest}`;
 }

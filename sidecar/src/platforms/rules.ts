@@ -14,20 +14,90 @@ export interface SignalDefinition {
 
 /** Everything the gatherer looks for, in the order it is reported. */
 export const SIGNAL_DEFINITIONS: readonly SignalDefinition[] = [
-  { name: 'SLURM_JOB_ID', kind: 'env', platform: 'cluster', meaning: 'Slurm allocation' },
-  { name: 'PBS_JOBID', kind: 'env', platform: 'cluster', meaning: 'PBS allocation' },
-  { name: 'LSB_JOBID', kind: 'env', platform: 'cluster', meaning: 'LSF allocation' },
-  { name: 'FLUX_JOB_ID', kind: 'env', platform: 'cluster', meaning: 'Flux allocation' },
-  { name: 'SLURM_CONF', kind: 'env', platform: 'cluster', meaning: 'Slurm client configuration' },
-  { name: '/etc/slurm/slurm.conf', kind: 'file', platform: 'cluster', meaning: 'Slurm client configuration' },
-  { name: 'JUPYTERHUB_API_URL', kind: 'env', platform: 'hosted-notebook', meaning: 'JupyterHub spawner' },
-  { name: 'JUPYTERHUB_USER', kind: 'env', platform: 'hosted-notebook', meaning: 'JupyterHub spawner' },
-  { name: '/.dockerenv', kind: 'file', platform: 'generic', meaning: 'Docker container' },
-  { name: '/run/.containerenv', kind: 'file', platform: 'generic', meaning: 'Podman container' },
-  { name: 'KUBERNETES_SERVICE_HOST', kind: 'env', platform: 'generic', meaning: 'Kubernetes pod' },
-  { name: 'APPTAINER_CONTAINER', kind: 'env', platform: 'generic', meaning: 'Apptainer container' },
-  { name: 'SINGULARITY_CONTAINER', kind: 'env', platform: 'generic', meaning: 'Singularity container' },
-  { name: 'container', kind: 'env', platform: 'generic', meaning: 'container runtime (Podman, systemd-nspawn)' }
+  {
+    name: 'SLURM_JOB_ID',
+    kind: 'env',
+    platform: 'cluster',
+    meaning: 'Slurm allocation'
+  },
+  {
+    name: 'PBS_JOBID',
+    kind: 'env',
+    platform: 'cluster',
+    meaning: 'PBS allocation'
+  },
+  {
+    name: 'LSB_JOBID',
+    kind: 'env',
+    platform: 'cluster',
+    meaning: 'LSF allocation'
+  },
+  {
+    name: 'FLUX_JOB_ID',
+    kind: 'env',
+    platform: 'cluster',
+    meaning: 'Flux allocation'
+  },
+  {
+    name: 'SLURM_CONF',
+    kind: 'env',
+    platform: 'cluster',
+    meaning: 'Slurm client configuration'
+  },
+  {
+    name: '/etc/slurm/slurm.conf',
+    kind: 'file',
+    platform: 'cluster',
+    meaning: 'Slurm client configuration'
+  },
+  {
+    name: 'JUPYTERHUB_API_URL',
+    kind: 'env',
+    platform: 'hosted-notebook',
+    meaning: 'JupyterHub spawner'
+  },
+  {
+    name: 'JUPYTERHUB_USER',
+    kind: 'env',
+    platform: 'hosted-notebook',
+    meaning: 'JupyterHub spawner'
+  },
+  {
+    name: '/.dockerenv',
+    kind: 'file',
+    platform: 'generic',
+    meaning: 'Docker container'
+  },
+  {
+    name: '/run/.containerenv',
+    kind: 'file',
+    platform: 'generic',
+    meaning: 'Podman container'
+  },
+  {
+    name: 'KUBERNETES_SERVICE_HOST',
+    kind: 'env',
+    platform: 'generic',
+    meaning: 'Kubernetes pod'
+  },
+  {
+    name: 'APPTAINER_CONTAINER',
+    kind: 'env',
+    platform: 'generic',
+    meaning: 'Apptainer container'
+  },
+  {
+    name: 'SINGULARITY_CONTAINER',
+    kind: 'env',
+    platform: 'generic',
+    meaning: 'Singularity container'
+  },
+  {
+    name: 'container',
+    kind: 'env',
+    platform: 'generic',
+    meaning: 'container runtime (Podman, systemd-nspawn)'
+  }
 ];
 
 /** Container markers describe the host; they never select a platform on their own. */
@@ -42,7 +112,11 @@ export const CONTAINER_SIGNALS: readonly string[] = [
 
 export const PLATFORM_SETTING = 'PROJECT_STARTUP_PLATFORM';
 
-export type RuleId = 'operator-setting' | 'batch-scheduler' | 'hosted-notebook-spawner' | 'default';
+export type RuleId =
+  | 'operator-setting'
+  | 'batch-scheduler'
+  | 'hosted-notebook-spawner'
+  | 'default';
 
 export interface PlatformRule {
   id: RuleId;
@@ -58,7 +132,14 @@ export const PLATFORM_RULES: readonly PlatformRule[] = [
     id: 'batch-scheduler',
     platform: 'cluster',
     match: 'any',
-    signals: ['SLURM_JOB_ID', 'PBS_JOBID', 'LSB_JOBID', 'FLUX_JOB_ID', 'SLURM_CONF', '/etc/slurm/slurm.conf']
+    signals: [
+      'SLURM_JOB_ID',
+      'PBS_JOBID',
+      'LSB_JOBID',
+      'FLUX_JOB_ID',
+      'SLURM_CONF',
+      '/etc/slurm/slurm.conf'
+    ]
   },
   {
     id: 'hosted-notebook-spawner',
@@ -97,19 +178,23 @@ export class InvalidPlatformSetting extends Error {
   constructor(readonly value: string) {
     super(
       `${PLATFORM_SETTING} must be one of ${PLATFORM_IDS.join(', ')}; ` +
-        `it is set to an unknown value. Unset it to select the platform from evidence.`
+        'it is set to an unknown value. Unset it to select the platform from evidence.'
     );
     this.name = 'InvalidPlatformSetting';
   }
 }
 
 export function selectPlatform(evidence: PlatformEvidence): PlatformDecision {
-  const seen: Signal[] = SIGNAL_DEFINITIONS.filter(d => evidence.present.has(d.name)).map(d => ({
+  const seen: Signal[] = SIGNAL_DEFINITIONS.filter(d =>
+    evidence.present.has(d.name)
+  ).map(d => ({
     name: d.name,
     kind: d.kind,
     platform: d.platform
   }));
-  const host = seen.some(s => CONTAINER_SIGNALS.includes(s.name)) ? 'container' : 'workstation';
+  const host = seen.some(s => CONTAINER_SIGNALS.includes(s.name))
+    ? 'container'
+    : 'workstation';
 
   let platform: PlatformId;
   let decidedBy: RuleId;
@@ -122,16 +207,23 @@ export function selectPlatform(evidence: PlatformEvidence): PlatformDecision {
     decidedBy = 'operator-setting';
     signals.unshift({ name: PLATFORM_SETTING, kind: 'setting', platform });
   } else {
-    const rule = PLATFORM_RULES.find(r => ruleMatches(r, evidence.present)) as PlatformRule;
+    const rule = PLATFORM_RULES.find(r =>
+      ruleMatches(r, evidence.present)
+    ) as PlatformRule;
     platform = rule.platform;
     decidedBy = rule.id;
   }
   const competing = new Set(PLATFORM_RULES.flatMap(r => r.signals));
-  const overruled = seen.filter(s => competing.has(s.name) && s.platform !== platform);
+  const overruled = seen.filter(
+    s => competing.has(s.name) && s.platform !== platform
+  );
   return { platform, decidedBy, signals, overruled, host };
 }
 
-function ruleMatches(rule: PlatformRule, present: ReadonlySet<string>): boolean {
+function ruleMatches(
+  rule: PlatformRule,
+  present: ReadonlySet<string>
+): boolean {
   if (rule.signals.length === 0) {
     return true;
   }

@@ -41,8 +41,10 @@ export interface PlatformAdapter {
   readonly ingressModes: readonly IngressMode[];
   readonly defaultIngress: IngressMode;
   readonly inferenceRuntimes: readonly InferenceRuntimeId[];
-  readonly computeModel: 'current-host' | 'hosted-provisioned' | 'batch-allocation';
-  readonly durableStorage: 'project-directory' | 'home-directory' | 'approved-project-storage';
+  readonly computeModel:
+    'current-host' | 'hosted-provisioned' | 'batch-allocation';
+  readonly durableStorage:
+    'project-directory' | 'home-directory' | 'approved-project-storage';
   readonly credentialBackends: readonly CredentialBackendId[];
   readonly modelSources: readonly (typeof ALL_MODEL_SOURCES)[number][];
   readonly builtInConnections: readonly 'institution-ai-gateway'[];

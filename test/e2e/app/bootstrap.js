@@ -42,13 +42,18 @@ void (async function bootstrap() {
   const federated = getOption('federated_extensions') || [];
   const base = getOption('fullLabextensionsUrl');
   const results = await Promise.allSettled(
-    federated.map(data => loadFederatedExtension(`${base}/${data.name}/${data.load}`, data.name))
+    federated.map(data =>
+      loadFederatedExtension(`${base}/${data.name}/${data.load}`, data.name)
+    )
   );
   const failed = [];
   results.forEach((result, i) => {
     if (result.status === 'rejected') {
       failed.push(federated[i].name);
-      console.error(`federated extension ${federated[i].name} did not load:`, result.reason);
+      console.error(
+        `federated extension ${federated[i].name} did not load:`,
+        result.reason
+      );
     }
   });
   const { main } = await import('./index.js');

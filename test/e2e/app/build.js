@@ -33,11 +33,14 @@ const HERE = __dirname;
 const OUT = path.join(HERE, 'build');
 const STAGING = path.join(OUT, 'staging');
 const STATIC = path.join(OUT, 'static');
-const MODE = process.env.E2E_APP_MODE === 'production' ? 'production' : 'development';
+const MODE =
+  process.env.E2E_APP_MODE === 'production' ? 'production' : 'development';
 const REPO = path.resolve(HERE, '..', '..', '..');
 const INPUTS = [
   path.join(REPO, 'package-lock.json'),
-  ...['build.js', 'extensions.js', 'bootstrap.js', 'index.js'].map(f => path.join(HERE, f))
+  ...['build.js', 'extensions.js', 'bootstrap.js', 'index.js'].map(f =>
+    path.join(HERE, f)
+  )
 ];
 
 /** A digest of everything the build depends on. */
@@ -51,27 +54,37 @@ function inputKey() {
 
 function upToDate(key) {
   try {
-    const info = JSON.parse(fs.readFileSync(path.join(OUT, 'build-info.json'), 'utf8'));
-    return info.inputKey === key && fs.existsSync(path.join(STATIC, 'bundle.js'));
+    const info = JSON.parse(
+      fs.readFileSync(path.join(OUT, 'build-info.json'), 'utf8')
+    );
+    return (
+      info.inputKey === key && fs.existsSync(path.join(STATIC, 'bundle.js'))
+    );
   } catch {
     return false;
   }
 }
 
 function packageJson(name) {
-  return JSON.parse(fs.readFileSync(require.resolve(`${name}/package.json`), 'utf8'));
+  return JSON.parse(
+    fs.readFileSync(require.resolve(`${name}/package.json`), 'utf8')
+  );
 }
 
 /** The module-federation `shared` configuration (what dev_mode's createShared makes). */
 function createShared(extensionNames) {
   const shared = {};
-  for (const [name, requiredVersion] of Object.entries(corePackage.resolutions)) {
+  for (const [name, requiredVersion] of Object.entries(
+    corePackage.resolutions
+  )) {
     shared[name] = { requiredVersion };
   }
   for (const name of extensionNames) {
     const data = packageJson(name);
     shared[name] = shared[name] ?? { requiredVersion: `~${data.version}` };
-    for (const [dep, requiredVersion] of Object.entries(data.dependencies ?? {})) {
+    for (const [dep, requiredVersion] of Object.entries(
+      data.dependencies ?? {}
+    )) {
       shared[dep] = shared[dep] ?? { requiredVersion };
     }
   }
@@ -88,7 +101,9 @@ function checkVersions(extensionNames) {
     const range = corePackage.resolutions[name];
     const version = packageJson(name).version;
     if (range && range.replace(/^[~^]/, '') !== version) {
-      wrong.push(`${name} ${version} (core-meta ${corePackage.version} wants ${range})`);
+      wrong.push(
+        `${name} ${version} (core-meta ${corePackage.version} wants ${range})`
+      );
     }
   }
   // @microsoft/fast-foundation 2.50.0 (allowed by core-meta's ^2.49.2) makes jp-toolbar's design
@@ -96,10 +111,14 @@ function checkVersions(extensionNames) {
   // on every theme change. package.json pins 2.49.6 (a devDependency) for this host app.
   const fast = packageJson('@microsoft/fast-foundation').version;
   if (!/^2\.49\./.test(fast)) {
-    wrong.push(`@microsoft/fast-foundation ${fast} (this host app needs 2.49.x: 2.50 loops in its design tokens)`);
+    wrong.push(
+      `@microsoft/fast-foundation ${fast} (this host app needs 2.49.x: 2.50 loops in its design tokens)`
+    );
   }
   if (wrong.length > 0) {
-    throw new Error(`installed packages do not match what the host app needs (@jupyterlab/core-meta):\n  ${wrong.join('\n  ')}`);
+    throw new Error(
+      `installed packages do not match what the host app needs (@jupyterlab/core-meta):\n  ${wrong.join('\n  ')}`
+    );
   }
 }
 
@@ -126,7 +145,16 @@ function run(configs) {
         return;
       }
       if (stats.hasErrors()) {
-        reject(new Error(stats.toString({ all: false, errors: true, errorDetails: true, colors: false })));
+        reject(
+          new Error(
+            stats.toString({
+              all: false,
+              errors: true,
+              errorDetails: true,
+              colors: false
+            })
+          )
+        );
         return;
       }
       resolve(stats);
@@ -148,9 +176,12 @@ async function main() {
   const names = BUILTIN.map(e => e.name);
   checkVersions(names);
   const key = inputKey();
-  const force = process.argv.includes('--force') || process.env.E2E_APP_FORCE === '1';
+  const force =
+    process.argv.includes('--force') || process.env.E2E_APP_FORCE === '1';
   if (!force && upToDate(key)) {
-    console.log(`e2e host app is up to date (${path.relative(process.cwd(), OUT) || OUT}); --force rebuilds it`);
+    console.log(
+      `e2e host app is up to date (${path.relative(process.cwd(), OUT) || OUT}); --force rebuilds it`
+    );
     return;
   }
   fs.rmSync(OUT, { recursive: true, force: true });
@@ -194,7 +225,10 @@ async function main() {
       ...baseConfig.plugins,
       new webpack.container.ModuleFederationPlugin({
         name: 'CORE_FEDERATION',
-        library: { type: 'var', name: ['_JUPYTERLAB', 'CORE_LIBRARY_FEDERATION'] },
+        library: {
+          type: 'var',
+          name: ['_JUPYTERLAB', 'CORE_LIBRARY_FEDERATION']
+        },
         shared: createShared(names)
       })
     ]
@@ -205,7 +239,9 @@ async function main() {
   }
 
   const stats = await run([appConfig, ...themeConfigs]);
-  const warnings = stats.stats.flatMap(s => s.compilation.warnings.map(w => w.message.split('\n')[0]));
+  const warnings = stats.stats.flatMap(s =>
+    s.compilation.warnings.map(w => w.message.split('\n')[0])
+  );
   const info = {
     jupyterlab: corePackage.version,
     mode: MODE,
@@ -217,7 +253,10 @@ async function main() {
     inputKey: key,
     builtAt: new Date().toISOString()
   };
-  fs.writeFileSync(path.join(OUT, 'build-info.json'), JSON.stringify(info, null, 2) + '\n');
+  fs.writeFileSync(
+    path.join(OUT, 'build-info.json'),
+    JSON.stringify(info, null, 2) + '\n'
+  );
   for (const warning of warnings.slice(0, 10)) {
     console.warn(`webpack warning: ${warning}`);
   }

@@ -6,7 +6,10 @@
 module.exports = [
   { name: '@jupyterlab/application-extension' },
   // announcements: a news pop-up that asks to fetch news from the internet.
-  { name: '@jupyterlab/apputils-extension', exclude: ['@jupyterlab/apputils-extension:announcements'] },
+  {
+    name: '@jupyterlab/apputils-extension',
+    exclude: ['@jupyterlab/apputils-extension:announcements']
+  },
   { name: '@jupyterlab/docmanager-extension' },
   { name: '@jupyterlab/filebrowser-extension' },
   { name: '@jupyterlab/launcher-extension' },

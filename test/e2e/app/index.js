@@ -5,7 +5,10 @@
 // loading went.
 import { JupyterLab } from '@jupyterlab/application';
 import { Dialog, showDialog } from '@jupyterlab/apputils';
-import { EditorLanguageRegistry, IEditorLanguageRegistry } from '@jupyterlab/codemirror';
+import {
+  EditorLanguageRegistry,
+  IEditorLanguageRegistry
+} from '@jupyterlab/codemirror';
 import { PageConfig } from '@jupyterlab/coreutils';
 import { BUILTIN_EXTENSIONS } from './extensions.gen.js';
 import './style.js';
@@ -23,7 +26,10 @@ const hostPlugin = {
           title: String(args.title ?? 'Test dialog'),
           body: String(args.body ?? ''),
           buttons: [Dialog.cancelButton(), Dialog.okButton()]
-        }).then(result => ({ accept: result.button.accept, label: result.button.label }))
+        }).then(result => ({
+          accept: result.button.accept,
+          label: result.button.label
+        }))
     });
   }
 };
@@ -48,7 +54,9 @@ const languagesPlugin = {
 };
 
 function pluginsOf(module) {
-  const exported = Object.prototype.hasOwnProperty.call(module, '__esModule') ? module.default : module;
+  const exported = Object.prototype.hasOwnProperty.call(module, '__esModule')
+    ? module.default
+    : module;
   return Array.isArray(exported) ? exported : [exported];
 }
 
@@ -68,9 +76,9 @@ export async function main(failedFederated) {
   };
   window.e2eHost = host;
 
-  const federated = JSON.parse(PageConfig.getOption('federated_extensions') || '[]').filter(
-    data => !failedFederated.includes(data.name)
-  );
+  const federated = JSON.parse(
+    PageConfig.getOption('federated_extensions') || '[]'
+  ).filter(data => !failedFederated.includes(data.name));
   const federatedNames = new Set(federated.map(data => data.name));
   const plugins = [hostPlugin, languagesPlugin];
   const mimeExtensions = [];
@@ -79,7 +87,10 @@ export async function main(failedFederated) {
 
   const take = (module, excluded, into) => {
     for (const plugin of pluginsOf(module)) {
-      if (excluded.includes(plugin.id) || PageConfig.Extension.isDisabled(plugin.id)) {
+      if (
+        excluded.includes(plugin.id) ||
+        PageConfig.Extension.isDisabled(plugin.id)
+      ) {
         host.disabled.push(plugin.id);
         continue;
       }
@@ -109,7 +120,11 @@ export async function main(failedFederated) {
         take(await fromContainer(data.name, data.extension), [], plugins);
       }
       if (data.mimeExtension) {
-        take(await fromContainer(data.name, data.mimeExtension), [], mimeExtensions);
+        take(
+          await fromContainer(data.name, data.mimeExtension),
+          [],
+          mimeExtensions
+        );
       }
       if (data.style) {
         await fromContainer(data.name, data.style);
@@ -124,8 +139,14 @@ export async function main(failedFederated) {
 
   const lab = new JupyterLab({
     mimeExtensions,
-    disabled: { matches: host.disabled, patterns: PageConfig.Extension.disabled.map(value => value.raw) },
-    deferred: { matches: deferred, patterns: PageConfig.Extension.deferred.map(value => value.raw) }
+    disabled: {
+      matches: host.disabled,
+      patterns: PageConfig.Extension.disabled.map(value => value.raw)
+    },
+    deferred: {
+      matches: deferred,
+      patterns: PageConfig.Extension.deferred.map(value => value.raw)
+    }
   });
   lab.registerPlugins(plugins);
   window.jupyterapp = lab;

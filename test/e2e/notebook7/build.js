@@ -26,13 +26,17 @@ const webpack = require('webpack');
 const { Build } = require('@jupyterlab/builder');
 const baseConfig = require('@jupyterlab/builder/lib/webpack.config.base');
 const corePackage = require('@jupyterlab/core-meta/core.package.json');
-const { pages: PAGES, sharedByLeftOut: SHARED_BY_LEFT_OUT } = require('./extensions');
+const {
+  pages: PAGES,
+  sharedByLeftOut: SHARED_BY_LEFT_OUT
+} = require('./extensions');
 
 const HERE = __dirname;
 const OUT = path.join(HERE, 'build');
 const STAGING = path.join(OUT, 'staging');
 const STATIC = path.join(OUT, 'static');
-const MODE = process.env.E2E_APP_MODE === 'production' ? 'production' : 'development';
+const MODE =
+  process.env.E2E_APP_MODE === 'production' ? 'production' : 'development';
 const REPO = path.resolve(HERE, '..', '..', '..');
 // The JupyterLab host app's bootstrap (load the federated extensions, then import index.js) is
 // what Notebook's index does first too; it is shared, not copied.
@@ -43,7 +47,11 @@ const INPUTS = [
   ...['build.js', 'extensions.js', 'index.js'].map(f => path.join(HERE, f))
 ];
 /** Notebook's application package: not an extension, but shared (its tokens and shell). */
-const NOTEBOOK_PACKAGES = ['@jupyter-notebook/application', '@jupyter-notebook/tree', '@jupyter-notebook/ui-components'];
+const NOTEBOOK_PACKAGES = [
+  '@jupyter-notebook/application',
+  '@jupyter-notebook/tree',
+  '@jupyter-notebook/ui-components'
+];
 /** Notebook 7's own singletons beyond JupyterLab's (app/package.json singletonPackages). */
 const NOTEBOOK_SINGLETONS = ['@jupyter-notebook/tree'];
 
@@ -57,20 +65,28 @@ function inputKey() {
 
 function upToDate(key) {
   try {
-    const info = JSON.parse(fs.readFileSync(path.join(OUT, 'build-info.json'), 'utf8'));
-    return info.inputKey === key && fs.existsSync(path.join(STATIC, 'bundle.js'));
+    const info = JSON.parse(
+      fs.readFileSync(path.join(OUT, 'build-info.json'), 'utf8')
+    );
+    return (
+      info.inputKey === key && fs.existsSync(path.join(STATIC, 'bundle.js'))
+    );
   } catch {
     return false;
   }
 }
 
 function packageJson(name) {
-  return JSON.parse(fs.readFileSync(require.resolve(`${name}/package.json`), 'utf8'));
+  return JSON.parse(
+    fs.readFileSync(require.resolve(`${name}/package.json`), 'utf8')
+  );
 }
 
 /** Every extension package, once, in page order. */
 function extensionNames() {
-  return [...new Set(Object.values(PAGES).flatMap(list => list.map(e => e.name)))];
+  return [
+    ...new Set(Object.values(PAGES).flatMap(list => list.map(e => e.name)))
+  ];
 }
 
 /**
@@ -80,17 +96,24 @@ function extensionNames() {
  */
 function createShared(names) {
   const shared = {};
-  for (const [name, requiredVersion] of Object.entries(corePackage.resolutions)) {
+  for (const [name, requiredVersion] of Object.entries(
+    corePackage.resolutions
+  )) {
     shared[name] = { requiredVersion };
   }
   for (const name of [...NOTEBOOK_PACKAGES, ...SHARED_BY_LEFT_OUT, ...names]) {
     const data = packageJson(name);
     shared[name] = shared[name] ?? { requiredVersion: `~${data.version}` };
-    for (const [dep, requiredVersion] of Object.entries(data.dependencies ?? {})) {
+    for (const [dep, requiredVersion] of Object.entries(
+      data.dependencies ?? {}
+    )) {
       shared[dep] = shared[dep] ?? { requiredVersion };
     }
   }
-  for (const name of [...corePackage.jupyterlab.singletonPackages, ...NOTEBOOK_SINGLETONS]) {
+  for (const name of [
+    ...corePackage.jupyterlab.singletonPackages,
+    ...NOTEBOOK_SINGLETONS
+  ]) {
     shared[name] = { ...(shared[name] ?? {}), singleton: true };
   }
   return shared;
@@ -110,18 +133,31 @@ function checkVersions(names) {
       wrong.push(`${name} ${version} (core-meta ${lab} wants ${range})`);
     }
   }
-  for (const name of [...NOTEBOOK_PACKAGES, ...names.filter(n => n.startsWith('@jupyter-notebook/'))]) {
+  for (const name of [
+    ...NOTEBOOK_PACKAGES,
+    ...names.filter(n => n.startsWith('@jupyter-notebook/'))
+  ]) {
     const data = packageJson(name);
     const range = (data.dependencies ?? {})['@jupyterlab/application'];
     // Notebook pins ~4.6.x: the same minor line as JupyterLab, at most this patch.
     const m = /^~(\d+)\.(\d+)\.(\d+)$/.exec(range ?? '');
     const [major, minor, patch] = lab.split('.').map(Number);
-    if (range && (!m || Number(m[1]) !== major || Number(m[2]) !== minor || Number(m[3]) > patch)) {
-      wrong.push(`${name} ${data.version} wants @jupyterlab/application ${range}, not ${lab}`);
+    if (
+      range &&
+      (!m ||
+        Number(m[1]) !== major ||
+        Number(m[2]) !== minor ||
+        Number(m[3]) > patch)
+    ) {
+      wrong.push(
+        `${name} ${data.version} wants @jupyterlab/application ${range}, not ${lab}`
+      );
     }
   }
   if (wrong.length > 0) {
-    throw new Error(`installed packages do not make one Notebook 7 front end:\n  ${wrong.join('\n  ')}`);
+    throw new Error(
+      `installed packages do not make one Notebook 7 front end:\n  ${wrong.join('\n  ')}`
+    );
   }
 }
 
@@ -137,10 +173,12 @@ function writeEntryFiles() {
   const notebook = packageJson('@jupyter-notebook/application').version;
   // webpack provides a shared package only where the build imports it: these imports (never
   // run) put the packages the left-out plugins import into the share scope, as in Notebook 7.
-  const provided = SHARED_BY_LEFT_OUT.map(name => `  () => import(${JSON.stringify(name)})`);
+  const provided = SHARED_BY_LEFT_OUT.map(
+    name => `  () => import(${JSON.stringify(name)})`
+  );
   fs.writeFileSync(
     path.join(STAGING, 'extensions.gen.js'),
-    `// Generated by test/e2e/notebook7/build.js from extensions.js.\n` +
+    '// Generated by test/e2e/notebook7/build.js from extensions.js.\n' +
       `export const NOTEBOOK_VERSION = ${JSON.stringify(notebook)};\n` +
       `export const PAGES = {\n${pages.join(',\n')}\n};\n` +
       `export const SHARED_BY_LEFT_OUT = [\n${provided.join(',\n')}\n];\n`
@@ -157,7 +195,16 @@ function run(configs) {
         return;
       }
       if (stats.hasErrors()) {
-        reject(new Error(stats.toString({ all: false, errors: true, errorDetails: true, colors: false })));
+        reject(
+          new Error(
+            stats.toString({
+              all: false,
+              errors: true,
+              errorDetails: true,
+              colors: false
+            })
+          )
+        );
         return;
       }
       resolve(stats);
@@ -179,15 +226,23 @@ async function main() {
   const names = extensionNames();
   checkVersions(names);
   const key = inputKey();
-  const force = process.argv.includes('--force') || process.env.E2E_APP_FORCE === '1';
+  const force =
+    process.argv.includes('--force') || process.env.E2E_APP_FORCE === '1';
   if (!force && upToDate(key)) {
-    console.log(`e2e Notebook 7 app is up to date (${path.relative(process.cwd(), OUT) || OUT}); --force rebuilds it`);
+    console.log(
+      `e2e Notebook 7 app is up to date (${path.relative(process.cwd(), OUT) || OUT}); --force rebuilds it`
+    );
     return;
   }
   fs.rmSync(OUT, { recursive: true, force: true });
   fs.mkdirSync(STAGING, { recursive: true });
 
-  const themeConfigs = Build.ensureAssets({ packageNames: names, output: STAGING, schemaOutput: OUT, themeOutput: OUT });
+  const themeConfigs = Build.ensureAssets({
+    packageNames: names,
+    output: STAGING,
+    schemaOutput: OUT,
+    themeOutput: OUT
+  });
   writeEntryFiles();
 
   const appConfig = {
@@ -205,9 +260,15 @@ async function main() {
       library: { type: 'var', name: ['_JUPYTERLAB', 'CORE_OUTPUT'] }
     },
     module: {
-      rules: [...baseConfig.module.rules, { test: /\.m?js$/, resolve: { fullySpecified: false } }]
+      rules: [
+        ...baseConfig.module.rules,
+        { test: /\.m?js$/, resolve: { fullySpecified: false } }
+      ]
     },
-    resolve: { ...(baseConfig.resolve ?? {}), fallback: { ...(baseConfig.resolve?.fallback ?? {}), util: false } },
+    resolve: {
+      ...(baseConfig.resolve ?? {}),
+      fallback: { ...(baseConfig.resolve?.fallback ?? {}), util: false }
+    },
     optimization: { splitChunks: { chunks: 'async' } },
     performance: { hints: false },
     infrastructureLogging: { level: 'error' },
@@ -215,7 +276,10 @@ async function main() {
       ...baseConfig.plugins,
       new webpack.container.ModuleFederationPlugin({
         name: 'CORE_FEDERATION',
-        library: { type: 'var', name: ['_JUPYTERLAB', 'CORE_LIBRARY_FEDERATION'] },
+        library: {
+          type: 'var',
+          name: ['_JUPYTERLAB', 'CORE_LIBRARY_FEDERATION']
+        },
         shared: createShared(names)
       })
     ]
@@ -226,12 +290,16 @@ async function main() {
   }
 
   const stats = await run([appConfig, ...themeConfigs]);
-  const warnings = stats.stats.flatMap(s => s.compilation.warnings.map(w => w.message.split('\n')[0]));
+  const warnings = stats.stats.flatMap(s =>
+    s.compilation.warnings.map(w => w.message.split('\n')[0])
+  );
   const info = {
     notebook: packageJson('@jupyter-notebook/application').version,
     jupyterlab: corePackage.version,
     mode: MODE,
-    pages: Object.fromEntries(Object.entries(PAGES).map(([page, list]) => [page, list.map(e => e.name)])),
+    pages: Object.fromEntries(
+      Object.entries(PAGES).map(([page, list]) => [page, list.map(e => e.name)])
+    ),
     seconds: Math.round((Date.now() - started) / 100) / 10,
     staticBytes: directorySize(STATIC),
     bundleBytes: fs.statSync(path.join(STATIC, 'bundle.js')).size,
@@ -239,7 +307,10 @@ async function main() {
     inputKey: key,
     builtAt: new Date().toISOString()
   };
-  fs.writeFileSync(path.join(OUT, 'build-info.json'), JSON.stringify(info, null, 2) + '\n');
+  fs.writeFileSync(
+    path.join(OUT, 'build-info.json'),
+    JSON.stringify(info, null, 2) + '\n'
+  );
   for (const warning of warnings.slice(0, 10)) {
     console.warn(`webpack warning: ${warning}`);
   }

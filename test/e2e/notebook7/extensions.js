@@ -68,9 +68,15 @@ const pages = {
     },
     {
       name: '@jupyterlab/filebrowser-extension',
-      plugins: ['@jupyterlab/filebrowser-extension:factory', '@jupyterlab/filebrowser-extension:default-file-browser']
+      plugins: [
+        '@jupyterlab/filebrowser-extension:factory',
+        '@jupyterlab/filebrowser-extension:default-file-browser'
+      ]
     },
-    { name: '@jupyterlab/mainmenu-extension', plugins: ['@jupyterlab/mainmenu-extension:plugin'] },
+    {
+      name: '@jupyterlab/mainmenu-extension',
+      plugins: ['@jupyterlab/mainmenu-extension:plugin']
+    },
     { name: '@jupyterlab/markedparser-extension', plugins: true },
     { name: '@jupyterlab/services-extension', plugins: true },
     { name: '@jupyterlab/shortcuts-extension', plugins: true },
@@ -80,7 +86,10 @@ const pages = {
     { name: '@jupyterlab/ui-components-extension', plugins: true }
   ],
   '/tree': [
-    { name: '@jupyterlab/application-extension', plugins: ['@jupyterlab/application-extension:commands'] },
+    {
+      name: '@jupyterlab/application-extension',
+      plugins: ['@jupyterlab/application-extension:commands']
+    },
     {
       name: '@jupyterlab/filebrowser-extension',
       plugins: [
@@ -93,7 +102,10 @@ const pages = {
       ]
     },
     { name: '@jupyter-notebook/tree-extension', plugins: true },
-    { name: '@jupyterlab/running-extension', plugins: ['@jupyterlab/running-extension:plugin'] },
+    {
+      name: '@jupyterlab/running-extension',
+      plugins: ['@jupyterlab/running-extension:plugin']
+    },
     { name: '@jupyterlab/settingeditor-extension', plugins: true }
   ]
 };

@@ -9,11 +9,17 @@ import { NotebookApp } from '@jupyter-notebook/application';
 import { PageConfig } from '@jupyterlab/coreutils';
 import { IServiceManager } from '@jupyterlab/services';
 import { PluginRegistry } from '@lumino/coreutils';
-import { NOTEBOOK_VERSION, PAGES, SHARED_BY_LEFT_OUT } from './extensions.gen.js';
+import {
+  NOTEBOOK_VERSION,
+  PAGES,
+  SHARED_BY_LEFT_OUT
+} from './extensions.gen.js';
 import './style.js';
 
 function pluginsOf(module) {
-  const exported = Object.prototype.hasOwnProperty.call(module, '__esModule') ? module.default : module;
+  const exported = Object.prototype.hasOwnProperty.call(module, '__esModule')
+    ? module.default
+    : module;
   return Array.isArray(exported) ? exported : [exported];
 }
 
@@ -71,7 +77,10 @@ export async function main(failedFederated) {
   };
 
   const page = `/${host.page}`;
-  const builtIn = [...(PAGES['/'] ?? []), ...(page !== '/' ? (PAGES[page] ?? []) : [])];
+  const builtIn = [
+    ...(PAGES['/'] ?? []),
+    ...(page !== '/' ? (PAGES[page] ?? []) : [])
+  ];
   for (const { name, plugins: wanted, load } of builtIn) {
     try {
       take(await load(), wanted, plugins, name);
@@ -81,16 +90,26 @@ export async function main(failedFederated) {
     }
   }
 
-  const federated = JSON.parse(PageConfig.getOption('federated_extensions') || '[]').filter(
-    data => !failedFederated.includes(data.name)
-  );
+  const federated = JSON.parse(
+    PageConfig.getOption('federated_extensions') || '[]'
+  ).filter(data => !failedFederated.includes(data.name));
   for (const data of federated) {
     try {
       if (data.extension) {
-        take(await fromContainer(data.name, data.extension), true, plugins, data.name);
+        take(
+          await fromContainer(data.name, data.extension),
+          true,
+          plugins,
+          data.name
+        );
       }
       if (data.mimeExtension) {
-        take(await fromContainer(data.name, data.mimeExtension), true, mimeExtensions, data.name);
+        take(
+          await fromContainer(data.name, data.mimeExtension),
+          true,
+          mimeExtensions,
+          data.name
+        );
       }
       if (data.style && !PageConfig.Extension.isDisabled(data.name)) {
         await fromContainer(data.name, data.style);
@@ -105,9 +124,17 @@ export async function main(failedFederated) {
 
   const pluginRegistry = new PluginRegistry();
   pluginRegistry.registerPlugins(plugins);
-  const serviceManager = await pluginRegistry.resolveRequiredService(IServiceManager);
-  const app = new NotebookApp({ pluginRegistry, serviceManager, mimeExtensions, availablePlugins });
-  if (String(PageConfig.getOption('exposeAppInBrowser')).toLowerCase() === 'true') {
+  const serviceManager =
+    await pluginRegistry.resolveRequiredService(IServiceManager);
+  const app = new NotebookApp({
+    pluginRegistry,
+    serviceManager,
+    mimeExtensions,
+    availablePlugins
+  });
+  if (
+    String(PageConfig.getOption('exposeAppInBrowser')).toLowerCase() === 'true'
+  ) {
     window.jupyterapp = app;
   }
   await app.start();
