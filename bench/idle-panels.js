@@ -11,10 +11,11 @@
 // simulated panel is a poller doing what the panel's model does through @lumino/polling and
 // ServerConnection.makeRequest: `GET {base_url}project/startup?interface=notebook&<ms>` (the
 // `&<ms>` is makeRequest's cache buster for `cache: 'no-store'`) with `Accept: application/json`,
-// `Authorization: token …` and `Content-Type: application/json`, the next tick one interval
-// after the previous answer, backing off after a failure as Poll does. Each panel has its
-// own keep-alive connection, as each user's page has, and the panels start spread over one
-// interval, as pages opened at different times.
+// `Content-Type: application/json` and Jupyter's auth (`Authorization: token …`, or with
+// BENCH_IDLE_AUTH=cookie the login cookie and X-XSRFToken a real page sends), the next tick
+// one interval after the previous answer, backing off after a failure as Poll does. Each panel
+// has its own keep-alive connection, as each user's page has, and the panels start spread over
+// one interval, as pages opened at different times.
 //
 // Phases, one after the other on the same server, each measured after a ramp of one interval:
 //   0 panels (the sidecar started, then idle: the baseline), 1, 10 and 100 panels polling;
@@ -34,6 +35,8 @@
 //   BENCH_IDLE_FAST_SECONDS   measured seconds per fast phase (default 60; quick 10)
 //   BENCH_IDLE_SAMPLE         seconds between samples (default 3; quick 1)
 //   BENCH_IDLE_PANELS         the polling phases' panel counts (default 1,10,100)
+//   BENCH_IDLE_AUTH           token (Authorization: token, default) or cookie (login cookie and
+//                             X-XSRFToken, as a page signed in by cookie sends)
 //   BENCH_IDLE_QUICK=1        the quick defaults above
 //   BENCH_IDLE_HEAP_ONLY=1    only the heap check (the sidecar's heap after GC per request batch)
 //   BENCH_IDLE_HEAP_BATCHES   batches of 2,000 requests in the heap check (default 10; quick: 6 of 500)
@@ -48,6 +51,7 @@ const {
   BASE_URL,
   cleanup,
   prerequisites,
+  request,
   sidecarPid,
   startJupyter,
   stopJupyter
@@ -85,6 +89,40 @@ function setting(name, fallback, { min, max, integer = false }) {
   return value;
 }
 
+function authSetting() {
+  const auth = process.env.BENCH_IDLE_AUTH || 'token';
+  if (auth !== 'token' && auth !== 'cookie') {
+    fail(`BENCH_IDLE_AUTH=${auth}: give token or cookie.`);
+  }
+  return auth;
+}
+
+/**
+ * The auth headers a panel sends. token: `Authorization: token …` (makeRequest with a token in
+ * its settings). cookie: Jupyter's login cookie and an X-XSRFToken, as a page signed in with
+ * `?token=` sends them (seen in Chromium by bench/idle-browser.js: no Authorization then).
+ */
+async function panelAuth(server, auth) {
+  if (auth === 'token') {
+    return { authorization: server.auth.authorization };
+  }
+  // Jupyter Server 1.x sets its login cookie on a token-authenticated request.
+  const answer = await request(
+    server.port,
+    `${BASE_URL}api/status`,
+    server.auth,
+    30000
+  );
+  const login = (answer.headers['set-cookie'] ?? [])
+    .map(c => c.split(';')[0])
+    .find(c => c.startsWith('username-'));
+  if (!login) {
+    throw new Error(`Jupyter set no login cookie (status ${answer.status})`);
+  }
+  const xsrf = require('node:crypto').randomBytes(16).toString('hex');
+  return { cookie: `${login}; _xsrf=${xsrf}`, 'x-xsrftoken': xsrf };
+}
+
 function options() {
   const quick = process.env.BENCH_IDLE_QUICK === '1';
   const panelsRaw = process.env.BENCH_IDLE_PANELS || '1,10,100';
@@ -111,6 +149,7 @@ function options() {
     }),
     sample: setting('BENCH_IDLE_SAMPLE', quick ? 1 : 3, { min: 0.2, max: 60 }),
     panels,
+    auth: authSetting(),
     out: path.resolve(
       process.env.BENCH_IDLE_OUT ||
         path.join(__dirname, 'idle-panels-results.json')
@@ -245,7 +284,7 @@ class Panel {
   send() {
     const headers = {
       accept: 'application/json',
-      authorization: this.server.auth.authorization,
+      ...this.server.panelAuth,
       'content-type': 'application/json'
     };
     if (this.conditional && this.etag) {
@@ -637,6 +676,7 @@ async function main() {
     closedPort: await freePort(),
     pythonPath: found.pythonPath
   });
+  server.panelAuth = await panelAuth(server, o.auth);
   const results = [];
   let sidecarInfo;
   try {
@@ -751,7 +791,7 @@ function table(o, found, results, sidecarInfo, heap) {
     '',
     `Machine: ${machine}; ${busy}`,
     `Jupyter Server ${found.jupyterServer}, jupyter-server-proxy ${found.proxyVersion} (${found.source}); base_url ${BASE_URL}; sidecar pid ${sidecarInfo.pid}, ${mib(sidecarInfo.rssAfterLaunchKiB)} MiB RSS after launch`,
-    `Panels: GET ${STARTUP_PATH}&<ms> (Accept, Authorization token, Content-Type as ServerConnection.makeRequest), one keep-alive connection each, starts spread over one interval; ${fmt(o.seconds)} s measured per phase (${fmt(o.fastSeconds)} s for the fast ones) after a one-interval ramp, sampled every ${fmt(o.sample, 1)} s`,
+    `Panels: GET ${STARTUP_PATH}&<ms> (Accept, Content-Type, ${o.auth === 'token' ? 'Authorization: token' : 'login cookie + X-XSRFToken'}, as ServerConnection.makeRequest), one keep-alive connection each, starts spread over one interval; ${fmt(o.seconds)} s measured per phase (${fmt(o.fastSeconds)} s for the fast ones) after a one-interval ramp, sampled every ${fmt(o.sample, 1)} s`,
     `Answer: ${fmt(answerBytes)} bytes of JSON per 200`,
     '',
     line(header),
