@@ -346,7 +346,7 @@ describe('notifications and the user guide in JupyterLab (Chromium, jupyter_serv
     expect(await rendered.locator('h2 a.jp-InternalAnchorLink').count()).toBe(
       1
     );
-    const leads = await rendered.locator('li > strong').allInnerTexts();
+    const leads = await rendered.locator('li strong').allInnerTexts();
     expect(leads).toEqual(
       expect.arrayContaining([
         'It stays out of the way.',
