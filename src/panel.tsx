@@ -222,12 +222,22 @@ export class StartupPanel extends MainAreaWidget<StartupView> {
     this._focusFirst(FOCUS_ATTEMPTS);
   }
 
-  /** The first enabled button (Refresh), else the heading; retried while React renders them. */
-  private _focusFirst(attempts: number): void {
+  /**
+   * The first enabled button (Refresh), else the heading; retried while React renders them.
+   * A retry gives up once something else took the focus meanwhile (a dialog opened from the
+   * panel, the command palette): it never pulls the focus back from there.
+   */
+  private _focusFirst(
+    attempts: number,
+    initial: Element | null = document.activeElement
+  ): void {
     if (this.isDisposed || !this.isAttached) {
       return;
     }
     const active = document.activeElement;
+    if (active !== initial && !this.node.contains(active)) {
+      return;
+    }
     if (
       active instanceof HTMLElement &&
       this.node.contains(active) &&
@@ -243,7 +253,7 @@ export class StartupPanel extends MainAreaWidget<StartupView> {
     if (target) {
       target.focus();
     } else if (attempts > 0) {
-      requestAnimationFrame(() => this._focusFirst(attempts - 1));
+      requestAnimationFrame(() => this._focusFirst(attempts - 1, initial));
     }
   }
 }
