@@ -28,8 +28,8 @@ import {
 } from './helpers';
 import {
   BASE_URL,
+  breakProxyEntry,
   pageSuite,
-  editProxyEntry,
   GUIDE,
   PANEL,
   pause,
@@ -160,11 +160,7 @@ describe('notifications and the user guide in JupyterLab (Chromium, jupyter_serv
       label: 'notifications-failing-server',
       prepare: dirs => {
         jupyterInstall(dirs);
-        // An unknown platform stops the service (exit 2); the proxy's 5 s start timeout keeps this short.
-        editProxyEntry(dirs, entry => {
-          entry.environment = { PROJECT_STARTUP_PLATFORM: 'bogus' };
-          entry.timeout = 5;
-        });
+        breakProxyEntry(dirs);
       }
     });
     const s = server;

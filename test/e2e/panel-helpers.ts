@@ -74,6 +74,18 @@ export function editProxyEntry(
   }
 }
 
+/**
+ * Makes the `project` entry's command exit non-zero, as an operator's mistake would: an unknown
+ * platform stops the sidecar (exit 2). The proxy's own default start-up timeout (5 s) instead
+ * of the installed 20 s keeps the test short; the proxy restarts the failing command until then.
+ */
+export function breakProxyEntry(dirs: LabServer['dirs']): void {
+  editProxyEntry(dirs, entry => {
+    entry.environment = { PROJECT_STARTUP_PLATFORM: 'bogus' };
+    entry.timeout = 5;
+  });
+}
+
 /** The service's own answer for the notebook interface, through Jupyter (a GET changes nothing). */
 export async function projection(
   server: Pick<LabServer, 'base' | 'token'>

@@ -43,9 +43,9 @@ import { CHECK_IDS } from '../helpers/harness';
 import { expectAccessible, focusRingContrast as ringContrast } from './axe';
 import {
   BASE_URL,
+  breakProxyEntry,
   pageSuite,
   commandEnabled,
-  editProxyEntry,
   execute,
   expectPanelAccessible,
   INITIALIZE_PATH,
@@ -867,13 +867,7 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
       label: 'panel-failing-server',
       prepare: dirs => {
         jupyterInstall(dirs);
-        // An operator's mistake in the entry: an unknown platform stops the sidecar (exit 2).
-        // The proxy's own default start-up timeout (5 s) instead of the installed 20 s keeps
-        // this test short; the proxy restarts the failing command until then.
-        editProxyEntry(dirs, entry => {
-          entry.environment = { PROJECT_STARTUP_PLATFORM: 'bogus' };
-          entry.timeout = 5;
-        });
+        breakProxyEntry(dirs);
       }
     });
     const s = server;
