@@ -28,6 +28,7 @@ import {
 } from './helpers';
 import {
   BASE_URL,
+  removeProxyEntry,
   breakProxyEntry,
   pageSuite,
   GUIDE,
@@ -75,12 +76,8 @@ describe('notifications and the user guide in JupyterLab (Chromium, jupyter_serv
       baseUrl: BASE_URL,
       label: 'notifications-not-enabled-server',
       prepare: dirs => {
-        // The extension is installed, the proxy entry is not: Jupyter has nothing at {base_url}project/.
         jupyterInstall(dirs);
-        fs.rmSync(path.join(dirs.config, 'jupyter_server_config.json'));
-        fs.rmSync(path.join(dirs.config, 'jupyter_server_config.d'), {
-          recursive: true
-        });
+        removeProxyEntry(dirs);
       }
     });
     const s = server;

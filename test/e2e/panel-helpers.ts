@@ -75,6 +75,17 @@ export function editProxyEntry(
 }
 
 /**
+ * Removes the `project` entry `jupyter install` wrote (the extension stays installed), as when
+ * it was removed or the install was only half done: Jupyter has nothing at {base_url}project/.
+ */
+export function removeProxyEntry(dirs: LabServer['dirs']): void {
+  fs.rmSync(path.join(dirs.config, 'jupyter_server_config.json'));
+  fs.rmSync(path.join(dirs.config, 'jupyter_server_config.d'), {
+    recursive: true
+  });
+}
+
+/**
  * Makes the `project` entry's command exit non-zero, as an operator's mistake would: an unknown
  * platform stops the sidecar (exit 2). The proxy's own default start-up timeout (5 s) instead
  * of the installed 20 s keeps the test short; the proxy restarts the failing command until then.

@@ -43,6 +43,7 @@ import { CHECK_IDS } from '../helpers/harness';
 import { expectAccessible, focusRingContrast as ringContrast } from './axe';
 import {
   BASE_URL,
+  removeProxyEntry,
   breakProxyEntry,
   pageSuite,
   commandEnabled,
@@ -808,13 +809,8 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
       baseUrl: BASE_URL,
       label: 'panel-not-enabled-server',
       prepare: dirs => {
-        // The extension is installed, the proxy entry is not (e.g. it was removed, or the
-        // install was only half done): Jupyter has nothing at {base_url}project/.
         jupyterInstall(dirs);
-        fs.rmSync(path.join(dirs.config, 'jupyter_server_config.json'));
-        fs.rmSync(path.join(dirs.config, 'jupyter_server_config.d'), {
-          recursive: true
-        });
+        removeProxyEntry(dirs);
       }
     });
     const s = server;
