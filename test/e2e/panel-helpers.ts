@@ -58,7 +58,7 @@ export function writePluginSetting(
 }
 
 /** The `project` entry in the files `jupyter install` wrote, changed by `change`. */
-export function editProxyEntry(
+function editProxyEntry(
   dirs: LabServer['dirs'],
   change: (entry: Record<string, unknown>) => void
 ): void {
@@ -239,13 +239,6 @@ export async function openFromNotification(
   await button.waitFor({ state: 'detached', timeout: 10000 });
 }
 
-/** Checks what these tests need (Chromium, Jupyter, the built extension) and starts Chromium. */
-export async function launchBrowserForExtension(): Promise<Browser> {
-  checkPrerequisites();
-  checkExtensionBuilt();
-  return launchBrowser();
-}
-
 /** A new page of `browser` with its problems recorded (1280 wide, `height` tall). */
 export async function newProblemPage(
   browser: Browser | undefined,
@@ -257,7 +250,7 @@ export async function newProblemPage(
 }
 
 /** Fails, listing them with the tail of the server's log, on the page's problems `allowed` does not admit. */
-export function expectOnlyProblems(
+function expectOnlyProblems(
   problems: PageProblems | undefined,
   server: { logs(): string } | undefined,
   allowed: (problem: PageProblem) => boolean = () => false
@@ -268,14 +261,6 @@ export function expectOnlyProblems(
       `page problems:\n  ${found.join('\n  ')}\n--- server log (tail) ---\n${server?.logs().slice(-3000)}`
     );
   }
-}
-
-/** Closes the browser and stops any Jupyter server a failed test left running. */
-export async function closeBrowser(
-  browser: Browser | undefined
-): Promise<void> {
-  await browser?.close();
-  await stopAllLabServers();
 }
 
 /** What a describe block of pageSuite tests gets: its pages and their problems. */
@@ -291,9 +276,9 @@ export interface PageSuite {
 /**
  * The hooks of a describe block whose tests each start a Jupyter server (kept by the test in its
  * own variable, read through `server`) and open pages of it in one Chromium: Chromium launched
- * once after the checks (those of launchBrowserForExtension, then `prepare`); after each test the page
- * closed and the server stopped (`forgetServer` clears the test's variable); at the end the
- * browser closed and any server left stopped.
+ * once after the checks (Chromium, Jupyter, the built extension; then `prepare`); after each
+ * test the page closed and the server stopped (`forgetServer` clears the test's variable); at
+ * the end the browser closed and any server left stopped.
  */
 export function pageSuite(options: {
   server: () => { stop(): Promise<unknown>; logs(): string } | undefined;
@@ -331,7 +316,10 @@ export function pageSuite(options: {
     options.forgetServer();
   }, 60000);
 
-  afterAll(() => closeBrowser(browser), 60000);
+  afterAll(async () => {
+    await browser?.close();
+    await stopAllLabServers();
+  }, 60000);
 
   return {
     newPage: async () => {
