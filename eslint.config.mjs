@@ -142,7 +142,7 @@ export default defineConfig([
   {
     // Browser scripts: the sidecar's setup and API pages, and the e2e host apps (bundled by
     // webpack as ES modules).
-    files: ['sidecar/static/*.js', 'style/*.js', 'test/e2e/*/{bootstrap,index}.js'],
+    files: ['sidecar/static/*.js', 'style/*.js', 'test/e2e/*/{bootstrap,index,federated}.js'],
     languageOptions: {
       globals: {
         ...globals.browser
@@ -150,7 +150,7 @@ export default defineConfig([
     }
   },
   {
-    files: ['style/*.js', 'test/e2e/*/{bootstrap,index}.js'],
+    files: ['style/*.js', 'test/e2e/*/{bootstrap,index,federated}.js'],
     languageOptions: {
       sourceType: 'module'
     }

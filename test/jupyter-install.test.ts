@@ -17,6 +17,7 @@ import {
   serverProxyProblem,
   userJupyterPaths
 } from '../sidecar/src/jupyter-install';
+import { SIDECAR_SERVE_ARGS } from './e2e/helpers';
 
 const sandbox = trackedSandboxes();
 const NAME = 'jupyterlab-project-startup';
@@ -34,15 +35,6 @@ const BUNDLE = path.join(
 );
 const PYTHON = '/usr/bin/python3';
 const VENDOR = path.resolve(REPO_ROOT, '..', 'shared', 'vendor', 'python');
-const SERVE_ARGS = [
-  'serve',
-  '--ingress',
-  'notebook-server-proxy',
-  '--unix-socket',
-  '{unix_socket}',
-  '--base-url',
-  '{base_url}'
-];
 const VERSION = (
   JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
     version: string;
@@ -224,7 +216,7 @@ describe('project-startup jupyter install', () => {
     expect(entry.command).toEqual([
       process.execPath,
       path.join(sidecar, 'bin', 'project-startup.js'),
-      ...SERVE_ARGS
+      ...SIDECAR_SERVE_ARGS
     ]);
     expect(entry).toMatchObject({ unix_socket: true, absolute_url: true });
     expect(entry.timeout).toBeGreaterThanOrEqual(5);

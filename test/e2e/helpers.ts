@@ -725,22 +725,26 @@ export async function openLab(
   await waitForSplashGone(page, timeoutMs);
 }
 
+/**
+ * The sidecar's arguments (after Node and its command line) in the proxy entry that
+ * `project-startup jupyter install` writes for jupyter-server-proxy.
+ */
+export const SIDECAR_SERVE_ARGS: readonly string[] = [
+  'serve',
+  '--ingress',
+  'notebook-server-proxy',
+  '--unix-socket',
+  '{unix_socket}',
+  '--base-url',
+  '{base_url}'
+];
+
 /** The sidecar command line the proxy launches, as an operator would configure it. */
 export function sidecarServerEntry(
   extra: Record<string, unknown> = {}
 ): Record<string, unknown> {
   return {
-    command: [
-      process.execPath,
-      BIN,
-      'serve',
-      '--ingress',
-      'notebook-server-proxy',
-      '--unix-socket',
-      '{unix_socket}',
-      '--base-url',
-      '{base_url}'
-    ],
+    command: [process.execPath, BIN, ...SIDECAR_SERVE_ARGS],
     unix_socket: true,
     absolute_url: true,
     launcher_entry: { enabled: false },

@@ -32,10 +32,8 @@ import {
   THROWAWAY_PLUGIN,
   waitForSplashGone
 } from './helpers';
+import { execute, PLUGIN } from './panel-helpers';
 import { expectAccessible } from './axe';
-
-/** The project's plugin id (design.md). */
-const PROJECT_PLUGIN = 'jupyterlab-project-startup:plugin';
 
 interface HostState {
   federated: string[];
@@ -70,28 +68,6 @@ function hostState(
   });
 }
 
-function execute(
-  page: Page,
-  command: string,
-  args: Record<string, unknown> = {}
-): Promise<void> {
-  return page.evaluate(
-    ([id, a]) => {
-      const g = globalThis as unknown as {
-        jupyterapp: {
-          commands: { execute(id: string, args: unknown): Promise<unknown> };
-        };
-      };
-      const w = globalThis as unknown as { e2eLastResult?: unknown };
-      w.e2eLastResult = undefined;
-      void g.jupyterapp.commands
-        .execute(id, a)
-        .then(result => (w.e2eLastResult = result));
-    },
-    [command, args] as const
-  );
-}
-
 describe('JupyterLab 4.6.4 in Chromium', () => {
   let server: LabServer | undefined;
   let browser: Browser | undefined;
@@ -109,7 +85,7 @@ describe('JupyterLab 4.6.4 in Chromium', () => {
       fs.existsSync(path.join(PROJECT_LABEXTENSION, 'package.json'))
     ) {
       federated.dir = PROJECT_LABEXTENSION;
-      federated.plugin = PROJECT_PLUGIN;
+      federated.plugin = PLUGIN;
     } else {
       federated.dir = buildThrowawayExtension();
       federated.plugin = THROWAWAY_PLUGIN;

@@ -84,29 +84,26 @@ def free_port():
         return s.getsockname()[1]
 
 
-def main(argv):
-    args = parse_args(argv)
+def check_environment():
+    """Jupyter's directories and token must come from the test, never from the user's home."""
     for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR"):
         if not os.environ.get(name):
             fail(f"{name} must name a temporary directory (the tests never use ~/.jupyter).")
     if not os.environ.get("JUPYTER_TOKEN"):
         fail("JUPYTER_TOKEN must hold the token the server requires.")
 
-    try:
-        from jupyter_core.paths import jupyter_path
-        from jupyter_server.serverapp import ServerApp
-        from jupyterlab_server import LabServerApp
-    except ImportError as error:
-        fail(f"{sys.executable} cannot import the Jupyter server ({error}). {APT_HINT}", 3)
 
-    build = os.path.abspath(args.app_build)
-    info_path = os.path.join(build, "build-info.json")
+def read_build(build, what, command):
+    """The build-info.json of a front end built by test/e2e/*/build.js; fails, saying `command`, if it is not built."""
     for needed in ("static/bundle.js", "schemas", "themes", "build-info.json"):
         if not os.path.exists(os.path.join(build, needed)):
-            fail(f"the e2e host app is not built ({os.path.join(build, needed)} is missing): run `npm run build:e2e-app`.")
-    with open(info_path, encoding="utf-8") as f:
-        build_info = json.load(f)
+            fail(f"{what} is not built ({os.path.join(build, needed)} is missing): run `{command}`.")
+    with open(os.path.join(build, "build-info.json"), encoding="utf-8") as f:
+        return json.load(f)
 
+
+def check_server_proxy():
+    """The real jupyter-server-proxy 4.x must be importable (installed, or the vendored copy on PYTHONPATH)."""
     try:
         import jupyter_server_proxy
     except ImportError as error:
@@ -119,11 +116,59 @@ def main(argv):
     if not jupyter_server_proxy.__version__.startswith("4."):
         fail(f"jupyter_server_proxy {jupyter_server_proxy.__version__} from {jupyter_server_proxy.__file__}: these tests need 4.x.", 3)
 
+
+def initialize_server_with_proxy(cls, argv, kwargs):
+    """As ExtensionApp.initialize_server, plus the real jupyter-server-proxy as a server extension.
+
+    With --load-other-extensions the server also enables what jupyter_server_config.d files on the
+    config path enable.
+    """
+    from jupyter_server.serverapp import ServerApp
+
+    serverapp = ServerApp.instance(
+        jpserver_extensions={cls.get_extension_package(): True, "jupyter_server_proxy": True}, **kwargs
+    )
+    serverapp.aliases.update(cls.aliases)
+    serverapp.initialize(argv=argv or [], starter_extension=cls.name, find_extensions=cls.load_other_extensions)
+    return serverapp
+
+
+def launch(app_class, args):
+    """Starts `app_class` (an extension app defined in the script run as __main__) as the arguments say."""
+    # Debian's launcher looks the extension up by module name: the script runs as __main__.
+    sys.modules["__main__"]._jupyter_server_extension_points = lambda: [{"module": "__main__", "app": app_class}]
+    port = args.port or free_port()
+    app_class.launch_instance(
+        argv=[
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={port}",
+            "--ServerApp.port_retries=50",
+            "--ServerApp.allow_root=True",
+            "--ServerApp.open_browser=False",
+            f"--ServerApp.base_url={args.base_url}",
+            f"--ServerApp.root_dir={os.path.abspath(args.root_dir)}",
+            f"--ServerApp.log_level={args.log_level}",
+            f"--ServerApp.terminals_enabled={args.terminals}",
+        ]
+    )
+
+
+def main(argv):
+    args = parse_args(argv)
+    check_environment()
+    try:
+        from jupyter_core.paths import jupyter_path
+        from jupyterlab_server import LabServerApp
+    except ImportError as error:
+        fail(f"{sys.executable} cannot import the Jupyter server ({error}). {APT_HINT}", 3)
+    build = os.path.abspath(args.app_build)
+    build_info = read_build(build, "the e2e host app", "npm run build:e2e-app")
+    check_server_proxy()
+
     data_dir = os.environ["JUPYTER_DATA_DIR"]
     os.makedirs(os.path.join(data_dir, "labextensions"), exist_ok=True)
     # Jupyter's own search path; it starts with $JUPYTER_DATA_DIR/labextensions.
     search_path = jupyter_path("labextensions")
-    proxy_extension = "jupyter_server_proxy"
 
     class E2ELabApp(LabServerApp):
         """JupyterLab's server side for the e2e host app (examples/app style)."""
@@ -144,33 +189,9 @@ def main(argv):
 
         @classmethod
         def initialize_server(cls, argv=None, load_other_extensions=True, **kwargs):
-            # As ExtensionApp.initialize_server, plus the proxy; with --load-other-extensions the
-            # server also enables what jupyter_server_config.d files on the config path enable.
-            serverapp = ServerApp.instance(
-                jpserver_extensions={cls.get_extension_package(): True, proxy_extension: True}, **kwargs
-            )
-            serverapp.aliases.update(cls.aliases)
-            serverapp.initialize(argv=argv or [], starter_extension=cls.name, find_extensions=cls.load_other_extensions)
-            return serverapp
+            return initialize_server_with_proxy(cls, argv, kwargs)
 
-    # Debian's launcher looks the extension up by module name: this script runs as __main__.
-    module = sys.modules[__name__]
-    module._jupyter_server_extension_points = lambda: [{"module": __name__, "app": E2ELabApp}]
-
-    port = args.port or free_port()
-    E2ELabApp.launch_instance(
-        argv=[
-            "--ServerApp.ip=127.0.0.1",
-            f"--ServerApp.port={port}",
-            "--ServerApp.port_retries=50",
-            "--ServerApp.allow_root=True",
-            "--ServerApp.open_browser=False",
-            f"--ServerApp.base_url={args.base_url}",
-            f"--ServerApp.root_dir={os.path.abspath(args.root_dir)}",
-            f"--ServerApp.log_level={args.log_level}",
-            f"--ServerApp.terminals_enabled={args.terminals}",
-        ]
-    )
+    launch(E2ELabApp, args)
 
 
 if __name__ == "__main__":

@@ -8,30 +8,31 @@
 // changes, without a click, is the panel's Compute readiness check (pass → warn, "not live").
 //
 // Screenshots: live-allocation-running, live-allocation-ended.
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { startSlurmCluster, SlurmCluster } from '../cluster/slurm';
 import {
   Browser,
   checkPrerequisites,
-  httpRequest,
   jupyterInstall,
   LabServer,
   launchBrowser,
   openLab,
-  PageProblems,
-  PROJECT_LABEXTENSION,
   screenshot,
   startLabServer,
   stopAllLabServers
 } from './helpers';
+import {
+  BASE_URL,
+  checkExtensionBuilt,
+  newProblemPage,
+  PANEL,
+  pause,
+  projection,
+  STATUS_BUTTON,
+  writePluginSetting
+} from './panel-helpers';
 
-const BASE_URL = '/user/alice/';
-const PACKAGE = 'jupyterlab-project-startup';
-const PANEL = '#jp-project-startup-panel';
-const STATUS_BUTTON = '.jp-ProjectStartup-statusItem [role="button"]';
 const COMPUTE = `${PANEL} [data-check-id="compute-allocation"]`;
 
 interface Check {
@@ -49,11 +50,7 @@ describe('live state: an allocation that ends shows in the open panel (real Slur
 
   beforeAll(async () => {
     checkPrerequisites();
-    if (!fs.existsSync(path.join(PROJECT_LABEXTENSION, 'package.json'))) {
-      throw new Error(
-        `The project's prebuilt extension is missing (${PROJECT_LABEXTENSION}): run \`npm run build\` first.`
-      );
-    }
+    checkExtensionBuilt();
     cluster = await startSlurmCluster();
     jobId = await cluster.allocate(`ps-live-${randomBytes(4).toString('hex')}`);
     const slurmConf = cluster.conf;
@@ -62,12 +59,7 @@ describe('live state: an allocation that ends shows in the open panel (real Slur
       label: 'live-allocation-server',
       prepare: dirs => {
         jupyterInstall(dirs);
-        const settings = path.join(dirs.settings, PACKAGE);
-        fs.mkdirSync(settings, { recursive: true });
-        fs.writeFileSync(
-          path.join(settings, 'plugin.jupyterlab-settings'),
-          JSON.stringify({ refreshInterval: 1 })
-        );
+        writePluginSetting(dirs, { refreshInterval: 1 });
         // The Jupyter server runs inside the allocation; squeue is on its PATH (/usr/bin).
         return {
           SLURM_JOB_ID: jobId,
@@ -90,17 +82,12 @@ describe('live state: an allocation that ends shows in the open panel (real Slur
   }, 90000);
 
   async function computeCheck(): Promise<Check> {
-    const s = server as LabServer;
-    const answer = await httpRequest(
-      `${s.base}project/startup?interface=notebook`,
-      { headers: { authorization: `token ${s.token}` } }
-    );
-    expect(answer.status).toBe(200);
-    expect(answer.json).toMatchObject({
+    const answer = await projection(server as LabServer);
+    expect(answer).toMatchObject({
       platform: 'cluster',
       phase: 'unsupported-interface'
     });
-    return (answer.json.readinessChecks as Check[]).find(
+    return (answer.readinessChecks as Check[]).find(
       c => c.id === 'compute-allocation'
     ) as Check;
   }
@@ -136,9 +123,9 @@ describe('live state: an allocation that ends shows in the open panel (real Slur
     expect(running.status).toBe('pass');
     expect(running.observed).toContain(jobId);
 
-    page = await (browser as Browser).newPage();
-    await page.setViewportSize({ width: 1280, height: 1000 });
-    const problems = new PageProblems(page);
+    const opened = await newProblemPage(browser);
+    page = opened.page;
+    const problems = opened.problems;
     await openLab(page, server as LabServer);
     // Open the panel from the status bar item (a panel that opened by itself stays open too).
     await page
@@ -166,7 +153,7 @@ describe('live state: an allocation that ends shows in the open panel (real Slur
     let ended = await computeCheck();
     const deadline = Date.now() + 30000;
     while (ended.status !== 'warn' && Date.now() < deadline) {
-      await new Promise(resolve => setTimeout(resolve, 250));
+      await pause(250);
       ended = await computeCheck();
     }
     expect(ended.status).toBe('warn');

@@ -37,35 +37,27 @@ import {
   openLab,
   PageProblem,
   PageProblems,
-  PROJECT_LABEXTENSION,
   screenshot,
   startLabServer,
   stopAllLabServers
 } from './helpers';
+import {
+  BASE_URL,
+  checkExtensionBuilt,
+  DIAGNOSTICS_PATH,
+  newProblemPage,
+  PANEL,
+  pause,
+  projection,
+  STARTUP_PATH,
+  STATUS_BUTTON,
+  STATUS_ITEM,
+  writePluginSetting
+} from './panel-helpers';
 import { expectAccessible } from './axe';
-
-const BASE_URL = '/user/alice/';
-const STARTUP_PATH = `${BASE_URL}project/startup`;
-const DIAGNOSTICS_PATH = `${BASE_URL}api/project-startup/diagnostics`;
-const PACKAGE = 'jupyterlab-project-startup';
-const PANEL = '#jp-project-startup-panel';
-const STATUS_ITEM = '.jp-ProjectStartup-statusItem';
-const STATUS_BUTTON = `${STATUS_ITEM} [role="button"]`;
 
 /** How long the page may take to show a change: many 1 s intervals, and the backoff's cap (10 s). */
 const FOLLOW_MS = 30000;
-
-function writePluginSetting(
-  dirs: LabServer['dirs'],
-  values: Record<string, unknown>
-): void {
-  const dir = path.join(dirs.settings, PACKAGE);
-  fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(
-    path.join(dir, 'plugin.jupyterlab-settings'),
-    JSON.stringify(values, null, 2)
-  );
-}
 
 function runtimeInfo(
   server: LabServer
@@ -97,10 +89,6 @@ function alive(pid: number): boolean {
   }
 }
 
-async function delay(ms: number): Promise<void> {
-  await new Promise(resolve => setTimeout(resolve, ms));
-}
-
 async function eventually(
   check: () => boolean,
   timeoutMs: number
@@ -110,7 +98,7 @@ async function eventually(
     if (check()) {
       return true;
     }
-    await delay(100);
+    await pause(100);
   }
   return check();
 }
@@ -256,11 +244,7 @@ describe('live state: the panel and the status bar follow the service without a 
 
   beforeAll(async () => {
     checkPrerequisites();
-    if (!fs.existsSync(path.join(PROJECT_LABEXTENSION, 'package.json'))) {
-      throw new Error(
-        `The project's prebuilt extension is missing (${PROJECT_LABEXTENSION}): run \`npm run build\` first.`
-      );
-    }
+    checkExtensionBuilt();
     server = await startLabServer({
       baseUrl: BASE_URL,
       label: 'live-server',
@@ -271,11 +255,7 @@ describe('live state: the panel and the status bar follow the service without a 
     });
     // The project initialized (exactly what the panel's dialog sends), so the phase is Ready.
     const auth = { authorization: `token ${s().token}` };
-    const projection = await httpRequest(
-      `${s().base}project/startup?interface=notebook`,
-      { headers: auth }
-    );
-    expect(projection.status).toBe(200);
+    const current = await projection(s());
     const created = await httpRequest(`${s().base}project/initialize`, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json' },
@@ -283,8 +263,8 @@ describe('live state: the panel and the status bar follow the service without a 
         interface: 'notebook',
         method: 'jupyterlab-dialog',
         confirm: {
-          projectPath: projection.json.projectPath,
-          statePath: projection.json.statePath
+          projectPath: current.projectPath,
+          statePath: current.statePath
         }
       })
     });
@@ -302,7 +282,7 @@ describe('live state: the panel and the status bar follow the service without a 
     };
     const before = await activity();
     for (let i = 0; i < 3; i++) {
-      await delay(50);
+      await pause(50);
       expect(
         (
           await httpRequest(`${s().base}project/startup?interface=notebook`, {
@@ -314,9 +294,7 @@ describe('live state: the panel and the status bar follow the service without a 
     pollActivity = { before, after: await activity() };
 
     browser = await launchBrowser();
-    page = await browser.newPage();
-    await page.setViewportSize({ width: 1280, height: 900 });
-    problems = new PageProblems(page);
+    ({ page, problems } = await newProblemPage(browser, 900));
     page.on('request', request => {
       if (new URL(request.url()).pathname === STARTUP_PATH) {
         startupRequests.push(request);
@@ -398,7 +376,7 @@ describe('live state: the panel and the status bar follow the service without a 
     try {
       // refreshInterval is 1 s: three polls within at most 10 s.
       for (let i = 0; i < 100 && answers.length < 3; i++) {
-        await delay(100);
+        await pause(100);
       }
     } finally {
       p().off('response', onResponse);
@@ -529,9 +507,9 @@ describe('live state: the panel and the status bar follow the service without a 
       document.dispatchEvent(new Event('visibilitychange'));
     });
     // A request already on its way may still be sent; none after it.
-    await delay(1500);
+    await pause(1500);
     const hiddenFrom = startupRequests.length;
-    await delay(6000);
+    await pause(6000);
     expect(startupRequests.length).toBe(hiddenFrom);
     await p().evaluate(() => {
       delete (document as unknown as Record<string, unknown>).visibilityState;

@@ -18,18 +18,29 @@ import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { expectAccessible } from './axe';
 import {
-  Browser,
-  checkPrerequisites,
   httpRequest,
   jupyterInstall,
-  LabServer,
-  launchBrowser,
   PageProblem,
-  PageProblems,
   PROJECT_LABEXTENSION,
-  screenshot,
-  stopAllLabServers
+  screenshot
 } from './helpers';
+import {
+  BASE_URL,
+  pageSuite,
+  DIAGNOSTICS_PATH,
+  expectPanelAccessible,
+  GUIDE,
+  INITIALIZE_PATH,
+  openFromPalette,
+  PACKAGE,
+  panel,
+  PANEL,
+  PLUGIN,
+  projection,
+  STARTUP_PATH,
+  waitForPhase,
+  writePluginSetting
+} from './panel-helpers';
 import {
   checkNotebook7Built,
   Notebook7Server,
@@ -37,14 +48,6 @@ import {
   startNotebook7Server
 } from './notebook7-helpers';
 
-const BASE_URL = '/user/alice/';
-const STARTUP_PATH = `${BASE_URL}project/startup`;
-const INITIALIZE_PATH = `${BASE_URL}project/initialize`;
-const DIAGNOSTICS_PATH = `${BASE_URL}api/project-startup/diagnostics`;
-const PACKAGE = 'jupyterlab-project-startup';
-const PLUGIN = `${PACKAGE}:plugin`;
-const PANEL = '#jp-project-startup-panel';
-const GUIDE = '#jp-project-startup-user-guide';
 /** Notebook 7's tree page: its tab panel (INotebookTree) in the shell's main area. */
 const TREE_TABS = '#main-panel .jp-TreePanel';
 
@@ -60,44 +63,6 @@ function isHostRace(problem: PageProblem): boolean {
     problem.text ===
       "page error: Cannot read properties of undefined (reading 'schema')"
   );
-}
-
-/** The person's own setting for the plugin (the user-settings directory). */
-function writePluginSetting(
-  dirs: LabServer['dirs'],
-  values: Record<string, unknown>
-): void {
-  const dir = path.join(dirs.settings, PACKAGE);
-  fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(
-    path.join(dir, 'plugin.jupyterlab-settings'),
-    JSON.stringify(values, null, 2)
-  );
-}
-
-function panel(page: Page): Locator {
-  return page.locator(PANEL);
-}
-
-async function waitForPhase(
-  page: Page,
-  phase: string,
-  timeoutMs = 30000
-): Promise<void> {
-  await panel(page)
-    .locator(`.jp-ProjectStartup-phaseBadge.jp-mod-${phase}`)
-    .waitFor({ state: 'visible', timeout: timeoutMs });
-}
-
-/**
- * axe-core on the panel: nothing serious or critical under WCAG 2.1 A/AA (./axe.ts), with the
- * viewport grown to the whole content of the element that scrolls (the panel's content region
- * inside its MainAreaWidget where there is one, else the panel).
- */
-async function expectPanelAccessible(page: Page, name: string): Promise<void> {
-  const region = `${PANEL} .jp-ProjectStartup-region`;
-  const fit = (await page.locator(region).count()) > 0 ? region : PANEL;
-  await expectAccessible(page, name, [PANEL], { fit });
 }
 
 /** The tree page's tabs, in order, and which one is current. */
@@ -149,34 +114,6 @@ function appFacts(page: Page): Promise<{
   }, PLUGIN);
 }
 
-/** Opens "Open Project Startup" from Notebook 7's command palette with the keyboard only. */
-async function openFromPalette(page: Page): Promise<void> {
-  await page.waitForFunction(
-    () => {
-      const g = globalThis as unknown as {
-        jupyterapp: {
-          commands: { keyBindings: readonly { command: string }[] };
-        };
-      };
-      return g.jupyterapp.commands.keyBindings.some(
-        b => b.command === 'apputils:activate-command-palette'
-      );
-    },
-    undefined,
-    { timeout: 20000, polling: 100 }
-  );
-  await page.keyboard.press('Control+Shift+C');
-  const palette = page.locator('.jp-ModalCommandPalette');
-  await palette.waitFor({ state: 'visible' });
-  await palette.locator('input').fill('Open Project Startup');
-  const active = palette.locator('.lm-CommandPalette-item.lm-mod-active');
-  await active
-    .filter({ hasText: 'Open Project Startup' })
-    .waitFor({ state: 'visible' });
-  await page.keyboard.press('Enter');
-  await palette.waitFor({ state: 'hidden' });
-}
-
 /**
  * Waits (bounded) until the element lies inside the viewport and is what the page shows at its
  * centre: a toast slides in from the side, and one drawn off-screen or under another element
@@ -214,65 +151,17 @@ async function waitOnScreen(
   );
 }
 
-/** The service's own answer for the notebook interface (a GET changes nothing). */
-async function projectionPhase(server: LabServer): Promise<string> {
-  const answer = await httpRequest(
-    `${server.base}project/startup?interface=notebook`,
-    { headers: { authorization: `token ${server.token}` } }
-  );
-  expect(answer.status).toBe(200);
-  return (answer.json as { phase: string }).phase;
-}
-
 describe('Project Startup in Jupyter Notebook 7 (tree page; Chromium, jupyter_server 1.23, base_url /user/alice/)', () => {
-  let browser: Browser | undefined;
   let server: Notebook7Server | undefined;
-  let page: Page | undefined;
-  let problems: PageProblems | undefined;
   let notebook = '';
-
-  beforeAll(async () => {
-    checkPrerequisites();
-    notebook = checkNotebook7Built().notebook;
-    if (!fs.existsSync(path.join(PROJECT_LABEXTENSION, 'package.json'))) {
-      throw new Error(
-        `The project's prebuilt extension is missing (${PROJECT_LABEXTENSION}): run \`npm run build\` first.`
-      );
-    }
-    browser = await launchBrowser();
-  }, 90000);
-
-  async function newPage(): Promise<Page> {
-    page = await (browser as Browser).newPage();
-    await page.setViewportSize({ width: 1280, height: 1000 });
-    problems = new PageProblems(page);
-    return page;
-  }
-
-  function expectOnlyProblems(
-    allowed: (problem: PageProblem) => boolean = () => false
-  ): void {
-    const found = (problems as PageProblems).unexpected(
-      problem => allowed(problem) || isHostRace(problem)
-    );
-    if (found.length > 0) {
-      throw new Error(
-        `page problems:\n  ${found.join('\n  ')}\n--- server log (tail) ---\n${server?.logs().slice(-3000)}`
-      );
-    }
-  }
-
-  afterEach(async () => {
-    await page?.close().catch(() => undefined);
-    page = undefined;
-    await server?.stop();
-    server = undefined;
-  }, 60000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await stopAllLabServers();
-  }, 60000);
+  const { newPage, expectOnlyProblems } = pageSuite({
+    server: () => server,
+    forgetServer: () => (server = undefined),
+    prepare: () => {
+      notebook = checkNotebook7Built().notebook;
+    },
+    alwaysAllowed: isHostRace
+  });
 
   test('awaiting confirmation: the panel opens by itself in a tab of the tree page; the dialog initializes; ready', async () => {
     server = await startNotebook7Server({
@@ -333,7 +222,7 @@ describe('Project Startup in Jupyter Notebook 7 (tree page; Chromium, jupyter_se
         path.join(s.dirs.project, '.project-startup', 'initialization.json')
       )
     ).toBe(true);
-    await expect(projectionPhase(s)).resolves.toBe('ready');
+    expect((await projection(s)).phase).toBe('ready');
     await screenshot(p, 'notebook7-ready');
     await expectPanelAccessible(p, 'notebook7-ready');
 

@@ -24,7 +24,6 @@ jupyter-server-proxy 4.x loaded and configured by ``ServerProxy.servers``), whos
 script uses.
 """
 
-import json
 import os
 import sys
 
@@ -40,43 +39,18 @@ def main(argv):
     if not any(a == "--app-build" or a.startswith("--app-build=") for a in argv):
         argv = [*argv, "--app-build", DEFAULT_BUILD]
     args = lab_server.parse_args(argv)
-    for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR"):
-        if not os.environ.get(name):
-            lab_server.fail(f"{name} must name a temporary directory (the tests never use ~/.jupyter).")
-    if not os.environ.get("JUPYTER_TOKEN"):
-        lab_server.fail("JUPYTER_TOKEN must hold the token the server requires.")
-
+    lab_server.check_environment()
     try:
         from jupyter_core.paths import jupyter_path
-        from jupyter_server.serverapp import ServerApp
         from jupyter_server.utils import ensure_async, url_path_join
         from jupyterlab_server import LabServerApp
         from jupyterlab_server.handlers import LabHandler
         from tornado import web
     except ImportError as error:
         lab_server.fail(f"{sys.executable} cannot import the Jupyter server ({error}). {lab_server.APT_HINT}", 3)
-
     build = os.path.abspath(args.app_build)
-    for needed in ("static/bundle.js", "schemas", "themes", "build-info.json"):
-        if not os.path.exists(os.path.join(build, needed)):
-            lab_server.fail(
-                f"the e2e Notebook 7 app is not built ({os.path.join(build, needed)} is missing): "
-                "run `npm run build:e2e-notebook`."
-            )
-    with open(os.path.join(build, "build-info.json"), encoding="utf-8") as f:
-        build_info = json.load(f)
-
-    try:
-        import jupyter_server_proxy
-    except ImportError as error:
-        lab_server.fail(
-            f"{sys.executable} cannot import jupyter_server_proxy ({error}). Install jupyter-server-proxy 4.x, "
-            "or put the vendored copy on PYTHONPATH: PYTHONPATH=<repo>/../shared/vendor/python "
-            "PYTHONDONTWRITEBYTECODE=1.",
-            3,
-        )
-    if not jupyter_server_proxy.__version__.startswith("4."):
-        lab_server.fail(f"jupyter_server_proxy {jupyter_server_proxy.__version__}: these tests need 4.x.", 3)
+    build_info = lab_server.read_build(build, "the e2e Notebook 7 app", "npm run build:e2e-notebook")
+    lab_server.check_server_proxy()
 
     data_dir = os.environ["JUPYTER_DATA_DIR"]
     os.makedirs(os.path.join(data_dir, "labextensions"), exist_ok=True)
@@ -128,30 +102,9 @@ def main(argv):
 
         @classmethod
         def initialize_server(cls, argv=None, load_other_extensions=True, **kwargs):
-            serverapp = ServerApp.instance(
-                jpserver_extensions={cls.get_extension_package(): True, "jupyter_server_proxy": True}, **kwargs
-            )
-            serverapp.aliases.update(cls.aliases)
-            serverapp.initialize(argv=argv or [], starter_extension=cls.name, find_extensions=cls.load_other_extensions)
-            return serverapp
+            return lab_server.initialize_server_with_proxy(cls, argv, kwargs)
 
-    # jupyter_server looks the extension up by module name: this script runs as __main__.
-    sys.modules[__name__]._jupyter_server_extension_points = lambda: [{"module": __name__, "app": Notebook7StandInApp}]
-
-    port = args.port or lab_server.free_port()
-    Notebook7StandInApp.launch_instance(
-        argv=[
-            "--ServerApp.ip=127.0.0.1",
-            f"--ServerApp.port={port}",
-            "--ServerApp.port_retries=50",
-            "--ServerApp.allow_root=True",
-            "--ServerApp.open_browser=False",
-            f"--ServerApp.base_url={args.base_url}",
-            f"--ServerApp.root_dir={os.path.abspath(args.root_dir)}",
-            f"--ServerApp.log_level={args.log_level}",
-            f"--ServerApp.terminals_enabled={args.terminals}",
-        ]
-    )
+    lab_server.launch(Notebook7StandInApp, args)
 
 
 if __name__ == "__main__":

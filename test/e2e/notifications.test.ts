@@ -20,27 +20,26 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import {
-  Browser,
-  checkPrerequisites,
   jupyterInstall,
   LabServer,
-  launchBrowser,
   openLab,
-  PageProblem,
-  PageProblems,
-  PROJECT_LABEXTENSION,
   screenshot,
-  startLabServer,
-  stopAllLabServers
+  startLabServer
 } from './helpers';
+import {
+  BASE_URL,
+  removeProxyEntry,
+  breakProxyEntry,
+  pageSuite,
+  GUIDE,
+  PANEL,
+  pause,
+  pluginSettingsFile,
+  STARTUP_PATH,
+  startupStatus
+} from './panel-helpers';
 import { expectAccessible } from './axe';
 
-const BASE_URL = '/user/alice/';
-const STARTUP_PATH = `${BASE_URL}project/startup`;
-const DIAGNOSTICS_PATH = `${BASE_URL}api/project-startup/diagnostics`;
-const PACKAGE = 'jupyterlab-project-startup';
-const PANEL = '#jp-project-startup-panel';
-const GUIDE = '#jp-project-startup-user-guide';
 const TOASTS = '.jp-toastContainer';
 
 function toasts(page: Page): Locator {
@@ -54,74 +53,13 @@ function toast(page: Page, text: string): Locator {
   });
 }
 
-/** The user's settings file of the plugin (JupyterLab's user-settings directory). */
-function pluginSettingsFile(dirs: LabServer['dirs']): string {
-  return path.join(dirs.settings, PACKAGE, 'plugin.jupyterlab-settings');
-}
-
-/** The `project` entry in the files `jupyter install` wrote, changed by `change`. */
-function editProxyEntry(
-  dirs: LabServer['dirs'],
-  change: (entry: Record<string, unknown>) => void
-): void {
-  for (const file of [
-    path.join(dirs.config, 'jupyter_server_config.json'),
-    path.join(dirs.config, 'jupyter_server_config.d', `${PACKAGE}.json`)
-  ]) {
-    const config = JSON.parse(fs.readFileSync(file, 'utf8')) as {
-      ServerProxy: { servers: { project: Record<string, unknown> } };
-    };
-    change(config.ServerProxy.servers.project);
-    fs.writeFileSync(file, JSON.stringify(config, null, 2));
-  }
-}
-
-/** The Jupyter server's answer (and Chromium's console line) for {base_url}project/startup, and the absent diagnostics route. */
-function startupStatus(status: number): (problem: PageProblem) => boolean {
-  return problem =>
-    ((problem.path === STARTUP_PATH && problem.status === status) ||
-      (problem.path === DIAGNOSTICS_PATH && problem.status === 404)) &&
-    (problem.kind === 'http' || problem.kind === 'console-error');
-}
-
-async function pause(ms: number): Promise<void> {
-  await new Promise(resolve => setTimeout(resolve, ms));
-}
-
 describe('notifications and the user guide in JupyterLab (Chromium, jupyter_server 1.23, base_url /user/alice/)', () => {
-  let browser: Browser | undefined;
   let server: LabServer | undefined;
-  let page: Page | undefined;
-  let problems: PageProblems | undefined;
-
-  beforeAll(async () => {
-    checkPrerequisites();
-    if (!fs.existsSync(path.join(PROJECT_LABEXTENSION, 'package.json'))) {
-      throw new Error(
-        `The project's prebuilt extension is missing (${PROJECT_LABEXTENSION}): run \`npm run build\` first.`
-      );
-    }
-    browser = await launchBrowser();
-  }, 90000);
-
-  async function newPage(): Promise<Page> {
-    await page?.close().catch(() => undefined);
-    page = await (browser as Browser).newPage();
-    await page.setViewportSize({ width: 1280, height: 900 });
-    problems = new PageProblems(page);
-    return page;
-  }
-
-  function expectOnlyProblems(
-    allowed: (problem: PageProblem) => boolean = () => false
-  ): void {
-    const found = (problems as PageProblems).unexpected(allowed);
-    if (found.length > 0) {
-      throw new Error(
-        `page problems:\n  ${found.join('\n  ')}\n--- server log (tail) ---\n${server?.logs().slice(-3000)}`
-      );
-    }
-  }
+  const { newPage, expectOnlyProblems } = pageSuite({
+    server: () => server,
+    forgetServer: () => (server = undefined),
+    height: 900
+  });
 
   /** Opens the lab and resolves with the status of the first {base_url}project/startup answer. */
   async function openAndAsk(p: Page, s: LabServer): Promise<number> {
@@ -133,29 +71,13 @@ describe('notifications and the user guide in JupyterLab (Chromium, jupyter_serv
     return (await asked).status();
   }
 
-  afterEach(async () => {
-    await page?.close().catch(() => undefined);
-    page = undefined;
-    await server?.stop();
-    server = undefined;
-  }, 60000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await stopAllLabServers();
-  }, 60000);
-
   test('not enabled: a toast with the fix and both actions instead of the panel; "Open Project Startup"; "Don\'t show again" lasts', async () => {
     server = await startLabServer({
       baseUrl: BASE_URL,
       label: 'notifications-not-enabled-server',
       prepare: dirs => {
-        // The extension is installed, the proxy entry is not: Jupyter has nothing at {base_url}project/.
         jupyterInstall(dirs);
-        fs.rmSync(path.join(dirs.config, 'jupyter_server_config.json'));
-        fs.rmSync(path.join(dirs.config, 'jupyter_server_config.d'), {
-          recursive: true
-        });
+        removeProxyEntry(dirs);
       }
     });
     const s = server;
@@ -235,11 +157,7 @@ describe('notifications and the user guide in JupyterLab (Chromium, jupyter_serv
       label: 'notifications-failing-server',
       prepare: dirs => {
         jupyterInstall(dirs);
-        // An unknown platform stops the service (exit 2); the proxy's 5 s start timeout keeps this short.
-        editProxyEntry(dirs, entry => {
-          entry.environment = { PROJECT_STARTUP_PLATFORM: 'bogus' };
-          entry.timeout = 5;
-        });
+        breakProxyEntry(dirs);
       }
     });
     const s = server;

@@ -31,30 +31,37 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import {
-  Browser,
-  checkPrerequisites,
-  httpRequest,
   jupyterInstall,
   LabServer,
-  launchBrowser,
   openLab,
-  PageProblem,
-  PageProblems,
-  PROJECT_LABEXTENSION,
   screenshot,
+  SIDECAR_SERVE_ARGS,
   startLabServer,
-  stopAllLabServers,
   waitForSplashGone
 } from './helpers';
 import { CHECK_IDS } from '../helpers/harness';
 import { expectAccessible, focusRingContrast as ringContrast } from './axe';
-import type { StartupProjection } from '../../src/tokens';
-
-const BASE_URL = '/user/alice/';
-const STARTUP_PATH = `${BASE_URL}project/startup`;
-const INITIALIZE_PATH = `${BASE_URL}project/initialize`;
-const PACKAGE = 'jupyterlab-project-startup';
-const PANEL = '#jp-project-startup-panel';
+import {
+  BASE_URL,
+  removeProxyEntry,
+  breakProxyEntry,
+  pageSuite,
+  commandEnabled,
+  execute,
+  expectPanelAccessible,
+  INITIALIZE_PATH,
+  openFromNotification,
+  openFromPalette,
+  PACKAGE,
+  panel,
+  PANEL,
+  pause,
+  projection,
+  STARTUP_PATH,
+  startupStatus,
+  waitForPhase,
+  writePluginSetting
+} from './panel-helpers';
 
 /** A request the page sent to the sidecar's routes. */
 interface SidecarCall {
@@ -99,36 +106,6 @@ function recordSidecarCalls(page: Page): {
   return { calls, statuses };
 }
 
-/** The person's own setting for the plugin (JupyterLab's user-settings directory). */
-function writePluginSetting(
-  dirs: LabServer['dirs'],
-  values: Record<string, unknown>
-): void {
-  const dir = path.join(dirs.settings, PACKAGE);
-  fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(
-    path.join(dir, 'plugin.jupyterlab-settings'),
-    JSON.stringify(values, null, 2)
-  );
-}
-
-/** The `project` entry in the files `jupyter install` wrote, changed by `change`. */
-function editProxyEntry(
-  dirs: LabServer['dirs'],
-  change: (entry: Record<string, unknown>) => void
-): void {
-  for (const file of [
-    path.join(dirs.config, 'jupyter_server_config.json'),
-    path.join(dirs.config, 'jupyter_server_config.d', `${PACKAGE}.json`)
-  ]) {
-    const config = JSON.parse(fs.readFileSync(file, 'utf8')) as {
-      ServerProxy: { servers: { project: Record<string, unknown> } };
-    };
-    change(config.ServerProxy.servers.project);
-    fs.writeFileSync(file, JSON.stringify(config, null, 2));
-  }
-}
-
 /** What `jupyter install` wrote for jupyter_server 1.x, checked as the operator guide says. */
 function expectInstalled(dirs: LabServer['dirs']): void {
   const config = JSON.parse(
@@ -139,24 +116,12 @@ function expectInstalled(dirs: LabServer['dirs']): void {
   );
   const entry = config.ServerProxy.servers.project;
   expect(entry).toMatchObject({ unix_socket: true, absolute_url: true });
-  expect(entry.command.slice(2)).toEqual([
-    'serve',
-    '--ingress',
-    'notebook-server-proxy',
-    '--unix-socket',
-    '{unix_socket}',
-    '--base-url',
-    '{base_url}'
-  ]);
+  expect(entry.command.slice(2)).toEqual(SIDECAR_SERVE_ARGS);
   expect(
     fs.existsSync(
       path.join(dirs.data, 'labextensions', PACKAGE, 'package.json')
     )
   ).toBe(true);
-}
-
-function panel(page: Page): Locator {
-  return page.locator(PANEL);
 }
 
 /** The value cell of a row of the panel's overview. */
@@ -165,17 +130,6 @@ function fact(page: Page, term: string): Locator {
     .locator('.jp-ProjectStartup-summary .jp-ProjectStartup-fact')
     .filter({ has: page.locator('dt', { hasText: new RegExp(`^${term}$`) }) })
     .locator('dd');
-}
-
-/** Waits (bounded) for the panel's phase badge. */
-async function waitForPhase(
-  page: Page,
-  phase: string,
-  timeoutMs = 20000
-): Promise<void> {
-  await panel(page)
-    .locator(`.jp-ProjectStartup-phaseBadge.jp-mod-${phase}`)
-    .waitFor({ state: 'visible', timeout: timeoutMs });
 }
 
 /** Waits (bounded) until the panel's live region (role=status) says exactly `text`. */
@@ -224,106 +178,6 @@ function focused(page: Page): Promise<{
   }, PANEL);
 }
 
-/** Opens "Open Project Startup" from the command palette with the keyboard only. */
-async function openFromPalette(page: Page): Promise<void> {
-  // The shortcut exists once the host's shortcuts plugin has read its settings.
-  await page.waitForFunction(
-    () => {
-      const g = globalThis as unknown as {
-        jupyterapp: {
-          commands: { keyBindings: readonly { command: string }[] };
-        };
-      };
-      return g.jupyterapp.commands.keyBindings.some(
-        b => b.command === 'apputils:activate-command-palette'
-      );
-    },
-    undefined,
-    { timeout: 20000, polling: 100 }
-  );
-  await page.keyboard.press('Control+Shift+C');
-  const palette = page.locator('.jp-ModalCommandPalette');
-  await palette.waitFor({ state: 'visible' });
-  await palette.locator('input').fill('Open Project Startup');
-  const active = palette.locator('.lm-CommandPalette-item.lm-mod-active');
-  await active
-    .filter({ hasText: 'Open Project Startup' })
-    .waitFor({ state: 'visible' });
-  await page.keyboard.press('Enter');
-  await palette.waitFor({ state: 'hidden' });
-}
-
-/**
- * Outside awaiting-confirmation the panel does not open by itself: the state's notification
- * does, with its "Open Project Startup" action (which also closes it; test/e2e/notifications.test.ts).
- */
-async function openFromNotification(
-  page: Page,
-  timeoutMs = 30000
-): Promise<void> {
-  const button = page.locator(
-    '.jp-toastContainer .Toastify__toast .jp-toast-button',
-    { hasText: 'Open Project Startup' }
-  );
-  await button.waitFor({ state: 'visible', timeout: timeoutMs });
-  await button.click();
-  await button.waitFor({ state: 'detached', timeout: 10000 });
-}
-
-function commandEnabled(page: Page, id: string): Promise<boolean> {
-  return page.evaluate(command => {
-    const g = globalThis as unknown as {
-      jupyterapp: { commands: { isEnabled(id: string): boolean } };
-    };
-    return g.jupyterapp.commands.isEnabled(command);
-  }, id);
-}
-
-function execute(
-  page: Page,
-  command: string,
-  args: Record<string, unknown> = {}
-): Promise<void> {
-  return page.evaluate(
-    ([id, a]) => {
-      const g = globalThis as unknown as {
-        jupyterapp: {
-          commands: { execute(id: string, args: unknown): Promise<unknown> };
-        };
-      };
-      void g.jupyterapp.commands.execute(id, a);
-    },
-    [command, args] as const
-  );
-}
-
-/** The service's own answer for the notebook interface (a GET changes nothing). */
-async function projection(server: LabServer): Promise<StartupProjection> {
-  const answer = await httpRequest(
-    `${server.base}project/startup?interface=notebook`,
-    { headers: { authorization: `token ${server.token}` } }
-  );
-  expect(answer.status).toBe(200);
-  return answer.json;
-}
-
-/**
- * Problems this page may have: a 404 or 500 of {base_url}project/startup, and its console line;
- * then the panel asks the Python package's diagnostics route, a 404 here (npm install: no
- * server extension).
- */
-function startupStatus(status: number): (problem: PageProblem) => boolean {
-  const diagnostics = `${BASE_URL}api/project-startup/diagnostics`;
-  return problem =>
-    ((problem.path === STARTUP_PATH && problem.status === status) ||
-      (problem.path === diagnostics && problem.status === 404)) &&
-    (problem.kind === 'http' || problem.kind === 'console-error');
-}
-
-async function pause(ms: number): Promise<void> {
-  await new Promise(resolve => setTimeout(resolve, ms));
-}
-
 const LIGHT = 'JupyterLab Light';
 const DARK = 'JupyterLab Dark';
 
@@ -348,16 +202,6 @@ async function useTheme(page: Page, theme: string): Promise<void> {
     [PANEL, theme === DARK] as const,
     { timeout: 20000, polling: 100 }
   );
-}
-
-/**
- * axe-core on the panel: no serious or critical WCAG 2.1 A/AA violation (see ./axe.ts). The
- * viewport grows to the panel's whole content first (see `fit` in ./axe.ts).
- */
-async function expectPanelAccessible(page: Page, name: string): Promise<void> {
-  await expectAccessible(page, name, [PANEL], {
-    fit: `${PANEL} .jp-ProjectStartup-region`
-  });
 }
 
 /** axe-core on the open dialog. */
@@ -532,51 +376,12 @@ async function screenshotOffers(page: Page, name: string): Promise<void> {
 }
 
 describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23, base_url /user/alice/)', () => {
-  let browser: Browser | undefined;
   let server: LabServer | undefined;
-  let page: Page | undefined;
-  let problems: PageProblems | undefined;
-
-  beforeAll(async () => {
-    checkPrerequisites();
-    if (!fs.existsSync(path.join(PROJECT_LABEXTENSION, 'package.json'))) {
-      throw new Error(
-        `The project's prebuilt extension is missing (${PROJECT_LABEXTENSION}): run \`npm run build\` first.`
-      );
-    }
-    browser = await launchBrowser();
-  }, 90000);
-
-  /** A new page with its problems recorded; the viewport is tall enough for the whole panel. */
-  async function newPage(): Promise<Page> {
-    page = await (browser as Browser).newPage();
-    await page.setViewportSize({ width: 1280, height: 1000 });
-    problems = new PageProblems(page);
-    return page;
-  }
-
-  function expectOnlyProblems(
-    allowed: (problem: PageProblem) => boolean = () => false
-  ): void {
-    const found = (problems as PageProblems).unexpected(allowed);
-    if (found.length > 0) {
-      throw new Error(
-        `page problems:\n  ${found.join('\n  ')}\n--- server log (tail) ---\n${server?.logs().slice(-3000)}`
-      );
-    }
-  }
-
-  afterEach(async () => {
-    await page?.close().catch(() => undefined);
-    page = undefined;
-    await server?.stop();
-    server = undefined;
-  }, 60000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await stopAllLabServers();
-  }, 60000);
+  // Each page's viewport (1280 × 1000) is tall enough for the whole panel.
+  const { newPage, expectOnlyProblems, problems } = pageSuite({
+    server: () => server,
+    forgetServer: () => (server = undefined)
+  });
 
   test('generic platform: palette → awaiting confirmation → dialog → cancel creates nothing → accept → ready', async () => {
     const startedAt = Date.now();
@@ -1005,13 +810,8 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
       baseUrl: BASE_URL,
       label: 'panel-not-enabled-server',
       prepare: dirs => {
-        // The extension is installed, the proxy entry is not (e.g. it was removed, or the
-        // install was only half done): Jupyter has nothing at {base_url}project/.
         jupyterInstall(dirs);
-        fs.rmSync(path.join(dirs.config, 'jupyter_server_config.json'));
-        fs.rmSync(path.join(dirs.config, 'jupyter_server_config.d'), {
-          recursive: true
-        });
+        removeProxyEntry(dirs);
       }
     });
     const s = server;
@@ -1055,7 +855,7 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     await expectPanelAccessible(p, 'panel-not-enabled-dark');
     // Expected: Jupyter's 404 for {base_url}project/startup (and Chromium's console line for it).
     expectOnlyProblems(startupStatus(404));
-    expect(problems?.unexpected().length).toBeGreaterThan(0);
+    expect(problems()?.unexpected().length).toBeGreaterThan(0);
   }, 120000);
 
   test('failing: a proxy entry whose command exits non-zero gives a failure with a way forward', async () => {
@@ -1064,13 +864,7 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
       label: 'panel-failing-server',
       prepare: dirs => {
         jupyterInstall(dirs);
-        // An operator's mistake in the entry: an unknown platform stops the sidecar (exit 2).
-        // The proxy's own default start-up timeout (5 s) instead of the installed 20 s keeps
-        // this test short; the proxy restarts the failing command until then.
-        editProxyEntry(dirs, entry => {
-          entry.environment = { PROJECT_STARTUP_PLATFORM: 'bogus' };
-          entry.timeout = 5;
-        });
+        breakProxyEntry(dirs);
       }
     });
     const s = server;

@@ -23,7 +23,8 @@ import {
   httpRequest,
   HttpAnswer,
   PYTHON,
-  serverProxyLocation
+  serverProxyLocation,
+  SIDECAR_SERVE_ARGS
 } from '../e2e/helpers';
 import { readAllFiles } from '../helpers/cli';
 import { expectValid } from '../helpers/schemas';
@@ -165,17 +166,7 @@ describe('hosted-notebook under a real JupyterHub', () => {
     );
     const entry = config.ServerProxy.servers[ENTRY];
     expect(entry).toMatchObject({ unix_socket: true, absolute_url: true });
-    expect(entry.command).toEqual(
-      expect.arrayContaining([
-        'serve',
-        '--ingress',
-        'notebook-server-proxy',
-        '--unix-socket',
-        '{unix_socket}',
-        '--base-url',
-        '{base_url}'
-      ])
-    );
+    expect(entry.command).toEqual(expect.arrayContaining(SIDECAR_SERVE_ARGS));
     expect(
       fs.existsSync(
         path.join(

@@ -11,17 +11,21 @@ import * as path from 'node:path';
 import { interpretDiagnostics } from '../../src/responses';
 import type { Page } from 'playwright-core';
 import {
-  Browser,
   httpRequest,
   LabServer,
-  launchBrowser,
   openLab,
-  PageProblem,
-  PageProblems,
   screenshot,
   startLabServer,
   stopAllLabServers
 } from '../e2e/helpers';
+import {
+  BASE_URL,
+  pageSuite,
+  INITIALIZE_PATH,
+  PANEL,
+  STARTUP_PATH,
+  waitForPhase
+} from '../e2e/panel-helpers';
 import { tempRoot } from '../helpers/harness';
 import {
   buildWheel,
@@ -661,27 +665,12 @@ describe('the wheel', () => {
 });
 
 describe("the real JupyterLab front end in Chromium, with the extension from the wheel's data files", () => {
-  const BASE_URL = '/user/alice/';
-  const PANEL = '#jp-project-startup-panel';
-  let browser: Browser | undefined;
   let server: LabServer | undefined;
-  let page: Page | undefined;
-  let problems: PageProblems | undefined;
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  }, 90000);
-
-  afterEach(async () => {
-    await page?.close().catch(() => undefined);
-    page = undefined;
-    await server?.stop();
-    server = undefined;
-  }, 60000);
-
-  afterAll(async () => {
-    await browser?.close();
-  }, 60000);
+  const { newPage, expectOnlyProblems } = pageSuite({
+    server: () => server,
+    forgetServer: () => (server = undefined),
+    checkBuilt: false // the extension is the wheel's, and the suite checks its own prerequisites
+  });
 
   /** The lab from the venv's python: labextensions from Jupyter's search path (the venv's
    * share/jupyter), the server extensions its etc/jupyter enables, the real proxy. Nothing copied. */
@@ -699,9 +688,7 @@ describe("the real JupyterLab front end in Chromium, with the extension from the
     expect(
       fs.readdirSync(path.join(server.dirs.data, 'labextensions'))
     ).toEqual([]);
-    page = await (browser as Browser).newPage();
-    await page.setViewportSize({ width: 1280, height: 1000 });
-    problems = new PageProblems(page);
+    const page = await newPage();
     await openLab(page, server);
     const config = await page.evaluate(() =>
       JSON.parse(
@@ -718,25 +705,12 @@ describe("the real JupyterLab front end in Chromium, with the extension from the
     return page;
   }
 
-  function expectOnlyProblems(
-    allowed: (problem: PageProblem) => boolean = () => false
-  ): void {
-    const found = (problems as PageProblems).unexpected(allowed);
-    if (found.length > 0) {
-      throw new Error(
-        `page problems:\n  ${found.join('\n  ')}\n--- server log (tail) ---\n${server?.logs().slice(-3000)}`
-      );
-    }
-  }
-
   it('the panel opens by itself, initializes through the dialog and reaches ready', async () => {
     const p = await openInstalledLab('wheel-lab-ready');
     const s = server as LabServer;
     // openWhileIncomplete (default): the panel opens at start while setup is incomplete.
     const panel = p.locator(PANEL);
-    await panel
-      .locator('.jp-ProjectStartup-phaseBadge.jp-mod-awaiting-confirmation')
-      .waitFor({ state: 'visible', timeout: 30000 });
+    await waitForPhase(p, 'awaiting-confirmation');
     await panel.getByRole('button', { name: 'Initialize project' }).click();
     const dialog = p.locator('.jp-Dialog');
     await dialog.waitFor({ state: 'visible' });
@@ -745,14 +719,12 @@ describe("the real JupyterLab front end in Chromium, with the extension from the
       dialog.locator('.jp-ProjectStartup-dialogPath').textContent()
     ).resolves.toBe(s.dirs.project);
     const initialized = p.waitForResponse(
-      r => new URL(r.url()).pathname === `${BASE_URL}project/initialize`,
+      r => new URL(r.url()).pathname === INITIALIZE_PATH,
       { timeout: 20000 }
     );
     await dialog.locator('.jp-mod-accept').click();
     expect((await initialized).status()).toBe(201);
-    await panel
-      .locator('.jp-ProjectStartup-phaseBadge.jp-mod-ready')
-      .waitFor({ state: 'visible', timeout: 20000 });
+    await waitForPhase(p, 'ready', 20000);
     await expect(
       panel.locator('.jp-ProjectStartup-success').textContent()
     ).resolves.toBe(`Project initialized: ${statePath} was created.`);
@@ -803,7 +775,7 @@ describe("the real JupyterLab front end in Chromium, with the extension from the
     // The one expected failure: the proxy's 500 for the startup projection (and its console line).
     expectOnlyProblems(
       pr =>
-        pr.path === `${BASE_URL}project/startup` &&
+        pr.path === STARTUP_PATH &&
         pr.status === 500 &&
         (pr.kind === 'http' || pr.kind === 'console-error')
     );

@@ -11,6 +11,7 @@ import {
 } from '@jupyterlab/codemirror';
 import { PageConfig } from '@jupyterlab/coreutils';
 import { BUILTIN_EXTENSIONS } from './extensions.gen.js';
+import { federatedExtensions, loadFederated, pluginsOf } from './federated.js';
 import './style.js';
 
 /** The test host's own plugin: a command that shows an apputils dialog (for the tests). */
@@ -53,18 +54,6 @@ const languagesPlugin = {
   }
 };
 
-function pluginsOf(module) {
-  const exported = Object.prototype.hasOwnProperty.call(module, '__esModule')
-    ? module.default
-    : module;
-  return Array.isArray(exported) ? exported : [exported];
-}
-
-async function fromContainer(scope, module) {
-  const factory = await window._JUPYTERLAB[scope].get(module);
-  return factory();
-}
-
 export async function main(failedFederated) {
   const host = {
     federated: [],
@@ -76,9 +65,7 @@ export async function main(failedFederated) {
   };
   window.e2eHost = host;
 
-  const federated = JSON.parse(
-    PageConfig.getOption('federated_extensions') || '[]'
-  ).filter(data => !failedFederated.includes(data.name));
+  const federated = federatedExtensions(failedFederated);
   const federatedNames = new Set(federated.map(data => data.name));
   const plugins = [hostPlugin, languagesPlugin];
   const mimeExtensions = [];
@@ -114,28 +101,10 @@ export async function main(failedFederated) {
     }
   }
 
-  for (const data of federated) {
-    try {
-      if (data.extension) {
-        take(await fromContainer(data.name, data.extension), [], plugins);
-      }
-      if (data.mimeExtension) {
-        take(
-          await fromContainer(data.name, data.mimeExtension),
-          [],
-          mimeExtensions
-        );
-      }
-      if (data.style) {
-        await fromContainer(data.name, data.style);
-      }
-      host.federated.push(data.name);
-    } catch (error) {
-      host.failedFederated.push(data.name);
-      host.errors.push(`${data.name}: ${error}`);
-      console.error(`federated extension ${data.name} failed:`, error);
-    }
-  }
+  await loadFederated(federated, host, {
+    plugins: module => take(module, [], plugins),
+    mimePlugins: module => take(module, [], mimeExtensions)
+  });
 
   const lab = new JupyterLab({
     mimeExtensions,

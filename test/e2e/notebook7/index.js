@@ -14,19 +14,8 @@ import {
   PAGES,
   SHARED_BY_LEFT_OUT
 } from './extensions.gen.js';
+import { federatedExtensions, loadFederated, pluginsOf } from './federated.js';
 import './style.js';
-
-function pluginsOf(module) {
-  const exported = Object.prototype.hasOwnProperty.call(module, '__esModule')
-    ? module.default
-    : module;
-  return Array.isArray(exported) ? exported : [exported];
-}
-
-async function fromContainer(scope, module) {
-  const factory = await window._JUPYTERLAB[scope].get(module);
-  return factory();
-}
 
 export async function main(failedFederated) {
   void SHARED_BY_LEFT_OUT; // provided to the share scope, never loaded by the host itself
@@ -90,37 +79,12 @@ export async function main(failedFederated) {
     }
   }
 
-  const federated = JSON.parse(
-    PageConfig.getOption('federated_extensions') || '[]'
-  ).filter(data => !failedFederated.includes(data.name));
-  for (const data of federated) {
-    try {
-      if (data.extension) {
-        take(
-          await fromContainer(data.name, data.extension),
-          true,
-          plugins,
-          data.name
-        );
-      }
-      if (data.mimeExtension) {
-        take(
-          await fromContainer(data.name, data.mimeExtension),
-          true,
-          mimeExtensions,
-          data.name
-        );
-      }
-      if (data.style && !PageConfig.Extension.isDisabled(data.name)) {
-        await fromContainer(data.name, data.style);
-      }
-      host.federated.push(data.name);
-    } catch (error) {
-      host.failedFederated.push(data.name);
-      host.errors.push(`${data.name}: ${error}`);
-      console.error(`federated extension ${data.name} failed:`, error);
-    }
-  }
+  await loadFederated(federatedExtensions(failedFederated), host, {
+    plugins: (module, name) => take(module, true, plugins, name),
+    mimePlugins: (module, name) => take(module, true, mimeExtensions, name),
+    // A disabled extension's style is not loaded, as in Notebook 7.
+    style: name => !PageConfig.Extension.isDisabled(name)
+  });
 
   const pluginRegistry = new PluginRegistry();
   pluginRegistry.registerPlugins(plugins);
