@@ -3,7 +3,7 @@
 // the DOM nodes that stay, so the live region (role=status) changes only when its text does and
 // a focused button keeps the focus across updates; when the focused button goes away (or is
 // disabled while working), the focus moves to the panel's heading instead of the page.
-import { MainAreaWidget, ReactWidget } from '@jupyterlab/apputils';
+import { MainAreaWidget } from '@jupyterlab/apputils';
 import {
   refreshIcon,
   ToolbarButton,
@@ -19,6 +19,7 @@ import {
 } from './components';
 import { projectStartupIcon } from './icon';
 import { IPanelState, StartupModel } from './model';
+import { StartupStateView } from './state-view';
 import { ITranslationBundle, PANEL_ID } from './tokens';
 
 export interface IStartupPanelOptions {
@@ -104,48 +105,29 @@ export class ActionToolbarButton extends ToolbarButton {
   private _buttonProps: ToolbarButtonComponent.IProps;
 }
 
-/**
- * The panel's content: the model's state, re-rendered on each stateChanged, as VDomRenderer
- * does. Not UseSignal: it connects only after React's first commit, so an answer landing
- * before that would be lost, and an unchanged poll emits nothing to make up for it.
- */
-export class StartupView extends ReactWidget {
+/** The panel's content: the model's state, rendered on every change. */
+export class StartupView extends StartupStateView {
   constructor(options: {
     model: StartupModel;
     trans: ITranslationBundle;
     actions: IPanelActions;
   }) {
-    super();
-    this._model = options.model;
+    super(options.model);
     this._trans = options.trans;
     this._actions = options.actions;
     this.addClass(`${CLASS_PREFIX}-region`);
-    this._model.stateChanged.connect(this._onStateChanged, this);
-  }
-
-  dispose(): void {
-    if (this.isDisposed) {
-      return;
-    }
-    this._model.stateChanged.disconnect(this._onStateChanged, this);
-    super.dispose();
   }
 
   protected render(): JSX.Element {
     return (
       <FocusKeeper
-        state={this._model.state}
+        state={this.model.state}
         trans={this._trans}
         actions={this._actions}
       />
     );
   }
 
-  private _onStateChanged(): void {
-    this.update();
-  }
-
-  private _model: StartupModel;
   private _trans: ITranslationBundle;
   private _actions: IPanelActions;
 }

@@ -1,17 +1,15 @@
 // The status bar item: the product's icon and "Project: <phase>" (or the failure in words),
 // following the model's state; a click, Enter or Space opens the panel. Built from JupyterLab's
 // own parts: a ReactWidget rendering the status bar's GroupItem / TextItem.
-//
-// It re-renders on the model's stateChanged, as VDomRenderer does, rather than through
-// UseSignal: UseSignal connects only once React has committed its first render, so an answer
-// landing between the first render and that commit is lost, and as an unchanged poll emits
-// nothing, the item would stay at "Checking…" (the jsdom test caught exactly that).
+// It renders on every stateChanged (StartupStateView): through UseSignal, an answer landing
+// before React's first commit was lost and the item stayed at "Checking…" (the jsdom test
+// caught exactly that).
 import { GroupItem, TextItem } from '@jupyterlab/statusbar';
-import { ReactWidget } from '@jupyterlab/ui-components';
 import * as React from 'react';
 import { projectStartupIcon } from './icon';
 import { statusBarText, statusMessage } from './labels';
 import { StartupModel } from './model';
+import { StartupStateView } from './state-view';
 import { ITranslationBundle } from './tokens';
 
 /** The status bar item's id (IStatusBar.registerStatusItem). */
@@ -26,33 +24,24 @@ export interface IStartupStatusOptions {
   open: () => void;
 }
 
-export class StartupStatus extends ReactWidget {
+export class StartupStatus extends StartupStateView {
   constructor(options: IStartupStatusOptions) {
-    super();
+    super(options.model);
     this._options = options;
     this.addClass(STATUS_ITEM_CLASS);
     // The status bar's own hover style for items that do something when clicked.
     this.addClass('jp-mod-highlighted');
-    options.model.stateChanged.connect(this._onStateChanged, this);
-  }
-
-  dispose(): void {
-    if (this.isDisposed) {
-      return;
-    }
-    this._options.model.stateChanged.disconnect(this._onStateChanged, this);
-    super.dispose();
   }
 
   protected render(): React.ReactElement {
-    const { model, trans, open } = this._options;
+    const { trans, open } = this._options;
     const onKeyDown = (event: React.KeyboardEvent): void => {
       if (event.key === 'Enter' || event.key === ' ') {
         event.preventDefault();
         open();
       }
     };
-    const state = model.state;
+    const state = this.model.state;
     return (
       <GroupItem
         spacing={4}
@@ -72,10 +61,6 @@ export class StartupStatus extends ReactWidget {
         <TextItem source={statusBarText(state, trans)} />
       </GroupItem>
     );
-  }
-
-  private _onStateChanged(): void {
-    this.update();
   }
 
   private _options: IStartupStatusOptions;
