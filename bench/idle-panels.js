@@ -46,7 +46,14 @@ const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
-const { fmt, freePort, median } = require('./support');
+const {
+  fmt,
+  freePort,
+  loadLine,
+  machineLine,
+  markdownTable,
+  median
+} = require('./support');
 const {
   BASE_URL,
   cleanup,
@@ -768,16 +775,8 @@ function table(o, found, results, sidecarInfo, heap) {
     perRequest(r.jupyterCpuSeconds, base.jupyterCpuSeconds, r),
     fmt(r.loadAverage[0], 2)
   ]);
-  const widths = header.map((h, i) =>
-    Math.max(h.length, ...rows.map(row => String(row[i]).length))
-  );
-  const line = cells =>
-    `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
-  const machine = `${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, ${os.platform()} ${os.release()}`;
-  const busy = `load average ${os
-    .loadavg()
-    .map(v => fmt(v, 2))
-    .join(' / ')} (1 / 5 / 15 min) at the end`;
+  const machine = machineLine();
+  const busy = loadLine('at the end');
   // What polling adds per hub: the per-request CPU of the busiest plain phase, times requests.
   const polling = results.filter(
     r =>
@@ -794,9 +793,7 @@ function table(o, found, results, sidecarInfo, heap) {
     `Panels: GET ${STARTUP_PATH}&<ms> (Accept, Content-Type, ${o.auth === 'token' ? 'Authorization: token' : 'login cookie + X-XSRFToken'}, as ServerConnection.makeRequest), one keep-alive connection each, starts spread over one interval; ${fmt(o.seconds)} s measured per phase (${fmt(o.fastSeconds)} s for the fast ones) after a one-interval ramp, sampled every ${fmt(o.sample, 1)} s`,
     `Answer: ${fmt(answerBytes)} bytes of JSON per 200`,
     '',
-    line(header),
-    line(widths.map(w => '-'.repeat(w))),
-    ...rows.map(line),
+    ...markdownTable(header, rows),
     '',
     'CPU %: of one core, user + system, over the measured window. x base: against the 0-panel phase of this run.',
     "µs/req: the phase's CPU minus the baseline's for the same time, divided by the requests answered.",

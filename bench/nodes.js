@@ -15,6 +15,7 @@ const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { markdownTable } = require('./support');
 
 const ROOT = path.resolve(__dirname, '..');
 const RUN = path.join(__dirname, 'run.js');
@@ -193,19 +194,12 @@ function report(rows, madeBy) {
       ratio(targets.memoryVsBare.ratio)
     ];
   });
-  const widths = header.map((h, i) =>
-    Math.max(h.length, ...lines.map(l => String(l[i]).length))
-  );
-  const line = cells =>
-    `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
   process.stdout.write(
     [
       '',
       `Code cache made by V8 ${madeBy ?? '(none: npm run build)'}; targets: capabilities >= 0.60x, startup >= 0.40x, cold start <= 1.5x, RSS <= 1.3x`,
       '',
-      line(header),
-      line(widths.map(w => '-'.repeat(w))),
-      ...lines.map(line),
+      ...markdownTable(header, lines),
       ''
     ].join('\n') + '\n'
   );

@@ -38,7 +38,15 @@ const path = require('node:path');
 const ROOT = path.resolve(__dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'project-startup.js');
 const { BUNDLE, entry } = require(BIN);
-const { fmt, freePort, median, pin } = require('./support');
+const {
+  fmt,
+  freePort,
+  loadLine,
+  machineLine,
+  markdownTable,
+  median,
+  pin
+} = require('./support');
 const DIST_CLI = path.join(ROOT, 'sidecar', 'dist', 'cli.js');
 const LOAD = path.join(__dirname, 'load.js');
 // The proxy entry `project-startup jupyter install` writes, from the same template.
@@ -669,17 +677,9 @@ function report({ o, pinned, found, cold, warm, memory }) {
     'Jupyter /api/status',
     'Ratio'
   ];
-  const widths = header.map((h, i) =>
-    Math.max(h.length, ...rows.map(r => String(r[i]).length))
-  );
-  const line = cells =>
-    `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
-  const machine = `${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, ${os.platform()} ${os.release()}`;
+  const machine = machineLine();
   // Other work on the machine moves every figure here: say how busy it was.
-  const busy = `load average ${os
-    .loadavg()
-    .map(v => fmt(v, 2))
-    .join(' / ')} (1 / 5 / 15 min) at the end of the run`;
+  const busy = loadLine('at the end of the run');
   const setup = `${o.connections} connections, ${o.warmup} s warm-up + ${o.duration} s per run, median of ${o.rounds} interleaved rounds; ${
     pinned
       ? 'Jupyter and the sidecar pinned to CPU 0, load generator to CPU 1'
@@ -697,9 +697,7 @@ function report({ o, pinned, found, cold, warm, memory }) {
     `Load: ${setup}`,
     `Cold: Jupyter itself took ${fmt(coldMedian.jupyterStartMs, 0)} ms (median) from spawn to its server info file; the first /api/status is timed, then the first proxied request`,
     '',
-    line(header),
-    line(widths.map(w => '-'.repeat(w))),
-    ...rows.map(line),
+    ...markdownTable(header, rows),
     '',
     'Ratios: proxied figure / /api/status figure (throughput: above 1 is faster; latency, CPU, cold: below 1 is faster).',
     "Server CPU: Jupyter (with the proxy in it) plus the sidecar, per answered request; the sidecar's own share in brackets.",

@@ -31,7 +31,14 @@ const ROOT = path.resolve(__dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'project-startup.js');
 // The bin's own rule for which code it runs (required, not run: it starts only as main).
 const { BUNDLE, CODE_CACHE, entry } = require(BIN);
-const { fmt, freePort, median, pin } = require('./support');
+const {
+  fmt,
+  freePort,
+  machineLine,
+  markdownTable,
+  median,
+  pin
+} = require('./support');
 const DIST_CLI = path.join(ROOT, 'sidecar', 'dist', 'cli.js');
 const BARE = path.join(__dirname, 'bare-server.js');
 const LOAD = path.join(__dirname, 'load.js');
@@ -847,12 +854,7 @@ function report({
   }
 
   const header = ['Measure', 'Sidecar', 'Baseline', 'Ratio', 'Target', 'Met'];
-  const widths = header.map((h, i) =>
-    Math.max(h.length, ...rows.map(r => String(r[i]).length))
-  );
-  const line = cells =>
-    `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
-  const machine = `${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, ${os.platform()} ${os.release()}`;
+  const machine = machineLine();
   const setup = `${o.connections} connections, ${o.warmup} s warm-up + ${o.duration} s per run, median of ${o.rounds} interleaved rounds; ${
     pinned
       ? 'servers pinned to CPU 0, load generator to CPU 1'
@@ -866,9 +868,7 @@ function report({
       jupyter.version ? `; Jupyter Server ${jupyter.version}` : ''
     }`,
     '',
-    line(header),
-    line(widths.map(w => '-'.repeat(w))),
-    ...rows.map(line),
+    ...markdownTable(header, rows),
     ''
   ];
   process.stdout.write(`${out.join('\n')}\n`);

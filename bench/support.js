@@ -1,8 +1,9 @@
 'use strict';
-// Small helpers the benches share (bench/run.js, bench/proxy.js): CPU pinning, a median, a free
-// loopback port, number formatting for the tables.
+// Small helpers the benches share (run.js, proxy.js, nodes.js, idle-panels.js): CPU pinning, a
+// median, a free loopback port, number formatting, the Markdown tables and the machine lines.
 const { spawnSync } = require('node:child_process');
 const net = require('node:net');
+const os = require('node:os');
 
 /** Pins every thread of a process to one CPU (threads made later inherit it). */
 function pin(pid, cpu) {
@@ -48,4 +49,39 @@ function fmt(value, digits = 0) {
   });
 }
 
-module.exports = { fmt, freePort, median, pin };
+/** A Markdown table's lines (header, separator, rows), each column as wide as its widest cell. */
+function markdownTable(header, rows) {
+  const widths = header.map((h, i) =>
+    Math.max(h.length, ...rows.map(row => String(row[i]).length))
+  );
+  const line = cells =>
+    `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
+  return [
+    line(header),
+    line(widths.map(w => '-'.repeat(w))),
+    ...rows.map(line)
+  ];
+}
+
+/** The machine a bench ran on: CPUs, Node, operating system. */
+function machineLine() {
+  return `${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, ${os.platform()} ${os.release()}`;
+}
+
+/** How busy the machine was (other work moves every figure): the load averages, `when`. */
+function loadLine(when) {
+  return `load average ${os
+    .loadavg()
+    .map(v => fmt(v, 2))
+    .join(' / ')} (1 / 5 / 15 min) ${when}`;
+}
+
+module.exports = {
+  fmt,
+  freePort,
+  loadLine,
+  machineLine,
+  markdownTable,
+  median,
+  pin
+};
