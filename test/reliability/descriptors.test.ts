@@ -222,7 +222,7 @@ describe.each(MODES)(
       const f = await flood(target, FLOOD);
       // The connections beyond the limit were closed by the service, not left to exhaust it.
       expect(
-        await eventually(() => f.closed() > FLOOD - DESCRIPTOR_LIMIT, 100)
+        await eventually(() => f.closed() > FLOOD - DESCRIPTOR_LIMIT, 300)
       ).toBe(true);
       const fds = openFdsOf(pid) as number;
       expect(fds).toBeLessThan(DESCRIPTOR_LIMIT);
@@ -258,7 +258,15 @@ describe.each(MODES)(
       const target = targetOf(server);
       const f = await flood(target, FLOOD);
       // Out of descriptors: the service can accept nothing more (libuv closes what it cannot keep).
-      expect(openFdsOf(pid)).toBeGreaterThanOrEqual(DESCRIPTOR_LIMIT - 1);
+      // It accepts at its own pace: on a busy machine the flood (connected once in the listen
+      // backlog) ends before the service has caught up, so wait for it, bounded.
+      expect(
+        await eventually(
+          () => (openFdsOf(pid) ?? 0) >= DESCRIPTOR_LIMIT - 1,
+          300
+        )
+      ).toBe(true);
+      // The earliest connections are the first accepted, so those kept: requests go on them.
       const open = f.sockets.filter(
         socket => !socket.destroyed && socket.readyState === 'open'
       );
