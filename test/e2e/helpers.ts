@@ -17,7 +17,9 @@ import {
   BrowserContext,
   chromium,
   ConsoleMessage,
-  Page
+  Frame,
+  Page,
+  Request
 } from 'playwright-core';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
@@ -543,6 +545,15 @@ export interface PageProblem {
   status?: number;
 }
 
+/** The frame a request was made for (undefined for one without a frame: a worker's). */
+function frameOf(request: Request): Frame | undefined {
+  try {
+    return request.frame();
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * What went wrong in a page: uncaught errors, console errors, responses with status >= 400 and
  * failed requests, minus the noise jupyter_server 1.x makes for a JupyterLab 4 front end (no
@@ -577,7 +588,36 @@ export class PageProblems {
         });
       }
     });
+    // A request the browser aborts because its page navigated on (a favicon still loading when
+    // a link is followed) is no failure: it is the one aborted after a navigation of its frame
+    // began. Navigations are counted per frame, as their requests are sent.
+    const navigations = new WeakMap<Frame, number>();
+    const navigationsAtRequest = new WeakMap<Request, number>();
+    page.on('request', request => {
+      const frame = frameOf(request);
+      if (frame === undefined) {
+        return;
+      }
+      if (request.isNavigationRequest()) {
+        navigations.set(frame, (navigations.get(frame) ?? 0) + 1);
+      } else {
+        navigationsAtRequest.set(request, navigations.get(frame) ?? 0);
+      }
+    });
     page.on('requestfailed', request => {
+      const frame = frameOf(request);
+      const before = navigationsAtRequest.get(request);
+      if (
+        request.failure()?.errorText === 'net::ERR_ABORTED' &&
+        frame !== undefined &&
+        before !== undefined &&
+        (navigations.get(frame) ?? 0) > before
+      ) {
+        this.ignored.push(
+          `request aborted by a navigation: ${request.method()} ${pathOf(request.url())}`
+        );
+        return;
+      }
       this.add({
         kind: 'request-failed',
         what: `request failed: ${request.method()} ${pathOf(request.url())} (${request.failure()?.errorText})`,

@@ -176,12 +176,27 @@ export interface ServeOptions {
   wrapper?: readonly string[];
 }
 
+/**
+ * A stress knob for finding timing assumptions in the tests: PROJECT_STARTUP_TEST_SERVE_NICE=19
+ * runs every service these helpers start at that niceness, so on a busy machine it lags behind
+ * the test that drives it (as it may on a loaded CI machine). Off by default.
+ */
+function starvedServe(): string[] {
+  const nice = process.env.PROJECT_STARTUP_TEST_SERVE_NICE;
+  return nice !== undefined &&
+    /^\d{1,2}$/.test(nice) &&
+    fs.existsSync('/usr/bin/nice')
+    ? ['/usr/bin/nice', '-n', nice]
+    : [];
+}
+
 /** Starts `project-startup serve ...args` and resolves once it prints its "Listening:" line. */
 export function startServe(
   args: readonly string[],
   options: ServeOptions
 ): Promise<ServeHandle> {
   const [file, ...fileArgs] = [
+    ...starvedServe(),
     ...(options.wrapper ?? []),
     process.execPath,
     BIN,

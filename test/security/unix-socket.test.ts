@@ -160,7 +160,10 @@ function runAttacker(
         const server = await startServe([...NSP, '--unix-socket', socketPath], {
           env: s.env,
           cwd: s.projectDir,
-          wrapper: ['/bin/bash', '-c', 'umask 000 && exec "$0" "$@"']
+          wrapper: ['/bin/bash', '-c', 'umask 000 && exec "$0" "$@"'],
+          // The attackers spin (up to 20 s) while the service starts: on a busy machine it may
+          // take longer than the usual 10 s to say it is listening.
+          timeoutMs: 30000
         });
         for (const attacker of attackers) {
           const output = (await attacker.output).trim().split('\n');
