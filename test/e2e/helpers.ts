@@ -21,6 +21,7 @@ import {
   Page,
   Request
 } from 'playwright-core';
+import { starvedServe } from '../helpers/cli';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 export const E2E_DIR = __dirname;
@@ -347,7 +348,12 @@ export async function startLabServer(
     ...(options.terminals ? ['--terminals'] : [])
   ];
   const spawnedAt = Date.now();
-  const child: ChildProcess = spawn(options.python ?? PYTHON, args, {
+  const [command, ...commandArgs] = [
+    ...starvedServe(),
+    options.python ?? PYTHON,
+    ...args
+  ];
+  const child: ChildProcess = spawn(command, commandArgs, {
     cwd: dirs.project,
     env,
     detached: true, // its own process group: stop() ends the backends with it

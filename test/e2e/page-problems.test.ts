@@ -3,8 +3,7 @@
 // link is followed, which a slow service makes likely), and a request that really failed still is.
 import * as http from 'node:http';
 import { AddressInfo } from 'node:net';
-import { Browser } from 'playwright-core';
-import { launchBrowser, PageProblems } from './helpers';
+import { Browser, launchBrowser, PageProblems } from './helpers';
 
 let server: http.Server;
 let origin: string;

@@ -178,10 +178,11 @@ export interface ServeOptions {
 
 /**
  * A stress knob for finding timing assumptions in the tests: PROJECT_STARTUP_TEST_SERVE_NICE=19
- * runs every service these helpers start at that niceness, so on a busy machine it lags behind
- * the test that drives it (as it may on a loaded CI machine). Off by default.
+ * runs every service the helpers start (startServe here, the Jupyter server of the browser
+ * suites) at that niceness, so on a busy machine it lags behind the test that drives it (as it
+ * may on a loaded CI machine). Off by default. A prefix for the command line: nice execs it.
  */
-function starvedServe(): string[] {
+export function starvedServe(): string[] {
   const nice = process.env.PROJECT_STARTUP_TEST_SERVE_NICE;
   return nice !== undefined &&
     /^\d{1,2}$/.test(nice) &&
