@@ -160,7 +160,7 @@ export class StartupService {
   >();
   private readonly childEnv: NodeJS.ProcessEnv;
   /** Who the scheduler must name as the owner of a job for it to count as this person's. */
-  private readonly jobUser: JobUser | undefined = currentJobUser();
+  private readonly jobUser: JobUser | undefined;
   /**
    * Scheduler queries about named jobs running at once: a fixed few, so no number of callers
    * or job ids makes more processes (each is a process here and a call on the scheduler's
@@ -219,6 +219,10 @@ export class StartupService {
     this.allocation =
       this.adapter.computeModel === 'batch-allocation'
         ? gatherAllocationEvidence(evidence, env)
+        : undefined;
+    this.jobUser =
+      this.adapter.computeModel === 'batch-allocation'
+        ? currentJobUser()
         : undefined;
     // Child processes (scheduler and D-Bus clients) get only what they need: no credential.
     const childEnv = childEnvironment(env);

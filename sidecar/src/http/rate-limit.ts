@@ -59,6 +59,6 @@ export function allocationRateLimiter(limit: RateLimit): RateLimiter {
     limit,
     Date.now,
     (l, retryAfter) =>
-      `The allocation parameter allows ${l.count} new job ids per ${l.seconds} s, each asked of the scheduler; try again in ${retryAfter} s, or name the job you run in.`
+      `The allocation parameter allows ${l.count} new job ids per ${l.seconds} s, each asked of the scheduler; try again in ${retryAfter} s.`
   );
 }
