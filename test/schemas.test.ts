@@ -1269,6 +1269,7 @@ describe('gateway responses of a running service', () => {
       service,
       ingress: 'direct-loopback',
       beforeInitialize: () => undefined,
+      admitNewClaim: () => undefined,
       instance: '/project/gateway'
     };
   });

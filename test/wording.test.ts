@@ -90,6 +90,10 @@ describe('wording', () => {
     expect(allocation.description).toMatch(
       /never judges the caller by its own environment/
     );
+    expect(allocation.description).toMatch(
+      /a job of another user is never live compute/
+    );
+    expect(allocation.description).toMatch(/429 rate-limited with Retry-After/);
     const initialize = doc.paths['/project/initialize'].post;
     expect(initialize.description).toMatch(
       /method is what the service observed, never what the body says/

@@ -423,7 +423,7 @@ export interface components {
              * @enum {unknown}
              */
             method?: "jupyterlab-dialog" | "setup-page" | "terminal-prompt" | "http-api";
-            /** @description The caller's own batch allocation as <scheduler>:<job id> (for example slurm:1234), which the command line sends from SLURM_JOB_ID, PBS_JOBID, LSB_JOBID or FLUX_JOB_ID. On the cluster platform the terminal's compute is this job, verified with the scheduler's client (squeue, qstat, bjobs, flux); the service never judges the caller's allocation by its own environment. Without it the service's own allocation, if any, counts. Ignored on other platforms. */
+            /** @description The caller's own batch allocation as <scheduler>:<job id> (for example slurm:1234), which the command line sends from SLURM_JOB_ID, PBS_JOBID, LSB_JOBID or FLUX_JOB_ID. On the cluster platform the terminal's compute is this job, verified with the scheduler's client (squeue, qstat, bjobs, flux); the service never judges the caller's allocation by its own environment. A job of another user than the one the service runs as is never live compute. A job id not asked about yet costs one scheduler query, limited per client (429 rate-limited with Retry-After beyond the limit). Without it the service's own allocation, if any, counts. Ignored on other platforms. */
             allocation?: string;
             /** @description The paths of the current startup projection, exactly as shown. */
             confirm: {
@@ -678,7 +678,7 @@ export interface operations {
         parameters: {
             query: {
                 interface: "terminal" | "web" | "notebook";
-                /** @description The caller's own batch allocation, <scheduler>:<job id> (the command line sends SLURM_JOB_ID, PBS_JOBID, LSB_JOBID or FLUX_JOB_ID). On the cluster platform the terminal's compute is this job, verified with the scheduler (squeue, qstat, bjobs, flux): a service on a login node never judges the caller by its own environment. Without it, the service's own allocation (if any) counts. Ignored elsewhere. */
+                /** @description The caller's own batch allocation, <scheduler>:<job id> (the command line sends SLURM_JOB_ID, PBS_JOBID, LSB_JOBID or FLUX_JOB_ID). On the cluster platform the terminal's compute is this job, verified with the scheduler (squeue, qstat, bjobs, flux): a service on a login node never judges the caller by its own environment. The job must belong to the user the service runs as: a job of another user is never live compute (compute.satisfied false, the owner named in the compute-allocation check). Each job id not asked about yet costs one scheduler query: at most 2 run at once and each client may name 6 new job ids per 60 s (PROJECT_STARTUP_ALLOCATION_RATE_LIMIT); beyond that the answer is 429 rate-limited with Retry-After, and a job id already asked about is answered from a cache of about 2 s. Without it, the service's own allocation (if any) counts. Ignored elsewhere. */
                 allocation?: string;
             };
             header?: {

@@ -58,3 +58,62 @@ export function parseAllocationClaim(
   }
   return { scheduler, jobId };
 }
+
+/** The person this service runs as: the scheduler must name them as the job's owner. */
+export interface JobUser {
+  name: string;
+  uid: number;
+}
+
+/** What one scheduler client said of a job: its state word and its owner ('' when not said). */
+export interface JobAnswer {
+  state: string;
+  owner: string;
+}
+
+/**
+ * How each scheduler's client is asked for one job's state and owner (no shell is involved):
+ * Slurm's %u and Flux's {username} are the user name, LSF's `user` column too; PBS writes
+ * `Job_Owner = user@host` in the full record.
+ */
+export function jobQuery(
+  scheduler: SchedulerId,
+  jobId: string
+): [string, string[]] {
+  switch (scheduler) {
+    case 'slurm':
+      return ['squeue', ['-h', '-j', jobId, '-o', '%T %u', '-t', 'all']];
+    case 'pbs':
+      return ['qstat', ['-f', '-x', jobId]];
+    case 'lsf':
+      return ['bjobs', ['-noheader', '-o', 'stat user', jobId]];
+    case 'flux':
+      return ['flux', ['jobs', '-n', '-o', '{state} {username}', jobId]];
+  }
+}
+
+/** A user name as schedulers print it; anything else (control characters, spaces) is not one. */
+const OWNER = /^[A-Za-z0-9_.@$-]{1,128}$/;
+
+/** The state and owner in a client's answer to jobQuery. */
+export function parseJobAnswer(
+  scheduler: SchedulerId,
+  stdout: string
+): JobAnswer {
+  let state: string;
+  let owner: string;
+  if (scheduler === 'pbs') {
+    state = /job_state\s*=\s*(\w+)/.exec(stdout)?.[1] ?? '';
+    owner = /Job_Owner\s*=\s*([^@\s]+)/i.exec(stdout)?.[1] ?? '';
+  } else {
+    const words = (stdout.trim().split('\n')[0] ?? '').trim().split(/\s+/);
+    state = words[0] ?? '';
+    owner = words[1] ?? '';
+  }
+  return { state, owner: OWNER.test(owner) ? owner : '' };
+}
+
+/** Schedulers print the owner's name, or the number where the account has no name. */
+export function isOwnJob(owner: string, user: JobUser): boolean {
+  return owner === user.name || owner === String(user.uid);
+}

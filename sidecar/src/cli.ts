@@ -77,7 +77,7 @@ Shows the platform, setup phase, next action and readiness checks. Reads nothing
 into state and changes nothing. Uses the running service for this project when
 there is one (--local: evaluate in this process instead). On a cluster, the
 allocation this terminal runs in (SLURM_JOB_ID, PBS_JOBID, LSB_JOBID, FLUX_JOB_ID)
-is sent to the service, which asks the scheduler whether it is live.
+is sent to the service, which asks the scheduler whether it is live and yours.
 Exit: 0 when setup can go on (ready, awaiting-confirmation, needs-compute);
 3 when it cannot (blocked, unsupported-interface).`,
   capabilities: `Usage: project-startup capabilities [--json] [--project-dir D] [--local]

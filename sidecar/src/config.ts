@@ -63,6 +63,8 @@ export interface ServiceConfig {
   /** Time for a request (headers and body) to arrive complete, else 408. */
   requestTimeoutMs: number;
   initializeRateLimit: RateLimit;
+  /** New job ids per client in the allocation parameter (each costs one scheduler query). */
+  allocationRateLimit: RateLimit;
   sessions: SessionLimits;
   /** How many proxies of the operator's each append to X-Forwarded-For (trusted-proxy ingress). */
   trustedProxyHops: number;
@@ -94,6 +96,7 @@ export const ENV = {
   maxConnections: 'PROJECT_STARTUP_MAX_CONNECTIONS',
   requestTimeoutMs: 'PROJECT_STARTUP_REQUEST_TIMEOUT_MS',
   initializeRateLimit: 'PROJECT_STARTUP_INITIALIZE_RATE_LIMIT',
+  allocationRateLimit: 'PROJECT_STARTUP_ALLOCATION_RATE_LIMIT',
   sessionIdleSeconds: 'PROJECT_STARTUP_SESSION_IDLE_SECONDS',
   sessionMaxSeconds: 'PROJECT_STARTUP_SESSION_MAX_SECONDS',
   trustedProxyHops: 'PROJECT_STARTUP_TRUSTED_PROXY_HOPS',
@@ -239,7 +242,12 @@ export function resolveConfig(
       300000
     ),
     initializeRateLimit: parseRateLimit(
-      setting(env, ENV.initializeRateLimit) ?? '30/60'
+      setting(env, ENV.initializeRateLimit) ?? '30/60',
+      ENV.initializeRateLimit
+    ),
+    allocationRateLimit: parseRateLimit(
+      setting(env, ENV.allocationRateLimit) ?? '6/60',
+      ENV.allocationRateLimit
     ),
     sessions: {
       idleSeconds: parseBoundedInt(
@@ -418,13 +426,13 @@ function parseBoundedInt(
   return n;
 }
 
-function parseRateLimit(value: string): RateLimit {
+function parseRateLimit(value: string, name: string): RateLimit {
   const match = /^(\d+)\/(\d+)$/.exec(value);
   const count = match ? Number(match[1]) : NaN;
   const seconds = match ? Number(match[2]) : NaN;
   if (!(count >= 1 && count <= 100000 && seconds >= 1 && seconds <= 86400)) {
     throw new ConfigError(
-      `${ENV.initializeRateLimit} must look like 30/60 (requests per seconds).`
+      `${name} must look like 30/60 (requests per seconds).`
     );
   }
   return { count, seconds };

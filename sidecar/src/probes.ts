@@ -3,6 +3,13 @@
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
+import * as os from 'node:os';
+import {
+  isOwnJob,
+  jobQuery,
+  JobUser,
+  parseJobAnswer
+} from './allocation-claim';
 import type { AllocationEvidence } from './evidence';
 import type { AllocationObservation, SchedulerId } from './platforms/types';
 import type { CredentialBackendId } from './vocabulary';
@@ -70,6 +77,35 @@ export class SingleFlight<T> {
       this.inFlight.catch(() => undefined);
     }
     return this.inFlight;
+  }
+}
+
+/**
+ * At most `limit` loads at once; one more is refused at once with `refuse()`'s error, never
+ * queued, so callers cannot pile up processes behind it.
+ */
+export class ConcurrencyLimit {
+  private running = 0;
+
+  constructor(
+    private readonly limit: number,
+    private readonly refuse: () => Error
+  ) {}
+
+  run<T>(load: () => Promise<T>): Promise<T> {
+    if (this.running >= this.limit) {
+      return Promise.reject(this.refuse());
+    }
+    this.running += 1;
+    let loading: Promise<T>;
+    try {
+      loading = load();
+    } catch (error) {
+      loading = Promise.reject(error);
+    }
+    return loading.finally(() => {
+      this.running -= 1;
+    });
   }
 }
 
@@ -173,36 +209,34 @@ const LIVE_STATES: Readonly<Record<SchedulerId, readonly string[]>> = {
   flux: ['RUN']
 };
 
-/** How each scheduler's client is asked for one job's state (no shell is involved). */
-function stateQuery(scheduler: SchedulerId, jobId: string): [string, string[]] {
-  switch (scheduler) {
-    case 'slurm':
-      return ['squeue', ['-h', '-j', jobId, '-o', '%T', '-t', 'all']];
-    case 'pbs':
-      return ['qstat', ['-f', '-x', jobId]];
-    case 'lsf':
-      return ['bjobs', ['-noheader', '-o', 'stat', jobId]];
-    case 'flux':
-      return ['flux', ['jobs', '-n', '-o', '{state}', jobId]];
-  }
-}
-
-function parseState(scheduler: SchedulerId, stdout: string): string {
-  if (scheduler === 'pbs') {
-    return /job_state\s*=\s*(\w+)/.exec(stdout)?.[1] ?? '';
-  }
-  return stdout.trim().split(/\s+/)[0] ?? '';
-}
-
 /** Scheduler job ids; Flux writes its F58 ids with a leading "ƒ" in UTF-8 locales. No shell sees them. */
 const JOB_ID = /^ƒ?[A-Za-z0-9_.\-[\]]{1,128}$/u;
 /** What each client says on stderr for a job it does not know. */
 const UNKNOWN_JOB = /invalid job id|unknown job|does not exist|not found/i;
 
+/** The user this process runs as (os.userInfo: getpwuid, on macOS too); undefined on Windows. */
+export function currentJobUser(): JobUser | undefined {
+  try {
+    const { username, uid } = os.userInfo();
+    if (username !== '') {
+      return { name: username, uid };
+    }
+  } catch {
+    // No account entry (a container's arbitrary uid): schedulers then print the number.
+  }
+  const uid = process.getuid?.();
+  return uid === undefined ? undefined : { name: String(uid), uid };
+}
+
+/**
+ * Asks the scheduler for the job's state and owner. Live only for a job of `user` in a live
+ * state: a job of someone else is never this person's compute, whatever its state.
+ */
 export function probeAllocation(
   allocation: AllocationEvidence,
   timeoutMs: number,
-  env: NodeJS.ProcessEnv
+  env: NodeJS.ProcessEnv,
+  user: JobUser | undefined
 ): Promise<AllocationObservation> {
   const { scheduler, jobId } = allocation;
   if (jobId === undefined) {
@@ -220,7 +254,7 @@ export function probeAllocation(
       detail: 'the job id in the environment is malformed'
     });
   }
-  const [command, args] = stateQuery(scheduler, jobId);
+  const [command, args] = jobQuery(scheduler, jobId);
   return new Promise(resolve => {
     childProcess().execFile(
       command,
@@ -258,13 +292,37 @@ export function probeAllocation(
           });
           return;
         }
-        const state = parseState(scheduler, stdout);
+        const { state, owner } = parseJobAnswer(scheduler, stdout);
         if (state === '') {
           resolve({
             scheduler,
             jobId,
             live: false,
             detail: `the scheduler does not know job ${jobId}`
+          });
+          return;
+        }
+        if (user === undefined || owner === '') {
+          resolve({
+            scheduler,
+            jobId,
+            live: false,
+            state,
+            detail:
+              user === undefined
+                ? `this service's user has no name, so job ${jobId} cannot be checked as yours`
+                : `\`${command}\` did not say whose job ${jobId} is, so it cannot be checked as yours`
+          });
+          return;
+        }
+        if (!isOwnJob(owner, user)) {
+          resolve({
+            scheduler,
+            jobId,
+            live: false,
+            state,
+            otherOwner: owner,
+            detail: `job ${jobId} belongs to ${owner}, not to ${user.name}`
           });
           return;
         }

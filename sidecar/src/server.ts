@@ -24,7 +24,7 @@ import {
   SecretMatcher,
   TrustedProxyGuard
 } from './http/ingress';
-import { RateLimiter } from './http/rate-limit';
+import { allocationRateLimiter, RateLimiter } from './http/rate-limit';
 import { SessionStore } from './http/sessions';
 import { createLogger, Logger } from './log';
 import { problemOf } from './problems';
@@ -156,6 +156,7 @@ export async function startService(
   }
 
   const rateLimiter = new RateLimiter(config.initializeRateLimit);
+  const claimRateLimiter = allocationRateLimiter(config.allocationRateLimit);
   // The command line's proof that its confirmation prompt was answered on a TTY: only in the
   // private runtime file, never printed, logged or taken from the environment. Without a
   // runtime file no command line can find this service, so there is no key either.
@@ -168,6 +169,7 @@ export async function startService(
     guard,
     logger,
     rateLimiter,
+    claimRateLimiter,
     proofKey: token,
     promptKey: promptKey ? new SecretMatcher(promptKey) : undefined
   });

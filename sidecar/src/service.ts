@@ -21,7 +21,9 @@ import type {
 import { ProblemError } from './problems';
 import {
   childEnvironment,
+  ConcurrencyLimit,
   credentialVariableNames,
+  currentJobUser,
   CredentialObservation,
   HttpProbe,
   MountedSecretsObserver,
@@ -38,7 +40,11 @@ import {
   confirmationInterfaces,
   decideConfirmation
 } from './confirmation';
-import { AllocationClaim, parseAllocationClaim } from './allocation-claim';
+import {
+  AllocationClaim,
+  JobUser,
+  parseAllocationClaim
+} from './allocation-claim';
 import {
   buildProjection,
   IngressObservation,
@@ -70,6 +76,15 @@ import {
 } from './vocabulary';
 
 type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Called before a job id the service has not asked about yet costs a scheduler query: the
+ * HTTP layer's per-client rate limit (it throws a rate-limited problem).
+ */
+export type ClaimAdmission = () => void;
+
+/** Scheduler queries about named jobs at once (the service's own allocation has its own one). */
+const CLAIM_QUERIES_AT_ONCE = 2;
 
 export interface StartupResult extends Projection {
   manifest: PreparedManifest['manifest'];
@@ -144,6 +159,23 @@ export class StartupService {
     SingleFlight<AllocationObservation>
   >();
   private readonly childEnv: NodeJS.ProcessEnv;
+  /** Who the scheduler must name as the owner of a job for it to count as this person's. */
+  private readonly jobUser: JobUser | undefined;
+  /**
+   * Scheduler queries about named jobs running at once: a fixed few, so no number of callers
+   * or job ids makes more processes (each is a process here and a call on the scheduler's
+   * controller, which sites rate-limit).
+   */
+  private readonly claimQueries = new ConcurrencyLimit(
+    CLAIM_QUERIES_AT_ONCE,
+    () =>
+      new ProblemError(
+        'rate-limited',
+        `The scheduler is already being asked about ${CLAIM_QUERIES_AT_ONCE} other jobs; try again in 1 s.`,
+        { retryAfterSeconds: 1 },
+        { 'Retry-After': '1' }
+      )
+  );
   private readonly runtimeProbe: SingleFlight<RuntimeProbe[]>;
   private readonly identityProbe: SingleFlight<HttpProbe> | undefined;
   private readonly processCredentials: ProcessCredentials;
@@ -188,13 +220,22 @@ export class StartupService {
       this.adapter.computeModel === 'batch-allocation'
         ? gatherAllocationEvidence(evidence, env)
         : undefined;
+    this.jobUser =
+      this.adapter.computeModel === 'batch-allocation'
+        ? currentJobUser()
+        : undefined;
     // Child processes (scheduler and D-Bus clients) get only what they need: no credential.
     const childEnv = childEnvironment(env);
     this.childEnv = childEnv;
     const allocation = this.allocation;
     this.allocationProbe = allocation
       ? new SingleFlight(2000, () =>
-          probeAllocation(allocation, config.probeTimeoutMs * 2, childEnv)
+          probeAllocation(
+            allocation,
+            config.probeTimeoutMs * 2,
+            childEnv,
+            this.jobUser
+          )
         )
       : undefined;
     this.runtimeProbe = new SingleFlight(
@@ -345,10 +386,13 @@ export class StartupService {
   /**
    * The probe of an allocation a caller named: on the cluster, the terminal's allocation is the
    * caller's job, verified with the scheduler, not this process's environment. Elsewhere (or
-   * without a claim) undefined: the service's own compute decides.
+   * without a claim) undefined: the service's own compute decides. A job id not asked about
+   * yet is admitted first (`admitNewClaim` throws a rate-limited problem when the caller has
+   * named too many); a known one is answered from its cache.
    */
   private claimProbe(
-    claim: AllocationClaim | undefined
+    claim: AllocationClaim | undefined,
+    admitNewClaim: ClaimAdmission | undefined
   ): SingleFlight<AllocationObservation> | undefined {
     if (
       claim === undefined ||
@@ -366,12 +410,20 @@ export class StartupService {
     const key = `${claim.scheduler}:${claim.jobId}`;
     let probe = this.claimProbes.get(key);
     if (probe === undefined) {
+      admitNewClaim?.();
       // Bounded: a caller naming many jobs only ever costs the newest 32 cached answers.
       if (this.claimProbes.size >= 32) {
         this.claimProbes.delete(this.claimProbes.keys().next().value as string);
       }
       probe = new SingleFlight(2000, () =>
-        probeAllocation(claim, this.config.probeTimeoutMs * 2, this.childEnv)
+        this.claimQueries.run(() =>
+          probeAllocation(
+            claim,
+            this.config.probeTimeoutMs * 2,
+            this.childEnv,
+            this.jobUser
+          )
+        )
       );
       this.claimProbes.set(key, probe);
     }
@@ -380,9 +432,10 @@ export class StartupService {
 
   async startup(
     iface: InterfaceId,
-    claim?: AllocationClaim
+    claim?: AllocationClaim,
+    admitNewClaim?: ClaimAdmission
   ): Promise<StartupResult> {
-    const memo = await this.project(iface, claim);
+    const memo = await this.project(iface, claim, admitNewClaim);
     // One result object per projection: callers read it, none changes it.
     memo.result ??= { ...memo.projection, manifest: this.manifest.manifest };
     return memo.result;
@@ -394,9 +447,10 @@ export class StartupService {
    */
   startupJson(
     iface: InterfaceId,
-    claim?: AllocationClaim
+    claim?: AllocationClaim,
+    admitNewClaim?: ClaimAdmission
   ): string | Promise<string> {
-    const memo = this.project(iface, claim);
+    const memo = this.project(iface, claim, admitNewClaim);
     return memo instanceof Promise
       ? memo.then(m => this.memoJson(m))
       : this.memoJson(memo);
@@ -441,9 +495,11 @@ export class StartupService {
    */
   private project(
     iface: InterfaceId,
-    claim?: AllocationClaim
+    claim: AllocationClaim | undefined,
+    admitNewClaim: ClaimAdmission | undefined
   ): ProjectionMemo | Promise<ProjectionMemo> {
-    const allocationProbe = this.claimProbe(claim) ?? this.allocationProbe;
+    const allocationProbe =
+      this.claimProbe(claim, admitNewClaim) ?? this.allocationProbe;
     const allocation = allocationProbe ? allocationProbe.now() : undefined;
     const runtimes = this.runtimeProbe.now();
     const identity = this.identityProbe ? this.identityProbe.now() : undefined;
@@ -558,6 +614,7 @@ export class StartupService {
     via: {
       ingress: IngressMode | 'command-line';
       channel?: ConfirmationChannel;
+      admitNewClaim?: ClaimAdmission;
     }
   ): Promise<InitializeResult> {
     const request = parseInitializeBody(body);
@@ -587,7 +644,8 @@ export class StartupService {
     }
     const projection = await this.startup(
       request.interface,
-      request.allocation
+      request.allocation,
+      via.admitNewClaim
     );
     const unsafeState = projection.readinessChecks.find(
       c => c.id === 'state-path' && c.status === 'fail'

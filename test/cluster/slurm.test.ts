@@ -7,6 +7,7 @@
 // slurm.conf and PATH holds /usr/bin, where squeue lives. Nothing touches /etc/slurm.
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import {
   BIN,
@@ -26,6 +27,8 @@ import { SlurmCluster, startSlurmCluster } from './slurm';
 jest.setTimeout(60000);
 
 const NODE = process.execPath;
+/** The user the tests, the services and the jobs they submit run as (root: see slurm.ts). */
+const ME = os.userInfo().username;
 const CLIENT_PATH = '/usr/bin:/bin';
 /** The allocation hint for Slurm, as cluster.ts documents it; the tests only rely on `salloc`. */
 const SALLOC = /^salloc(\s|$)/;
@@ -886,26 +889,26 @@ describe('PBS, LSF and Flux clients answering for a running job (stand-in client
     '    *) shift ;;',
     '  esac',
     'done',
-    "printf '%s\\n' \"$fmt\" | /bin/sed -e 's/{status_abbrev[^}]*}/R/g' -e 's/{status[^}]*}/RUNNING/g' -e 's/{state_single[^}]*}/R/g' -e 's/{state[^}]*}/RUN/g'",
+    `printf '%s\\n' "$fmt" | /bin/sed -e 's/{username[^}]*}/${ME}/g' -e 's/{status_abbrev[^}]*}/R/g' -e 's/{status[^}]*}/RUNNING/g' -e 's/{state_single[^}]*}/R/g' -e 's/{state[^}]*}/RUN/g'`,
     ''
   ].join('\n');
   const cases = [
-    // qstat -f -x ID: the full record, with "job_state = R" for a running job.
+    // qstat -f -x ID: the full record, with "job_state = R" for a running job of ME.
     {
       variable: 'PBS_JOBID',
       jobId: '4242.pbs01',
       scheduler: 'pbs',
       client: 'qstat',
-      script: "#!/bin/sh\nprintf 'Job Id: 4242.pbs01\\n    job_state = R\\n'\n",
+      script: `#!/bin/sh\nprintf 'Job Id: 4242.pbs01\\n    Job_Owner = ${ME}@login01\\n    job_state = R\\n'\n`,
       states: ['R']
     },
-    // bjobs -noheader -o stat ID: "RUN".
+    // bjobs -noheader -o 'stat user' ID: "RUN <user>".
     {
       variable: 'LSB_JOBID',
       jobId: '4242',
       scheduler: 'lsf',
       client: 'bjobs',
-      script: "#!/bin/sh\nprintf 'RUN\\n'\n",
+      script: `#!/bin/sh\nprintf 'RUN ${ME}\\n'\n`,
       states: ['RUN']
     },
     {
@@ -941,4 +944,190 @@ describe('PBS, LSF and Flux clients answering for a running job (stand-in client
       expect(p.phase).toBe('awaiting-confirmation');
     }
   );
+});
+
+describe('the terminal names its job to the login-node service: bounded scheduler queries, only the own job counts', () => {
+  /**
+   * serve on the login node with a PATH shim in front of the real squeue: the shim logs each
+   * start and end to a file, then runs /usr/bin/squeue with the same arguments.
+   */
+  async function shimmedService(where: Site) {
+    const shim = path.join(where.s.root, 'shim');
+    const log = path.join(where.s.root, 'squeue.log');
+    fs.mkdirSync(shim);
+    fs.writeFileSync(log, '');
+    fs.writeFileSync(
+      path.join(shim, 'squeue'),
+      [
+        '#!/bin/sh',
+        '# PATH shim (test only): counts the runs, then asks the real squeue.',
+        `echo "start $$" >> '${log}'`,
+        '/usr/bin/squeue "$@"',
+        'code=$?',
+        `echo "end $$" >> '${log}'`,
+        'exit $code',
+        ''
+      ].join('\n'),
+      { mode: 0o755 }
+    );
+    const token = `tok-${hex()}${hex()}${hex()}${hex()}`;
+    const server = await startServe([], {
+      env: {
+        ...where.env,
+        PATH: `${shim}:${CLIENT_PATH}`,
+        PROJECT_STARTUP_TOKEN: token
+      },
+      cwd: where.project,
+      timeoutMs: 15000
+    });
+    const lines = () =>
+      fs.readFileSync(log, 'utf8').split('\n').filter(Boolean);
+    return {
+      server,
+      token,
+      claim: (jobId: string) =>
+        request(
+          `${server.url}startup?interface=terminal&allocation=slurm:${jobId}`,
+          { token }
+        ),
+      starts: () => lines().filter(l => l.startsWith('start ')).length,
+      ends: () => lines().filter(l => l.startsWith('end ')).length,
+      mostAtOnce: () => {
+        let now = 0;
+        let most = 0;
+        for (const line of lines()) {
+          now += line.startsWith('start ') ? 1 : -1;
+          most = Math.max(most, now);
+        }
+        return most;
+      }
+    };
+  }
+
+  it('30 claims with distinct job ids run squeue at most 6 times (the per-client limit), at most 2 at once; the rest are 429 rate-limited', async () => {
+    const where = site();
+    const own = await cluster.allocate(jobName('claims'));
+    const svc = await shimmedService(where);
+    const began = Date.now();
+    const first = await svc.claim(own);
+    expect(first.status).toBe(200);
+    expect(first.json.compute.allocation).toEqual({
+      scheduler: 'slurm',
+      jobId: own,
+      live: true,
+      state: 'RUNNING'
+    });
+    // Then 29 ids the scheduler does not know, 6 requests at a time.
+    const ids = Array.from({ length: 29 }, (_, i) => String(900000 + i));
+    const answers = [];
+    for (let i = 0; i < ids.length; i += 6) {
+      answers.push(
+        ...(await Promise.all(ids.slice(i, i + 6).map(id => svc.claim(id))))
+      );
+    }
+    const elapsedSeconds = (Date.now() - began) / 1000;
+    const allowed = 6 + Math.ceil((elapsedSeconds * 6) / 60);
+    const until = Date.now() + 20000;
+    while (svc.ends() < svc.starts() && Date.now() < until) {
+      await new Promise(resolve => setTimeout(resolve, 100));
+    }
+    // PS_SLURM_TIMINGS=1 prints the figure for the report.
+    if (process.env.PS_SLURM_TIMINGS) {
+      process.stderr.write(
+        `30 distinct claims: ${svc.starts()} squeue runs, at most ${svc.mostAtOnce()} at once, ${answers.filter(r => r.status === 429).length} answered 429\n`
+      );
+    }
+    expect(svc.starts()).toBeLessThanOrEqual(allowed);
+    expect(svc.mostAtOnce()).toBeLessThanOrEqual(2);
+    for (const r of answers) {
+      if (r.status === 200) {
+        expect(r.json.compute.allocation.live).toBe(false);
+        expect(r.json.phase).toBe('needs-compute');
+      } else {
+        expect(r.status).toBe(429);
+        expect(r.json.code).toBe('rate-limited');
+        expect(Number(r.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      }
+    }
+    expect(answers.filter(r => r.status === 429).length).toBeGreaterThan(0);
+    expect(svc.server.child.exitCode).toBeNull();
+    expect((await svc.server.stop()).timedOut).toBe(false);
+  });
+
+  it("a running job of another user (uid 65534) is not this person's allocation: not live, needs-compute, the owner named", async () => {
+    const where = site();
+    // The job is nobody's: salloc runs as uid 65534 (setpriv; this test runs as root), from
+    // /tmp, a directory that user may enter (Slurm 22.05's salloc has no --uid).
+    const name = jobName('nobody');
+    const submitted = await runProcess(
+      '/usr/bin/setpriv',
+      [
+        '--reuid=65534',
+        '--regid=65534',
+        '--clear-groups',
+        '/usr/bin/salloc',
+        '--no-shell',
+        '-N1',
+        '-n1',
+        '-t',
+        '10',
+        '-J',
+        name
+      ],
+      { env: cluster.env, cwd: '/tmp', timeoutMs: 30000 }
+    );
+    const jobId = /Granted job allocation (\d+)/.exec(submitted.stderr)?.[1];
+    if (jobId === undefined) {
+      throw new Error(
+        `salloc as uid 65534 did not grant an allocation: ${describeRun(submitted)}\n${cluster.logTail(10)}`
+      );
+    }
+    const owner = await cluster.slurm('squeue', [
+      '-h',
+      '-j',
+      jobId,
+      '-o',
+      '%u'
+    ]);
+    const other = owner.stdout.trim();
+    expect(other).not.toBe(ME);
+    expect(await cluster.waitForJobState(jobId, ['RUNNING'])).toBe('RUNNING');
+
+    const svc = await shimmedService(where);
+    const r = await svc.claim(jobId);
+    expect(r.status).toBe(200);
+    const p = r.json as Json;
+    expect(p.compute.allocation).toEqual({
+      scheduler: 'slurm',
+      jobId,
+      live: false,
+      state: 'RUNNING'
+    });
+    expect(p.compute.satisfied).toBe(false);
+    expect(p.compute.detail).toContain(
+      `Job ${jobId} is not your allocation: job ${jobId} belongs to ${other}, not to ${ME}.`
+    );
+    expect(p.phase).toBe('needs-compute');
+    expect(p.nextAction.command).toMatch(SALLOC);
+    const compute = check(p, 'compute-allocation');
+    expect(compute).toMatchObject({ status: 'warn', required: true });
+    expect(compute.observed).toBe(p.compute.detail);
+    expect(compute.remedy).toContain(p.nextAction.command);
+
+    // The command line in a shell that names that job says the same.
+    const viaCli = json(
+      await runCli(['status', '--json'], {
+        env: {
+          ...where.env,
+          SLURM_JOB_ID: jobId,
+          PROJECT_STARTUP_TOKEN: svc.token
+        },
+        cwd: where.project
+      })
+    );
+    expect(viaCli.compute.allocation.live).toBe(false);
+    expect(viaCli.phase).toBe('needs-compute');
+    await cluster.cancel(jobId);
+    expect((await svc.server.stop()).timedOut).toBe(false);
+  });
 });

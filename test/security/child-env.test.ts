@@ -4,6 +4,7 @@
 // to a file (and answer like the real client would), so the test sees exactly what a real client
 // would have received. The service runs for real, on loopback, and asks them on its own.
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import {
   PLATFORM_EVIDENCE,
@@ -65,7 +66,8 @@ it('squeue (stand-in) gets PATH, HOME, the locale and the Slurm variables, and n
   const bin = path.join(scratch, 'bin');
   fs.mkdirSync(bin);
   const dump = path.join(scratch, 'squeue.env');
-  standIn(bin, 'squeue', dump, 'RUNNING');
+  // squeue -o '%T %u': the state and the owner, this very user (the service runs as it).
+  standIn(bin, 'squeue', dump, `RUNNING ${os.userInfo().username}`);
   const svc = await start({
     env: {
       ...PLATFORM_EVIDENCE.cluster.env,

@@ -52,6 +52,8 @@ export interface AppOptions {
   guard: IngressGuard;
   logger: Logger;
   rateLimiter: RateLimiter;
+  /** New job ids per client in the allocation parameter (each costs a scheduler query). */
+  claimRateLimiter: RateLimiter;
   /** The command line's prompt key (from the runtime file): proves a TTY prompt was answered. */
   promptKey?: SecretMatcher;
   /** The token the health route proves it holds (health-proof.ts); none, no proof. */
@@ -310,7 +312,8 @@ interface Routes {
   startup(
     request: IncomingMessage,
     response: ServerResponse,
-    query: URLSearchParams
+    query: URLSearchParams,
+    identity: RequestIdentity
   ): Promise<void>;
   initialize(
     request: IncomingMessage,
@@ -343,7 +346,8 @@ interface Routes {
 }
 
 function createRoutes(options: AppOptions): Routes {
-  const { service, guard, logger, rateLimiter, promptKey } = options;
+  const { service, guard, logger, rateLimiter, claimRateLimiter, promptKey } =
+    options;
   const ingress = guard.mode;
   /** What this request's transport shows about where a confirmation comes from. */
   const channel = (
@@ -383,7 +387,7 @@ function createRoutes(options: AppOptions): Routes {
       sendJson(response, 200, encoded.of('capabilities', json));
     },
 
-    async startup(request, response, query) {
+    async startup(request, response, query, identity) {
       const values = query.getAll('interface');
       if (values.length > 1) {
         throw new ProblemError(
@@ -404,7 +408,8 @@ function createRoutes(options: AppOptions): Routes {
       }
       const pending = service.startupJson(
         iface,
-        parseAllocationClaim(claims[0], '/allocation')
+        parseAllocationClaim(claims[0], '/allocation'),
+        () => claimRateLimiter.take(identity.clientKey)
       );
       const json = typeof pending === 'string' ? pending : await pending;
       // The projection's JSON is the same string object while nothing observed has changed.
@@ -426,7 +431,8 @@ function createRoutes(options: AppOptions): Routes {
       const body = await readJsonBody(request);
       const result = await service.initialize(body, {
         ingress,
-        channel: channel(request, identity)
+        channel: channel(request, identity),
+        admitNewClaim: () => claimRateLimiter.take(identity.clientKey)
       });
       logger.info(
         result.status === 201
@@ -462,7 +468,8 @@ function createRoutes(options: AppOptions): Routes {
         ingress,
         channel: channel(request, identity),
         instance: path,
-        beforeInitialize: () => rateLimiter.take(identity.clientKey)
+        beforeInitialize: () => rateLimiter.take(identity.clientKey),
+        admitNewClaim: () => claimRateLimiter.take(identity.clientKey)
       });
       if (result === undefined) {
         response.statusCode = 204;
@@ -727,7 +734,12 @@ function createFastLane(
         break;
       case 'startup':
         routes
-          .startup(request, response, query as URLSearchParams)
+          .startup(
+            request,
+            response,
+            query as URLSearchParams,
+            identity as RequestIdentity
+          )
           .catch(onError);
         break;
       case 'gateway':
@@ -862,7 +874,12 @@ function createExpressApp(
   router
     .route('/startup')
     .get((request: Request, response: Response) =>
-      routes.startup(request, response, locals(response).query)
+      routes.startup(
+        request,
+        response,
+        locals(response).query,
+        locals(response).identity
+      )
     )
     .all(methodNotAllowed('GET, HEAD'));
 

@@ -38,6 +38,8 @@ export interface RpcContext {
   channel?: ConfirmationChannel;
   /** Called before project.initialize runs (rate limit per client). */
   beforeInitialize: () => void;
+  /** Called before a job id not asked about yet costs a scheduler query (rate limit per client). */
+  admitNewClaim: () => void;
   instance: string;
 }
 
@@ -99,14 +101,16 @@ async function call(
     case 'project.startup':
       return ctx.service.startup(
         parseInterface(p.interface),
-        parseAllocationClaim(p.allocation, '/params/allocation')
+        parseAllocationClaim(p.allocation, '/params/allocation'),
+        ctx.admitNewClaim
       );
     case 'project.initialize':
       ctx.beforeInitialize();
       return (
         await ctx.service.initialize(p, {
           ingress: ctx.ingress,
-          channel: ctx.channel ?? { kind: 'api' }
+          channel: ctx.channel ?? { kind: 'api' },
+          admitNewClaim: ctx.admitNewClaim
         })
       ).body;
     default:

@@ -1,4 +1,5 @@
-// A token bucket per client: bursts up to `count`, refilled evenly over `seconds`.
+// A token bucket per client: bursts up to `count`, refilled evenly over `seconds`. Used for
+// initialize calls and for the new job ids a caller names as its allocation.
 import type { RateLimit } from '../config';
 import { ProblemError } from '../problems';
 
@@ -9,7 +10,13 @@ export class RateLimiter {
 
   constructor(
     private readonly limit: RateLimit,
-    private readonly now: () => number = Date.now
+    private readonly now: () => number = Date.now,
+    /** The problem's detail: what is limited and when to try again. */
+    private readonly describe: (
+      limit: RateLimit,
+      retryAfter: number
+    ) => string = (l, retryAfter) =>
+      `Initialize allows ${l.count} calls per ${l.seconds} s; try again in ${retryAfter} s.`
   ) {}
 
   take(clientKey: string): void {
@@ -31,7 +38,7 @@ export class RateLimiter {
       );
       throw new ProblemError(
         'rate-limited',
-        `Initialize allows ${this.limit.count} calls per ${this.limit.seconds} s; try again in ${retryAfter} s.`,
+        this.describe(this.limit, retryAfter),
         { retryAfterSeconds: retryAfter },
         { 'Retry-After': String(retryAfter) }
       );
@@ -44,4 +51,14 @@ export class RateLimiter {
       this.buckets.delete(this.buckets.keys().next().value as string);
     }
   }
+}
+
+/** The limit on new job ids one client names as its allocation (each costs a scheduler query). */
+export function allocationRateLimiter(limit: RateLimit): RateLimiter {
+  return new RateLimiter(
+    limit,
+    Date.now,
+    (l, retryAfter) =>
+      `The allocation parameter allows ${l.count} new job ids per ${l.seconds} s, each asked of the scheduler; try again in ${retryAfter} s.`
+  );
 }

@@ -64,6 +64,15 @@ function assessAllocation(
     live: allocation.live,
     ...(allocation.state ? { state: allocation.state } : {})
   };
+  if (allocation.otherOwner !== undefined) {
+    return {
+      ...base,
+      satisfied: false,
+      detail: `Job ${allocation.jobId} is not your allocation: ${allocation.detail}. Run inside a job of your own, or get one with \`${command}\`.`,
+      allocation: summary,
+      command
+    };
+  }
   if (allocation.live === false) {
     return {
       ...base,

@@ -20,6 +20,8 @@ export interface AllocationObservation {
   live: boolean | null;
   /** The scheduler's state word (RUNNING, COMPLETED, ...), where it gave one. */
   state?: string;
+  /** The job's owner when the scheduler names someone else: then it is not this person's. */
+  otherOwner?: string;
   /** Why `live` is what it is, for a person. */
   detail: string;
 }
