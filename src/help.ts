@@ -7,7 +7,7 @@ import { ICommandPalette, MainAreaWidget } from '@jupyterlab/apputils';
 import type { IMainMenu } from '@jupyterlab/mainmenu';
 import { IRenderMimeRegistry, MimeModel } from '@jupyterlab/rendermime';
 import { Widget } from '@lumino/widgets';
-import { CommandIDs } from './commands';
+import { CommandArgs, CommandIDs } from './commands';
 import { projectStartupIcon } from './icon';
 import { showInMainArea } from './shell';
 import { ITranslationBundle } from './tokens';
@@ -71,6 +71,7 @@ export function addUserGuide(
     label: trans.__('Project Startup user guide'),
     caption: trans.__('How Project Startup works in JupyterLab and Notebook'),
     icon: args => (args['isPalette'] ? undefined : projectStartupIcon),
+    describedBy: CommandArgs.iconHiddenInPalette,
     execute: () => {
       if (guide === null || guide.isDisposed) {
         guide = createUserGuide(trans, options.rendermime);

@@ -14,7 +14,7 @@ import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { IStatusBar } from '@jupyterlab/statusbar';
 import { ITranslator } from '@jupyterlab/translation';
 import { createClient } from './api';
-import { CommandIDs } from './commands';
+import { CommandArgs, CommandIDs } from './commands';
 import { createConfirm } from './dialog';
 import { addUserGuide } from './help';
 import { projectStartupIcon } from './icon';
@@ -68,6 +68,7 @@ function activate(
       'Show what this platform offers and how to set up the project'
     ),
     icon: args => (args['isPalette'] ? undefined : projectStartupIcon),
+    describedBy: CommandArgs.iconHiddenInPalette,
     execute: () => {
       if (panel === null || panel.isDisposed) {
         panel = new StartupPanel({
@@ -93,6 +94,7 @@ function activate(
     caption: trans.__(
       'Ask the Project Startup service for the setup state again'
     ),
+    describedBy: CommandArgs.none,
     execute: () => model.refresh({ userInitiated: true })
   });
 
@@ -100,6 +102,7 @@ function activate(
     label: trans.__('Initialize project'),
     caption: trans.__('Confirm and create the private project state'),
     isEnabled: () => model.canInitialize,
+    describedBy: CommandArgs.none,
     execute: () => model.initialize()
   });
 

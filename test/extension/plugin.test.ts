@@ -351,7 +351,7 @@ describe('the plugin', () => {
     );
   });
 
-  it('loads its translations and registers commands, palette, launcher, restorer and the Help menu entry', () => {
+  it('loads its translations and registers commands, palette, launcher, restorer and the Help menu entry', async () => {
     const h = activate({ answers: [] });
     expect(h.translator.load).toHaveBeenCalledWith(
       'jupyterlab_project_startup'
@@ -390,6 +390,23 @@ describe('the plugin', () => {
     expect(
       h.commands.icon(CommandIDs.open, { isPalette: true })
     ).toBeUndefined();
+    // Each command describes its arguments as JSON Schema (describedBy): none of its own, and
+    // the palette's isPalette where the icon depends on it.
+    for (const id of [CommandIDs.refresh, CommandIDs.initialize]) {
+      expect(await h.commands.describedBy(id)).toEqual({
+        args: { type: 'object', properties: {} }
+      });
+    }
+    for (const id of [CommandIDs.open, CommandIDs.userGuide]) {
+      expect(await h.commands.describedBy(id)).toEqual({
+        args: {
+          type: 'object',
+          properties: {
+            isPalette: expect.objectContaining({ type: 'boolean' })
+          }
+        }
+      });
+    }
   });
 });
 
