@@ -736,6 +736,43 @@ describe('commands', () => {
     expect(h.server.requests).toHaveLength(1);
   });
 
+  it('an opening costs one request (its activation asks, the command does not); two opens at once make one panel', async () => {
+    const h = activate({
+      settings: { openWhenAwaitingConfirmation: false },
+      answers: [
+        json(200, projectionFor(genericPlatform)),
+        json(200, projectionFor(genericPlatform)),
+        json(200, projectionFor(genericPlatform))
+      ]
+    });
+    // As JupyterLab's and Notebook 7's shells do: showing a widget activates it.
+    h.shell.activateById.mockImplementation((id: string) =>
+      panels(h)
+        .find(p => p.id === id)
+        ?.activate()
+    );
+    await h.restore();
+    expect(h.server.requests).toHaveLength(1);
+    // Both before the panel's module has loaded: one panel, shown once.
+    const [first, second] = await Promise.all([
+      h.commands.execute(CommandIDs.open),
+      h.commands.execute(CommandIDs.open)
+    ]);
+    await settle();
+    expect(first).toBeInstanceOf(StartupPanel);
+    expect(second).toBe(first);
+    expect(h.shell.add).toHaveBeenCalledTimes(1);
+    expect(h.server.requests).toHaveLength(2);
+    // Closed, then opened again: a new panel, and again one request.
+    (first as StartupPanel).dispose();
+    const third = await h.commands.execute(CommandIDs.open);
+    await settle();
+    expect(third).toBeInstanceOf(StartupPanel);
+    expect(third).not.toBe(first);
+    expect(h.shell.add).toHaveBeenCalledTimes(2);
+    expect(h.server.requests).toHaveLength(3);
+  });
+
   it('refresh asks again', async () => {
     const h = activate({
       answers: [
