@@ -31,11 +31,14 @@ function errorPlace(e: IValidationError, trans: ITranslationBundle): string {
   );
 }
 
+/** An error of one choice of a `oneOf` (e.g. its `const` or its `pattern`). */
+const ONE_OF_CHOICE = /\/oneOf\/\d+\/[^/]+$/;
+
 /**
  * Each error in words. A choice written as `oneOf` of `const`s (mutedNotifications' kinds, so
- * that the Settings Editor shows their titles) fails with one "must be equal to constant" per
- * choice and one "must match exactly one schema in oneOf": that becomes one "must be one of"
- * naming the choices.
+ * that the Settings Editor shows their titles) fails with the errors of every choice ("must be
+ * equal to constant", "must match pattern") and one "must match exactly one schema in oneOf":
+ * that becomes one "must be one of" naming the choices.
  */
 function describeErrors(
   errors: IValidationError[],
@@ -52,7 +55,7 @@ function describeErrors(
     if (
       allowed &&
       e.keyword === 'const' &&
-      /\/oneOf\/\d+\/const$/.test(e.schemaPath ?? '')
+      ONE_OF_CHOICE.test(e.schemaPath ?? '')
     ) {
       allowed.push(String(e.params?.allowedValue));
     }
@@ -61,14 +64,16 @@ function describeErrors(
   for (const e of errors) {
     const place = errorPlace(e, trans);
     const allowed = choices.get(place);
-    if (allowed && allowed.length > 0 && e.keyword === 'const') {
-      continue;
-    }
-    if (allowed && allowed.length > 0 && e.keyword === 'oneOf') {
-      described.push(
-        `${place} ${trans.__('must be one of %1', allowed.join(', '))}`
-      );
-      continue;
+    if (allowed && allowed.length > 0) {
+      if (ONE_OF_CHOICE.test(e.schemaPath ?? '')) {
+        continue;
+      }
+      if (e.keyword === 'oneOf') {
+        described.push(
+          `${place} ${trans.__('must be one of %1', allowed.join(', '))}`
+        );
+        continue;
+      }
     }
     described.push(`${place} ${e.message ?? e.keyword}`);
   }
