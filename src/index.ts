@@ -62,9 +62,9 @@ function activate(
     // The dialog's module loads when a person first confirms. If it cannot load (the page is
     // older than an updated extension), nothing is sent, as for Cancel, and the console says why.
     confirm: async (targets, projection) => {
+      let dialog: typeof import('./dialog');
       try {
-        const { createConfirm } = await import('./dialog');
-        return await createConfirm(trans)(targets, projection);
+        dialog = await import('./dialog');
       } catch (reason) {
         console.error(
           trans.__(
@@ -74,6 +74,7 @@ function activate(
         );
         return false;
       }
+      return dialog.createConfirm(trans)(targets, projection);
     }
   });
   model.stateChanged.connect(() =>
@@ -136,6 +137,10 @@ function activate(
     }
   });
 
+  /** The open command for the status bar item and the notifications; a failure is on the console already. */
+  const openPanel = (): Promise<unknown> =>
+    commands.execute(CommandIDs.open).catch(() => undefined);
+
   commands.addCommand(CommandIDs.refresh, {
     label: trans.__('Refresh Project Startup'),
     caption: trans.__(
@@ -179,7 +184,7 @@ function activate(
     const item = new StartupStatus({
       model,
       trans,
-      open: () => void commands.execute(CommandIDs.open)
+      open: () => void openPanel()
     });
     statusBar.registerStatusItem(STATUS_ITEM_ID, {
       item,
@@ -195,7 +200,7 @@ function activate(
   const notifier = new StartupNotifier({
     model,
     trans,
-    openPanel: () => commands.execute(CommandIDs.open)
+    openPanel
   });
 
   const settingsLoaded: Promise<void> = settingRegistry
