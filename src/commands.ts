@@ -14,3 +14,29 @@ export namespace CommandIDs {
   /** Open the user guide (the README's user section, shipped with the extension): Help menu. */
   export const userGuide = 'project-startup:user-guide';
 }
+
+/**
+ * The commands' arguments as JSON Schema (describedBy), for what lists and calls commands
+ * (JupyterLab's command list, tools and agents that execute commands). No command takes one of
+ * its own: `isPalette` is what the command palette passes, and the commands with an icon hide
+ * it there. A Lumino older than describedBy (an early JupyterLab 4) copies only the command
+ * options it knows, so there the key is simply left out.
+ */
+export namespace CommandArgs {
+  /** The refresh and initialize commands: no arguments. */
+  export const none = { args: { type: 'object', properties: {} } };
+
+  /** The open and user guide commands: only the palette's `isPalette`. */
+  export const iconHiddenInPalette = {
+    args: {
+      type: 'object',
+      properties: {
+        isPalette: {
+          type: 'boolean',
+          description:
+            'Set by the command palette: the item is shown without the icon.'
+        }
+      }
+    }
+  };
+}

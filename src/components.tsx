@@ -266,6 +266,13 @@ export function FailureDescription(props: {
   }
 }
 
+/**
+ * The commands that start a Jupyter server, named in the log hint. Command names are typed as
+ * they are in every language, so they are not translated (the sentence around them is).
+ */
+const JUPYTER_SERVER_COMMAND = 'jupyter server';
+const JUPYTER_LAB_COMMAND = 'jupyter lab';
+
 function LogHint(props: { trans: Trans }): JSX.Element {
   return (
     <p className={cls('logHint')}>
@@ -276,8 +283,8 @@ function LogHint(props: { trans: Trans }): JSX.Element {
           MARK
         )}
         nodes={[
-          <Code key="server">jupyter server</Code>,
-          <Code key="lab">jupyter lab</Code>
+          <Code key="server">{JUPYTER_SERVER_COMMAND}</Code>,
+          <Code key="lab">{JUPYTER_LAB_COMMAND}</Code>
         ]}
       />
     </p>

@@ -1,6 +1,11 @@
 // The JupyterLab plugin of jupyterlab-project-startup: the notebook interface of the Project
 // Startup service. It registers the commands, the palette and launcher items and layout
 // restoration synchronously; every server call runs after activation, never awaited in it.
+//
+// What JupyterLab loads at start is what activation needs: the model and its server calls, the
+// status bar item, the notifier and the Help entry. The panel and the confirmation dialog (and
+// components.tsx, which both render: most of the extension's code) are separate chunks, loaded
+// with `import()` by the open command and by the confirmation when first needed.
 import {
   ILayoutRestorer,
   JupyterFrontEnd,
@@ -13,16 +18,20 @@ import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { IStatusBar } from '@jupyterlab/statusbar';
 import { ITranslator } from '@jupyterlab/translation';
+// eslint-disable-next-line jupyter/prefer-lazy-imports -- the model's client is made in activate
 import { createClient } from './api';
-import { CommandIDs } from './commands';
-import { createConfirm } from './dialog';
+import { CommandArgs, CommandIDs } from './commands';
+// eslint-disable-next-line jupyter/prefer-lazy-imports -- the Help entry is registered in activate
 import { addUserGuide } from './help';
 import { projectStartupIcon } from './icon';
+// eslint-disable-next-line jupyter/prefer-lazy-imports -- the status bar, the commands and the start-up check share the model from activate on
 import { StartupModel } from './model';
+// eslint-disable-next-line jupyter/prefer-lazy-imports -- it follows the start-up check that activate starts
 import { StartupNotifier } from './notifier';
-import { StartupPanel } from './panel';
+import type { StartupPanel } from './panel';
 import { settingsProblem } from './settings';
 import { showInMainArea } from './shell';
+// eslint-disable-next-line jupyter/prefer-lazy-imports -- the status bar item is registered in activate and shows the phase from the start
 import { StartupStatus, STATUS_ITEM_ID } from './statusbar';
 import {
   PLUGIN_ID,
@@ -50,7 +59,23 @@ function activate(
 
   const model = new StartupModel({
     client: createClient(app.serviceManager.serverSettings),
-    confirm: createConfirm(trans)
+    // The dialog's module loads when a person first confirms. If it cannot load (the page is
+    // older than an updated extension), nothing is sent, as for Cancel, and the console says why.
+    confirm: async (targets, projection) => {
+      let dialog: typeof import('./dialog');
+      try {
+        dialog = await import('./dialog');
+      } catch (reason) {
+        console.error(
+          trans.__(
+            'Project Startup: the confirmation dialog could not be loaded, so nothing was initialized. Reload the page (the extension may have been updated since it was opened).'
+          ),
+          reason
+        );
+        return false;
+      }
+      return dialog.createConfirm(trans)(targets, projection);
+    }
   });
   model.stateChanged.connect(() =>
     commands.notifyCommandChanged(CommandIDs.initialize)
@@ -60,7 +85,40 @@ function activate(
     namespace: TRACKER_NAMESPACE
   });
   let panel: StartupPanel | null = null;
-  let openedBefore = false;
+  /** The panel's module loading: an open command while it loads waits for the same panel. */
+  let loading: Promise<StartupPanel> | null = null;
+
+  const loadPanel = (): Promise<StartupPanel> => {
+    if (panel !== null && !panel.isDisposed) {
+      return Promise.resolve(panel);
+    }
+    loading ??= import('./panel')
+      .then(({ StartupPanel }) => {
+        const created = new StartupPanel({
+          model,
+          trans,
+          actions: {
+            initialize: () => void commands.execute(CommandIDs.initialize)
+          }
+        });
+        void tracker.add(created);
+        panel = created;
+        return created;
+      })
+      .catch((reason: unknown) => {
+        console.error(
+          trans.__(
+            'Project Startup: the panel could not be loaded. Reload the page (the extension may have been updated since it was opened).'
+          ),
+          reason
+        );
+        throw reason;
+      })
+      .finally(() => {
+        loading = null;
+      });
+    return loading;
+  };
 
   commands.addCommand(CommandIDs.open, {
     label: trans.__('Open Project Startup'),
@@ -68,31 +126,27 @@ function activate(
       'Show what this platform offers and how to set up the project'
     ),
     icon: args => (args['isPalette'] ? undefined : projectStartupIcon),
-    execute: () => {
-      if (panel === null || panel.isDisposed) {
-        panel = new StartupPanel({
-          model,
-          trans,
-          actions: {
-            initialize: () => void commands.execute(CommandIDs.initialize)
-          }
-        });
-        void tracker.add(panel);
-        // The first panel shows the start-up answer (or waits for it); a panel opened again
-        // later asks afresh. Requests in flight are shared.
-        void (openedBefore ? model.refresh() : model.ensureLoaded());
-        openedBefore = true;
-      }
-      showInMainArea(app, panel);
-      return panel;
+    describedBy: CommandArgs.iconHiddenInPalette,
+    // No request here: showing the panel activates it (JupyterLab's main area, Notebook 7's
+    // tree tab and side panel all do), and its activation asks the service (a quiet refresh,
+    // shared with one in flight), so an opening costs one request.
+    execute: async () => {
+      const shown = await loadPanel();
+      showInMainArea(app, shown);
+      return shown;
     }
   });
+
+  /** The open command for the status bar item and the notifications; a failure is on the console already. */
+  const openPanel = (): Promise<unknown> =>
+    commands.execute(CommandIDs.open).catch(() => undefined);
 
   commands.addCommand(CommandIDs.refresh, {
     label: trans.__('Refresh Project Startup'),
     caption: trans.__(
       'Ask the Project Startup service for the setup state again'
     ),
+    describedBy: CommandArgs.none,
     execute: () => model.refresh({ userInitiated: true })
   });
 
@@ -100,6 +154,7 @@ function activate(
     label: trans.__('Initialize project'),
     caption: trans.__('Confirm and create the private project state'),
     isEnabled: () => model.canInitialize,
+    describedBy: CommandArgs.none,
     execute: () => model.initialize()
   });
 
@@ -129,7 +184,7 @@ function activate(
     const item = new StartupStatus({
       model,
       trans,
-      open: () => void commands.execute(CommandIDs.open)
+      open: () => void openPanel()
     });
     statusBar.registerStatusItem(STATUS_ITEM_ID, {
       item,
@@ -145,7 +200,7 @@ function activate(
   const notifier = new StartupNotifier({
     model,
     trans,
-    openPanel: () => commands.execute(CommandIDs.open)
+    openPanel
   });
 
   const settingsLoaded: Promise<void> = settingRegistry

@@ -196,7 +196,9 @@ export class StartupPanel extends MainAreaWidget<StartupView> {
 
   /**
    * Shown again (opened, or its tab chosen): a quiet refresh, shared with one in flight, so the
-   * panel shows the current answer without a click; and the focus on its first button.
+   * panel shows the current answer without a click; and the focus on its first button. This is
+   * the one request of an opening: the open command asks nothing itself, since JupyterLab's and
+   * Notebook 7's shells both activate the panel they show.
    */
   protected onActivateRequest(msg: Message): void {
     super.onActivateRequest(msg);

@@ -20,7 +20,6 @@ import { expectAccessible } from './axe';
 import {
   httpRequest,
   jupyterInstall,
-  PageProblem,
   PROJECT_LABEXTENSION,
   screenshot
 } from './helpers';
@@ -43,6 +42,7 @@ import {
 } from './panel-helpers';
 import {
   checkNotebook7Built,
+  isNotebook7HostRace,
   Notebook7Server,
   openNotebookTree,
   startNotebook7Server
@@ -50,20 +50,6 @@ import {
 
 /** Notebook 7's tree page: its tab panel (INotebookTree) in the shell's main area. */
 const TREE_TABS = '#main-panel .jp-TreePanel';
-
-/**
- * The one page error this Notebook 7 front end raises by itself, with no federated extension at
- * all (checked): JupyterLab 4.6.4's shortcuts-extension reads `registry.plugins[id].schema` when
- * the settings registry announces '@jupyterlab/docmanager-extension:plugin' before that plugin's
- * transformed settings are in `plugins`. Nothing of this project is involved.
- */
-function isHostRace(problem: PageProblem): boolean {
-  return (
-    problem.kind === 'page-error' &&
-    problem.text ===
-      "page error: Cannot read properties of undefined (reading 'schema')"
-  );
-}
 
 /** The tree page's tabs, in order, and which one is current. */
 function treeTabs(page: Page): Promise<{ labels: string[]; current: string }> {
@@ -160,7 +146,7 @@ describe('Project Startup in Jupyter Notebook 7 (tree page; Chromium, jupyter_se
     prepare: () => {
       notebook = checkNotebook7Built().notebook;
     },
-    alwaysAllowed: isHostRace
+    alwaysAllowed: isNotebook7HostRace
   });
 
   test('awaiting confirmation: the panel opens by itself in a tab of the tree page; the dialog initializes; ready', async () => {

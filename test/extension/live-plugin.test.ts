@@ -286,6 +286,87 @@ describe('the refreshInterval setting through the real SettingRegistry', () => {
   });
 });
 
+describe('the mutedNotifications setting through the real SettingRegistry', () => {
+  it('takes the known kinds; the schema names each with a title for the Settings Editor', async () => {
+    const h = await start('{"mutedNotifications": ["not-enabled", "blocked"]}');
+    const settings = await h.registry.load(PLUGIN_ID);
+    expect(settings.composite.mutedNotifications).toEqual([
+      'not-enabled',
+      'blocked'
+    ]);
+    expect(h.warn).not.toHaveBeenCalled();
+    // Every kind the notifier can emit is a choice, each with a label.
+    const items = (
+      SCHEMA.properties?.mutedNotifications as {
+        items: { type: string; oneOf: { const: string; title: string }[] };
+      }
+    ).items;
+    expect(items.type).toBe('string');
+    expect(items.oneOf.map(choice => choice.const).sort()).toEqual(
+      [
+        'blocked',
+        'confirm-elsewhere',
+        'failing',
+        'incompatible',
+        'needs-compute',
+        'not-enabled',
+        'unsupported-interface'
+      ].sort()
+    );
+    for (const choice of items.oneOf) {
+      expect(choice.title).toMatch(/^[A-Z].{10,}[^.]$/);
+    }
+  });
+
+  test.each([
+    [
+      'an unknown kind',
+      '{"mutedNotifications": ["no-such-kind"]}',
+      // One sentence for the choice (not one "must be equal to constant" per kind).
+      'mutedNotifications/0 must be one of not-enabled, failing, incompatible, unsupported-interface, blocked, needs-compute, confirm-elsewhere'
+    ],
+    [
+      'a kind of the wrong type',
+      '{"mutedNotifications": [3]}',
+      'mutedNotifications/0 must be string'
+    ],
+    [
+      'a kind twice',
+      '{"mutedNotifications": ["failing", "failing"]}',
+      'mutedNotifications must NOT have duplicate items (items ## 1 and 0 are identical)'
+    ]
+  ])(
+    '%s: the schema refuses it, the defaults apply, and the warning names the setting and the fix',
+    async (_name, raw, what) => {
+      const registry = new SettingRegistry({
+        connector: new FakeConnector(raw)
+      });
+      const errors = (await registry.load(PLUGIN_ID).then(
+        () => [],
+        (reason: unknown) => reason
+      )) as ISchemaValidator.IError[];
+      expect(errors.length).toBeGreaterThan(0);
+
+      const h = await start(raw);
+      const warnings = h.warn.mock.calls.map(call => String(call[0]));
+      expect(warnings).toContain(
+        `Project Startup: your settings are not valid (${what}), so the defaults apply. Correct them in Settings → Settings Editor → Project Startup.`
+      );
+      // The defaults: the start-up check runs as without settings.
+      await flush();
+      expect(h.jupyter.gets).toBe(1);
+    }
+  );
+
+  it('an unknown kind set later (the Settings Editor) is refused and nothing is saved', async () => {
+    const h = await start('{}');
+    await expect(
+      h.registry.set(PLUGIN_ID, 'mutedNotifications', ['no-such-kind'])
+    ).rejects.toThrow(/failed to validate/);
+    expect(h.connector.saved).toEqual([]);
+  });
+});
+
 describe('the status bar item', () => {
   it('shows the phase, follows the service without a click, and names failures in words', async () => {
     const h = await start(

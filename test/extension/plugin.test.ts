@@ -351,7 +351,7 @@ describe('the plugin', () => {
     );
   });
 
-  it('loads its translations and registers commands, palette, launcher, restorer and the Help menu entry', () => {
+  it('loads its translations and registers commands, palette, launcher, restorer and the Help menu entry', async () => {
     const h = activate({ answers: [] });
     expect(h.translator.load).toHaveBeenCalledWith(
       'jupyterlab_project_startup'
@@ -390,6 +390,23 @@ describe('the plugin', () => {
     expect(
       h.commands.icon(CommandIDs.open, { isPalette: true })
     ).toBeUndefined();
+    // Each command describes its arguments as JSON Schema (describedBy): none of its own, and
+    // the palette's isPalette where the icon depends on it.
+    for (const id of [CommandIDs.refresh, CommandIDs.initialize]) {
+      expect(await h.commands.describedBy(id)).toEqual({
+        args: { type: 'object', properties: {} }
+      });
+    }
+    for (const id of [CommandIDs.open, CommandIDs.userGuide]) {
+      expect(await h.commands.describedBy(id)).toEqual({
+        args: {
+          type: 'object',
+          properties: {
+            isPalette: expect.objectContaining({ type: 'boolean' })
+          }
+        }
+      });
+    }
   });
 });
 
@@ -717,6 +734,43 @@ describe('commands', () => {
     expect(first).toBe(second);
     expect(h.shell.add).toHaveBeenCalledTimes(1);
     expect(h.server.requests).toHaveLength(1);
+  });
+
+  it('an opening costs one request (its activation asks, the command does not); two opens at once make one panel', async () => {
+    const h = activate({
+      settings: { openWhenAwaitingConfirmation: false },
+      answers: [
+        json(200, projectionFor(genericPlatform)),
+        json(200, projectionFor(genericPlatform)),
+        json(200, projectionFor(genericPlatform))
+      ]
+    });
+    // As JupyterLab's and Notebook 7's shells do: showing a widget activates it.
+    h.shell.activateById.mockImplementation((id: string) =>
+      panels(h)
+        .find(p => p.id === id)
+        ?.activate()
+    );
+    await h.restore();
+    expect(h.server.requests).toHaveLength(1);
+    // Both before the panel's module has loaded: one panel, shown once.
+    const [first, second] = await Promise.all([
+      h.commands.execute(CommandIDs.open),
+      h.commands.execute(CommandIDs.open)
+    ]);
+    await settle();
+    expect(first).toBeInstanceOf(StartupPanel);
+    expect(second).toBe(first);
+    expect(h.shell.add).toHaveBeenCalledTimes(1);
+    expect(h.server.requests).toHaveLength(2);
+    // Closed, then opened again: a new panel, and again one request.
+    (first as StartupPanel).dispose();
+    const third = await h.commands.execute(CommandIDs.open);
+    await settle();
+    expect(third).toBeInstanceOf(StartupPanel);
+    expect(third).not.toBe(first);
+    expect(h.shell.add).toHaveBeenCalledTimes(2);
+    expect(h.server.requests).toHaveLength(3);
   });
 
   it('refresh asks again', async () => {
