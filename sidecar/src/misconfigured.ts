@@ -23,11 +23,15 @@ export function launchedByNotebookServerProxy(options: ServeOptions): boolean {
   );
 }
 
-/** The setting a configuration message names first: a PROJECT_STARTUP_* variable or a flag. */
+/**
+ * The setting a configuration message names: its first PROJECT_STARTUP_* variable (what an
+ * operator sets; the proxy entry fixes the flags), else its first flag.
+ */
 export function settingNamed(message: string): string | undefined {
-  return /\bPROJECT_STARTUP_[A-Z0-9_]+|(?<![\w-])--[a-z][a-z-]*/.exec(
-    message
-  )?.[0];
+  return (
+    /\bPROJECT_STARTUP_[A-Z0-9_]+/.exec(message)?.[0] ??
+    /(?<![\w-])--[a-z][a-z-]*/.exec(message)?.[0]
+  );
 }
 
 /**
