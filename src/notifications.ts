@@ -4,6 +4,7 @@
 // the decision through JupyterLab's Notification).
 import { canConfirmHere, IPanelState } from './model';
 import { interfaceLabel, reportedProblems } from './labels';
+import { problemFix } from './responses';
 import {
   Failure,
   ITranslationBundle,
@@ -90,6 +91,10 @@ function plain(text: string): string {
   return text.replace(/`/g, '');
 }
 
+function plainOrUndefined(text: string | undefined): string | undefined {
+  return text === undefined ? undefined : plain(text);
+}
+
 /** The short fix for a problem the server extension's diagnostics route reported. */
 function diagnosedFix(
   code: string,
@@ -173,9 +178,11 @@ function failureDecision(
               'The Project Startup service failed (HTTP %1).',
               failure.status
             ),
-        trans.__(
-          "The cause is in the Jupyter server's log (its stderr); then restart Jupyter."
-        )
+        // The service's own fix when it gives one (a bad setting: `misconfigured`).
+        plainOrUndefined(problemFix(failure.problem)) ??
+          trans.__(
+            "The cause is in the Jupyter server's log (its stderr); then restart Jupyter."
+          )
       );
     case 'unexpected-body':
       return decision(

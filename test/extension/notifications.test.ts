@@ -3,6 +3,7 @@
 // opens the panel, which notifies (kind, severity, problem and fix), and that the toast text
 // always fits JupyterLab's 140 characters with the fix kept.
 import * as fc from 'fast-check';
+import { misconfiguredProblem } from '../../sidecar/src/misconfigured';
 import { genericPlatform } from '../../sidecar/src/platforms/generic';
 import { IPanelState } from '../../src/model';
 import {
@@ -238,6 +239,34 @@ describe('a notification per state, with the fix', () => {
     );
     expect(notificationFor(failed(cases[3]), trans)?.problem).toBe(
       'The Project Startup service failed: Too many requests; try again in 60 s.'
+    );
+  });
+
+  it("503 misconfigured: the service's detail and its own fix, not the server log", () => {
+    const d = expectFits(
+      notificationFor(
+        failed({
+          kind: 'http',
+          url: URL,
+          status: 503,
+          statusText: 'Service Unavailable',
+          problem: JSON.parse(
+            JSON.stringify(
+              misconfiguredProblem(
+                'PROJECT_STARTUP_LOG_LEVEL must be one of error, warn, info, debug.'
+              )
+            )
+          )
+        }),
+        trans
+      )
+    );
+    expect(d).toMatchObject({ kind: 'failing', type: 'error' });
+    expect(d.problem).toBe(
+      'The Project Startup service failed: PROJECT_STARTUP_LOG_LEVEL must be one of error, warn, info, debug.'
+    );
+    expect(d.fix).toBe(
+      "Correct or unset PROJECT_STARTUP_LOG_LEVEL in the Jupyter server's environment (for example the single-user image, or the hub's Spawner.environment or extraEnv), then restart the Jupyter server."
     );
   });
 
