@@ -388,6 +388,10 @@ function diagnosticsOf(failure: Failure): Diagnostics | undefined {
 /** How to fix a failing service, for a person. */
 function FailingFix(props: { failure: Failure; trans: Trans }): JSX.Element {
   const { failure, trans } = props;
+  if (failure.kind === 'http' && problemFix(failure.problem)) {
+    // The service gave its own fix (shown with its detail); pressing Refresh would not help.
+    return <></>;
+  }
   return (
     <p className={cls('fix')}>
       {failure.kind === 'incompatible'

@@ -4,7 +4,6 @@
 // the decision through JupyterLab's Notification).
 import { canConfirmHere, IPanelState } from './model';
 import { interfaceLabel, reportedProblems } from './labels';
-import { problemFix } from './responses';
 import {
   Failure,
   ITranslationBundle,
@@ -91,10 +90,6 @@ function plain(text: string): string {
   return text.replace(/`/g, '');
 }
 
-function plainOrUndefined(text: string | undefined): string | undefined {
-  return text === undefined ? undefined : plain(text);
-}
-
 /** The short fix for a problem the server extension's diagnostics route reported. */
 function diagnosedFix(
   code: string,
@@ -131,6 +126,20 @@ function failureDecision(
         plain(cause).replace(/\.?$/, '.')
       ),
       diagnosedFix(reported.code, reported.fix, trans)
+    );
+  }
+  if (failure.kind === 'http' && failure.problem?.code === 'misconfigured') {
+    // A setting the service refused, said by the service itself (launched by the notebook
+    // server's proxy, it stays up to say so): as a sidecar-failed report says it; the panel
+    // shows the whole fix.
+    return decision(
+      kind,
+      'error',
+      trans.__(
+        'Project Startup cannot start: %1',
+        plain(failure.problem.detail).replace(/\.?$/, '.')
+      ),
+      trans.__('Correct it, then restart Jupyter.')
     );
   }
   switch (failure.kind) {
@@ -178,11 +187,9 @@ function failureDecision(
               'The Project Startup service failed (HTTP %1).',
               failure.status
             ),
-        // The service's own fix when it gives one (a bad setting: `misconfigured`).
-        plainOrUndefined(problemFix(failure.problem)) ??
-          trans.__(
-            "The cause is in the Jupyter server's log (its stderr); then restart Jupyter."
-          )
+        trans.__(
+          "The cause is in the Jupyter server's log (its stderr); then restart Jupyter."
+        )
       );
     case 'unexpected-body':
       return decision(

@@ -242,7 +242,7 @@ describe('a notification per state, with the fix', () => {
     );
   });
 
-  it("503 misconfigured: the service's detail and its own fix, not the server log", () => {
+  it('503 misconfigured: the cause as the service says it, as for a sidecar-failed report', () => {
     const d = expectFits(
       notificationFor(
         failed({
@@ -263,11 +263,10 @@ describe('a notification per state, with the fix', () => {
     );
     expect(d).toMatchObject({ kind: 'failing', type: 'error' });
     expect(d.problem).toBe(
-      'The Project Startup service failed: PROJECT_STARTUP_LOG_LEVEL must be one of error, warn, info, debug.'
+      'Project Startup cannot start: PROJECT_STARTUP_LOG_LEVEL must be one of error, warn, info, debug.'
     );
-    expect(d.fix).toBe(
-      "Correct or unset PROJECT_STARTUP_LOG_LEVEL in the Jupyter server's environment (for example the single-user image, or the hub's Spawner.environment or extraEnv), then restart the Jupyter server."
-    );
+    expect(d.fix).toBe('Correct it, then restart Jupyter.');
+    expect(d.message).toBe(`${d.problem}\n${d.fix}`);
   });
 
   it('incompatible: an error of its own kind', () => {

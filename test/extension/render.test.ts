@@ -255,6 +255,8 @@ describe('failing', () => {
     );
     expect(t).toContain('then restart the Jupyter server.');
     expect(t).toContain('Problem code: misconfigured');
+    // Its own fix, not the generic "Press Refresh" that would not help.
+    expect(t).not.toContain('Press Refresh');
   });
 
   it('5xx without problem details: the status and URL', () => {

@@ -798,4 +798,50 @@ describe("the real JupyterLab front end in Chromium, with the extension from the
         (pr.kind === 'http' || pr.kind === 'console-error')
     );
   }, 120000);
+
+  it('a bad PROJECT_STARTUP_* setting: the service itself says which, what is wrong and the fix, at once and from one launch', async () => {
+    const message =
+      'PROJECT_STARTUP_REQUEST_TIMEOUT_MS must be a whole number from 1000 to 300000.';
+    const p = await openInstalledLab('wheel-lab-misconfigured', {
+      PROJECT_STARTUP_REQUEST_TIMEOUT_MS: 'abc'
+    });
+    // No 20 s wait for the proxy's timeout: the sidecar answers 503 misconfigured, and the
+    // notification names the setting; the panel gives the whole fix.
+    const toast = p.locator('.jp-toastContainer .Toastify__toast', {
+      hasText:
+        'Project Startup cannot start: PROJECT_STARTUP_REQUEST_TIMEOUT_MS'
+    });
+    await toast.waitFor({ state: 'visible', timeout: 30000 });
+    await expect(toast.getAttribute('class')).resolves.toContain(
+      'jp-Notification-Toast-error'
+    );
+    const [cause, fix] = (
+      await toast.locator('.jp-toast-message').innerText()
+    ).split('\n');
+    expect(cause).toMatch(
+      /^Project Startup cannot start: PROJECT_STARTUP_REQUEST_TIMEOUT_MS must be a whole number/
+    );
+    expect(fix).toBe('Correct it, then restart Jupyter.');
+    await toast.getByRole('button', { name: 'Open Project Startup' }).click();
+    const detail = p.locator(`${PANEL} .jp-ProjectStartup-problemDetail`);
+    await detail.waitFor({ state: 'visible', timeout: 30000 });
+    await expect(detail.textContent()).resolves.toBe(message);
+    const text = (await p.locator(PANEL).textContent()) ?? '';
+    expect(text).toContain(
+      "Fix: Correct or unset PROJECT_STARTUP_REQUEST_TIMEOUT_MS in the Jupyter server's environment"
+    );
+    expect(text).toContain('Problem code: misconfigured');
+    expect(text).not.toContain('abc');
+    await screenshot(p, 'wheel-panel-misconfigured');
+    // Every request of the page (panel, status bar) reached the same sidecar: launched once.
+    const s = server as LabServer;
+    expect(s.logs().split(message).length - 1).toBe(1);
+    // The expected failures: the service's 503 for its routes (and their console lines).
+    expectOnlyProblems(
+      pr =>
+        pr.path.startsWith(`${BASE_URL}project/`) &&
+        pr.status === 503 &&
+        (pr.kind === 'http' || pr.kind === 'console-error')
+    );
+  }, 120000);
 });
