@@ -76,7 +76,12 @@ Options:
   --base-url PATH     URL prefix, such as Jupyter's /user/alice/ (default /)
   --unix-socket PATH  Listen on a Unix socket instead of TCP
 
-The token comes from $${ENV.token} or is generated; it is never printed or logged.`,
+The token comes from $${ENV.token} or is generated; it is never printed or logged.
+
+A bad option or PROJECT_STARTUP_* setting exits 2 with what to fix. Launched as
+jupyter-server-proxy launches it (--ingress notebook-server-proxy --unix-socket PATH),
+it stays up instead (the proxy would relaunch it at once, again and again) and
+answers every request with 503 problem "misconfigured" naming the setting and the fix.`,
   status: `Usage: project-startup status [--interface terminal|web|notebook] [--json] [--project-dir D] [--local]
 
 Shows the platform, setup phase, next action and readiness checks. Reads nothing
