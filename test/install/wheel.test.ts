@@ -833,8 +833,17 @@ describe("the real JupyterLab front end in Chromium, with the extension from the
     expect(text).toContain('Problem code: misconfigured');
     expect(text).not.toContain('abc');
     await screenshot(p, 'wheel-panel-misconfigured');
-    // Every request of the page (panel, status bar) reached the same sidecar: launched once.
+    // Every request of the page (panel, status bar) reached the same sidecar: launched once
+    // (checked once its last start-up line has come through the server's pipe; bounded wait).
     const s = server as LabServer;
+    for (
+      let i = 0;
+      i < 200 && !/not started: a configuration error/.test(s.logs());
+      i++
+    ) {
+      await p.waitForTimeout(50);
+    }
+    expect(s.logs()).toMatch(/not started: a configuration error/);
     expect(s.logs().split(message).length - 1).toBe(1);
     // The expected failures: the service's 503 for its routes (and their console lines).
     expectOnlyProblems(
