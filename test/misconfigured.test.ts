@@ -104,11 +104,24 @@ describe('the pure parts', () => {
 function overSocket(
   socketPath: string,
   urlPath: string,
-  method = 'GET'
+  method = 'GET',
+  body?: string
 ): Promise<{ status: number; type: string; text: string }> {
   return new Promise((resolve, reject) => {
     const request = http.request(
-      { socketPath, path: urlPath, method, timeout: 10000 },
+      {
+        socketPath,
+        path: urlPath,
+        method,
+        timeout: 10000,
+        headers:
+          body === undefined
+            ? {}
+            : {
+                'content-type': 'application/json',
+                'content-length': String(Buffer.byteLength(body))
+              }
+      },
       response => {
         let text = '';
         response.setEncoding('utf8');
@@ -124,7 +137,7 @@ function overSocket(
     );
     request.on('timeout', () => request.destroy(new Error('timed out')));
     request.on('error', reject);
-    request.end();
+    request.end(body);
   });
 }
 
@@ -213,6 +226,22 @@ describe('`serve` with a bad setting', () => {
         setting: 'PROJECT_STARTUP_REQUEST_TIMEOUT_MS'
       });
       expect(answer.text).not.toContain('15s-not-a-number');
+    }
+    // A request with a body (as the panel's initialize through the proxy): answered once the
+    // body has arrived, never with the connection closed under the sender.
+    const big = JSON.stringify({
+      interface: 'notebook',
+      pad: 'x'.repeat(1 << 20)
+    });
+    for (let i = 0; i < 3; i++) {
+      const posted = await overSocket(
+        socket,
+        '/user/alice/project/initialize',
+        'POST',
+        big
+      );
+      expect(posted.status).toBe(503);
+      expect(JSON.parse(posted.text).code).toBe('misconfigured');
     }
     const head = await overSocket(socket, '/user/alice/project/health', 'HEAD');
     expect(head.status).toBe(503);

@@ -72,14 +72,18 @@ export async function serveMisconfigured(
   const server = http.createServer(
     { requireHostHeader: false },
     (request, response) => {
-      // The request body is not read: drain it so the connection can be reused.
+      // Answered once the request body (discarded) has arrived: answering before would let
+      // Node close the connection while the proxy is still writing the body (a POST through
+      // jupyter-server-proxy then fails with a broken pipe and the proxy's bare 500).
       request.resume();
-      response.writeHead(problem.status, {
-        'Content-Type': 'application/problem+json; charset=utf-8',
-        'Content-Length': Buffer.byteLength(body),
-        'Cache-Control': 'no-store'
+      request.once('end', () => {
+        response.writeHead(problem.status, {
+          'Content-Type': 'application/problem+json; charset=utf-8',
+          'Content-Length': Buffer.byteLength(body),
+          'Cache-Control': 'no-store'
+        });
+        response.end(request.method === 'HEAD' ? undefined : body);
       });
-      response.end(request.method === 'HEAD' ? undefined : body);
     }
   );
   const socket = path.resolve(cwd, unixSocket);

@@ -138,6 +138,23 @@ describe('a bad PROJECT_STARTUP_* setting behind the real jupyter-server-proxy',
       );
       expect(answer.text).not.toContain(BAD_VALUE);
     }
+    // POSTs with a body, as the panel's initialize: answered once the body has arrived (an
+    // answer before it let the connection close under the proxy's write: its 500).
+    const body = JSON.stringify({
+      interface: 'notebook',
+      pad: 'x'.repeat(64 * 1024)
+    });
+    const posted: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const answer = await httpRequest(`${s().base}project/initialize`, {
+        method: 'POST',
+        headers: { ...auth(), 'content-type': 'application/json' },
+        body,
+        timeoutMs: 60000
+      });
+      posted.push(`${answer.status} ${answer.json?.code}`);
+    }
+    expect(posted).toEqual(Array(10).fill('503 misconfigured'));
     expect(launches()).toBe(1);
     // The cause is logged once (not once per request): once the sidecar's last line has come
     // through the server's pipe (bounded wait), the message is there exactly once.
