@@ -18,7 +18,7 @@ import {
   IPanelState,
   View
 } from './model';
-import { problemNextAction } from './responses';
+import { problemFix, problemNextAction } from './responses';
 import {
   BoundaryValue,
   Capability,
@@ -204,6 +204,7 @@ export function FailureDescription(props: {
       );
     case 'http': {
       const problem = failure.problem;
+      const fix = problemFix(problem);
       if (problem) {
         return (
           <>
@@ -217,6 +218,11 @@ export function FailureDescription(props: {
             <p className={cls('problemDetail')}>
               <ServiceText text={problem.detail} />
             </p>
+            {fix ? (
+              <p className={cls('fix')}>
+                {trans.__('Fix:')} <ServiceText text={fix} />
+              </p>
+            ) : null}
             <p className={cls('problemCode')}>
               {trans.__('Problem code:')} <Code>{problem.code}</Code>
             </p>
@@ -389,6 +395,10 @@ function diagnosticsOf(failure: Failure): Diagnostics | undefined {
 /** How to fix a failing service, for a person. */
 function FailingFix(props: { failure: Failure; trans: Trans }): JSX.Element {
   const { failure, trans } = props;
+  if (failure.kind === 'http' && problemFix(failure.problem)) {
+    // The service gave its own fix (shown with its detail); pressing Refresh would not help.
+    return <></>;
+  }
   return (
     <p className={cls('fix')}>
       {failure.kind === 'incompatible'

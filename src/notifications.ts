@@ -128,6 +128,20 @@ function failureDecision(
       diagnosedFix(reported.code, reported.fix, trans)
     );
   }
+  if (failure.kind === 'http' && failure.problem?.code === 'misconfigured') {
+    // A setting the service refused, said by the service itself (launched by the notebook
+    // server's proxy, it stays up to say so): as a sidecar-failed report says it; the panel
+    // shows the whole fix.
+    return decision(
+      kind,
+      'error',
+      trans.__(
+        'Project Startup cannot start: %1',
+        plain(failure.problem.detail).replace(/\.?$/, '.')
+      ),
+      trans.__('Correct it, then restart Jupyter.')
+    );
+  }
   switch (failure.kind) {
     case 'not-enabled':
       return decision(

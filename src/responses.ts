@@ -369,6 +369,12 @@ export function problemNextAction(
     : undefined;
 }
 
+/** The fix a problem carries (the service's `misconfigured` does), when it has one. */
+export function problemFix(problem: Problem | undefined): string | undefined {
+  const value = problem?.fix;
+  return isString(value) && value !== '' ? value : undefined;
+}
+
 function isDiagnosticsProblem(value: unknown): value is IDiagnosticsProblem {
   return (
     isObject(value) &&

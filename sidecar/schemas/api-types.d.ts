@@ -487,7 +487,7 @@ export interface components {
         };
         /**
          * Problem details
-         * @description An RFC 9457 problem details object (application/problem+json) with a stable code. Extension members (allowedValues, errors, phase, nextAction, current, ...) are allowed.
+         * @description An RFC 9457 problem details object (application/problem+json) with a stable code. Extension members (allowedValues, errors, phase, nextAction, current, the setting and fix of misconfigured, ...) are allowed.
          */
         Problem: ({
             /**
@@ -501,7 +501,7 @@ export interface components {
             /** @description What happened and what to do, for a person. */
             detail: string;
             /** @enum {unknown} */
-            code: "missing-interface" | "unknown-interface" | "invalid-json" | "unsupported-media-type" | "payload-too-large" | "uri-too-long" | "headers-too-large" | "malformed-request" | "request-timeout" | "expectation-failed" | "validation-failed" | "confirmation-stale" | "confirmation-not-allowed" | "wrong-phase" | "unauthorized" | "forbidden-host" | "cross-origin" | "not-found" | "method-not-allowed" | "rate-limited" | "state-unsafe" | "overloaded" | "internal";
+            code: "missing-interface" | "unknown-interface" | "invalid-json" | "unsupported-media-type" | "payload-too-large" | "uri-too-long" | "headers-too-large" | "malformed-request" | "request-timeout" | "expectation-failed" | "validation-failed" | "confirmation-stale" | "confirmation-not-allowed" | "wrong-phase" | "unauthorized" | "forbidden-host" | "cross-origin" | "not-found" | "method-not-allowed" | "rate-limited" | "state-unsafe" | "overloaded" | "misconfigured" | "internal";
             /**
              * Format: uri-reference
              * @description The request path.
@@ -509,7 +509,7 @@ export interface components {
             instance?: string;
         } & {
             [key: string]: unknown;
-        }) & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
+        }) & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
         /**
          * Health
          * @description The body of GET {base_url}project/health (application/health+json): liveness, package version, instance id and platform.
@@ -663,7 +663,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code overloaded */
+            /** @description Problem details; code overloaded or misconfigured */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -770,7 +770,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code overloaded */
+            /** @description Problem details; code overloaded or misconfigured */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -914,7 +914,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code overloaded */
+            /** @description Problem details; code overloaded or misconfigured */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1026,7 +1026,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details; code overloaded */
+            /** @description Problem details; code overloaded or misconfigured */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -10,6 +10,12 @@ import {
 } from './diagnostics-file';
 import type { InstallScope } from './jupyter-install';
 import { createLogger } from './log';
+import {
+  launchedByNotebookServerProxy,
+  MisconfiguredListener,
+  misconfiguredProblem,
+  serveMisconfigured
+} from './misconfigured';
 import { InvalidPlatformSetting } from './platforms/rules';
 import { asProblemError, ProblemError } from './problems';
 import { startService } from './server';
@@ -70,7 +76,12 @@ Options:
   --base-url PATH     URL prefix, such as Jupyter's /user/alice/ (default /)
   --unix-socket PATH  Listen on a Unix socket instead of TCP
 
-The token comes from $${ENV.token} or is generated; it is never printed or logged.`,
+The token comes from $${ENV.token} or is generated; it is never printed or logged.
+
+A bad option or PROJECT_STARTUP_* setting exits 2 with what to fix. Launched as
+jupyter-server-proxy launches it (--ingress notebook-server-proxy --unix-socket PATH),
+it stays up instead (the proxy would relaunch it at once, again and again) and
+answers every request with 503 problem "misconfigured" naming the setting and the fix.`,
   status: `Usage: project-startup status [--interface terminal|web|notebook] [--json] [--project-dir D] [--local]
 
 Shows the platform, setup phase, next action and readiness checks. Reads nothing
@@ -205,7 +216,7 @@ function report(error: unknown, io: Io, json = false): number {
     }
     return EXIT.usage;
   }
-  if (error instanceof ConfigError || error instanceof InvalidPlatformSetting) {
+  if (isConfigurationError(error)) {
     io.stderr.write(`project-startup: ${terminalSafeLines(error.message)}\n`);
     if (json) {
       io.stdout.write(
@@ -263,15 +274,8 @@ async function serveReporting(args: string[], io: Io): Promise<number> {
     env: io.env,
     cwd: io.cwd
   };
-  try {
-    return await serve(args, tracked, () =>
-      writeDiagnosticsFile(file, {
-        state: 'running',
-        pid: process.pid,
-        at: new Date().toISOString()
-      })
-    );
-  } catch (error) {
+  // Reports the failure (stderr, once) and records it; the process may stay up (misconfigured).
+  const failed = (error: unknown): number => {
     const mark = tail.count;
     const exitCode = report(error, tracked);
     const lastError = tail
@@ -287,13 +291,38 @@ async function serveReporting(args: string[], io: Io): Promise<number> {
       logTail: tail.lines()
     });
     return exitCode;
+  };
+  try {
+    return await serve(
+      args,
+      tracked,
+      () =>
+        writeDiagnosticsFile(file, {
+          state: 'running',
+          pid: process.pid,
+          at: new Date().toISOString()
+        }),
+      failed
+    );
+  } catch (error) {
+    return failed(error);
   }
+}
+
+/** A configuration error: the operator's setting or flag, not a fault of the service. */
+function isConfigurationError(
+  error: unknown
+): error is ConfigError | InvalidPlatformSetting {
+  return (
+    error instanceof ConfigError || error instanceof InvalidPlatformSetting
+  );
 }
 
 async function serve(
   args: string[],
   io: Io,
-  onListening?: () => void
+  onListening?: () => void,
+  onMisconfigured: (error: unknown) => number = error => report(error, io)
 ): Promise<number> {
   const { values } = parse(args, {
     host: { type: 'string' },
@@ -315,6 +344,68 @@ async function serve(
     baseUrl: values['base-url'] as string | undefined,
     unixSocket: values['unix-socket'] as string | undefined
   };
+  try {
+    return await serveConfigured(options, io, onListening);
+  } catch (error) {
+    if (
+      !isConfigurationError(error) ||
+      !launchedByNotebookServerProxy(options)
+    ) {
+      throw error;
+    }
+    return serveMisconfiguredUntilStopped(
+      options,
+      io,
+      error,
+      onMisconfigured(error)
+    );
+  }
+}
+
+/**
+ * Launched by jupyter-server-proxy (its flags), a configuration error must not end the process:
+ * the proxy would relaunch it at once, again and again until its timeout, and then answer a bare
+ * 500. It is reported once (stderr, the diagnostics file) and every request gets the
+ * `misconfigured` problem until the Jupyter server stops it. When not even its socket can be
+ * listened on, it exits with that error as well (exit code of the configuration error).
+ */
+async function serveMisconfiguredUntilStopped(
+  options: ServeOptions,
+  io: Io,
+  error: ConfigError | InvalidPlatformSetting,
+  exitCode: number
+): Promise<number> {
+  let listener: MisconfiguredListener;
+  try {
+    listener = await serveMisconfigured(
+      options.unixSocket as string,
+      io.cwd,
+      misconfiguredProblem(error.message)
+    );
+  } catch (listenError) {
+    report(listenError, io);
+    return exitCode;
+  }
+  const logger = createLogger('info', line => io.stderr.write(line));
+  logger.error(
+    'not started: a configuration error (above); every request is answered 503 misconfigured until it is fixed and the Jupyter server restarted',
+    { listening: `Unix socket ${listener.socket}` }
+  );
+  return new Promise<number>(resolve => {
+    const stop = (signal: string) => {
+      logger.info('stopping', { signal });
+      void listener.close().then(() => resolve(EXIT.ok));
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+}
+
+async function serveConfigured(
+  options: ServeOptions,
+  io: Io,
+  onListening?: () => void
+): Promise<number> {
   const config = resolveConfig(options, io.env, io.cwd);
   const logger = createLogger(config.logLevel, line => io.stderr.write(line));
   // TEST-ONLY fault injection (crash-safety tests), read once here; unset means no hook at all.

@@ -54,6 +54,10 @@ export const PROBLEM_CODES = {
   'rate-limited': { status: 429, title: 'Too many requests' },
   'state-unsafe': { status: 409, title: 'The project state path is unsafe' },
   overloaded: { status: 503, title: 'The service is overloaded' },
+  misconfigured: {
+    status: 503,
+    title: 'The service cannot run with its configuration'
+  },
   internal: { status: 500, title: 'Internal error' }
 } as const;
 

@@ -3,6 +3,7 @@
 // opens the panel, which notifies (kind, severity, problem and fix), and that the toast text
 // always fits JupyterLab's 140 characters with the fix kept.
 import * as fc from 'fast-check';
+import { misconfiguredProblem } from '../../sidecar/src/misconfigured';
 import { genericPlatform } from '../../sidecar/src/platforms/generic';
 import { IPanelState } from '../../src/model';
 import {
@@ -239,6 +240,33 @@ describe('a notification per state, with the fix', () => {
     expect(notificationFor(failed(cases[3]), trans)?.problem).toBe(
       'The Project Startup service failed: Too many requests; try again in 60 s.'
     );
+  });
+
+  it('503 misconfigured: the cause as the service says it, as for a sidecar-failed report', () => {
+    const d = expectFits(
+      notificationFor(
+        failed({
+          kind: 'http',
+          url: URL,
+          status: 503,
+          statusText: 'Service Unavailable',
+          problem: JSON.parse(
+            JSON.stringify(
+              misconfiguredProblem(
+                'PROJECT_STARTUP_LOG_LEVEL must be one of error, warn, info, debug.'
+              )
+            )
+          )
+        }),
+        trans
+      )
+    );
+    expect(d).toMatchObject({ kind: 'failing', type: 'error' });
+    expect(d.problem).toBe(
+      'Project Startup cannot start: PROJECT_STARTUP_LOG_LEVEL must be one of error, warn, info, debug.'
+    );
+    expect(d.fix).toBe('Correct it, then restart Jupyter.');
+    expect(d.message).toBe(`${d.problem}\n${d.fix}`);
   });
 
   it('incompatible: an error of its own kind', () => {

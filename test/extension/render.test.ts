@@ -12,6 +12,7 @@ import { act } from 'react';
 import { clusterPlatform } from '../../sidecar/src/platforms/cluster';
 import { genericPlatform } from '../../sidecar/src/platforms/generic';
 import { hostedNotebookPlatform } from '../../sidecar/src/platforms/hosted-notebook';
+import { misconfiguredProblem } from '../../sidecar/src/misconfigured';
 import {
   IConfirmationTargets,
   confirmationTargets,
@@ -224,6 +225,38 @@ describe('failing', () => {
     expect(statusMessage(state, trans)).toBe(
       'The Project Startup service is failing.'
     );
+  });
+
+  it('503 misconfigured (a bad setting behind the proxy): the setting, what is wrong and the fix, at once', () => {
+    const p = JSON.parse(
+      JSON.stringify(
+        misconfiguredProblem(
+          'PROJECT_STARTUP_REQUEST_TIMEOUT_MS must be a whole number from 1000 to 300000.'
+        )
+      )
+    );
+    const state = failing({
+      kind: 'http',
+      url: URL,
+      status: 503,
+      statusText: 'Service Unavailable',
+      problem: p
+    });
+    const root = render(state);
+    const t = text(root);
+    expect(t).toContain(
+      'HTTP 503: The service cannot run with its configuration'
+    );
+    expect(t).toContain(
+      'PROJECT_STARTUP_REQUEST_TIMEOUT_MS must be a whole number from 1000 to 300000.'
+    );
+    expect(t).toContain(
+      "Fix: Correct or unset PROJECT_STARTUP_REQUEST_TIMEOUT_MS in the Jupyter server's environment"
+    );
+    expect(t).toContain('then restart the Jupyter server.');
+    expect(t).toContain('Problem code: misconfigured');
+    // Its own fix, not the generic "Press Refresh" that would not help.
+    expect(t).not.toContain('Press Refresh');
   });
 
   it('5xx without problem details: the status and URL', () => {

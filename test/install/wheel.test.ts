@@ -3,9 +3,9 @@
 // cannot resolve the real jupyter-server-proxy's own requirement of jupyter-server >= 1.24 against
 // Debian's 1.23 here), then Debian's jupyter_server started from the venv's python with nothing
 // configured but jupyter-server-proxy enabled, at base_url /user/alice/. Then the bad inputs:
-// Node missing, Node too old, jupyter-server-proxy missing, a setting that stops the sidecar;
-// each answered by the diagnostics route with the problem and its fix, while the server keeps
-// serving everything else.
+// Node missing, Node too old, jupyter-server-proxy missing, each answered by the diagnostics
+// route with the problem and its fix, while the server keeps serving everything else; and a bad
+// setting, which the sidecar itself answers (503 misconfigured) and the diagnostics route reports.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { interpretDiagnostics } from '../../src/responses';
@@ -628,27 +628,44 @@ describe('the wheel', () => {
       );
     }, 60000);
 
-    it('a PROJECT_STARTUP_* setting that stops the sidecar: sidecar-failed with its own message', async () => {
+    it('a bad PROJECT_STARTUP_* setting: one launch, 503 misconfigured with the fix at once, and sidecar-failed with its own message', async () => {
       const j = await startJupyter({
         python,
         label: 'sidecar-failed',
         env: { PROJECT_STARTUP_PLATFORM: 'nonsense' }
       });
-      // The proxy restarts a sidecar that exits non-zero until its timeout (20 s), then answers 500.
-      const pending = httpRequest(
+      const message =
+        'PROJECT_STARTUP_PLATFORM must be one of generic, hosted-notebook, cluster; it is set to an unknown value. Unset it to select the platform from evidence.';
+      // Launched by the proxy entry with its flags, the sidecar does not exit on a setting it
+      // refuses (the proxy would relaunch it at once until its 20 s timeout, then answer a bare
+      // 500): it answers the problem itself, through the proxy.
+      const startup = await httpRequest(
         `${j.base}project/startup?interface=notebook`,
         { headers: auth(j), timeoutMs: 40000 }
       );
-      let report: Diagnostics | undefined;
-      for (let i = 0; i < 100 && report?.sidecar.state !== 'failed'; i++) {
-        await new Promise(resolve => setTimeout(resolve, 100));
-        report = await diagnostics(j);
-      }
-      expect(report?.sidecar.state).toBe('failed');
-      const failed = report as Diagnostics;
-      expect(failed.sidecar.lastError).toBe(
-        'PROJECT_STARTUP_PLATFORM must be one of generic, hosted-notebook, cluster; it is set to an unknown value. Unset it to select the platform from evidence.'
+      expect(startup.status).toBe(503);
+      expect(startup.headers['content-type']).toMatch(
+        /^application\/problem\+json/
       );
+      expect(startup.json).toMatchObject({
+        code: 'misconfigured',
+        detail: message,
+        setting: 'PROJECT_STARTUP_PLATFORM'
+      });
+      expect(startup.json.fix).toMatch(
+        /PROJECT_STARTUP_PLATFORM .*restart the Jupyter server/
+      );
+      expect(startup.text).not.toContain('nonsense');
+      const health = await httpRequest(`${j.base}project/health`, {
+        headers: auth(j)
+      });
+      expect(health.status).toBe(503);
+      expect(health.json.code).toBe('misconfigured');
+
+      // The diagnostics route says the same (the sidecar recorded it before listening).
+      const failed = await diagnostics(j);
+      expect(failed.sidecar.state).toBe('failed');
+      expect(failed.sidecar.lastError).toBe(message);
       expect(failed.sidecar.logTail.length).toBeGreaterThan(0);
       expect(failed.sidecar.logTail.length).toBeLessThanOrEqual(20);
       expect(failed.sidecar.logTail.join('\n')).toContain(
@@ -658,8 +675,9 @@ describe('the wheel', () => {
       expect(p.detail).toBe(failed.sidecar.lastError);
       expect(p.fix).toContain('PROJECT_STARTUP_');
       await expectStillServing(j);
-      expect((await pending).status).toBe(500);
-      await expectStillServing(j);
+      // Launched once: the message reached the server's log once, not once per relaunch.
+      await expectLogged(j, /not started: a configuration error/);
+      expect(j.logs().split(message).length - 1).toBe(1);
     }, 90000);
   });
 });
@@ -777,6 +795,61 @@ describe("the real JupyterLab front end in Chromium, with the extension from the
       pr =>
         pr.path === STARTUP_PATH &&
         pr.status === 500 &&
+        (pr.kind === 'http' || pr.kind === 'console-error')
+    );
+  }, 120000);
+
+  it('a bad PROJECT_STARTUP_* setting: the service itself says which, what is wrong and the fix, at once and from one launch', async () => {
+    const message =
+      'PROJECT_STARTUP_REQUEST_TIMEOUT_MS must be a whole number from 1000 to 300000.';
+    const p = await openInstalledLab('wheel-lab-misconfigured', {
+      PROJECT_STARTUP_REQUEST_TIMEOUT_MS: 'abc'
+    });
+    // No 20 s wait for the proxy's timeout: the sidecar answers 503 misconfigured, and the
+    // notification names the setting; the panel gives the whole fix.
+    const toast = p.locator('.jp-toastContainer .Toastify__toast', {
+      hasText:
+        'Project Startup cannot start: PROJECT_STARTUP_REQUEST_TIMEOUT_MS'
+    });
+    await toast.waitFor({ state: 'visible', timeout: 30000 });
+    await expect(toast.getAttribute('class')).resolves.toContain(
+      'jp-Notification-Toast-error'
+    );
+    const [cause, fix] = (
+      await toast.locator('.jp-toast-message').innerText()
+    ).split('\n');
+    expect(cause).toMatch(
+      /^Project Startup cannot start: PROJECT_STARTUP_REQUEST_TIMEOUT_MS must be a whole number/
+    );
+    expect(fix).toBe('Correct it, then restart Jupyter.');
+    await toast.getByRole('button', { name: 'Open Project Startup' }).click();
+    const detail = p.locator(`${PANEL} .jp-ProjectStartup-problemDetail`);
+    await detail.waitFor({ state: 'visible', timeout: 30000 });
+    await expect(detail.textContent()).resolves.toBe(message);
+    const text = (await p.locator(PANEL).textContent()) ?? '';
+    expect(text).toContain(
+      "Fix: Correct or unset PROJECT_STARTUP_REQUEST_TIMEOUT_MS in the Jupyter server's environment"
+    );
+    expect(text).toContain('Problem code: misconfigured');
+    expect(text).not.toContain('abc');
+    await screenshot(p, 'wheel-panel-misconfigured');
+    // Every request of the page (panel, status bar) reached the same sidecar: launched once
+    // (checked once its last start-up line has come through the server's pipe; bounded wait).
+    const s = server as LabServer;
+    for (
+      let i = 0;
+      i < 200 && !/not started: a configuration error/.test(s.logs());
+      i++
+    ) {
+      await p.waitForTimeout(50);
+    }
+    expect(s.logs()).toMatch(/not started: a configuration error/);
+    expect(s.logs().split(message).length - 1).toBe(1);
+    // The expected failures: the service's 503 for its routes (and their console lines).
+    expectOnlyProblems(
+      pr =>
+        pr.path.startsWith(`${BASE_URL}project/`) &&
+        pr.status === 503 &&
         (pr.kind === 'http' || pr.kind === 'console-error')
     );
   }, 120000);

@@ -173,6 +173,8 @@ const COMMON = [
   'request-timeout',
   'rate-limited',
   'overloaded',
+  // A sidecar launched by jupyter-server-proxy with a bad setting answers it everywhere.
+  'misconfigured',
   'internal'
 ] as const;
 const POST_COMMON = [
