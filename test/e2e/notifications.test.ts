@@ -30,6 +30,7 @@ import {
   BASE_URL,
   removeProxyEntry,
   breakProxyEntry,
+  missingSidecarScript,
   pageSuite,
   GUIDE,
   PANEL,
@@ -177,7 +178,7 @@ describe('notifications and the user guide in JupyterLab (Chromium, jupyter_serv
     expect(await p.locator(PANEL).count()).toBe(0);
     // The log it points to has the cause.
     expect(s.logs()).toContain(
-      'project-startup: PROJECT_STARTUP_PLATFORM must be one of generic, hosted-notebook, cluster'
+      `Cannot find module '${missingSidecarScript(s.dirs)}'`
     );
     await screenshot(p, 'notification-failing');
     await expectAccessible(p, 'notification-failing', [TOASTS]);

@@ -47,14 +47,17 @@ export function pluginSettingsFile(dirs: LabServer['dirs']): string {
   return path.join(dirs.settings, PACKAGE, 'plugin.jupyterlab-settings');
 }
 
-/** The person's own setting for the plugin (JupyterLab's user-settings directory). */
+/** The person's own settings for the plugin (JupyterLab's user-settings directory), added to those written before. */
 export function writePluginSetting(
   dirs: LabServer['dirs'],
   values: Record<string, unknown>
 ): void {
   const file = pluginSettingsFile(dirs);
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, JSON.stringify(values, null, 2));
+  const before: Record<string, unknown> = fs.existsSync(file)
+    ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>)
+    : {};
+  fs.writeFileSync(file, JSON.stringify({ ...before, ...values }, null, 2));
 }
 
 /** The `project` entry in the files `jupyter install` wrote, changed by `change`. */
@@ -86,15 +89,24 @@ export function removeProxyEntry(dirs: LabServer['dirs']): void {
 }
 
 /**
- * Makes the `project` entry's command exit non-zero, as an operator's mistake would: an unknown
- * platform stops the sidecar (exit 2). The proxy's own default start-up timeout (5 s) instead
- * of the installed 20 s keeps the test short; the proxy restarts the failing command until then.
+ * Makes the `project` entry's command exit non-zero before it listens, as a broken install
+ * would: the sidecar's script is missing, so Node says "Cannot find module" and exits 1. (A bad
+ * PROJECT_STARTUP_* setting no longer does this under the proxy: the sidecar stays up and
+ * answers 503 misconfigured, see test/e2e/misconfigured-proxy.test.ts.) The proxy's own default
+ * start-up timeout (5 s) instead of the installed 20 s keeps the test short; the proxy restarts
+ * the failing command until then.
  */
 export function breakProxyEntry(dirs: LabServer['dirs']): void {
   editProxyEntry(dirs, entry => {
-    entry.environment = { PROJECT_STARTUP_PLATFORM: 'bogus' };
+    const [node, , ...args] = entry.command as string[];
+    entry.command = [node, missingSidecarScript(dirs), ...args];
     entry.timeout = 5;
   });
+}
+
+/** The sidecar script breakProxyEntry names: it does not exist. */
+export function missingSidecarScript(dirs: LabServer['dirs']): string {
+  return path.join(dirs.root, 'removed', 'project-startup.js');
 }
 
 /** The service's own answer for the notebook interface, through Jupyter (a GET changes nothing). */

@@ -33,6 +33,7 @@ import type { Locator, Page } from 'playwright-core';
 import {
   jupyterInstall,
   LabServer,
+  LabServerOptions,
   openLab,
   screenshot,
   SIDECAR_SERVE_ARGS,
@@ -45,6 +46,7 @@ import {
   BASE_URL,
   removeProxyEntry,
   breakProxyEntry,
+  missingSidecarScript,
   pageSuite,
   commandEnabled,
   execute,
@@ -62,6 +64,21 @@ import {
   waitForPhase,
   writePluginSetting
 } from './panel-helpers';
+
+/**
+ * A lab server for these tests, which count the panel's own requests (a Refresh, an opening):
+ * the poll is off (refreshInterval 0), so no tick can land among them; live.test.ts tests it.
+ */
+function startPanelServer(options: LabServerOptions): Promise<LabServer> {
+  return startLabServer({
+    ...options,
+    prepare: dirs => {
+      const env = options.prepare?.(dirs);
+      writePluginSetting(dirs, { refreshInterval: 0 });
+      return env;
+    }
+  });
+}
 
 /** A request the page sent to the sidecar's routes. */
 interface SidecarCall {
@@ -386,7 +403,7 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
   test('generic platform: palette → awaiting confirmation → dialog → cancel creates nothing → accept → ready', async () => {
     const startedAt = Date.now();
     let installOutput = '';
-    server = await startLabServer({
+    server = await startPanelServer({
       baseUrl: BASE_URL,
       label: 'panel-generic-server',
       prepare: dirs => {
@@ -635,7 +652,7 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     for (const call of calls.filter(c => c.method === 'GET')) {
       expect(describeCall(call)).toBe(`GET ${STARTUP_PATH}?interface=notebook`);
     }
-    // 304: a poll or an activation found the answer unchanged (revalidated by its ETag).
+    // 304: an activation found the answer unchanged (revalidated by its ETag).
     expect(statuses.filter(st => !/ (200|201|304)$/.test(st))).toEqual([]);
 
     // The state on disk: 0700 directory, 0600 record of what was confirmed, no credential.
@@ -685,7 +702,7 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
   }, 120000);
 
   test('cluster platform (a Jupyter server in a Slurm job): the panel says the notebook interface is unsupported and names the terminal', async () => {
-    server = await startLabServer({
+    server = await startPanelServer({
       baseUrl: BASE_URL,
       label: 'panel-cluster-server',
       prepare: dirs => {
@@ -806,7 +823,7 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
   }, 120000);
 
   test('not enabled: without the proxy entry the panel says so and how an operator enables it', async () => {
-    server = await startLabServer({
+    server = await startPanelServer({
       baseUrl: BASE_URL,
       label: 'panel-not-enabled-server',
       prepare: dirs => {
@@ -859,7 +876,7 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
   }, 120000);
 
   test('failing: a proxy entry whose command exits non-zero gives a failure with a way forward', async () => {
-    server = await startLabServer({
+    server = await startPanelServer({
       baseUrl: BASE_URL,
       label: 'panel-failing-server',
       prepare: dirs => {
@@ -916,14 +933,11 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
       "The service's log is in the Jupyter server's log: the output (stderr) of jupyter server or jupyter lab."
     );
     // The log the panel points to says what is wrong.
-    expect(s.logs()).toContain(
-      'project-startup: PROJECT_STARTUP_PLATFORM must be one of generic, hosted-notebook, cluster'
-    );
+    const cause = `Cannot find module '${missingSidecarScript(s.dirs)}'`;
+    expect(s.logs()).toContain(cause);
     // The proxy (simpervisor) restarted the command each time it exited non-zero, until its
-    // start-up timeout: the sidecar said so more than once. (It logs the restarts at debug level only.)
-    const launches =
-      s.logs().split('project-startup: PROJECT_STARTUP_PLATFORM must be one of')
-        .length - 1;
+    // start-up timeout: Node said so more than once. (It logs the restarts at debug level only.)
+    const launches = s.logs().split(cause).length - 1;
     expect(launches).toBeGreaterThanOrEqual(2);
     // Then it gave up, killed the command and answered 500 with its own reason.
     expect(s.logs()).toMatch(
@@ -958,7 +972,7 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     expectOnlyProblems(startupStatus(500));
   }, 120000);
   test('keyboard only, dark theme: focus ring, the dialog traps the focus and gives it back, one announcement per phase', async () => {
-    server = await startLabServer({
+    server = await startPanelServer({
       baseUrl: BASE_URL,
       label: 'panel-keyboard-server',
       prepare: dirs => {
@@ -1105,7 +1119,7 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
   }, 120000);
 
   test('a failed initialize, then blocked: the state path became a file after the panel showed it, in both themes', async () => {
-    server = await startLabServer({
+    server = await startPanelServer({
       baseUrl: BASE_URL,
       label: 'panel-blocked-server',
       prepare: dirs => void jupyterInstall(dirs)
