@@ -18,6 +18,7 @@ import {
   killAllChildren,
   looksLikeStack,
   runCli,
+  startServe,
   trackedSandboxes
 } from './helpers/cli';
 import { expectValid } from './helpers/schemas';
@@ -289,6 +290,33 @@ describe('`serve` with a bad setting', () => {
       expect(r.stderr).toBe(`project-startup: ${MESSAGE}\n`);
       expect(fs.existsSync(socket)).toBe(false);
     }
+  });
+
+  test("with the proxy's flags, a condition on disk (the runtime directory not private) still exits 2: it can be put right while Jupyter runs, and the proxy's next launch then starts", async () => {
+    const s = sandbox();
+    const socket = path.join(s.root, 'project.sock');
+    fs.mkdirSync(s.runtimeDir, { recursive: true });
+    fs.chmodSync(s.runtimeDir, 0o770);
+    const args = [
+      'serve',
+      '--ingress',
+      'notebook-server-proxy',
+      '--unix-socket',
+      socket
+    ];
+    const r = await runCli(args, { env: s.env, cwd: s.projectDir });
+    expect(r.code).toBe(2);
+    expect(r.timedOut).toBe(false);
+    expect(r.stderr).toMatch(/must be private \(mode 0700/);
+    expect(fs.existsSync(socket)).toBe(false);
+    // Put right, the next launch serves.
+    fs.chmodSync(s.runtimeDir, 0o700);
+    const server = await startServe(args.slice(1), {
+      env: s.env,
+      cwd: s.projectDir
+    });
+    expect(server.socket).toBe(socket);
+    expect((await server.stop()).code).toBe(0);
   });
 
   test("with the proxy's flags but a socket path it cannot listen on: exits 2 with both messages", async () => {

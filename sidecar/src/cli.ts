@@ -2,7 +2,13 @@
 // capabilities, init, url). Exit codes are documented in HELP and the README.
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigError, ENV, resolveConfig, ServeOptions } from './config';
+import {
+  ConfigError,
+  ENV,
+  resolveConfig,
+  ServeOptions,
+  SettingError
+} from './config';
 import {
   DIAGNOSTICS_FILE_ENV,
   StderrTail,
@@ -309,6 +315,20 @@ async function serveReporting(args: string[], io: Io): Promise<number> {
   }
 }
 
+/**
+ * A refused setting: it stays wrong until the launcher changes it, so under the proxy the
+ * service answers `misconfigured` rather than exit. A file-system condition (the runtime
+ * directory not private, the project directory's name) is a ConfigError too, but it can be put
+ * right while Jupyter runs: the service exits, and the proxy's next launch finds it fixed.
+ */
+function isSettingError(
+  error: unknown
+): error is SettingError | InvalidPlatformSetting {
+  return (
+    error instanceof SettingError || error instanceof InvalidPlatformSetting
+  );
+}
+
 /** A configuration error: the operator's setting or flag, not a fault of the service. */
 function isConfigurationError(
   error: unknown
@@ -347,10 +367,7 @@ async function serve(
   try {
     return await serveConfigured(options, io, onListening);
   } catch (error) {
-    if (
-      !isConfigurationError(error) ||
-      !launchedByNotebookServerProxy(options)
-    ) {
+    if (!isSettingError(error) || !launchedByNotebookServerProxy(options)) {
       throw error;
     }
     return serveMisconfiguredUntilStopped(
@@ -363,7 +380,7 @@ async function serve(
 }
 
 /**
- * Launched by jupyter-server-proxy (its flags), a configuration error must not end the process:
+ * Launched by jupyter-server-proxy (its flags), a refused setting must not end the process:
  * the proxy would relaunch it at once, again and again until its timeout, and then answer a bare
  * 500. It is reported once (stderr, the diagnostics file) and every request gets the
  * `misconfigured` problem until the Jupyter server stops it. When not even its socket can be

@@ -18,6 +18,19 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * A setting (an environment variable or a flag) the service refuses. Unlike a file-system
+ * condition (a runtime directory made private, a socket freed), it stays wrong until whoever
+ * launched the service changes it, so launched by jupyter-server-proxy the service does not exit
+ * (a relaunch cannot help) but answers `misconfigured` (see misconfigured.ts).
+ */
+export class SettingError extends ConfigError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SettingError';
+  }
+}
+
 export interface ServeOptions {
   host?: string;
   port?: string | number;
@@ -124,12 +137,12 @@ export function checkServiceToken(token: string): string {
   const rule = `a token of ${TOKEN_MIN_LENGTH} to ${TOKEN_MAX_LENGTH} characters from A-Z a-z 0-9 - . _ ~ + / (optionally ending in =), which "Authorization: Bearer" can carry`;
   const fix = `Generate one with \`node -p "require('crypto').randomBytes(32).toString('hex')"\`, or unset ${ENV.token} to have one generated.`;
   if (token.length < TOKEN_MIN_LENGTH || token.length > TOKEN_MAX_LENGTH) {
-    throw new ConfigError(
+    throw new SettingError(
       `${ENV.token} is ${token.length < TOKEN_MIN_LENGTH ? 'too short' : 'too long'}: it must be ${rule}. ${fix}`
     );
   }
   if (!B64TOKEN.test(token)) {
-    throw new ConfigError(
+    throw new SettingError(
       `${ENV.token} holds a character it may not: it must be ${rule}. ${fix}`
     );
   }
@@ -160,7 +173,7 @@ export function resolveConfig(
     lowRisk !== 'permitted' &&
     lowRisk !== 'denied'
   ) {
-    throw new ConfigError(
+    throw new SettingError(
       `${ENV.lowRiskAutomation} must be "permitted" or "denied".`
     );
   }
@@ -170,7 +183,7 @@ export function resolveConfig(
     .filter(p => p !== '')
     .map(p => {
       if (!path.isAbsolute(p)) {
-        throw new ConfigError(
+        throw new SettingError(
           `${ENV.approvedStorage} holds a relative path; list absolute directories separated by ":".`
         );
       }
@@ -180,7 +193,7 @@ export function resolveConfig(
   let ingress: IngressMode | undefined;
   if (options.ingress !== undefined) {
     if (!isIngressMode(options.ingress)) {
-      throw new ConfigError(
+      throw new SettingError(
         `--ingress must be one of ${INGRESS_MODES.join(', ')}.`
       );
     }
@@ -366,7 +379,7 @@ export function normalizeBaseUrl(value: string): string {
     /[?#\\\s]/.test(value) ||
     value.split('/').some(s => s === '..' || s === '.')
   ) {
-    throw new ConfigError(
+    throw new SettingError(
       '--base-url must be an absolute URL path such as / or /user/alice/.'
     );
   }
@@ -382,7 +395,7 @@ function parsePort(value: string | number): number {
         ? Number(value)
         : NaN;
   if (!Number.isInteger(n) || n < 0 || n > 65535) {
-    throw new ConfigError(
+    throw new SettingError(
       '--port must be a whole number from 0 (any free port) to 65535.'
     );
   }
@@ -398,10 +411,10 @@ function optionalUrl(env: Env, name: string): string | undefined {
   try {
     url = new URL(value);
   } catch {
-    throw new ConfigError(`${name} must be an http:// or https:// URL.`);
+    throw new SettingError(`${name} must be an http:// or https:// URL.`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(`${name} must be an http:// or https:// URL.`);
+    throw new SettingError(`${name} must be an http:// or https:// URL.`);
   }
   return url.toString();
 }
@@ -419,7 +432,7 @@ function parseBoundedInt(
   }
   const n = /^\d+$/.test(value) ? Number(value) : NaN;
   if (!(n >= min && n <= max)) {
-    throw new ConfigError(
+    throw new SettingError(
       `${name} must be a whole number from ${min} to ${max}.`
     );
   }
@@ -431,7 +444,7 @@ function parseRateLimit(value: string, name: string): RateLimit {
   const count = match ? Number(match[1]) : NaN;
   const seconds = match ? Number(match[2]) : NaN;
   if (!(count >= 1 && count <= 100000 && seconds >= 1 && seconds <= 86400)) {
-    throw new ConfigError(
+    throw new SettingError(
       `${name} must look like 30/60 (requests per seconds).`
     );
   }
@@ -440,7 +453,7 @@ function parseRateLimit(value: string, name: string): RateLimit {
 
 function parseLogLevel(value: string): LogLevel {
   if (!(LOG_LEVELS as readonly string[]).includes(value)) {
-    throw new ConfigError(
+    throw new SettingError(
       `${ENV.logLevel} must be one of ${LOG_LEVELS.join(', ')}.`
     );
   }
