@@ -17,6 +17,7 @@ import {
   runCli,
   runProcess,
   RunResult,
+  runLog,
   startServe,
   trackedSandboxes,
   TTY_STDIN
@@ -953,9 +954,9 @@ describe('the terminal names its job to the login-node service: bounded schedule
    */
   async function shimmedService(where: Site) {
     const shim = path.join(where.s.root, 'shim');
-    const log = path.join(where.s.root, 'squeue.log');
+    const runs = runLog(path.join(where.s.root, 'squeue.log'));
+    const log = runs.file;
     fs.mkdirSync(shim);
-    fs.writeFileSync(log, '');
     fs.writeFileSync(
       path.join(shim, 'squeue'),
       [
@@ -980,8 +981,6 @@ describe('the terminal names its job to the login-node service: bounded schedule
       cwd: where.project,
       timeoutMs: 15000
     });
-    const lines = () =>
-      fs.readFileSync(log, 'utf8').split('\n').filter(Boolean);
     return {
       server,
       token,
@@ -990,17 +989,7 @@ describe('the terminal names its job to the login-node service: bounded schedule
           `${server.url}startup?interface=terminal&allocation=slurm:${jobId}`,
           { token }
         ),
-      starts: () => lines().filter(l => l.startsWith('start ')).length,
-      ends: () => lines().filter(l => l.startsWith('end ')).length,
-      mostAtOnce: () => {
-        let now = 0;
-        let most = 0;
-        for (const line of lines()) {
-          now += line.startsWith('start ') ? 1 : -1;
-          most = Math.max(most, now);
-        }
-        return most;
-      }
+      ...runs
     };
   }
 

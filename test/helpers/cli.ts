@@ -388,3 +388,36 @@ export function looksLikeStack(text: string): boolean {
     /node:internal/.test(text)
   );
 }
+
+/**
+ * The log a test's PATH shim or stand-in writes: one `start <pid>` line when a run begins and
+ * one `end <pid>` line when it ends (`echo "start $$" >> LOG`). Created empty.
+ */
+export interface RunLog {
+  file: string;
+  /** Runs begun so far. */
+  starts(): number;
+  /** Runs ended so far. */
+  ends(): number;
+  /** The most runs at the same time, from the order of the lines. */
+  mostAtOnce(): number;
+}
+
+export function runLog(file: string): RunLog {
+  fs.writeFileSync(file, '');
+  const lines = () => fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
+  return {
+    file,
+    starts: () => lines().filter(l => l.startsWith('start ')).length,
+    ends: () => lines().filter(l => l.startsWith('end ')).length,
+    mostAtOnce: () => {
+      let now = 0;
+      let most = 0;
+      for (const line of lines()) {
+        now += line.startsWith('start ') ? 1 : -1;
+        most = Math.max(most, now);
+      }
+      return most;
+    }
+  };
+}

@@ -10,7 +10,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { startServe, trackedSandboxes } from '../helpers/cli';
+import { runLog, startServe, trackedSandboxes } from '../helpers/cli';
 import { HttpResult, request } from '../helpers/harness';
 
 jest.setTimeout(60000);
@@ -38,9 +38,9 @@ async function scene(options: {
   env?: Record<string, string>;
 }): Promise<Scene> {
   const s = sandbox('storage/project');
-  const log = path.join(s.root, 'squeue.log');
+  const runs = runLog(path.join(s.root, 'squeue.log'));
+  const log = runs.file;
   const args = path.join(s.root, 'squeue.args');
-  fs.writeFileSync(log, '');
   fs.writeFileSync(args, '');
   fs.writeFileSync(
     path.join(s.bin, 'squeue'),
@@ -72,20 +72,11 @@ async function scene(options: {
     cwd: s.projectDir,
     timeoutMs: 15000
   });
-  const lines = () => fs.readFileSync(log, 'utf8').split('\n').filter(Boolean);
   return {
     url: server.url,
     token,
-    spawns: () => lines().filter(l => l.startsWith('start ')).length,
-    mostAtOnce: () => {
-      let now = 0;
-      let most = 0;
-      for (const line of lines()) {
-        now += line.startsWith('start ') ? 1 : -1;
-        most = Math.max(most, now);
-      }
-      return most;
-    },
+    spawns: runs.starts,
+    mostAtOnce: runs.mostAtOnce,
     calls: () => fs.readFileSync(args, 'utf8').split('\n').filter(Boolean),
     stop: () => server.stop(),
     alive: () => server.child.exitCode === null
