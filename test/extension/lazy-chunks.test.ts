@@ -7,9 +7,8 @@
 // plugin (the start-up check, the refresh command) goes on.
 import './jsdom-shims';
 import { nullTranslator } from '@jupyterlab/translation';
-import { CommandRegistry } from '@lumino/commands';
-import { Widget } from '@lumino/widgets';
 import { genericPlatform } from '../../sidecar/src/platforms/generic';
+import { fakeApp } from './fake-app';
 import { fakeServer } from './fake-server';
 import { json, projectionFor } from './fixtures';
 
@@ -36,17 +35,7 @@ function activate(state?: 'initialized') {
     projectionFor(genericPlatform, state ? { state } : {})
   );
   const server = fakeServer(answer, answer);
-  const commands = new CommandRegistry();
-  const shell = {
-    add: jest.fn((widget: Widget) => Widget.attach(widget, document.body)),
-    activateById: jest.fn()
-  };
-  const app = {
-    commands,
-    shell,
-    restored: Promise.resolve(),
-    serviceManager: { serverSettings: server.settings }
-  };
+  const { app, commands, shell } = fakeApp(server.settings);
   const error = jest
     .spyOn(console, 'error')
     .mockImplementation(() => undefined);

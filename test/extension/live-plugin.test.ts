@@ -40,6 +40,7 @@ import {
   projectionFor,
   trans
 } from './fixtures';
+import { fakeApp } from './fake-app';
 
 const SCHEMA = JSON.parse(
   fs.readFileSync(
@@ -155,17 +156,7 @@ async function start(
   const registry = new SettingRegistry({ connector });
   const statusBar = new StatusBar();
   Widget.attach(statusBar, document.body);
-  const commands = new CommandRegistry();
-  const shell = {
-    add: jest.fn((widget: Widget) => Widget.attach(widget, document.body)),
-    activateById: jest.fn()
-  };
-  const app = {
-    commands,
-    shell,
-    restored: Promise.resolve(),
-    serviceManager: { serverSettings: jupyter.settings }
-  };
+  const { app, commands, shell } = fakeApp(jupyter.settings);
   const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
   const activate = plugin.activate as unknown as (...args: unknown[]) => void;
   // The optional tokens in the plugin's order: the registry and the status bar, nothing else.

@@ -12,6 +12,7 @@ import { CommandRegistry } from '@lumino/commands';
 import { Widget } from '@lumino/widgets';
 import { clusterPlatform } from '../../sidecar/src/platforms/cluster';
 import { genericPlatform } from '../../sidecar/src/platforms/generic';
+import { fakeApp } from './fake-app';
 import { fakeServer, FakeServer } from './fake-server';
 import {
   diagnosticsReport,
@@ -225,19 +226,9 @@ function activate(options: {
   answers: Parameters<typeof fakeServer>;
 }): Harness {
   const server = fakeServer(...options.answers);
-  const commands = new CommandRegistry();
-  const shell = {
-    add: jest.fn((widget: Widget) => Widget.attach(widget, document.body)),
-    activateById: jest.fn()
-  };
   let resolveRestored: () => void = () => undefined;
   const restored = new Promise<void>(resolve => (resolveRestored = resolve));
-  const app = {
-    commands,
-    shell,
-    restored,
-    serviceManager: { serverSettings: server.settings }
-  };
+  const { app, commands, shell } = fakeApp(server.settings, restored);
   const palette = { addItem: jest.fn() };
   const launcher = { add: jest.fn() };
   const restorer = { restore: jest.fn(() => Promise.resolve()) };
