@@ -68,6 +68,13 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
+/** Whether --host names loopback (localhost, 127.0.0.0/8, ::1), before any lookup. */
+function isLoopback(host: string): boolean {
+  return isLoopbackHostname(
+    host.includes(':') && !host.startsWith('[') ? host : hostnameOf(host)
+  );
+}
+
 /**
  * The one address to bind for --host: an IP address as given; a name resolved once, to the
  * first address the system gives. Only that address is bound and written into every URL: a
@@ -139,17 +146,20 @@ export async function startService(
   // An ingress the platform does not offer still answers, read-only: behind a notebook server
   // on a cluster node the panel must be able to say "use the terminal" rather than fail.
   const offered = adapter.ingressModes.includes(ingress);
+  // A name is looked up only when it names loopback (localhost): no lookup of a name that
+  // would be refused anyway; and the address it resolves to must be loopback too.
+  const loopbackOnly =
+    config.unixSocket === undefined && ingress !== 'trusted-proxy';
+  if (loopbackOnly && !isLoopback(config.host)) {
+    throw new ConfigError(
+      '--host may name a non-loopback address only with --ingress trusted-proxy.'
+    );
+  }
   const address =
     config.unixSocket === undefined ? await bindAddress(config.host) : '';
-  if (
-    config.unixSocket === undefined &&
-    ingress !== 'trusted-proxy' &&
-    !isLoopbackHostname(address)
-  ) {
+  if (loopbackOnly && !isLoopbackHostname(address)) {
     throw new ConfigError(
-      address === config.host.replace(/^\[|\]$/g, '')
-        ? '--host may name a non-loopback address only with --ingress trusted-proxy.'
-        : `--host ${config.host} resolves to ${address}, which is not loopback; --host may name a non-loopback address only with --ingress trusted-proxy.`
+      `--host ${config.host} resolves to ${address}, which is not loopback; --host may name a non-loopback address only with --ingress trusted-proxy.`
     );
   }
 
