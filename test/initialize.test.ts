@@ -266,7 +266,9 @@ describe('hosted-notebook platform', () => {
         ...hosted.env,
         JUPYTERHUB_API_TOKEN: jupyterToken,
         JPY_API_TOKEN: jupyterToken
-      }
+      },
+      // Behind Jupyter's proxy, as the proxy entry runs it (a plain serve is direct loopback).
+      serve: { ingress: 'notebook-server-proxy' }
     });
     const body = await confirmation(svc, 'notebook', {
       method: 'jupyterlab-dialog'

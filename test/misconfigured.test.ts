@@ -279,7 +279,7 @@ describe('`serve` with a bad setting', () => {
     for (const args of [
       [],
       ['--unix-socket', socket],
-      ['--ingress', 'notebook-server-proxy']
+      ['--ingress', 'notebook-server-proxy', '--allow-unauthenticated-tcp']
     ]) {
       const r = await runCli(['serve', ...args], {
         env: { ...s.env, ...BAD },

@@ -58,7 +58,12 @@ const CASES: Case[] = [
       JUPYTERHUB_API_URL: 'http://127.0.0.1:9/hub/api',
       JUPYTERHUB_USER: 'alice'
     }),
-    serveArgs: [],
+    // On TCP, as the suite's requests reach it (the proxy entry uses a Unix socket).
+    serveArgs: [
+      '--ingress',
+      'notebook-server-proxy',
+      '--allow-unauthenticated-tcp'
+    ],
     ingress: 'notebook-server-proxy',
     confirm: { interface: 'notebook', method: 'jupyterlab-dialog' }
   },

@@ -72,8 +72,9 @@ async function startError(
   };
   let error: unknown;
   try {
+    // A TCP port for the notebook-server-proxy ingress too: what is checked here is --host.
     const config = resolveConfig(
-      { projectDir: project, ...serve },
+      { projectDir: project, allowUnauthenticatedTcp: true, ...serve },
       fullEnv,
       project
     );

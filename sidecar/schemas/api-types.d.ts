@@ -1040,7 +1040,7 @@ export interface operations {
     getHealth: {
         parameters: {
             query?: {
-                /** @description A fresh random value (32 to 128 lowercase hex characters); the answer then carries proof = HMAC-SHA256(token, context, nonce, instanceId) */
+                /** @description A fresh random value (32 to 128 lowercase hex characters); the answer then carries proof = HMAC-SHA256(token, context, nonce, instanceId, the service address and port and the client source port as the service sees the connection) */
                 nonce?: string;
             };
             header?: never;

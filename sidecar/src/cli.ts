@@ -74,13 +74,18 @@ listens, and writes a private runtime file that the other commands read.
 
 Options:
   --host H            Address to bind (default 127.0.0.1; non-loopback only with
-                      --ingress trusted-proxy)
+                      --ingress trusted-proxy). A name is resolved once and only its
+                      first address is bound; addresses printed are that address.
   --port N            TCP port (default 0: any free port)
   --project-dir D     Project directory (default $${ENV.projectDir} or the working directory)
   --ingress MODE      direct-loopback | notebook-server-proxy | trusted-proxy
-                      (default: the platform's default)
+                      (default: direct-loopback, on every platform)
   --base-url PATH     URL prefix, such as Jupyter's /user/alice/ (default /)
   --unix-socket PATH  Listen on a Unix socket instead of TCP
+  --allow-unauthenticated-tcp
+                      Allow --ingress notebook-server-proxy on a TCP port, where it
+                      checks no credentials and every local user can call it
+                      (otherwise it needs --unix-socket; exit 2)
 
 The token comes from $${ENV.token} or is generated; it is never printed or logged.
 
@@ -350,7 +355,8 @@ async function serve(
     'project-dir': { type: 'string' },
     ingress: { type: 'string' },
     'base-url': { type: 'string' },
-    'unix-socket': { type: 'string' }
+    'unix-socket': { type: 'string' },
+    'allow-unauthenticated-tcp': { type: 'boolean' }
   });
   if (values.help) {
     io.stdout.write(`${HELP.serve}\n`);
@@ -362,7 +368,8 @@ async function serve(
     projectDir: values['project-dir'] as string | undefined,
     ingress: values.ingress as string | undefined,
     baseUrl: values['base-url'] as string | undefined,
-    unixSocket: values['unix-socket'] as string | undefined
+    unixSocket: values['unix-socket'] as string | undefined,
+    allowUnauthenticatedTcp: values['allow-unauthenticated-tcp'] === true
   };
   try {
     return await serveConfigured(options, io, onListening);

@@ -6,7 +6,12 @@ import type { Socket } from 'node:net';
 import { ENV, ServiceConfig } from './config';
 import type { Manifest } from './manifest';
 import { Problem, ProblemError } from './problems';
-import { newNonce, proofMatches } from './health-proof';
+import {
+  clientViewOf,
+  newNonce,
+  ProofConnection,
+  proofMatches
+} from './health-proof';
 import { besideJupyterLab } from './jupyter-client';
 import {
   readRuntimeFile,
@@ -97,7 +102,14 @@ function pidMayBeOurs(pid: number): boolean {
 }
 
 type HealthAnswer =
-  | { kind: 'answered'; status: number; body: unknown; socket: Socket }
+  | {
+      kind: 'answered';
+      status: number;
+      body: unknown;
+      socket: Socket;
+      /** The connection as this end saw it when the answer began (for the proof). */
+      connection: ProofConnection;
+    }
   | { kind: 'gone' }
   | { kind: 'unreachable'; why: string };
 
@@ -133,8 +145,10 @@ function askHealth(
         agent
       },
       response => {
-        // Taken now: once the answer ends, a kept-alive connection is detached from it.
+        // Taken now: once the answer ends, a kept-alive connection is detached from it, and a
+        // closed one no longer knows its addresses.
         const socket = response.socket;
+        const connection = clientViewOf(socket);
         const chunks: Buffer[] = [];
         let size = 0;
         response.on('data', (chunk: Buffer) => {
@@ -156,7 +170,8 @@ function askHealth(
             kind: 'answered',
             status: response.statusCode ?? 0,
             body,
-            socket
+            socket,
+            connection
           });
         });
         response.on('error', () =>
@@ -187,7 +202,8 @@ function askHealth(
  * The running service for this project, proven before any credential is sent: the runtime file
  * is read; a pid that is gone or not ours, a closed address, or an answer from another instance
  * means the file is stale, and it is removed. Then the health route must answer a fresh nonce
- * with HMAC(token, nonce, instance id): only the process holding the token can. If it cannot,
+ * with HMAC(token, nonce, instance id, this connection): only the process holding the token, at
+ * the other end of this very connection, can (health-proof.ts). If it cannot,
  * nothing is sent and UnprovenService says why. Undefined when no service runs.
  */
 export async function findRunningService(
@@ -235,7 +251,7 @@ export async function findRunningService(
   }
   if (
     token !== undefined &&
-    !proofMatches(body.proof, token, nonce, info.instanceId)
+    !proofMatches(body.proof, token, nonce, info.instanceId, answer.connection)
   ) {
     if (info.tokenSource === 'environment') {
       throw new UnprovenService(
@@ -288,7 +304,13 @@ class RemoteClient implements ProjectClient {
       answer.kind !== 'answered' ||
       answer.status !== 200 ||
       body.instanceId !== this.info.instanceId ||
-      !proofMatches(body.proof, token, nonce, this.info.instanceId)
+      !proofMatches(
+        body.proof,
+        token,
+        nonce,
+        this.info.instanceId,
+        answer.connection
+      )
     ) {
       throw new UnprovenService(
         `The service at ${this.info.url ?? this.info.socket} no longer proves it holds the token, so nothing more was sent. It may have stopped; run the command again.`

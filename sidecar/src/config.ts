@@ -38,6 +38,8 @@ export interface ServeOptions {
   ingress?: string;
   baseUrl?: string;
   unixSocket?: string;
+  /** --allow-unauthenticated-tcp: the notebook-server-proxy ingress on a TCP port. */
+  allowUnauthenticatedTcp?: boolean;
 }
 
 export interface RateLimit {
@@ -198,6 +200,17 @@ export function resolveConfig(
       );
     }
     ingress = options.ingress;
+  }
+  // Behind the notebook-server proxy the service checks no credential (Jupyter did): on a TCP
+  // port anyone on this machine could call it, so that takes a flag that says so.
+  if (
+    ingress === 'notebook-server-proxy' &&
+    options.unixSocket === undefined &&
+    options.allowUnauthenticatedTcp !== true
+  ) {
+    throw new SettingError(
+      '--ingress notebook-server-proxy checks no credentials (Jupyter authenticates in front of it), so it needs --unix-socket PATH (what the Jupyter proxy entry passes). On a TCP port every local user could call it unauthenticated; to do that anyway, add --allow-unauthenticated-tcp. For a service of your own, leave out --ingress (direct loopback, with a token).'
+    );
   }
 
   const host = options.host ?? '127.0.0.1';

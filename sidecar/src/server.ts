@@ -2,9 +2,10 @@
 // browser URL, and writes the runtime file. Everything that can fail at start fails here,
 // with a message that says what to change.
 import { randomBytes } from 'node:crypto';
+import { lookup } from 'node:dns/promises';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { AddressInfo, isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { checkServiceToken, ConfigError, ENV, ServiceConfig } from './config';
 import type { FileExists } from './evidence';
@@ -58,7 +59,7 @@ export interface RunningService {
   service: StartupService;
   server: http.Server;
   ingress: IngressMode;
-  /** http://host:port{base}project/ for TCP listeners. */
+  /** http://address:port{base}project/ for TCP listeners: the numeric address bound. */
   url?: string;
   socket?: string;
   port?: number;
@@ -67,10 +68,36 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
+/** Whether --host names loopback (localhost, 127.0.0.0/8, ::1), before any lookup. */
 function isLoopback(host: string): boolean {
   return isLoopbackHostname(
     host.includes(':') && !host.startsWith('[') ? host : hostnameOf(host)
   );
+}
+
+/**
+ * The one address to bind for --host: an IP address as given; a name resolved once, to the
+ * first address the system gives. Only that address is bound and written into every URL: a
+ * name such as localhost may also stand for addresses the service does not hold (::1 beside
+ * 127.0.0.1), and browsers try those first, so a URL naming it could reach whoever listens there.
+ */
+async function bindAddress(host: string): Promise<string> {
+  const bare = host.startsWith('[') ? hostnameOf(host).slice(1, -1) : host;
+  if (isIP(bare) !== 0) {
+    return bare;
+  }
+  try {
+    return (await lookup(bare)).address;
+  } catch {
+    throw new ConfigError(
+      `--host ${host} does not resolve to an address; give an address such as 127.0.0.1.`
+    );
+  }
+}
+
+/** http://address:port: an IPv6 address in brackets. */
+function origin(address: string, port: number): string {
+  return `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
 }
 
 function readProxySecret(file: string | undefined): string {
@@ -113,17 +140,26 @@ export async function startService(
     onCreationStep: options.onCreationStep
   });
   const adapter = service.adapter;
-  const ingress = config.ingress ?? adapter.defaultIngress;
+  // Direct loopback on every platform unless asked otherwise (the manifest's default ingress is
+  // the operator's contract; it is not what a plain `serve` on a TCP port may open).
+  const ingress = config.ingress ?? 'direct-loopback';
   // An ingress the platform does not offer still answers, read-only: behind a notebook server
   // on a cluster node the panel must be able to say "use the terminal" rather than fail.
   const offered = adapter.ingressModes.includes(ingress);
-  if (
-    config.unixSocket === undefined &&
-    ingress !== 'trusted-proxy' &&
-    !isLoopback(config.host)
-  ) {
+  // A name is looked up only when it names loopback (localhost): no lookup of a name that
+  // would be refused anyway; and the address it resolves to must be loopback too.
+  const loopbackOnly =
+    config.unixSocket === undefined && ingress !== 'trusted-proxy';
+  if (loopbackOnly && !isLoopback(config.host)) {
     throw new ConfigError(
       '--host may name a non-loopback address only with --ingress trusted-proxy.'
+    );
+  }
+  const address =
+    config.unixSocket === undefined ? await bindAddress(config.host) : '';
+  if (loopbackOnly && !isLoopbackHostname(address)) {
+    throw new ConfigError(
+      `--host ${config.host} resolves to ${address}, which is not loopback; --host may name a non-loopback address only with --ingress trusted-proxy.`
     );
   }
 
@@ -302,7 +338,7 @@ export async function startService(
   } else {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(config.port, config.host, () => {
+      server.listen(config.port, address, () => {
         server.off('error', reject);
         resolve();
       });
@@ -327,12 +363,9 @@ export async function startService(
   let url: string | undefined;
   let port: number | undefined;
   if (config.unixSocket === undefined) {
-    port = (server.address() as AddressInfo).port;
-    const hostPart =
-      config.host.includes(':') && !config.host.startsWith('[')
-        ? `[${config.host}]`
-        : config.host;
-    url = `http://${hostPart}:${port}${config.baseUrl}project/`;
+    const bound = server.address() as AddressInfo;
+    port = bound.port;
+    url = `${origin(bound.address, port)}${config.baseUrl}project/`;
     if (guard instanceof DirectLoopbackGuard) {
       // Cookies ignore ports: naming the cookie after the port keeps two services' sessions apart.
       guard.cookieName = `project-startup-session-${port}`;
@@ -341,7 +374,7 @@ export async function startService(
   const listening =
     config.unixSocket !== undefined
       ? `Unix socket ${config.unixSocket}`
-      : `${config.host}:${port}`;
+      : new URL(url as string).host;
   const canVerifyBrowserUrl =
     url !== undefined &&
     ingress === 'direct-loopback' &&

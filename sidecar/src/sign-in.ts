@@ -25,6 +25,10 @@ export function offersSetupPage(listener: Listener): boolean {
 
 /** serve's "how to reach me" line. */
 export function signInLine(listener: Listener, tokenWhere: string): string {
+  if (listener.ingress === 'notebook-server-proxy' && listener.url) {
+    // Only --allow-unauthenticated-tcp gets here: nothing in front of this port checks anyone.
+    return 'Requests are NOT authenticated: every local user can call this port (--allow-unauthenticated-tcp). Use --unix-socket behind Jupyter.';
+  }
   if (listener.ingress !== 'direct-loopback') {
     return `Requests are authenticated by the ${labelOf(listener.ingress).toLowerCase()}.`;
   }

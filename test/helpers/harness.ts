@@ -118,8 +118,9 @@ export async function startTestService(
   };
   const files = new Set(options.files ?? []);
   const logs: string[] = [];
+  // The notebook-server-proxy ingress on TCP stands in for Jupyter's proxy in these suites.
   const config = resolveConfig(
-    { projectDir, ...options.serve },
+    { projectDir, allowUnauthenticatedTcp: true, ...options.serve },
     env,
     projectDir
   );

@@ -104,7 +104,13 @@ const MODES: Mode[] = [
   {
     name: 'notebook-server proxy (hosted notebook, base URL /user/alice/)',
     ingress: 'notebook-server-proxy',
-    args: ['--ingress', 'notebook-server-proxy', '--base-url', '/user/alice/'],
+    args: [
+      '--ingress',
+      'notebook-server-proxy',
+      '--allow-unauthenticated-tcp',
+      '--base-url',
+      '/user/alice/'
+    ],
     env: () => ({
       JUPYTERHUB_API_URL: 'http://127.0.0.1:9/hub/api',
       JUPYTERHUB_USER: 'alice'

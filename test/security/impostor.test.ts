@@ -18,7 +18,12 @@ import {
   startServe,
   trackedSandboxes
 } from '../helpers/cli';
-import { healthProof } from '../../sidecar/src/health-proof';
+import * as http from 'node:http';
+import {
+  clientViewOf,
+  healthProof,
+  ProofConnection
+} from '../../sidecar/src/health-proof';
 
 const sandbox = trackedSandboxes();
 const OTHER_UID = 65534;
@@ -200,8 +205,35 @@ describe('a dead service whose port and pid another process took', () => {
   });
 });
 
+/** GET on a connection of its own, with that connection as this end saw it. */
+function healthOnOwnConnection(url: string): Promise<{
+  status: number;
+  json: { proof?: string };
+  text: string;
+  connection: ProofConnection;
+}> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { agent: false, timeout: 5000 }, response => {
+      const connection = clientViewOf(response.socket);
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          json: JSON.parse(text),
+          text,
+          connection
+        })
+      );
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+  });
+}
+
 describe('the health proof', () => {
-  it('answers a nonce with HMAC(token, nonce, instance) without credentials; the token is not in the answer; a malformed nonce is 422', async () => {
+  it('answers a nonce with HMAC(token, nonce, instance, connection) without credentials; the token is not in the answer; a malformed nonce is 422', async () => {
     const s = sandbox();
     const handle = await startServe([], { env: s.env, cwd: s.projectDir });
     const [name] = fs
@@ -211,9 +243,17 @@ describe('the health proof', () => {
       fs.readFileSync(path.join(s.runtimeDir, name), 'utf8')
     );
     const nonce = 'ab'.repeat(32);
-    const r = await request(`${handle.url}health?nonce=${nonce}`);
+    const r = await healthOnOwnConnection(`${handle.url}health?nonce=${nonce}`);
     expect(r.status).toBe(200);
-    expect(r.json.proof).toBe(healthProof(info.token, nonce, info.instanceId));
+    // Bound to this connection as this end sees it: the service's address and port, our port.
+    expect(r.connection).toEqual({
+      serviceAddress: '127.0.0.1',
+      servicePort: String(handle.port),
+      clientPort: expect.stringMatching(/^\d+$/)
+    });
+    expect(r.json.proof).toBe(
+      healthProof(info.token, nonce, info.instanceId, r.connection)
+    );
     expect(r.text).not.toContain(info.token);
     const other = await request(`${handle.url}health?nonce=${'cd'.repeat(32)}`);
     expect(other.json.proof).not.toBe(r.json.proof);

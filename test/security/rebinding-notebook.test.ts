@@ -42,7 +42,14 @@ async function serveOnPort(): Promise<Running> {
   const sandbox = makeSandbox();
   const port = await freePort();
   const serve = await startServe(
-    ['--port', String(port), '--ingress', 'notebook-server-proxy'],
+    [
+      '--port',
+      String(port),
+      '--ingress',
+      'notebook-server-proxy',
+      // A TCP port now takes the flag that says it is unauthenticated.
+      '--allow-unauthenticated-tcp'
+    ],
     { env: sandbox.env, cwd: sandbox.projectDir }
   );
   const running = { sandbox, serve, port };

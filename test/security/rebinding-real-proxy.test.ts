@@ -94,6 +94,7 @@ describeWithProxy('behind the real jupyter-server-proxy, on a TCP port', () => {
                 'serve',
                 '--ingress',
                 'notebook-server-proxy',
+                '--allow-unauthenticated-tcp',
                 '--port',
                 '{port}',
                 '--base-url',

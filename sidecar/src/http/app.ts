@@ -25,7 +25,7 @@ import type { Logger } from '../log';
 import { asProblemError, ProblemError } from '../problems';
 import { etagOf } from '../manifest';
 import { parseInterface, StartupService } from '../service';
-import { healthProof, NONCE_PATTERN } from '../health-proof';
+import { healthProof, NONCE_PATTERN, serviceViewOf } from '../health-proof';
 import { readJsonBody } from './body';
 import { handleRpc, parseErrorResponse } from './gateway';
 import { buildOpenApi } from './openapi';
@@ -326,7 +326,11 @@ interface Routes {
     identity: RequestIdentity,
     path: string
   ): Promise<void>;
-  health(response: ServerResponse, query: URLSearchParams): void;
+  health(
+    request: IncomingMessage,
+    response: ServerResponse,
+    query: URLSearchParams
+  ): void;
   openapi(response: ServerResponse): void;
   staticFile(
     entry: (typeof STATIC_FILES)[string],
@@ -479,7 +483,7 @@ function createRoutes(options: AppOptions): Routes {
       sendJson(response, 200, rpcBody(result, service, encoded));
     },
 
-    health(response, query) {
+    health(request, response, query) {
       const nonce = query.get('nonce');
       if (nonce === null || options.proofKey === undefined) {
         sendJson(
@@ -501,8 +505,14 @@ function createRoutes(options: AppOptions): Routes {
           }
         );
       }
-      // The proof binds the client's nonce to this instance; the token itself is never sent.
-      const proof = healthProof(options.proofKey, nonce, service.instanceId);
+      // The proof binds the client's nonce to this instance and this connection (a relay's
+      // connection is another one); the token itself is never sent.
+      const proof = healthProof(
+        options.proofKey,
+        nonce,
+        service.instanceId,
+        serviceViewOf(request.socket)
+      );
       sendJson(
         response,
         200,
@@ -725,6 +735,7 @@ function createFastLane(
       case 'health':
         try {
           routes.health(
+            request,
             response,
             new URLSearchParams(q === -1 ? '' : url.slice(q + 1))
           );
@@ -904,8 +915,8 @@ function createExpressApp(
 
   router
     .route('/health')
-    .get((_request: Request, response: Response) =>
-      routes.health(response, locals(response).query)
+    .get((request: Request, response: Response) =>
+      routes.health(request, response, locals(response).query)
     )
     .all(methodNotAllowed('GET, HEAD'));
 

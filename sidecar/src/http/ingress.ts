@@ -202,7 +202,9 @@ export class DirectLoopbackGuard implements IngressGuard {
     response: ServerResponse,
     query: URLSearchParams
   ): RequestIdentity {
-    const clientKey = request.socket.remoteAddress ?? 'local';
+    // One key for every caller: all of them share the one token, and each address of
+    // 127.0.0.0/8 (or a Unix socket) would otherwise be a fresh client with a fresh limit.
+    const clientKey = 'direct-loopback';
     const bearer = authorizationToken(request);
     if (bearer !== undefined) {
       if (bearer !== '' && this.tokenMatcher.matches(bearer)) {
@@ -415,13 +417,23 @@ export function checkSameOrigin(
     return;
   }
   if (identity.ambient && site === undefined) {
-    throw crossOrigin();
+    if (request.headers.cookie === undefined) {
+      // Behind the notebook-server proxy nothing is read as a credential, so a request without
+      // a cookie counts as a browser's too: say what was missing, not what was not there.
+      throw unauthorized(
+        'This state-changing request carried no credentials. Send the token in the Authorization header ("Authorization: token <token>"; behind Jupyter, Jupyter\'s token), or send it from the page.'
+      );
+    }
+    throw crossOrigin(true);
   }
 }
 
-function crossOrigin(): ProblemError {
+/** What the 403 names: a foreign origin seen, or a cookie with nothing to show where it came from. */
+function crossOrigin(unproven = false): ProblemError {
   return new ProblemError(
     'cross-origin',
-    "State-changing requests with browser credentials must come from this service's own page; scripts send the token in the Authorization header."
+    unproven
+      ? "This state-changing request carried a browser cookie but no Origin or Sec-Fetch-Site header to show it comes from this service's own page. Send it from the page, or from a script with the token in the Authorization header."
+      : "This state-changing request came from another origin (its Origin or Sec-Fetch-Site header says so); only this service's own page may send it."
   );
 }

@@ -354,7 +354,7 @@ export function buildOpenApi(
               in: 'query',
               required: false,
               description:
-                'A fresh random value (32 to 128 lowercase hex characters); the answer then carries proof = HMAC-SHA256(token, context, nonce, instanceId)',
+                'A fresh random value (32 to 128 lowercase hex characters); the answer then carries proof = HMAC-SHA256(token, context, nonce, instanceId, the service address and port and the client source port as the service sees the connection)',
               schema: { type: 'string', pattern: '^[0-9a-f]{32,128}$' }
             }
           ],
