@@ -368,15 +368,63 @@ export function serverProxyProblem(
   return undefined;
 }
 
-/** The Node the proxy entry runs: $PROJECT_STARTUP_NODE (checked) or this one. */
-function nodeForEntry(env: Env): string {
+/**
+ * The absolute path of the executable `name` on `searchPath`, or undefined. Only absolute PATH
+ * entries count: an empty or relative one (`PATH=:/usr/bin`, `.`) means "the current directory",
+ * which is whatever directory the command happens to run in, perhaps one anyone can write to.
+ * (The Python package's twin is checks.find_on_path.)
+ */
+export function findOnPath(
+  name: string,
+  searchPath: string | undefined
+): string | undefined {
+  for (const dir of (searchPath ?? '').split(path.delimiter)) {
+    if (!path.isAbsolute(dir)) {
+      continue;
+    }
+    const candidate = path.join(dir, name);
+    try {
+      if (fs.statSync(candidate).isFile()) {
+        fs.accessSync(candidate, fs.constants.X_OK);
+        return candidate;
+      }
+    } catch {
+      // not here, or not executable: look further
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The Node the proxy entry runs, as an absolute path: $PROJECT_STARTUP_NODE or this one. A bare
+ * name is looked up on PATH (absolute entries only); a relative path is refused, since the entry
+ * would run whatever sits at that path below the Jupyter server's working directory. The version
+ * is checked on the very file the entry will name.
+ */
+export function nodeForEntry(env: Env): string {
   const chosen = env.PROJECT_STARTUP_NODE;
   if (!chosen) {
     return process.execPath;
   }
+  let node: string;
+  if (path.isAbsolute(chosen)) {
+    node = chosen;
+  } else if (chosen.includes('/') || chosen.includes(path.sep)) {
+    throw new ConfigError(
+      `PROJECT_STARTUP_NODE=${chosen} is a relative path; the proxy entry would run whatever is at that path below the Jupyter server's working directory. Set it to an absolute path (such as /usr/bin/node) or a command name on PATH, or unset it to use this Node.`
+    );
+  } else {
+    const found = findOnPath(chosen, env.PATH);
+    if (found === undefined) {
+      throw new ConfigError(
+        `PROJECT_STARTUP_NODE=${chosen} is not an executable in any absolute directory on PATH (empty and relative PATH entries are not searched); set it to the absolute path of a Node.js ${MIN_NODE_MAJOR} or newer, or unset it to use this Node.`
+      );
+    }
+    node = found;
+  }
   let version = '';
   try {
-    version = execFileSync(chosen, ['--version'], {
+    version = execFileSync(node, ['--version'], {
       encoding: 'utf8',
       timeout: 15000,
       stdio: ['ignore', 'pipe', 'ignore']
@@ -392,10 +440,19 @@ function nodeForEntry(env: Env): string {
       `PROJECT_STARTUP_NODE=${chosen} is Node ${version || '(unknown)'}; Node.js ${MIN_NODE_MAJOR} or newer is needed. Point it at a newer Node, or unset it.`
     );
   }
-  return path.resolve(chosen);
+  return node;
 }
 
-/** The proxy entry running `bin` with `node`. */
+/**
+ * `text` as a literal inside a jupyter-server-proxy command: the proxy formats every string
+ * with Python's str.format ({port}, {unix_socket}, {base_url}), so a brace in a path would
+ * fail the launch or be replaced. (The Python package's twin is escape_template.)
+ */
+export function escapeProxyTemplate(text: string): string {
+  return text.replace(/[{}]/g, brace => brace + brace);
+}
+
+/** The proxy entry running `bin` with `node` (both literal paths, escaped here). */
 export function proxyEntry(node: string, bin: string): JsonObject {
   const template = JSON.parse(fs.readFileSync(CONFIG_TEMPLATE, 'utf8')) as {
     ServerProxy: { servers: JsonObject };
@@ -403,7 +460,14 @@ export function proxyEntry(node: string, bin: string): JsonObject {
   const entry = template.ServerProxy.servers[PROXY_ENTRY] as JsonObject & {
     command: string[];
   };
-  return { ...entry, command: [node, bin, ...entry.command.slice(1)] };
+  return {
+    ...entry,
+    command: [
+      escapeProxyTemplate(node),
+      escapeProxyTemplate(bin),
+      ...entry.command.slice(1)
+    ]
+  };
 }
 
 function isOurEntry(value: unknown): boolean {
