@@ -218,7 +218,11 @@ describe('the Node a proxy entry runs is an absolute path on PATH, never a file 
       w.pathNode
     );
     // The wheel's default lookup (no PROJECT_STARTUP_NODE) and the named one.
-    for (const named of [{}, { PROJECT_STARTUP_NODE: 'node' }]) {
+    const lookups: Record<string, string>[] = [
+      {},
+      { PROJECT_STARTUP_NODE: 'node' }
+    ];
+    for (const named of lookups) {
       const rendered = await render(w, 'wheel', { PATH: searchPath, ...named });
       expect(rendered.command?.[0]).toBe(w.pathNode);
     }
