@@ -385,14 +385,20 @@ export function findOnPath(
     if (!path.isAbsolute(dir)) {
       continue;
     }
-    const candidate = path.join(dir, name);
-    try {
-      if (fs.statSync(candidate).isFile()) {
-        fs.accessSync(candidate, fs.constants.X_OK);
-        return candidate;
+    // Windows finds `node` as node.exe (X_OK there only tests existence).
+    const names =
+      process.platform === 'win32' && !path.extname(name)
+        ? [`${name}.exe`, `${name}.cmd`, name]
+        : [name];
+    for (const candidate of names.map(n => path.join(dir, n))) {
+      try {
+        if (fs.statSync(candidate).isFile()) {
+          fs.accessSync(candidate, fs.constants.X_OK);
+          return candidate;
+        }
+      } catch {
+        // not here, or not executable: look further
       }
-    } catch {
-      // not here, or not executable: look further
     }
   }
   return undefined;
