@@ -22,6 +22,7 @@ from .checks import (
     check_node,
     check_server_proxy,
     diagnostics_file_path,
+    escape_template,
     node_error_message,
     remove_quietly,
 )
@@ -63,11 +64,6 @@ def _jupyter_server_extension_points():
     return [{"module": "jupyterlab_project_startup"}]
 
 
-def _escape_template(text):
-    # jupyter-server-proxy formats every string with str.format({port}, {unix_socket}, {base_url}).
-    return text.replace("{", "{{").replace("}", "}}")
-
-
 class NodeUnavailable(HTTPError):
     """Node.js is missing or too old: jupyter-server-proxy answers 500 and the server logs this
     one line (what is wrong and how to fix it), without a traceback."""
@@ -89,8 +85,8 @@ def _sidecar_command():
     if node["problem"] is not None:
         raise NodeUnavailable(node_error_message(node["problem"]))
     return [
-        _escape_template(node["path"]),
-        _escape_template(SIDECAR_BIN),
+        escape_template(node["path"]),
+        escape_template(SIDECAR_BIN),
         "serve",
         "--ingress",
         "notebook-server-proxy",
@@ -102,7 +98,7 @@ def _sidecar_command():
 
 
 def _sidecar_environment():
-    return {DIAGNOSTICS_FILE_ENV: _escape_template(diagnostics_file_path(_runtime_dir()))}
+    return {DIAGNOSTICS_FILE_ENV: escape_template(diagnostics_file_path(_runtime_dir()))}
 
 
 def setup_project_startup():

@@ -33,23 +33,58 @@ def _version_tuple(text):
     return tuple(int(part) for part in match.groups()) if match else None
 
 
+def find_on_path(name, search_path):
+    """The absolute path of the executable ``name`` on ``search_path``, or None.
+
+    Only absolute PATH entries count: an empty or relative one (``PATH=:/usr/bin``, ``.``) means
+    "the current directory", which is wherever the Jupyter server happens to run, perhaps a
+    directory anyone can write to. (The npm package's twin is findOnPath in jupyter-install.ts.)"""
+    absolute = [d for d in (search_path or "").split(os.pathsep) if os.path.isabs(d)]
+    return shutil.which(name, path=os.pathsep.join(absolute)) if absolute else None
+
+
+def escape_template(text):
+    """``text`` as a literal inside a jupyter-server-proxy command or environment: the proxy
+    formats every string with str.format ({port}, {unix_socket}, {base_url}), so a brace in a
+    path would fail the launch or be replaced. (The npm package's twin is escapeProxyTemplate.)"""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+def _is_relative_path(text):
+    separators = [sep for sep in (os.sep, os.altsep, "/") if sep]
+    return not os.path.isabs(text) and any(sep in text for sep in separators)
+
+
 def check_node(env=None):
     """Find Node.js ($PROJECT_STARTUP_NODE first, then PATH) and check its version.
 
-    Returns ``{"path", "version", "problem"}``; ``problem`` is None when it is usable."""
+    Returns ``{"path", "version", "problem"}``; ``problem`` is None when it is usable. ``path`` is
+    always absolute: a bare name is looked up on PATH (absolute entries only, find_on_path) and a
+    relative path is refused, since the proxy would run whatever sits at that path below the
+    Jupyter server's working directory."""
     env = os.environ if env is None else env
     override = env.get(NODE_ENV, "")
-    if override:
-        # A bare name is looked up on PATH like a command; anything else is a path.
-        path = shutil.which(override, path=env.get("PATH")) if os.sep not in override else override
+    if override and _is_relative_path(override):
+        path = None
+        missing = (
+            f"{NODE_ENV} is set to {override}, a relative path: it would name a different file in "
+            "whatever directory the Jupyter server runs in.",
+            f"Set {NODE_ENV} to the absolute path of Node.js 20 or newer (for example /usr/bin/node) "
+            "or a command name on the Jupyter server's PATH, or unset it; then restart the Jupyter server.",
+        )
+    elif override:
+        # A bare name is looked up on PATH like a command; anything else is an absolute path.
+        path = find_on_path(override, env.get("PATH")) if not os.path.isabs(override) else override
         usable = path is not None and os.path.isfile(path) and os.access(path, os.X_OK)
         missing = None if usable else (
-            f"{NODE_ENV} is set to {override}, which is not an executable file.",
+            f"{NODE_ENV} is set to {override}, which is not an executable file"
+            + ("" if os.path.isabs(override) else " in an absolute directory on the Jupyter server's PATH")
+            + ".",
             f"Set {NODE_ENV} to the path of Node.js 20 or newer (for example /usr/bin/node), "
             "or unset it to use the node on the Jupyter server's PATH; then restart the Jupyter server.",
         )
     else:
-        path = shutil.which("node", path=env.get("PATH"))
+        path = find_on_path("node", env.get("PATH"))
         missing = None if path is not None else (
             "Node.js 20 or newer is needed to run the Project Startup service, and there is "
             f"no `node` on the Jupyter server's PATH and no {NODE_ENV}.",

@@ -900,3 +900,200 @@ describe('jupyter-server-proxy versions', () => {
     expect(serverProxyProblem('5.0.0a1', 'py')).toBeUndefined();
   });
 });
+
+// Issue 20, item 10: uninstall removes only what the install manifest lists, each file by the
+// sha256 of what was written; anything else is left and named, and a symlinked config file
+// stays a link.
+describe('jupyter uninstall removes only what the install wrote', () => {
+  const dataDir = (prefix: string) => path.join(prefix, 'share', 'jupyter');
+  const configDir = (prefix: string) => path.join(prefix, 'etc', 'jupyter');
+  const install = (s: CliSandbox, prefix: string) =>
+    runCli(['jupyter', 'install', '--prefix', prefix], {
+      env: jupyterEnv(s),
+      cwd: s.projectDir,
+      timeoutMs: 30000
+    });
+  const uninstall = (s: CliSandbox, prefix: string) =>
+    runCli(['jupyter', 'uninstall', '--prefix', prefix], {
+      env: s.env,
+      cwd: s.projectDir,
+      timeoutMs: 30000
+    });
+
+  it("leaves pip's labextension (install.json packageManager python) to pip, and install refuses to replace it", async () => {
+    const s = sandbox();
+    const prefix = path.join(s.root, 'prefix');
+    const pips = path.join(dataDir(prefix), 'labextensions', NAME);
+    fs.cpSync(BUILT, pips, { recursive: true });
+    fs.writeFileSync(
+      path.join(pips, 'install.json'),
+      JSON.stringify({ packageManager: 'python', packageName: NAME })
+    );
+    const before = tree(prefix);
+
+    const r = await uninstall(s, prefix);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(
+      `${pips}: installed by pip (install.json says packageManager "python"), not by this command: remove it with \`pip uninstall ${NAME}\``
+    );
+    expect(r.stdout).toContain('Nothing was removed.');
+    expect(tree(prefix)).toEqual(before);
+
+    const i = await install(s, prefix);
+    expect(i.code).toBe(2);
+    expect(i.stderr).toContain(
+      `${pips} was installed by pip (the wheel of this package)`
+    );
+    expect(tree(prefix)).toEqual(before);
+  });
+
+  it('leaves a `project` entry it did not write, even one running project-startup', async () => {
+    const s = sandbox();
+    const prefix = path.join(s.root, 'prefix');
+    const mainFile = path.join(configDir(prefix), 'jupyter_server_config.json');
+    fs.mkdirSync(configDir(prefix), { recursive: true });
+    const theirs = `${JSON.stringify({
+      ServerProxy: {
+        servers: {
+          project: { command: ['/opt/project-startup/bin/run', '{port}'] }
+        }
+      }
+    })}\n`;
+    fs.writeFileSync(mainFile, theirs);
+    const r = await uninstall(s, prefix);
+    expect(r.code).toBe(0);
+    expect(fs.readFileSync(mainFile, 'utf8')).toBe(theirs);
+
+    // Installed, then the entry edited by hand: the edit is the operator's, and stays.
+    fs.rmSync(mainFile);
+    expect((await install(s, prefix)).code).toBe(0);
+    const edited = readJson(mainFile);
+    edited.ServerProxy.servers.project.timeout = 60;
+    fs.writeFileSync(mainFile, JSON.stringify(edited));
+    const again = await uninstall(s, prefix);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(
+      `${mainFile} (ServerProxy.servers.project): not the entry the install wrote`
+    );
+    expect(readJson(mainFile)).toEqual(edited);
+  });
+
+  it('keeps files in its directories that it did not write or that changed since, and names them', async () => {
+    const s = sandbox();
+    const prefix = path.join(s.root, 'prefix');
+    expect((await install(s, prefix)).code).toBe(0);
+    const home = path.join(dataDir(prefix), NAME);
+    const notes = path.join(home, 'notes.txt');
+    fs.writeFileSync(notes, 'the operator keeps notes here\n');
+    const changed = path.join(
+      dataDir(prefix),
+      'labextensions',
+      NAME,
+      'package.json'
+    );
+    fs.appendFileSync(changed, '\n');
+    const changedText = fs.readFileSync(changed, 'utf8');
+
+    const r = await uninstall(s, prefix);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`${notes}: not written by the install`);
+    expect(r.stdout).toContain(`${changed}: changed since the install`);
+    expect(r.stdout).toContain(path.join(home, 'node'));
+    expect(fs.readFileSync(notes, 'utf8')).toBe(
+      'the operator keeps notes here\n'
+    );
+    expect(fs.readFileSync(changed, 'utf8')).toBe(changedText);
+    // Everything else went: the sidecar copy, the config files, the other labextension files.
+    expect(fs.existsSync(path.join(home, 'node'))).toBe(false);
+    expect(tree(configDir(prefix))).toEqual([]);
+    expect(tree(path.join(dataDir(prefix), 'labextensions', NAME))).toEqual([
+      'package.json'
+    ]);
+    // Run again: the same answer, nothing more removed.
+    const again = await uninstall(s, prefix);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`${notes}: not written by the install`);
+    expect(again.stdout).toContain(`${changed}: changed since the install`);
+    expect(fs.existsSync(notes)).toBe(true);
+  });
+
+  it('writes through a symlinked jupyter_server_config.json: the link stays a link, its target is updated and restored', async () => {
+    const s = sandbox();
+    const prefix = path.join(s.root, 'prefix');
+    const dotfiles = path.join(s.root, 'dotfiles');
+    fs.mkdirSync(dotfiles);
+    const target = path.join(dotfiles, 'jupyter_server_config.json');
+    const original = `${JSON.stringify({ ServerApp: { ip: '127.0.0.1' } })}\n`;
+    fs.writeFileSync(target, original);
+    const link = path.join(configDir(prefix), 'jupyter_server_config.json');
+    fs.mkdirSync(configDir(prefix), { recursive: true });
+    fs.symlinkSync(target, link);
+
+    expect((await install(s, prefix)).code).toBe(0);
+    expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readJson(target).ServerProxy.servers.project.command[0]).toBe(
+      process.execPath
+    );
+    expect(readJson(target).ServerApp).toEqual({ ip: '127.0.0.1' });
+
+    expect((await uninstall(s, prefix)).code).toBe(0);
+    expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readJson(target)).toEqual({ ServerApp: { ip: '127.0.0.1' } });
+  });
+
+  it('an install without a manifest (an earlier version): removes nothing, names what it leaves and how to remove it; install then uninstall cleans up', async () => {
+    const s = sandbox();
+    const prefix = path.join(s.root, 'prefix');
+    fs.mkdirSync(prefix);
+    expect((await install(s, prefix)).code).toBe(0);
+    // What the earlier version left: the same files, its record instead of a manifest.
+    const home = path.join(dataDir(prefix), NAME);
+    fs.rmSync(path.join(home, 'install-manifest.json'));
+    fs.writeFileSync(
+      path.join(home, 'install-record.json'),
+      JSON.stringify({
+        version: '0.0.9',
+        createdDirectories: [
+          'share',
+          'share/jupyter',
+          'share/jupyter/labextensions',
+          `share/jupyter/${NAME}`,
+          'etc',
+          'etc/jupyter',
+          'etc/jupyter/jupyter_server_config.d'
+        ].map(d => path.join(prefix, d))
+      })
+    );
+    const before = tree(prefix);
+
+    const r = await uninstall(s, prefix);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Nothing was removed.');
+    for (const left of [
+      path.join(dataDir(prefix), 'labextensions', NAME),
+      home,
+      path.join(configDir(prefix), 'jupyter_server_config.d', `${NAME}.json`),
+      `${path.join(configDir(prefix), 'jupyter_server_config.json')} (ServerProxy.servers.project)`
+    ]) {
+      expect(r.stdout).toContain(
+        `${left}: written by an earlier version of \`project-startup jupyter install\`, which kept no manifest`
+      );
+    }
+    expect(r.stdout).toContain(
+      'run `project-startup jupyter install` with the same scope, then uninstall again'
+    );
+    expect(tree(prefix)).toEqual(before);
+
+    expect((await install(s, prefix)).code).toBe(0);
+    expect((await uninstall(s, prefix)).code).toBe(0);
+    // Nothing says the earlier install created jupyter_server_config.json: it stays, emptied.
+    expect(tree(prefix)).toEqual([
+      'etc/',
+      'etc/jupyter/',
+      'etc/jupyter/jupyter_server_config.json'
+    ]);
+    expect(
+      readJson(path.join(configDir(prefix), 'jupyter_server_config.json'))
+    ).toEqual({});
+  });
+});

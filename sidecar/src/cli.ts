@@ -607,11 +607,25 @@ function jupyter(args: string[], io: Io): number {
       : { kind: 'user' };
   if (action === 'uninstall') {
     const report = jupyterInstallModule().uninstallJupyter(scope, io.env);
-    io.stdout.write(
+    const lines: string[] = [];
+    if (report.removed.length > 0) {
+      lines.push('Removed:', ...report.removed.map(p => `  ${p}`));
+    }
+    if (report.kept.length > 0) {
+      // Only what the install manifest lists, unchanged, is removed: the rest is the operator's call.
+      lines.push(
+        'Left in place (uninstall removes only what the install wrote, unchanged):',
+        ...report.kept.map(k => `  ${k.path}: ${k.reason}`)
+      );
+    }
+    lines.push(
       report.removed.length > 0
-        ? `Removed:\n${report.removed.map(p => `  ${p}`).join('\n')}\nRestart the Jupyter server to unload them.\n`
-        : `Nothing of ${jupyterInstallModule().PACKAGE_NAME} is installed under ${report.paths.data} or ${report.paths.config}.\n`
+        ? 'Restart the Jupyter server to unload them.'
+        : report.kept.length > 0
+          ? 'Nothing was removed.'
+          : `Nothing of ${jupyterInstallModule().PACKAGE_NAME} is installed under ${report.paths.data} or ${report.paths.config}.`
     );
+    io.stdout.write(`${lines.join('\n')}\n`);
     return EXIT.ok;
   }
   const report = jupyterInstallModule().installJupyter(scope, io.env, {

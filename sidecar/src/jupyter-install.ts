@@ -1,6 +1,7 @@
 // `project-startup jupyter install|uninstall`: puts the prebuilt labextension, a runnable copy of
 // the sidecar and the notebook-server proxy entry where Jupyter looks, and takes them away again.
-// Only our own files and our own `project` entry are ever touched.
+// Only our own files and our own `project` entry are ever touched: install writes a manifest of
+// every file and the entry with their sha256, and uninstall removes only what it lists, unchanged.
 //
 // Nothing written points into the package this runs from (a checkout or npm's global prefix may
 // move or go): the sidecar is copied next to the labextension in Jupyter's data directory, laid
@@ -8,7 +9,7 @@
 // completes or leaves everything as it was: every target is checked first, and each change is
 // undone if a later one fails.
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -37,8 +38,10 @@ const CONFIG_D_FILE = path.join(
   `${PACKAGE_NAME}.json`
 );
 const CONFIG_FILE = 'jupyter_server_config.json';
-/** In the sidecar's home: what install created besides its own files (the directories). */
-const RECORD_FILE = 'install-record.json';
+/** In the sidecar's home: every file, directory and entry install wrote, with content hashes. */
+const MANIFEST_FILE = 'install-manifest.json';
+/** What installs before the manifest kept there: only the directories they created. */
+const LEGACY_RECORD_FILE = 'install-record.json';
 /** The runnable sidecar, relative to the package root: what `bin/project-startup.js` needs with no node_modules. */
 const RUNTIME_FILES = {
   bin: ['bin/project-startup.js'],
@@ -368,15 +371,69 @@ export function serverProxyProblem(
   return undefined;
 }
 
-/** The Node the proxy entry runs: $PROJECT_STARTUP_NODE (checked) or this one. */
-function nodeForEntry(env: Env): string {
+/**
+ * The absolute path of the executable `name` on `searchPath`, or undefined. Only absolute PATH
+ * entries count: an empty or relative one (`PATH=:/usr/bin`, `.`) means "the current directory",
+ * which is whatever directory the command happens to run in, perhaps one anyone can write to.
+ * (The Python package's twin is checks.find_on_path.)
+ */
+export function findOnPath(
+  name: string,
+  searchPath: string | undefined
+): string | undefined {
+  for (const dir of (searchPath ?? '').split(path.delimiter)) {
+    if (!path.isAbsolute(dir)) {
+      continue;
+    }
+    // Windows finds `node` as node.exe (X_OK there only tests existence).
+    const names =
+      process.platform === 'win32' && !path.extname(name)
+        ? [`${name}.exe`, `${name}.cmd`, name]
+        : [name];
+    for (const candidate of names.map(n => path.join(dir, n))) {
+      try {
+        if (fs.statSync(candidate).isFile()) {
+          fs.accessSync(candidate, fs.constants.X_OK);
+          return candidate;
+        }
+      } catch {
+        // not here, or not executable: look further
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The Node the proxy entry runs, as an absolute path: $PROJECT_STARTUP_NODE or this one. A bare
+ * name is looked up on PATH (absolute entries only); a relative path is refused, since the entry
+ * would run whatever sits at that path below the Jupyter server's working directory. The version
+ * is checked on the very file the entry will name.
+ */
+export function nodeForEntry(env: Env): string {
   const chosen = env.PROJECT_STARTUP_NODE;
   if (!chosen) {
     return process.execPath;
   }
+  let node: string;
+  if (path.isAbsolute(chosen)) {
+    node = chosen;
+  } else if (chosen.includes('/') || chosen.includes(path.sep)) {
+    throw new ConfigError(
+      `PROJECT_STARTUP_NODE=${chosen} is a relative path; the proxy entry would run whatever is at that path below the Jupyter server's working directory. Set it to an absolute path (such as /usr/bin/node) or a command name on PATH, or unset it to use this Node.`
+    );
+  } else {
+    const found = findOnPath(chosen, env.PATH);
+    if (found === undefined) {
+      throw new ConfigError(
+        `PROJECT_STARTUP_NODE=${chosen} is not an executable in any absolute directory on PATH (empty and relative PATH entries are not searched); set it to the absolute path of a Node.js ${MIN_NODE_MAJOR} or newer, or unset it to use this Node.`
+      );
+    }
+    node = found;
+  }
   let version = '';
   try {
-    version = execFileSync(chosen, ['--version'], {
+    version = execFileSync(node, ['--version'], {
       encoding: 'utf8',
       timeout: 15000,
       stdio: ['ignore', 'pipe', 'ignore']
@@ -392,10 +449,19 @@ function nodeForEntry(env: Env): string {
       `PROJECT_STARTUP_NODE=${chosen} is Node ${version || '(unknown)'}; Node.js ${MIN_NODE_MAJOR} or newer is needed. Point it at a newer Node, or unset it.`
     );
   }
-  return path.resolve(chosen);
+  return node;
 }
 
-/** The proxy entry running `bin` with `node`. */
+/**
+ * `text` as a literal inside a jupyter-server-proxy command: the proxy formats every string
+ * with Python's str.format ({port}, {unix_socket}, {base_url}), so a brace in a path would
+ * fail the launch or be replaced. (The Python package's twin is escape_template.)
+ */
+export function escapeProxyTemplate(text: string): string {
+  return text.replace(/[{}]/g, brace => brace + brace);
+}
+
+/** The proxy entry running `bin` with `node` (both literal paths, escaped here). */
 export function proxyEntry(node: string, bin: string): JsonObject {
   const template = JSON.parse(fs.readFileSync(CONFIG_TEMPLATE, 'utf8')) as {
     ServerProxy: { servers: JsonObject };
@@ -403,15 +469,133 @@ export function proxyEntry(node: string, bin: string): JsonObject {
   const entry = template.ServerProxy.servers[PROXY_ENTRY] as JsonObject & {
     command: string[];
   };
-  return { ...entry, command: [node, bin, ...entry.command.slice(1)] };
+  return {
+    ...entry,
+    command: [
+      escapeProxyTemplate(node),
+      escapeProxyTemplate(bin),
+      ...entry.command.slice(1)
+    ]
+  };
 }
 
-function isOurEntry(value: unknown): boolean {
+function sha256(content: string | Buffer): string {
+  return createHash('sha256').update(content).digest('hex');
+}
+
+/** The hash a manifest keeps of a proxy entry (as JSON.parse gives it back: same key order). */
+function entryHash(entry: unknown): string {
+  return sha256(JSON.stringify(entry));
+}
+
+/** What install wrote, as its manifest lists it. */
+interface InstallManifest {
+  version: string;
+  /** Every regular file written, with the sha256 of its content. */
+  files: { path: string; sha256: string }[];
+  /** Every directory written or created (the created parents included): removed when empty. */
+  directories: string[];
+  /** Our `project` entry merged into jupyter_server_config.json, by hash. */
+  entry?: { file: string; sha256: string };
+  /** Files that did not exist before the install (removed again when nothing else is in them). */
+  createdFiles: string[];
+}
+
+function manifestPath(home: string): string {
+  return path.join(home, MANIFEST_FILE);
+}
+
+/** The manifest an install left, or undefined (none, or not one: then nothing is ours by it). */
+function readManifest(home: string): InstallManifest | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(fs.readFileSync(manifestPath(home), 'utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!isObject(value) || !Array.isArray(value.files)) {
+    return undefined;
+  }
+  const strings = (list: unknown) =>
+    Array.isArray(list)
+      ? list.filter(
+          (d): d is string => typeof d === 'string' && path.isAbsolute(d)
+        )
+      : [];
+  const entry = value.entry;
+  return {
+    version: String(value.version),
+    files: value.files.filter(
+      (f): f is { path: string; sha256: string } =>
+        isObject(f) &&
+        typeof f.path === 'string' &&
+        path.isAbsolute(f.path) &&
+        typeof f.sha256 === 'string'
+    ),
+    directories: strings(value.directories),
+    entry:
+      isObject(entry) &&
+      typeof entry.file === 'string' &&
+      typeof entry.sha256 === 'string'
+        ? { file: entry.file, sha256: entry.sha256 }
+        : undefined,
+    createdFiles: strings(value.createdFiles)
+  };
+}
+
+/**
+ * Whether `entry` is the one the install at `home` wrote: by the manifest's hash, or (an install
+ * made before the manifest) by naming that install's sidecar copy as the script to run.
+ */
+function isInstalledEntry(
+  entry: unknown,
+  home: string,
+  manifest: InstallManifest | undefined
+): boolean {
+  if (manifest?.entry) {
+    return entryHash(entry) === manifest.entry.sha256;
+  }
+  const bin = path.join(home, 'node', RUNTIME_FILES.bin[0]);
   return (
-    isObject(value) &&
-    Array.isArray(value.command) &&
-    value.command.some(part => String(part).includes('project-startup'))
+    isObject(entry) &&
+    Array.isArray(entry.command) &&
+    (entry.command[1] === bin || entry.command[1] === escapeProxyTemplate(bin))
   );
+}
+
+/** The package manager an installed labextension's install.json names (pip's says "python"). */
+function labextensionPackageManager(dir: string): string | undefined {
+  try {
+    const value: unknown = JSON.parse(
+      fs.readFileSync(path.join(dir, 'install.json'), 'utf8')
+    );
+    return isObject(value) && typeof value.packageManager === 'string'
+      ? value.packageManager
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Regular files and directories below `dir` (not following links), with `dir` itself. */
+function walk(dir: string): { files: string[]; directories: string[] } {
+  const files: string[] = [];
+  const directories: string[] = [];
+  const visit = (d: string) => {
+    directories.push(d);
+    for (const entry of fs.readdirSync(d, { withFileTypes: true })) {
+      const full = path.join(d, entry.name);
+      if (entry.isDirectory()) {
+        visit(full);
+      } else {
+        files.push(full);
+      }
+    }
+  };
+  if (fs.existsSync(dir)) {
+    visit(dir);
+  }
+  return { files, directories };
 }
 
 function readJsonObject(file: string): JsonObject | undefined {
@@ -494,6 +678,26 @@ function checkWritable(target: string): void {
   }
 }
 
+/** Where writing `file` goes: the file itself, or the target of the symbolic link it is. */
+function writeTarget(file: string): string {
+  let isLink = false;
+  try {
+    isLink = fs.lstatSync(file).isSymbolicLink();
+  } catch {
+    return file; // not there yet
+  }
+  if (!isLink) {
+    return file;
+  }
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    throw new ConfigError(
+      `${file} is a symbolic link to a file that does not exist; point it at an existing file or remove it, then run the command again (nothing was changed).`
+    );
+  }
+}
+
 /** Changes made so far, each with its undo, so a failed install leaves everything as it was. */
 class Changes {
   private readonly undo: (() => void)[] = [];
@@ -532,8 +736,13 @@ class Changes {
     this.undo.push(() => fs.rmSync(target, { recursive: true, force: true }));
   }
 
-  /** Writes `file` (temporary file, then rename), keeping its old content for the undo. */
-  writeFile(file: string, text: string): void {
+  /**
+   * Writes `file` (temporary file, then rename), keeping its old content for the undo. A symbolic
+   * link (a config file kept elsewhere, e.g. in a dotfiles repository) stays a link: its target
+   * is written in place.
+   */
+  writeFile(link: string, text: string): void {
+    const file = writeTarget(link);
     this.mkdirs(path.dirname(file));
     let before: { text: Buffer; mode: number } | undefined;
     try {
@@ -634,12 +843,12 @@ function packageVersion(): string {
   ).version;
 }
 
-/** The directories an earlier install recorded as created by it (none without a record). */
-function createdDirectories(home: string): string[] {
+/** The directories an install before the manifest recorded as created by it (none without a record). */
+function legacyCreatedDirectories(home: string): string[] {
   let record: JsonObject | undefined;
   try {
     record = ours.sidecar(home)
-      ? readJsonObject(path.join(home, RECORD_FILE))
+      ? readJsonObject(path.join(home, LEGACY_RECORD_FILE))
       : undefined;
   } catch {
     record = undefined; // a damaged record: keep every directory
@@ -732,9 +941,18 @@ export function installJupyter(
   const configD = path.join(paths.config, CONFIG_D_FILE);
   const labextension = labextensionTarget(paths);
   const home = sidecarHome(paths);
+  const manifest = readManifest(home);
   if (fs.existsSync(labextension) && !ours.labextension(labextension)) {
     throw new ConfigError(
       `${labextension} exists and is not this package's labextension; move it aside first (nothing was changed).`
+    );
+  }
+  const manager = fs.existsSync(labextension)
+    ? labextensionPackageManager(labextension)
+    : undefined;
+  if (manager !== undefined && manager !== 'npm') {
+    throw new ConfigError(
+      `${labextension} was installed by ${manager === 'python' ? 'pip (the wheel of this package)' : manager} (its install.json says packageManager "${manager}"), not by this command. Use one way, not both: remove that one first (for pip: \`pip uninstall ${PACKAGE_NAME}\`), or install into another scope (nothing was changed).`
     );
   }
   if (fs.existsSync(home) && !ours.sidecar(home)) {
@@ -746,7 +964,10 @@ export function installJupyter(
     isObject(main.ServerProxy) && isObject(main.ServerProxy.servers)
       ? main.ServerProxy.servers[PROXY_ENTRY]
       : undefined;
-  if (existingEntry !== undefined && !isOurEntry(existingEntry)) {
+  if (
+    existingEntry !== undefined &&
+    !isInstalledEntry(existingEntry, home, manifest)
+  ) {
     throw new ConfigError(
       `${mainFile} already has a different ServerProxy.servers.${PROXY_ENTRY} entry; remove or rename it, then run the command again (nothing was changed).`
     );
@@ -755,11 +976,16 @@ export function installJupyter(
     labextension,
     path.join(home, 'node'),
     configD,
-    mainFile
+    writeTarget(mainFile)
   ]) {
     checkWritable(target);
   }
-  const earlierCreated = createdDirectories(home);
+  const earlierCreated = (
+    manifest?.directories ?? legacyCreatedDirectories(home)
+  ).filter(dir => fs.existsSync(dir));
+  const mainFileCreated =
+    !fs.existsSync(mainFile) ||
+    (manifest?.createdFiles.includes(mainFile) ?? false);
 
   const sidecar = path.join(home, 'node');
   const entry = proxyEntry(node, path.join(sidecar, RUNTIME_FILES.bin[0]));
@@ -789,17 +1015,34 @@ export function installJupyter(
         }
       })
     );
-    // Directories an earlier install created stay ours to remove when empty.
-    const createdDirs = [...new Set([...earlierCreated, ...changes.created])];
-    changes.writeFile(
-      path.join(home, RECORD_FILE),
-      json({ version: packageVersion(), createdDirectories: createdDirs })
-    );
+    // What uninstall may take away again: each file by the hash of what was written here,
+    // the entry by its hash, the directories (an earlier install's included) when empty.
+    const trees = [walk(labextension), walk(sidecar)];
+    const written: InstallManifest = {
+      version: packageVersion(),
+      files: [...trees.flatMap(tree => tree.files), configD].map(file => ({
+        path: file,
+        sha256: sha256(fs.readFileSync(file))
+      })),
+      directories: [
+        ...new Set([
+          ...earlierCreated,
+          ...changes.created,
+          home,
+          ...trees.flatMap(tree => tree.directories)
+        ])
+      ],
+      entry: { file: mainFile, sha256: entryHash(entry) },
+      createdFiles: mainFileCreated ? [mainFile] : []
+    };
+    changes.writeFile(manifestPath(home), json(written));
   } catch (error) {
     changes.rollback();
     throw writeFailure(error);
   }
   changes.commit();
+  // An install before the manifest kept only this record; the manifest now says it all.
+  fs.rmSync(path.join(home, LEGACY_RECORD_FILE), { force: true });
 
   remaining.push(
     'Restart the Jupyter server (for JupyterHub: restart the single-user servers) to load the extension and the proxy entry.'
@@ -816,6 +1059,71 @@ export function installJupyter(
 export interface UninstallReport {
   paths: JupyterPaths;
   removed: string[];
+  /** What was left in place, each with why: uninstall removes only what the manifest lists, unchanged. */
+  kept: { path: string; reason: string }[];
+}
+
+/** Our `project` entry taken out of a jupyter_server_config.json object (and emptied containers). */
+function withoutEntry(main: JsonObject): JsonObject {
+  const serverProxy = main.ServerProxy as JsonObject;
+  const { [PROXY_ENTRY]: _ours, ...otherServers } =
+    serverProxy.servers as JsonObject;
+  void _ours;
+  const { servers: _servers, ...otherProxy } = serverProxy;
+  void _servers;
+  const nextProxy =
+    Object.keys(otherServers).length > 0
+      ? { ...otherProxy, servers: otherServers }
+      : otherProxy;
+  const { ServerProxy: _proxy, ...rest } = main;
+  void _proxy;
+  return Object.keys(nextProxy).length > 0
+    ? { ...rest, ServerProxy: nextProxy }
+    : rest;
+}
+
+/**
+ * What an install made before the manifest seems to have left: reported, never removed (nothing
+ * proves which files it wrote, or that they are unchanged).
+ */
+function legacyInstall(
+  labextension: string,
+  home: string,
+  configD: string,
+  mainFile: string,
+  mainEntry: unknown
+): { path: string; reason: string }[] {
+  const found: string[] = [];
+  if (
+    ours.labextension(labextension) &&
+    labextensionPackageManager(labextension) === 'npm'
+  ) {
+    found.push(labextension);
+  }
+  if (ours.sidecar(home)) {
+    found.push(home);
+  }
+  const configDEntry = (() => {
+    try {
+      const value = readJsonObject(configD);
+      return isObject(value?.ServerProxy) && isObject(value.ServerProxy.servers)
+        ? value.ServerProxy.servers[PROXY_ENTRY]
+        : undefined;
+    } catch {
+      return undefined;
+    }
+  })();
+  if (isInstalledEntry(configDEntry, home, undefined)) {
+    found.push(configD);
+  }
+  if (isInstalledEntry(mainEntry, home, undefined)) {
+    found.push(`${mainFile} (ServerProxy.servers.${PROXY_ENTRY})`);
+  }
+  return found.map(p => ({
+    path: p,
+    reason:
+      'written by an earlier version of `project-startup jupyter install`, which kept no manifest of what it wrote. To remove it: run `project-startup jupyter install` with the same scope, then uninstall again; or delete it by hand'
+  }));
 }
 
 export function uninstallJupyter(
@@ -840,73 +1148,88 @@ export function uninstallJupyter(
   const home = sidecarHome(paths);
   const configD = path.join(paths.config, CONFIG_D_FILE);
   const mainFile = path.join(paths.config, CONFIG_FILE);
+  const manifest = readManifest(home);
 
   const main = readJsonObject(mainFile);
-  const serverProxy =
-    main && isObject(main.ServerProxy) ? main.ServerProxy : undefined;
-  const servers =
-    serverProxy && isObject(serverProxy.servers)
-      ? serverProxy.servers
+  const mainEntry =
+    main && isObject(main.ServerProxy) && isObject(main.ServerProxy.servers)
+      ? main.ServerProxy.servers[PROXY_ENTRY]
       : undefined;
-  const configDEntry = readJsonObject(configD);
-  const plan = {
-    labextension: ours.labextension(labextension),
-    sidecar: ours.sidecar(home),
-    configD:
-      configDEntry !== undefined &&
-      isObject(configDEntry.ServerProxy) &&
-      isOurEntry(
-        (configDEntry.ServerProxy as JsonObject & { servers?: JsonObject })
-          .servers?.[PROXY_ENTRY]
-      ),
-    mainEntry: servers !== undefined && isOurEntry(servers[PROXY_ENTRY])
-  };
-  const targets = [
-    plan.labextension && labextension,
-    plan.sidecar && home,
-    plan.configD && configD,
-    plan.mainEntry && mainFile
-  ].filter((t): t is string => typeof t === 'string');
-  for (const target of targets) {
+  const kept: { path: string; reason: string }[] = [];
+  // pip's copy of this labextension (same name, same place with --sys-prefix) is pip's to remove.
+  const manager = labextensionPackageManager(labextension);
+  const pipsLabextension =
+    fs.existsSync(labextension) && manager !== undefined && manager !== 'npm';
+  if (pipsLabextension) {
+    kept.push({
+      path: labextension,
+      reason: `installed by ${manager === 'python' ? 'pip' : manager} (install.json says packageManager "${manager}"), not by this command${manager === 'python' ? `: remove it with \`pip uninstall ${PACKAGE_NAME}\`` : ''}`
+    });
+  }
+  if (!manifest) {
+    kept.push(
+      ...legacyInstall(labextension, home, configD, mainFile, mainEntry)
+    );
+    return { paths, removed: [], kept };
+  }
+
+  const inside = (dir: string, file: string) =>
+    file === dir || file.startsWith(dir + path.sep);
+  const files = manifest.files.filter(
+    f => !(pipsLabextension && inside(labextension, f.path))
+  );
+  const toRemove: string[] = [];
+  for (const file of files) {
+    let content: Buffer;
+    try {
+      content = fs.readFileSync(file.path);
+    } catch {
+      continue; // already gone
+    }
+    if (sha256(content) === file.sha256) {
+      toRemove.push(file.path);
+    } else {
+      kept.push({ path: file.path, reason: 'changed since the install' });
+    }
+  }
+  const entryIsOurs =
+    mainEntry !== undefined &&
+    manifest.entry !== undefined &&
+    manifest.entry.file === mainFile &&
+    entryHash(mainEntry) === manifest.entry.sha256;
+  if (mainEntry !== undefined && !entryIsOurs) {
+    kept.push({
+      path: `${mainFile} (ServerProxy.servers.${PROXY_ENTRY})`,
+      reason:
+        "not the entry the install wrote (changed since, or another app's)"
+    });
+  }
+  const mainTarget = writeTarget(mainFile);
+  for (const target of [
+    ...toRemove,
+    ...(entryIsOurs ? [mainTarget] : []),
+    manifestPath(home)
+  ]) {
     checkWritable(target);
   }
-  const created = plan.sidecar ? createdDirectories(home) : [];
 
   const removed: string[] = [];
   try {
-    if (plan.mainEntry && main && serverProxy && servers) {
-      const { [PROXY_ENTRY]: _ours, ...otherServers } = servers;
-      void _ours;
-      const { servers: _servers, ...otherProxy } = serverProxy;
-      void _servers;
-      const nextProxy =
-        Object.keys(otherServers).length > 0
-          ? { ...otherProxy, servers: otherServers }
-          : otherProxy;
-      const { ServerProxy: _proxy, ...rest } = main;
-      void _proxy;
-      const next =
-        Object.keys(nextProxy).length > 0
-          ? { ...rest, ServerProxy: nextProxy }
-          : rest;
-      if (Object.keys(next).length === 0) {
+    if (entryIsOurs && main) {
+      const next = withoutEntry(main);
+      if (
+        Object.keys(next).length === 0 &&
+        manifest.createdFiles.includes(mainFile) &&
+        mainTarget === mainFile
+      ) {
         fs.rmSync(mainFile, { force: true });
       } else {
         new Changes().writeFile(mainFile, `${JSON.stringify(next, null, 2)}\n`);
       }
       removed.push(`${mainFile} (ServerProxy.servers.${PROXY_ENTRY})`);
     }
-    if (plan.configD) {
-      fs.rmSync(configD, { force: true });
-      removed.push(configD);
-    }
-    if (plan.sidecar) {
-      fs.rmSync(home, { recursive: true, force: true });
-      removed.push(home);
-    }
-    if (plan.labextension) {
-      fs.rmSync(labextension, { recursive: true, force: true });
-      removed.push(labextension);
+    for (const file of toRemove) {
+      fs.rmSync(file, { force: true });
     }
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
@@ -914,13 +1237,41 @@ export function uninstallJupyter(
       `Removing ${e.path ?? 'the install'} failed (${e.code ?? e.message})${removed.length > 0 ? `; already removed: ${removed.join(', ')}` : ''}. Fix that (permissions?) and run the command again.`
     );
   }
-  // The directories install created, when nothing else is in them now (deepest first).
-  for (const dir of [...created].sort((a, b) => b.length - a.length)) {
+  // What sits in our directories that the install did not write, and is left there.
+  const listed = new Set(manifest.files.map(f => f.path));
+  for (const root of pipsLabextension ? [home] : [labextension, home]) {
+    for (const file of walk(root).files) {
+      if (!listed.has(file) && file !== manifestPath(home)) {
+        kept.push({ path: file, reason: 'not written by the install' });
+      }
+    }
+  }
+  // The manifest stays while anything it lists is left, so a later run says the same.
+  if (kept.length === (pipsLabextension ? 1 : 0)) {
+    fs.rmSync(manifestPath(home), { force: true });
+  }
+  // The directories install wrote or created, when nothing else is in them now (deepest first).
+  for (const dir of [...manifest.directories].sort(
+    (a, b) => b.length - a.length
+  )) {
+    if (pipsLabextension && inside(labextension, dir)) {
+      continue;
+    }
     try {
       fs.rmdirSync(dir);
     } catch {
-      // not empty (something else lives there now) or already gone: keep it
+      // not empty (something else lives there) or already gone: keep it
     }
   }
-  return { paths, removed };
+  // Each tree as one line when all of it went, else the files removed from it.
+  for (const root of [labextension, home]) {
+    const removedHere = toRemove.filter(f => inside(root, f));
+    if (removedHere.length > 0) {
+      removed.push(...(fs.existsSync(root) ? removedHere : [root]));
+    }
+  }
+  if (toRemove.includes(configD)) {
+    removed.push(configD);
+  }
+  return { paths, removed, kept };
 }
