@@ -34,10 +34,14 @@ function onPlatform(
   serve: TestServiceOptions['serve'] = {}
 ): Promise<TestService> {
   const evidence = PLATFORM_EVIDENCE[platform];
+  // On the hosted platform these services stand where jupyter-server-proxy launches the sidecar
+  // (its default ingress); a plain `serve` is direct loopback on every platform.
+  const asLaunched: TestServiceOptions['serve'] =
+    platform === 'hosted-notebook' ? { ingress: 'notebook-server-proxy' } : {};
   return start({
     env: { ...evidence.env, ...env },
     files: evidence.files,
-    serve
+    serve: { ...asLaunched, ...serve }
   });
 }
 
