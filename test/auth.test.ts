@@ -55,7 +55,7 @@ function sessionCookie(r: HttpResult): {
 }
 
 async function cookieFor(svc: TestService): Promise<string> {
-  const r = await request(`${svc.api}capabilities?token=${svc.token}`);
+  const r = await request(`${svc.api}?token=${svc.token}`);
   expect(r.status).toBe(200);
   return sessionCookie(r).pair;
 }
@@ -131,10 +131,10 @@ describe('direct loopback: the token', () => {
     }
   );
 
-  it('?token= on a GET is 200 and sets an HttpOnly SameSite=Strict cookie for /project/ that is not the token', async () => {
-    const r = await request(`${svc.api}capabilities?token=${svc.token}`);
+  it('?token= on a GET of the setup page (the one sign-in route) is 200 and sets an HttpOnly SameSite=Strict cookie for /project/ that is not the token', async () => {
+    const r = await request(`${svc.api}?token=${svc.token}`);
     expect(r.status).toBe(200);
-    expectValid('Manifest', r.json);
+    expect(r.headers['content-type']).toMatch(/^text\/html/);
     const cookie = sessionCookie(r);
     const attrs = cookie.attributes.map(a => a.toLowerCase());
     expect(attrs).toContain('httponly');
@@ -158,18 +158,14 @@ describe('direct loopback: the token', () => {
     expectValid('Manifest', caps.json);
   });
 
-  it('a navigation with ?token= is 303 to the same URL without the token', async () => {
+  it('a navigation with ?token= to another route than the setup page is 401, with no cookie and no redirect', async () => {
     const r = await request(
       `${svc.api}startup?interface=web&token=${svc.token}`,
       { headers: { accept: 'text/html' } }
     );
-    expect(r.status).toBe(303);
-    const location = r.headers.location as string;
-    expect(location).not.toContain(svc.token);
-    expect(new URL(location, svc.origin).href).toBe(
-      `${svc.api}startup?interface=web`
-    );
-    sessionCookie(r);
+    expectProblem(r, 401, 'unauthorized');
+    expect(r.headers.location).toBeUndefined();
+    expect(r.headers['set-cookie']).toBeUndefined();
   });
 
   it('a wrong session cookie or a wrong ?token is 401', async () => {

@@ -306,7 +306,7 @@ describe.each(CASES)('no secret leaves the service: $name', c => {
           )
         ).status
       ).toBe(401);
-      // The sign-in exists only with the setup page (generic); elsewhere 404 and no cookie.
+      // The sign-in exists only with the setup page (generic); elsewhere 401 and no cookie.
       expect(
         (
           await call(
@@ -316,14 +316,14 @@ describe.each(CASES)('no secret leaves the service: $name', c => {
             true
           )
         ).status
-      ).toBe(c.platform === 'generic' ? 401 : 404);
+      ).toBe(401);
       const signIn = await call(
         '303 query token sign-in',
         `${api}?token=${encodeURIComponent(token)}`,
         { headers: { accept: 'text/html' } },
         true
       );
-      expect(signIn.status).toBe(c.platform === 'generic' ? 303 : 404);
+      expect(signIn.status).toBe(c.platform === 'generic' ? 303 : 401);
       expect(signIn.headers['set-cookie'] !== undefined).toBe(
         c.platform === 'generic'
       );

@@ -24,11 +24,19 @@ export type CredentialKind =
 
 /** What the code that carried out a confirmation observed about where it came from. */
 export type ConfirmationChannel =
-  /** A browser session: the setup page's own session cookie, or a cookie-carried request through
-   * the notebook server, which checked Jupyter's XSRF token before proxying. Same origin. */
-  | { kind: 'browser-session' }
+  /** The setup page's own session on direct loopback: the cookie that only the sign-in route
+   * (`{base}project/?token=`, sign-in.ts) sets, on a same-origin request. Proves the caller
+   * signed in with the token through that route; not that a person clicked. */
+  | { kind: 'setup-page-session' }
+  /** Through the notebook-server proxy, carried by Jupyter's cookie (no token) AND with an
+   * X-XSRFToken header equal to Jupyter's `_xsrf` cookie, as JupyterLab's ServerConnection sends
+   * it: only a page of Jupyter's origin can read that cookie. jupyter-server-proxy itself checks
+   * no XSRF token (its handler's check_xsrf_cookie defers to the proxied app), so this is the
+   * sidecar's own check (http/jupyter-xsrf.ts). */
+  | { kind: 'jupyter-page' }
   /** The command line's prompt, answered on a TTY: seen by the process that asked (in-process),
-   * or proved to a running service by the prompt key only the runtime file holds. */
+   * or the prompt key of the 0600 runtime file sent to a running service. The key proves that the
+   * caller can read that file (this user's processes), not that a person typed. */
   | { kind: 'terminal-prompt' }
   /** Anything else a credential holder sends: a script, curl, a client library. */
   | { kind: 'api' };
@@ -63,25 +71,31 @@ export function apiMayConfirm(
   return confirmationInterfaces(adapter).includes(iface);
 }
 
-/** The request's channel, from the ingress it came through and the credential it proved. */
+/**
+ * The request's channel, from the ingress it came through, the credential it proved, and
+ * whether it carried Jupyter's XSRF token (see ConfirmationChannel). Decided here only: the
+ * body's interface never picks the channel.
+ */
 export function channelOf(
   ingress: IngressMode,
   credential: CredentialKind,
   ambient: boolean,
-  promptKey: boolean
+  promptKey: boolean,
+  jupyterXsrf: boolean
 ): ConfirmationChannel {
   if (promptKey) {
     return { kind: 'terminal-prompt' };
   }
   if (ingress === 'direct-loopback' && credential === 'cookie') {
-    return { kind: 'browser-session' };
+    return { kind: 'setup-page-session' };
   }
   if (
     ingress === 'notebook-server-proxy' &&
     credential === 'notebook-server' &&
-    ambient
+    ambient &&
+    jupyterXsrf
   ) {
-    return { kind: 'browser-session' };
+    return { kind: 'jupyter-page' };
   }
   return { kind: 'api' };
 }
@@ -112,18 +126,20 @@ export function decideConfirmation(
             allowed: false,
             detail: `The terminal prompt confirms the terminal interface, not ${labels.iface}.`
           };
-    case 'browser-session':
-      if (iface === 'terminal') {
-        return {
-          allowed: false,
-          detail:
-            'A terminal confirmation is given at the interactive prompt of `project-startup init`, not from a browser.'
-        };
-      }
-      return {
-        allowed: true,
-        method: iface === 'web' ? 'setup-page' : 'jupyterlab-dialog'
-      };
+    case 'setup-page-session':
+      return iface === 'web'
+        ? { allowed: true, method: 'setup-page' }
+        : {
+            allowed: false,
+            detail: `The setup page's session confirms the Browser interface, not ${labels.iface}: confirm ${labels.iface} where it runs, or send the token as "Authorization: Bearer <token>".`
+          };
+    case 'jupyter-page':
+      return iface === 'notebook'
+        ? { allowed: true, method: 'jupyterlab-dialog' }
+        : {
+            allowed: false,
+            detail: `A page of the Jupyter server confirms the Notebook interface (JupyterLab's dialog), not ${labels.iface}.`
+          };
     case 'api':
       if (apiMayConfirm(adapter.id, iface, adapter)) {
         return { allowed: true, method: 'http-api' };

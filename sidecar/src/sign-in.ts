@@ -116,3 +116,40 @@ export function urlAnswer({ info, envToken }: UrlInputs): UrlAnswer {
   }
   return { ok: true, url: `${info.url}?token=${encodeURIComponent(token)}` };
 }
+
+/** What a `token` parameter in a request's address means (see addressTokenRule). */
+export type AddressToken = 'sign-in' | 'refused' | 'not-ours';
+
+/**
+ * The one sign-in route, decided here only: a token in the address is traded for a session
+ * only at the setup page itself (`{base}project/`), only where the platform's browser route is
+ * direct loopback and the service listens there (offersSetupPage). Anywhere else on direct
+ * loopback it is refused, whatever its value, before any credential is looked at: no session,
+ * no cookie. Behind the notebook-server proxy `?token=` is Jupyter's own token (Jupyter checked
+ * it), and the trusted proxy reads no address: not ours to judge.
+ */
+export function addressTokenRule(
+  platform: PlatformId,
+  ingress: IngressMode,
+  route: string
+): AddressToken {
+  if (ingress !== 'direct-loopback') {
+    return 'not-ours';
+  }
+  return route === '/' &&
+    adapterFor(platform).browserRoute === 'direct-loopback'
+    ? 'sign-in'
+    : 'refused';
+}
+
+/** The detail of the 401 a refused address token gets. */
+export function addressTokenRefusal(
+  platform: PlatformId,
+  setupPage: string
+): string {
+  const scripts =
+    'send the token as "Authorization: Bearer <token>" instead, and keep it out of addresses';
+  return adapterFor(platform).browserRoute === 'direct-loopback'
+    ? `A token in the address signs in only at the setup page ${setupPage} (the address \`project-startup url\` prints); elsewhere ${scripts}.`
+    : `The ${labelOf(platform)} has no browser sign-in, so no address takes a token: ${scripts}.`;
+}

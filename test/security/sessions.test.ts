@@ -34,7 +34,7 @@ function sessionCookie(r: HttpResult): {
 
 /** Signs in the way `project-startup url` does; returns the cookie as `name=value`. */
 async function signIn(svc: TestService): Promise<string> {
-  const r = await request(`${svc.api}capabilities?token=${svc.token}`);
+  const r = await request(`${svc.api}?token=${svc.token}`);
   expect(r.status).toBe(200);
   return sessionCookie(r).pair;
 }
@@ -139,7 +139,7 @@ describe('sessions of the real service', () => {
 
   it('the cookie: named after the port, HttpOnly, SameSite=Strict, Path of the service, no Max-Age (a browser session)', async () => {
     const svc = await start({ serve: { baseUrl: '/user/alice/' } });
-    const r = await request(`${svc.api}capabilities?token=${svc.token}`);
+    const r = await request(`${svc.api}?token=${svc.token}`);
     const cookie = sessionCookie(r);
     expect(cookie.name).toBe(`project-startup-session-${svc.running.port}`);
     expect(cookie.attributes).toEqual([

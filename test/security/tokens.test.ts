@@ -75,7 +75,7 @@ describe('secretsEqual is constant-time by construction', () => {
           '/project/capabilities',
           [['Authorization', `Bearer ${wrong}`]]
         ],
-        ['query token', `/project/capabilities?token=${wrong}`, []],
+        ['query token', `/project/?token=${wrong}`, []],
         [
           'session cookie',
           '/project/capabilities',
@@ -184,23 +184,23 @@ describe('token attacks on direct loopback', () => {
     ],
     [
       '?token= with a trailing newline (%0A)',
-      t => ({ target: `/project/capabilities?token=${t}%0A`, headers: [] })
+      t => ({ target: `/project/?token=${t}%0A`, headers: [] })
     ],
     [
       '?token= with a trailing space (%20)',
-      t => ({ target: `/project/capabilities?token=${t}%20`, headers: [] })
+      t => ({ target: `/project/?token=${t}%20`, headers: [] })
     ],
     [
       '?token= given twice, a wrong one first',
       t => ({
-        target: `/project/capabilities?token=wrong&token=${t}`,
+        target: `/project/?token=wrong&token=${t}`,
         headers: []
       })
     ],
     [
       '?token= in another case',
       t => ({
-        target: `/project/capabilities?token=${t.toUpperCase()}`,
+        target: `/project/?token=${t.toUpperCase()}`,
         headers: []
       })
     ]
@@ -218,7 +218,7 @@ describe('token attacks on direct loopback', () => {
           send(svc, 'GET', '/project/capabilities', [
             ['Authorization', 'Bearer wrong']
           ]),
-          send(svc, 'GET', '/project/capabilities?token=wrong', [])
+          send(svc, 'GET', '/project/?token=wrong', [])
         ]).then(rs => rs.map(x => x.body))
       );
       const { target, headers } = make(svc.token);
@@ -388,7 +388,7 @@ describe('PROJECT_STARTUP_TOKEN rules, enforced at start-up', () => {
     const signIn = await send(
       svc,
       'GET',
-      `/project/capabilities?token=${encodeURIComponent(token)}`,
+      `/project/?token=${encodeURIComponent(token)}`,
       []
     );
     expect(signIn.status).toBe(200);

@@ -41,8 +41,10 @@ import {
   ConfirmationChannel,
   PROMPT_KEY_HEADER
 } from '../confirmation';
+import { carriesJupyterXsrf } from './jupyter-xsrf';
 import { parseAllocationClaim } from '../allocation-claim';
 import type { RateLimiter } from './rate-limit';
+import { addressTokenRefusal, addressTokenRule } from '../sign-in';
 import { INTERFACE_IDS, labelOf } from '../vocabulary';
 
 export const URL_LIMIT = 8 * 1024;
@@ -363,7 +365,13 @@ function createRoutes(options: AppOptions): Routes {
       promptKey !== undefined &&
       typeof raw === 'string' &&
       promptKey.matches(raw);
-    return channelOf(ingress, identity.via, identity.ambient, prompted);
+    return channelOf(
+      ingress,
+      identity.via,
+      identity.ambient,
+      prompted,
+      ingress === 'notebook-server-proxy' && carriesJupyterXsrf(request)
+    );
   };
   const encoded = new EncodedBodies();
   const healthJson = JSON.stringify({
@@ -703,14 +711,12 @@ function createFastLane(
     if (entry === undefined || request.method !== entry.method) {
       return false;
     }
-    let query: URLSearchParams | undefined;
-    if (!entry.isPublic) {
-      query = new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
-      // A token in the address is traded for a cookie, and maybe a redirect: express does that.
-      if (query.has('token')) {
-        return false;
-      }
+    const params = new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
+    // A token in the address, on any route: signed in or refused (sign-in.ts); express does that.
+    if (params.has('token')) {
+      return false;
     }
+    const query = entry.isPublic ? undefined : params;
     // Taken: from here on this lane answers, as the express lane would.
     setCommonHeaders(response, version);
     // Should rendering a problem itself fail, end the exchange rather than the process.
@@ -734,11 +740,7 @@ function createFastLane(
         break;
       case 'health':
         try {
-          routes.health(
-            request,
-            response,
-            new URLSearchParams(q === -1 ? '' : url.slice(q + 1))
-          );
+          routes.health(request, response, params);
         } catch (error) {
           void onError(error);
         }
@@ -828,6 +830,18 @@ function createExpressApp(
       return;
     }
     const route = path.slice(prefix.length);
+    if (
+      query.has('token') &&
+      addressTokenRule(service.adapter.id, guard.mode, route) === 'refused'
+    ) {
+      // Only the sign-in route trades an address token for a session (sign-in.ts).
+      throw new ProblemError(
+        'unauthorized',
+        addressTokenRefusal(service.adapter.id, `${prefix}/`),
+        {},
+        { 'WWW-Authenticate': 'Bearer realm="project-startup"' }
+      );
+    }
     if (!setupPageOffered && PAGE_ROUTES.has(route)) {
       // No browser route on this platform (or behind this ingress): no page, and no sign-in
       // that would trade a token for a cookie nobody can use.
