@@ -7,6 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { makeSandbox, REPO_ROOT, runCli } from '../helpers/cli';
+import { PYTHON, startJupyter, stopAllJupyters } from '../install/python';
 import {
   FixtureKind,
   JupyterFixture,
@@ -99,6 +100,33 @@ describe('a Jupyter server of ours (the control): the token arrives', () => {
     expect(py.code).toBe('not-enabled'); // the recorder answers 404: no Project Startup there
     expect(g.leaked()).toBe(true);
   }, 60000);
+});
+
+describe('a real Jupyter server of ours (Debian jupyter_server 1.23)', () => {
+  afterAll(() => stopAllJupyters(), 30000);
+
+  it('is found by the command line and by the Python client, which both ask it with its token', async () => {
+    const j = await startJupyter({
+      python: PYTHON,
+      label: 'discovery-real-server',
+      serverProxy: false
+    });
+    const real = {
+      root: j.dirs.root,
+      runtimeDir: j.dirs.runtime,
+      projectDir: j.dirs.project
+    } as JupyterFixture;
+    const cli = await commandLine(real);
+    expect(cli.code).toBe(0);
+    // It asked that server (no Project Startup there: 404), so it was found and proven.
+    expect(cli.stderr).toContain(
+      `The Jupyter server at ${j.base} has no Project Startup service`
+    );
+    const py = pythonClient(real);
+    expect(py.stderr).not.toContain('Traceback');
+    expect(py.code).toBe('not-enabled');
+    expect(py.detail).toContain(j.base);
+  }, 90000);
 });
 
 describe.each([
