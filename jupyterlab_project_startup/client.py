@@ -334,6 +334,7 @@ def _runtime_dir(env):
 
 
 _NOT_RUNNING = " is not running"
+_START_SLACK_S = 2.0
 
 
 def _jupyter_process_refusal(pid, port, file_written):
@@ -360,9 +361,9 @@ def _jupyter_process_refusal(pid, port, file_written):
     started = _process_start(pid)
     if started is None:
         return "the start time of process {} cannot be read".format(pid)
-    # A process start is known to 10 ms from /proc, to 1 s from ps.
-    slack = 0.05 if sys.platform.startswith("linux") else 1.0
-    if started > file_written + slack:
+    # A process start is known to 10 ms (/proc) or 1 s (ps), and a runtime directory on a network
+    # file system takes its times from the file server's clock: 2 s of slack (as in Node).
+    if started > file_written + _START_SLACK_S:
         return "process {} started after its runtime file was written: it is not the server that wrote it".format(pid)
     if _listener_belongs_to(pid, port) is False:
         return "process {} does not hold the listener on port {}".format(pid, port)

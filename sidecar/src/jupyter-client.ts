@@ -110,7 +110,8 @@ export async function findJupyterService(
     return {
       client: undefined,
       notes: (evidence.refused ?? []).map(
-        why => `Not a Jupyter server of yours, so its token was not sent: ${why}.`
+        why =>
+          `Not a Jupyter server of yours, so its token was not sent: ${why}.`
       )
     };
   }

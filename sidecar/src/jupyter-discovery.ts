@@ -147,6 +147,7 @@ export function chooseJupyter(
  * Returns why the process is refused, or undefined when it is proven.
  */
 const NOT_RUNNING = ' is not running';
+const START_SLACK_MS = 2000;
 
 export function jupyterProcessRefusal(
   pid: number,
@@ -168,9 +169,10 @@ export function jupyterProcessRefusal(
   if (startedMs === undefined) {
     return `the start time of process ${pid} cannot be read`;
   }
-  // The platform's clock for a process start is coarser than a file's: /proc to 10 ms, `ps` to 1 s.
-  const slackMs = platform === 'linux' ? 50 : 1000;
-  if (startedMs > fileWrittenMs + slackMs) {
+  // A process start is known to 10 ms (/proc) or 1 s (`ps`), and a runtime directory on a network
+  // file system takes its times from the file server's clock: 2 s of slack. Another user is
+  // refused above whatever the times, so the slack only spares our own short-lived processes.
+  if (startedMs > fileWrittenMs + START_SLACK_MS) {
     return `process ${pid} started after its runtime file was written: it is not the server that wrote it`;
   }
   const listening = listenerBelongsTo(pid, port, platform);
