@@ -93,16 +93,20 @@ def check_node(env=None):
     if missing is not None:
         return {"path": None, "version": None, "problem": _problem("node-missing", "Node.js was not found", *missing)}
     try:
-        answer = subprocess.run(
-            [path, "--version"], capture_output=True, text=True, timeout=15, stdin=subprocess.DEVNULL
-        )
-        version = _version_tuple(answer.stdout) if answer.returncode == 0 else None
+        answer = subprocess.run([path, "--version"], capture_output=True, timeout=15, stdin=subprocess.DEVNULL)
+        # Bytes, decoded leniently: whatever the executable prints (not UTF-8 included) is only
+        # ever "not a Node.js version", never an exception that stops the extension loading.
+        printed = answer.stdout.decode("utf-8", "replace")
+        version = _version_tuple(printed) if answer.returncode == 0 else None
     except (OSError, subprocess.SubprocessError) as error:
         answer, version = None, None
         reason = f"running `{path} --version` failed ({error.__class__.__name__}: {error})"
     if version is None:
         if answer is not None:
-            reason = f"`{path} --version` did not print a Node.js version (exit {answer.returncode})"
+            shown = printed.strip().splitlines()[0][:80] if printed.strip() else ""
+            reason = f"`{path} --version` did not print a Node.js version (exit {answer.returncode}" + (
+                f", printed {shown!r})" if shown else ")"
+            )
         return {
             "path": path,
             "version": None,
@@ -161,6 +165,7 @@ def check_server_proxy(enabled=None):
                     "jupyter-server-proxy`), then restart the Jupyter server.",
                 ),
             }
+    version = str(version)
     parsed = _version_tuple(version if version.count(".") >= 2 else version + ".0")
     if parsed is None or parsed[:2] < SERVER_PROXY_REQUIRED:
         return {

@@ -13,18 +13,28 @@ for the JupyterLab panel. The server is found the way a kernel can find it:
    ``PROJECT_STARTUP_JUPYTER_TOKEN`` (an explicit choice always wins);
 2. on JupyterHub, the single-user server's environment: ``JUPYTERHUB_SERVICE_URL`` and
    ``JUPYTERHUB_API_TOKEN`` (the server's own token, which the single-user server accepts);
-3. otherwise Jupyter's runtime files (``jupyter_server.serverapp.list_running_servers()``): the
-   server whose process started this kernel (its pid is the kernel's parent, which
-   jupyter_client also passes as ``JPY_PARENT_PID``), or the only one running.
+3. otherwise Jupyter's runtime files (``jpserver-<pid>.json``), but only of a server proven to be
+   this user's (README, "How a client finds its Jupyter server"; the same rule as the command
+   line's sidecar/src/jupyter-discovery.ts): the server whose process started this kernel (its
+   pid is the kernel's parent, which jupyter_client also passes as ``JPY_PARENT_PID``), or the
+   only one whose root directory holds the current directory.
+
+Requests never follow a redirect to another origin (the token would go with it) and never go
+through an HTTP proxy from the environment: the token goes to the server named, and only there.
 
 Standard library only. Failures raise ``ProjectStartupError`` carrying the problem details
 (``code``, ``title``, ``detail``, ``fix``, ``status``).
 """
 
 import html
+import http.client
 import json
 import os
 import re
+import shutil
+import subprocess
+import sys
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -88,6 +98,17 @@ class Connection:
     """A Jupyter server: its base URL (ending in ``/``) and the token it accepts."""
 
     def __init__(self, url, token, source):
+        try:
+            parts = urllib.parse.urlsplit(url) if isinstance(url, str) else None
+        except ValueError:  # such as an unclosed "[" of an IPv6 address
+            parts = None
+        if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ProjectStartupError(
+                "jupyter-url-invalid",
+                "Not a Jupyter server's address",
+                "{} is not an http:// or https:// address (from {}).".format(repr(url)[:200], source),
+                "Give the Jupyter server's base URL, such as client.connect(url=\"http://127.0.0.1:8888/\", token=...).",
+            )
         if not url.endswith("/"):
             url += "/"
         self.url = url
@@ -114,11 +135,11 @@ class Connection:
             headers["Content-Type"] = "application/json"
         request = urllib.request.Request(url, data=data, method=method, headers=headers)
         try:
-            with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
+            with _OPENER.open(request, timeout=TIMEOUT_S) as response:
                 return json.loads(response.read().decode("utf-8"))
         except urllib.error.HTTPError as error:
             raise self._problem(error, url) from None
-        except (urllib.error.URLError, OSError) as error:
+        except (urllib.error.URLError, OSError, http.client.HTTPException) as error:
             reason = getattr(error, "reason", error)
             raise ProjectStartupError(
                 "jupyter-unreachable",
@@ -182,6 +203,48 @@ class Connection:
         )
 
 
+def _origin(url):
+    parts = urllib.parse.urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    return (parts.scheme.lower(), (parts.hostname or "").lower(), port or {"http": 80, "https": 443}.get(parts.scheme.lower()))
+
+
+class _SameOriginRedirects(urllib.request.HTTPRedirectHandler):
+    """urllib copies every header, Authorization included, to wherever a redirect points. A
+    redirect within the Jupyter server (same scheme, host and port) is followed; one to another
+    origin is refused before anything is sent there."""
+
+    max_redirections = 5
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        target = urllib.parse.urljoin(req.full_url, newurl)
+        if _origin(target) != _origin(req.full_url):
+            fp.close()
+            raise ProjectStartupError(
+                "jupyter-redirected",
+                "The Jupyter server redirected to another address",
+                "{} {} answered {} with a redirect to {}; the token was not sent there.".format(
+                    req.get_method(), req.full_url, code, _origin_text(target)
+                ),
+                "Connect to the address that serves the Jupyter server itself: "
+                "client.connect(url=..., token=...).",
+                code,
+            )
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+def _origin_text(url):
+    scheme, host, port = _origin(url)
+    return "{}://{}:{}".format(scheme, host, port)
+
+
+# No HTTP proxy from the environment: the token goes straight to the Jupyter server named.
+_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}), _SameOriginRedirects)
+
+
 def _fix_for(problem):
     """Where to go on when the service names no remedy of its own."""
     if problem.get("code") == "confirmation-not-allowed":
@@ -222,21 +285,29 @@ def find_server(environ=None):
             url = re.sub(r"^(https?://)(?::|0\.0\.0\.0:)", r"\g<1>127.0.0.1:", url)
             return Connection(url, env["JUPYTERHUB_API_TOKEN"], "$JUPYTERHUB_SERVICE_URL and $JUPYTERHUB_API_TOKEN")
         # Only the prefix: the running server's own address, from its runtime file.
-        server = _own_server(_running_servers())
+        server = _own_server(_running_servers(env), env)
         if server is not None:
             return Connection(server["url"], env["JUPYTERHUB_API_TOKEN"], "Jupyter's runtime file and $JUPYTERHUB_API_TOKEN")
-    servers = _running_servers()
-    server = _own_server(servers)
+    refused = []
+    servers = _running_servers(env, refused)
+    server = _own_server(servers, env)
     if server is not None:
-        return Connection(server["url"], server.get("token", ""), "the runtime file of the Jupyter server that started this kernel")
-    if len(servers) == 1:
-        return Connection(servers[0]["url"], servers[0].get("token", ""), "the runtime file of the only running Jupyter server")
+        return Connection(server["url"], server["token"], "the runtime file of the Jupyter server that started this kernel")
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        cwd = ""
+    server = _server_holding(servers, cwd)
+    if server is not None:
+        return Connection(server["url"], server["token"], "the runtime file of the only Jupyter server serving {}".format(server["root_dir"]))
     if not servers:
-        detail = "No Jupyter server's runtime file (jpserver-*.json) was found, and no JupyterHub environment is set."
+        detail = "No running Jupyter server of yours was found in Jupyter's runtime files (jpserver-*.json in {}), and no JupyterHub environment is set.".format(_runtime_dir(env))
     else:
-        detail = "{} Jupyter servers are running ({}) and none of them started this process.".format(
-            len(servers), ", ".join(s.get("url", "?") for s in servers)
+        detail = "{} Jupyter servers are running ({}); none of them started this process, and not exactly one serves {}.".format(
+            len(servers), ", ".join(s["url"] for s in servers), cwd
         )
+    if refused:
+        detail += " Not used, so no token was sent there: {}.".format("; ".join(refused))
     raise ProjectStartupError(
         "jupyter-not-found",
         "No Jupyter server found",
@@ -246,35 +317,220 @@ def find_server(environ=None):
     )
 
 
-def _running_servers():
+def _runtime_dir(env):
+    """Jupyter's runtime directory, by jupyter_core's rules (as jupyterRuntimeDir in Node)."""
+    if env.get("JUPYTER_RUNTIME_DIR"):
+        return env["JUPYTER_RUNTIME_DIR"]
+    data = env.get("JUPYTER_DATA_DIR")
+    if not data:
+        home = env.get("HOME") or os.path.expanduser("~")
+        if sys.platform == "darwin":
+            data = os.path.join(home, "Library", "Jupyter")
+        elif sys.platform == "win32":
+            data = os.path.join(env.get("APPDATA") or os.path.join(home, "AppData", "Roaming"), "jupyter")
+        else:
+            data = os.path.join(env.get("XDG_DATA_HOME") or os.path.join(home, ".local", "share"), "jupyter")
+    return os.path.join(data, "runtime")
+
+
+_NOT_RUNNING = " is not running"
+_START_SLACK_S = 2.0
+
+
+def _jupyter_process_refusal(pid, port, file_written):
+    """Why process ``pid`` is not proven to be this user's Jupyter server that wrote a runtime
+    file last written at ``file_written`` (seconds) and listening on ``port``; None when it is.
+
+    The one rule (README, "How a client finds its Jupyter server"; Node's twin is
+    ``jupyterProcessRefusal`` in sidecar/src/jupyter-discovery.ts):
+    1. the pid's owner is this user (Linux: /proc/PID's owner; macOS: ``ps -o uid=``), since a
+       plain "is it alive" (kill 0) takes another user's process (EPERM) for alive;
+    2. the process started before the file was last written (Linux: /proc/PID/stat; macOS:
+       ``ps -o etime=``, to the second): it is the server that wrote it, not a later process that
+       got a dead server's pid. This holds for any launcher, which the command's name would not;
+    3. the TCP listener on ``port`` belongs to the process, where the platform can tell (Linux:
+       /proc/net/tcp{,6} and /proc/PID/fd; macOS: ``lsof`` when installed, else not checked).
+    Windows can tell none of this: no runtime file is used there."""
+    if sys.platform == "win32" or not hasattr(os, "getuid"):
+        return "this platform cannot tell who owns a process"
+    owner = _process_owner(pid)
+    if owner is None:
+        return "process {}{}".format(pid, _NOT_RUNNING)
+    if owner != os.getuid():
+        return "process {} belongs to another user (uid {})".format(pid, owner)
+    started = _process_start(pid)
+    if started is None:
+        return "the start time of process {} cannot be read".format(pid)
+    # A process start is known to 10 ms (/proc) or 1 s (ps), and a runtime directory on a network
+    # file system takes its times from the file server's clock: 2 s of slack (as in Node).
+    if started > file_written + _START_SLACK_S:
+        return "process {} started after its runtime file was written: it is not the server that wrote it".format(pid)
+    if _listener_belongs_to(pid, port) is False:
+        return "process {} does not hold the listener on port {}".format(pid, port)
+    return None
+
+
+def _ps(field, pid):
     try:
-        from jupyter_server.serverapp import list_running_servers
-    except ImportError:
-        return []
-    servers = []
+        answer = subprocess.run(
+            ["ps", "-o", field + "=", "-p", str(pid)],
+            capture_output=True, timeout=2, stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return answer.stdout.decode("ascii", "replace").strip() if answer.returncode == 0 else None
+
+
+def _process_owner(pid):
+    if sys.platform.startswith("linux"):
+        try:
+            return os.stat("/proc/{}".format(pid)).st_uid
+        except OSError:
+            return None
+    out = _ps("uid", pid)
+    return int(out) if out and out.isdigit() else None
+
+
+def _process_start(pid):
+    """When the process started, in seconds since the epoch; None when it cannot be told."""
+    if sys.platform.startswith("linux"):
+        try:
+            with open("/proc/{}/stat".format(pid), "rb") as f:
+                stat = f.read().decode("ascii", "replace")
+            with open("/proc/uptime", "rb") as f:
+                uptime = float(f.read().split()[0])
+            # Field 22, counted after the parenthesised command name (which may hold spaces).
+            ticks = int(stat[stat.rindex(")") + 2:].split(" ")[19])
+            return time.time() - (uptime - ticks / os.sysconf("SC_CLK_TCK"))
+        except (OSError, ValueError, IndexError):
+            return None
+    match = re.match(r"^(?:(?:(\d+)-)?(\d+):)?(\d+):(\d+)$", _ps("etime", pid) or "")
+    if not match:
+        return None
+    days, hours, minutes, seconds = (int(part or 0) for part in match.groups())
+    return time.time() - (((days * 24 + hours) * 60 + minutes) * 60 + seconds)
+
+
+def _listening_inodes(port):
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table, "rb") as f:
+                lines = f.read().decode("ascii", "replace").splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            # local_address is HEXADDR:HEXPORT; st 0A is LISTEN; field 9 is the inode.
+            try:
+                if len(fields) > 9 and fields[3] == "0A" and int(fields[1].split(":")[1], 16) == port:
+                    inodes.add(fields[9])
+            except (ValueError, IndexError):
+                continue
+    return inodes
+
+
+def _listener_belongs_to(pid, port):
+    """True, False, or None where the platform cannot tell."""
+    if sys.platform.startswith("linux"):
+        inodes = _listening_inodes(port)
+        fd_dir = "/proc/{}/fd".format(pid)
+        try:
+            fds = os.listdir(fd_dir)[:4096]
+        except OSError:
+            return False
+        for fd in fds:
+            try:
+                link = os.readlink(os.path.join(fd_dir, fd))
+            except OSError:
+                continue  # closed meanwhile
+            if link.startswith("socket:[") and link[8:-1] in inodes:
+                return True
+        return False
+    lsof = shutil.which("lsof")
+    if lsof is None:
+        return None
     try:
-        for info in list_running_servers():
-            # A server on a Unix socket has no http:// address urllib can use.
-            if info.get("url", "").startswith("http") and not info.get("sock"):
-                servers.append(info)
+        answer = subprocess.run(
+            [lsof, "-nP", "-a", "-p", str(pid), "-iTCP:{}".format(port), "-sTCP:LISTEN", "-t"],
+            capture_output=True, timeout=5, stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return str(pid) in answer.stdout.decode("ascii", "replace").split()
+
+
+def _running_servers(env=None, refused=None):
+    """The runtime files of this user's running Jupyter servers, each proven by
+    ``_jupyter_process_refusal``; a file that is unreadable, truncated, not JSON or not this
+    user's own is passed over, never raised. Why a live process was refused goes to ``refused``."""
+    env = os.environ if env is None else env
+    refused = [] if refused is None else refused
+    runtime_dir = _runtime_dir(env)
+    try:
+        names = sorted(n for n in os.listdir(runtime_dir) if re.match(r"^jpserver-\d+\.json$", n))[:64]
     except OSError:
         return []
+    servers = []
+    for name in names:
+        path = os.path.join(runtime_dir, name)
+        try:
+            stat = os.stat(path)
+            # Only what this user wrote and nobody else can change: its token goes to its address.
+            if (hasattr(os, "getuid") and stat.st_uid != os.getuid()) or stat.st_mode & 0o022 or stat.st_size > 64 * 1024:
+                continue
+            with open(path, "rb") as f:
+                info = json.loads(f.read().decode("utf-8"))
+        except (OSError, ValueError):
+            continue
+        if not isinstance(info, dict):
+            continue
+        url, pid = info.get("url"), info.get("pid")
+        # A server on a Unix socket has no http:// address urllib can use.
+        if not isinstance(url, str) or not re.match(r"^https?://", url) or info.get("sock"):
+            continue
+        if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+            continue
+        url = re.sub(r"^(https?://)(?::|0\.0\.0\.0:)", r"\g<1>127.0.0.1:", url)
+        try:
+            port = urllib.parse.urlsplit(url).port or (443 if url.startswith("https") else 80)
+        except ValueError:
+            continue
+        refusal = _jupyter_process_refusal(pid, port, stat.st_mtime)
+        if refusal is not None:
+            if not refusal.endswith(_NOT_RUNNING):
+                refused.append("{}: {}".format(path, refusal))
+            continue
+        token = info.get("token")
+        root = info.get("root_dir", info.get("notebook_dir"))
+        servers.append({"url": url, "token": token if isinstance(token, str) else "", "pid": pid,
+                        "root_dir": root if isinstance(root, str) else None, "file": path})
     return servers
 
 
-def _own_server(servers):
+def _own_server(servers, env=None):
     """The server whose process started this one: jupyter_client starts kernels as its children
     (and names it in JPY_PARENT_PID). A server's pid is unique on the machine, so two servers
     sharing a runtime directory are told apart."""
+    env = os.environ if env is None else env
     parents = {os.getppid()}
     try:
-        parents.add(int(os.environ.get("JPY_PARENT_PID", "")))
+        parents.add(int(env.get("JPY_PARENT_PID", "")))
     except ValueError:
         pass
     for info in servers:
         if info.get("pid") in parents:
             return info
     return None
+
+
+def _server_holding(servers, directory):
+    """The only server whose root directory holds ``directory`` (none when two do)."""
+    holding = [
+        s for s in servers
+        if s["root_dir"] and (directory == s["root_dir"] or directory.startswith(s["root_dir"].rstrip(os.sep) + os.sep))
+    ]
+    return holding[0] if len(holding) == 1 else None
 
 
 class Result(dict):

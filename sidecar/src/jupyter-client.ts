@@ -104,9 +104,16 @@ export async function findJupyterService(
   config: ServiceConfig,
   env: Env
 ): Promise<{ client: ProjectClient | undefined; notes: string[] }> {
-  const choice = chooseJupyter(gatherJupyterEvidence(env), config.projectDir);
+  const evidence = gatherJupyterEvidence(env);
+  const choice = chooseJupyter(evidence, config.projectDir);
   if (!choice) {
-    return { client: undefined, notes: [] };
+    return {
+      client: undefined,
+      notes: (evidence.refused ?? []).map(
+        why =>
+          `Not a Jupyter server of yours, so its token was not sent: ${why}.`
+      )
+    };
   }
   let answer;
   try {

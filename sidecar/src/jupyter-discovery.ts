@@ -35,6 +35,8 @@ export interface JupyterEvidence {
   ancestors: number[];
   /** JUPYTER_SERVER_URL, which jupyter_server gives its terminals. */
   serverUrl?: string;
+  /** Runtime files of live processes that are not proven Jupyter servers of ours, and why. */
+  refused?: string[];
 }
 
 export interface JupyterChoice {
@@ -126,17 +128,193 @@ export function chooseJupyter(
   return undefined;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false; // gone (ESRCH), or another user's process (EPERM): not a server of ours
+/**
+ * How a client finds its Jupyter server (README, "How a client finds its Jupyter server"; the
+ * Python client's twin is jupyterlab_project_startup/client.py, `_jupyter_process_refusal`).
+ * A runtime file names a pid and an address; the token it holds goes there only when:
+ *  1. the pid's owner is this user (Linux: /proc/PID's owner; macOS: `ps -o uid=`), so another
+ *     user's process that now holds a recycled pid is never taken for ours (EPERM is not "alive");
+ *  2. that process started before the file was last written (Linux: /proc/PID/stat starttime;
+ *     macOS: `ps -o etime=`, to the second), so it is the Jupyter server that wrote the file and
+ *     not a later process that got the pid of a server which died (its file left behind). This
+ *     holds for any launcher (jupyter lab, jupyterhub-singleuser, batchspawner, python -m ...),
+ *     which a test of the command's name would not;
+ *  3. the TCP listener on the file's port belongs to that process, where the platform can tell
+ *     (Linux: the LISTEN socket's inode in /proc/net/tcp{,6} among /proc/PID/fd; macOS: `lsof`
+ *     when it is installed, else this step is skipped there and steps 1-2 stand alone).
+ * A server on a Unix socket (`sock`) is not used. On Windows none of this can be told: no
+ * runtime file is used there (name the server explicitly).
+ * Returns why the process is refused, or undefined when it is proven.
+ */
+const NOT_RUNNING = ' is not running';
+const START_SLACK_MS = 2000;
+
+export function jupyterProcessRefusal(
+  pid: number,
+  port: number,
+  fileWrittenMs: number,
+  platform: NodeJS.Platform = process.platform
+): string | undefined {
+  if (platform === 'win32' || typeof process.getuid !== 'function') {
+    return 'this platform cannot tell who owns a process';
   }
+  const owner = processOwner(pid, platform);
+  if (owner === undefined) {
+    return `process ${pid}${NOT_RUNNING}`;
+  }
+  if (owner !== process.getuid()) {
+    return `process ${pid} belongs to another user (uid ${owner})`;
+  }
+  const startedMs = processStartMs(pid, platform);
+  if (startedMs === undefined) {
+    return `the start time of process ${pid} cannot be read`;
+  }
+  // A process start is known to 10 ms (/proc) or 1 s (`ps`), and a runtime directory on a network
+  // file system takes its times from the file server's clock: 2 s of slack. Another user is
+  // refused above whatever the times, so the slack only spares our own short-lived processes.
+  if (startedMs > fileWrittenMs + START_SLACK_MS) {
+    return `process ${pid} started after its runtime file was written: it is not the server that wrote it`;
+  }
+  const listening = listenerBelongsTo(pid, port, platform);
+  if (listening === false) {
+    return `process ${pid} does not hold the listener on port ${port}`;
+  }
+  return undefined;
 }
 
-/** Runtime files of running servers of this user: 0600-style files we own, of a live process. */
-export function readJupyterServers(runtimeDir: string): JupyterServerInfo[] {
+function run(file: string, args: string[]): string | undefined {
+  const result = spawnSync(file, args, { encoding: 'utf8', timeout: 2000 });
+  return result.status === 0 ? result.stdout : undefined;
+}
+
+function processOwner(pid: number, platform: string): number | undefined {
+  if (platform === 'linux') {
+    try {
+      return fs.statSync(`/proc/${pid}`).uid;
+    } catch {
+      return undefined;
+    }
+  }
+  const out = run('ps', ['-o', 'uid=', '-p', String(pid)])?.trim();
+  return out && /^\d+$/.test(out) ? Number(out) : undefined;
+}
+
+/** Linux's USER_HZ, the unit of /proc/PID/stat starttime: 100 on every architecture Node runs on. */
+const USER_HZ = 100;
+
+function processStartMs(pid: number, platform: string): number | undefined {
+  if (platform === 'linux') {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // Field 22, counted after the parenthesised command name (which may hold spaces).
+      const startTicks = Number(
+        stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
+      );
+      const uptimeS = Number(
+        fs.readFileSync('/proc/uptime', 'utf8').split(' ')[0]
+      );
+      if (!Number.isFinite(startTicks) || !Number.isFinite(uptimeS)) {
+        return undefined;
+      }
+      return Date.now() - (uptimeS - startTicks / USER_HZ) * 1000;
+    } catch {
+      return undefined;
+    }
+  }
+  // [[dd-]hh:]mm:ss since the start.
+  const match = /^\s*(?:(?:(\d+)-)?(\d+):)?(\d+):(\d+)\s*$/.exec(
+    run('ps', ['-o', 'etime=', '-p', String(pid)]) ?? ''
+  );
+  if (!match) {
+    return undefined;
+  }
+  const [days, hours, minutes, seconds] = match
+    .slice(1)
+    .map(part => Number(part ?? 0));
+  return (
+    Date.now() - (((days * 24 + hours) * 60 + minutes) * 60 + seconds) * 1000
+  );
+}
+
+/** The inodes of the TCP sockets listening on `port` (Linux: /proc/net/tcp and tcp6). */
+function listeningInodes(port: number): Set<string> {
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text = '';
+    try {
+      text = fs.readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      // local_address is HEXADDR:HEXPORT; st 0A is LISTEN; field 9 is the inode.
+      if (
+        fields.length > 9 &&
+        fields[3] === '0A' &&
+        parseInt(fields[1].split(':')[1] ?? '', 16) === port
+      ) {
+        inodes.add(fields[9]);
+      }
+    }
+  }
+  return inodes;
+}
+
+/** true, false, or undefined where the platform cannot tell. */
+function listenerBelongsTo(
+  pid: number,
+  port: number,
+  platform: string
+): boolean | undefined {
+  if (platform === 'linux') {
+    const inodes = listeningInodes(port);
+    let fds: string[];
+    try {
+      fds = fs.readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      return false;
+    }
+    for (const fd of fds.slice(0, 4096)) {
+      try {
+        const match = /^socket:\[(\d+)\]$/.exec(
+          fs.readlinkSync(`/proc/${pid}/fd/${fd}`)
+        );
+        if (match && inodes.has(match[1])) {
+          return true;
+        }
+      } catch {
+        continue; // closed meanwhile
+      }
+    }
+    return false;
+  }
+  // macOS (and other Unix): lsof, where it is installed; without it, this step cannot be told.
+  const result = spawnSync(
+    'lsof',
+    ['-nP', '-a', '-p', String(pid), `-iTCP:${port}`, '-sTCP:LISTEN', '-t'],
+    { encoding: 'utf8', timeout: 5000 }
+  );
+  if (result.error) {
+    return undefined;
+  }
+  return result.stdout.split('\n').some(line => line.trim() === String(pid));
+}
+
+/** The TCP port of a server URL (its scheme's default when none is written). */
+function portOf(url: URL): number {
+  return url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+}
+
+/**
+ * Runtime files of running servers of this user: files we own that nobody else may change, of
+ * a process proven by jupyterProcessRefusal. The others are reported in `refused` (for a person:
+ * never a token).
+ */
+export function readJupyterServers(
+  runtimeDir: string,
+  refused: string[] = []
+): JupyterServerInfo[] {
   let names: string[];
   try {
     names = fs
@@ -170,13 +348,25 @@ export function readJupyterServers(runtimeDir: string): JupyterServerInfo[] {
         !/^https?:\/\//.test(url) ||
         info.sock ||
         !Number.isInteger(pid) ||
-        pid <= 0 ||
-        !alive(pid)
+        pid <= 0
       ) {
         continue;
       }
+      const address = withSlash(connectable(url));
+      const refusal = jupyterProcessRefusal(
+        pid,
+        portOf(new URL(address)),
+        stat.mtimeMs
+      );
+      if (refusal !== undefined) {
+        // A file left by a server that is gone is common and harmless: only a live process is news.
+        if (!refusal.endsWith(NOT_RUNNING)) {
+          refused.push(`${file}: ${refusal}`);
+        }
+        continue;
+      }
       servers.push({
-        url: withSlash(connectable(url)),
+        url: address,
         token: typeof info.token === 'string' ? info.token : '',
         pid,
         rootDir:
@@ -234,10 +424,12 @@ export function gatherJupyterEvidence(env: Env): JupyterEvidence {
       ancestors: []
     };
   }
+  const refused: string[] = [];
   return {
-    servers: readJupyterServers(jupyterRuntimeDir(env)),
+    servers: readJupyterServers(jupyterRuntimeDir(env), refused),
     ancestors: ancestorPids(),
-    serverUrl: env.JUPYTER_SERVER_URL
+    serverUrl: env.JUPYTER_SERVER_URL,
+    refused
   };
 }
 
