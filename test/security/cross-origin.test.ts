@@ -12,7 +12,7 @@ import { expectProblemAnswer, sandboxTree, send } from './support';
 const start = trackedServices('each');
 
 async function cookieFor(svc: TestService): Promise<string> {
-  const r = await request(`${svc.api}capabilities?token=${svc.token}`);
+  const r = await request(`${svc.api}?token=${svc.token}`);
   expect(r.status).toBe(200);
   return String((r.headers['set-cookie'] as string[])[0].split(';')[0]);
 }
@@ -258,7 +258,7 @@ describe('Origin null and other origins', () => {
 
   it('the session cookie is HttpOnly, SameSite=Strict and scoped to the service path', async () => {
     const svc = await start();
-    const r = await request(`${svc.api}capabilities?token=${svc.token}`);
+    const r = await request(`${svc.api}?token=${svc.token}`);
     const cookie = (r.headers['set-cookie'] as string[])[0];
     expect(cookie).toMatch(/; HttpOnly/);
     expect(cookie).toMatch(/; SameSite=Strict/);

@@ -118,13 +118,14 @@ describeWithProxy(
                   'serve',
                   '--ingress',
                   'notebook-server-proxy',
-                  '--port',
-                  '{port}',
+                  '--unix-socket',
+                  '{unix_socket}',
                   '--base-url',
                   '{base_url}',
                   '--project-dir',
                   dir('project')
                 ],
+                unix_socket: true,
                 absolute_url: true,
                 timeout: 20,
                 launcher_entry: { enabled: false }
