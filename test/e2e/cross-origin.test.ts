@@ -168,10 +168,19 @@ describe('cookie-borne cross-origin POSTs through the proxy are refused by the s
     expect(after.json.confirmation.confirmed).toBe(false);
 
     // Control: the very same cookie and body from Jupyter's own origin create the state, so the
-    // refusals above were the origin check, not a flaw in the requests.
+    // refusals above were the origin check, not a flaw in the requests. With Jupyter's XSRF pair
+    // (the `_xsrf` cookie echoed in X-XSRFToken, as JupyterLab's ServerConnection sends it), it is
+    // recorded as the dialog.
+    const xsrf = /(?:^|; )_xsrf=([^;]+)/.exec(cookie)?.[1];
+    expect(xsrf).toBeDefined();
     const sameOrigin = await httpRequest(`${s.base}project/initialize`, {
       method: 'POST',
-      headers: { ...json, origin: s.origin, 'sec-fetch-site': 'same-origin' },
+      headers: {
+        ...json,
+        origin: s.origin,
+        'sec-fetch-site': 'same-origin',
+        'x-xsrftoken': xsrf as string
+      },
       body
     });
     expect(sameOrigin.status).toBe(201);
