@@ -5,6 +5,7 @@ import * as http from 'node:http';
 import * as path from 'node:path';
 import * as os from 'node:os';
 import {
+  isJobId,
   isOwnJob,
   jobQuery,
   JobUser,
@@ -209,8 +210,6 @@ const LIVE_STATES: Readonly<Record<SchedulerId, readonly string[]>> = {
   flux: ['RUN']
 };
 
-/** Scheduler job ids; Flux writes its F58 ids with a leading "ƒ" in UTF-8 locales. No shell sees them. */
-const JOB_ID = /^ƒ?[A-Za-z0-9_.\-[\]]{1,128}$/u;
 /** What each client says on stderr for a job it does not know. */
 const UNKNOWN_JOB = /invalid job id|unknown job|does not exist|not found/i;
 
@@ -246,7 +245,7 @@ export function probeAllocation(
       detail: 'no allocation in this environment'
     });
   }
-  if (!JOB_ID.test(jobId)) {
+  if (!isJobId(jobId)) {
     return Promise.resolve({
       scheduler,
       jobId,
