@@ -9,6 +9,8 @@ import shutil
 import subprocess
 import sys
 
+from .private_file import read_private_text
+
 NODE_ENV = "PROJECT_STARTUP_NODE"
 NODE_REQUIRED = (20,)
 NODE_REQUIRED_TEXT = ">=20"
@@ -218,10 +220,13 @@ def _pid_alive(pid):
 def read_sidecar_state(path):
     """The sidecar's own report (written by `project-startup serve`), as the contract shows it."""
     state = {"state": "not-started", "lastError": None, "logTail": [], "diagnosticsFile": path}
+    # Only a private file of this user: Jupyter's runtime directory may be writable by others.
+    text = read_private_text(path)
+    if text is None:
+        return state
     try:
-        with open(path, encoding="utf-8") as f:
-            report = json.load(f)
-    except (OSError, ValueError):
+        report = json.loads(text)
+    except ValueError:
         return state
     if not isinstance(report, dict):
         return state

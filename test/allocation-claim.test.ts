@@ -12,12 +12,19 @@ import { ConcurrencyLimit } from '../sidecar/src/probes';
 
 describe('jobQuery asks for the state and the owner', () => {
   it.each([
-    ['slurm', 'squeue', ['-h', '-j', '1234', '-o', '%T %u', '-t', 'all']],
-    ['pbs', 'qstat', ['-f', '-x', '1234']],
+    // squeue's -j takes an optional value (and squeue refuses `--`): the id is bound to it.
+    ['slurm', 'squeue', ['-h', '-o', '%T %u', '-t', 'all', '--jobs=1234']],
+    ['pbs', 'qstat', ['-f', '-x', '--', '1234']],
     ['lsf', 'bjobs', ['-noheader', '-o', 'stat user', '1234']],
-    ['flux', 'flux', ['jobs', '-n', '-o', '{state} {username}', '1234']]
+    ['flux', 'flux', ['jobs', '-n', '-o', '{state} {username}', '--', '1234']]
   ] as const)('%s: %s %j', (scheduler, command, args) => {
     expect(jobQuery(scheduler, '1234')).toEqual([command, args]);
+  });
+
+  it('never builds a command for an id that would be read as an option', () => {
+    expect(() => jobQuery('lsf', '-a')).toThrow(
+      /starts with a letter or a digit/
+    );
   });
 });
 

@@ -151,6 +151,12 @@ describe('the secret file, checked at start', () => {
       'a 15-character secret',
       () => secretFile('abcdefghijklmno\n'),
       /at least 16 characters/
+    ],
+    // Issue 20, item 12: the same rule as PROJECT_STARTUP_TOKEN (config.ts isPatternSecret).
+    [
+      'one letter 32 times',
+      () => secretFile(`${'a'.repeat(32)}\n`),
+      /a pattern, not a secret: it must hold at least 5 different characters/
     ]
   ])('%s is refused', async (_label, file, says) => {
     const f = file();

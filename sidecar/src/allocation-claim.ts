@@ -9,8 +9,23 @@ import { ProblemError } from './problems';
 export type AllocationClaim = AllocationEvidence & { jobId: string };
 
 const SCHEDULERS: readonly SchedulerId[] = ['slurm', 'pbs', 'lsf', 'flux'];
-/** The same job ids probes.ts accepts (Flux's F58 ids may start with "ƒ"). */
-const JOB_ID = /^ƒ?[A-Za-z0-9_.\-[\]]{1,128}$/u;
+
+/**
+ * What a job id may look like, for every scheduler and every source (the caller's claim, the
+ * service's own environment): Slurm's 1234 and 1234_5, PBS's 1234.server and 1234[].server,
+ * LSF's 1234 and 1234[5], Flux's F58 ƒ2Abc (a leading "ƒ" in UTF-8 locales), hexadecimal and
+ * dotted ids. It starts with a letter or a digit: an id starting with "-" would reach the
+ * scheduler client as an option (`squeue -j --usage` prints the usage, `flux jobs -a` lists every
+ * job), and no scheduler makes such ids. No shell ever sees one.
+ */
+const JOB_ID = /^(?:ƒ|[A-Za-z0-9])[A-Za-z0-9_.\-[\]]{0,127}$/u;
+export const JOB_ID_RULE =
+  'a job id starts with a letter or a digit (Flux: ƒ) and holds at most 128 of A-Z a-z 0-9 _ . - [ ]';
+
+/** Whether `jobId` may be handed to a scheduler client (see JOB_ID). */
+export function isJobId(jobId: string): boolean {
+  return JOB_ID.test(jobId);
+}
 
 /** `slurm:1234`: the form the `allocation` query parameter and body member take. */
 export function formatAllocationClaim(claim: AllocationClaim): string {
@@ -23,7 +38,7 @@ export function allocationClaimFromEnv(
 ): AllocationClaim | undefined {
   for (const [name, scheduler] of ALLOCATION_VARIABLES) {
     const value = env[name];
-    if (value !== undefined && value !== '' && JOB_ID.test(value)) {
+    if (value !== undefined && isJobId(value)) {
       return { scheduler, jobId: value };
     }
   }
@@ -42,15 +57,15 @@ export function parseAllocationClaim(
   const colon = text.indexOf(':');
   const scheduler = text.slice(0, colon) as SchedulerId;
   const jobId = text.slice(colon + 1);
-  if (colon === -1 || !SCHEDULERS.includes(scheduler) || !JOB_ID.test(jobId)) {
+  if (colon === -1 || !SCHEDULERS.includes(scheduler) || !isJobId(jobId)) {
     throw new ProblemError(
       'validation-failed',
-      `The allocation must be <scheduler>:<job id>, the scheduler one of ${SCHEDULERS.join(', ')} (for example slurm:1234).`,
+      `The allocation must be <scheduler>:<job id>, the scheduler one of ${SCHEDULERS.join(', ')} and ${JOB_ID_RULE} (for example slurm:1234).`,
       {
         errors: [
           {
             pointer,
-            detail: `must be <scheduler>:<job id> with the scheduler one of ${SCHEDULERS.join(', ')}`
+            detail: `must be <scheduler>:<job id> with the scheduler one of ${SCHEDULERS.join(', ')} and ${JOB_ID_RULE}`
           }
         ]
       }
@@ -74,21 +89,29 @@ export interface JobAnswer {
 /**
  * How each scheduler's client is asked for one job's state and owner (no shell is involved):
  * Slurm's %u and Flux's {username} are the user name, LSF's `user` column too; PBS writes
- * `Job_Owner = user@host` in the full record.
+ * `Job_Owner = user@host` in the full record. Besides the id rule (isJobId), the id is kept
+ * out of option position where the client allows it: squeue's -j takes an OPTIONAL value and
+ * squeue refuses `--` with a positional id, so the id is bound as `--jobs=ID`; qstat (getopt) and
+ * `flux jobs` (argparse) take `--` before it. bjobs gets none: LSF documents no `--`, and an
+ * unknown one would break every site; the id rule alone keeps a leading "-" from it.
  */
 export function jobQuery(
   scheduler: SchedulerId,
   jobId: string
 ): [string, string[]] {
+  if (!isJobId(jobId)) {
+    // Callers check first; this keeps a future caller from handing a client an option.
+    throw new Error(`not a job id (${JOB_ID_RULE})`);
+  }
   switch (scheduler) {
     case 'slurm':
-      return ['squeue', ['-h', '-j', jobId, '-o', '%T %u', '-t', 'all']];
+      return ['squeue', ['-h', '-o', '%T %u', '-t', 'all', `--jobs=${jobId}`]];
     case 'pbs':
-      return ['qstat', ['-f', '-x', jobId]];
+      return ['qstat', ['-f', '-x', '--', jobId]];
     case 'lsf':
       return ['bjobs', ['-noheader', '-o', 'stat user', jobId]];
     case 'flux':
-      return ['flux', ['jobs', '-n', '-o', '{state} {username}', jobId]];
+      return ['flux', ['jobs', '-n', '-o', '{state} {username}', '--', jobId]];
   }
 }
 

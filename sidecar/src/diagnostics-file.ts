@@ -3,8 +3,7 @@
 // `serve` writes there whether it is running, or why start-up failed with its last stderr
 // lines. The server extension's diagnostics route reads it, so the panel can show the real
 // cause of a failed start instead of the proxy's bare 500.
-import * as fs from 'node:fs';
-import * as path from 'node:path';
+import { writePrivateFile } from './private-file';
 
 export const DIAGNOSTICS_FILE_ENV = 'PROJECT_STARTUP_DIAGNOSTICS_FILE';
 export const LOG_TAIL_LINES = 20;
@@ -19,24 +18,19 @@ export type DiagnosticsRecord =
       logTail: string[];
     };
 
-/** Writes the record atomically (temporary file in the same directory, then rename), mode 0600. */
+/**
+ * Writes the record as a private file (private-file.ts: random temporary name, O_EXCL and
+ * O_NOFOLLOW, mode 0600, then rename): the file lives in Jupyter's runtime directory, which
+ * this service does not choose, so a link planted there must not redirect the write.
+ */
 export function writeDiagnosticsFile(
   file: string,
   record: DiagnosticsRecord
 ): void {
-  const temporary = path.join(
-    path.dirname(file),
-    `.${path.basename(file)}.${process.pid}.tmp`
-  );
   try {
-    fs.writeFileSync(temporary, `${JSON.stringify(record)}\n`, {
-      mode: 0o600,
-      flag: 'w'
-    });
-    fs.renameSync(temporary, file);
+    writePrivateFile(file, `${JSON.stringify(record)}\n`);
   } catch {
     // The report is a help for diagnosis only: never a reason for the service to fail.
-    fs.rmSync(temporary, { force: true });
   }
 }
 

@@ -5,6 +5,7 @@ import * as http from 'node:http';
 import * as path from 'node:path';
 import * as os from 'node:os';
 import {
+  isJobId,
   isOwnJob,
   jobQuery,
   JobUser,
@@ -158,16 +159,24 @@ export function observeProjectPath(
 }
 
 /**
- * The environment a child process (scheduler client, dbus-send) gets: an allow-list of what such
- * clients read, never the whole environment, so provider credentials (API keys, cloud secrets)
- * stay in this process. Names: the search path and locale; the home and temporary directories;
- * the schedulers' own variables (Slurm, PBS, LSF, Flux: configuration, server, the job id);
- * the D-Bus session address and XDG_RUNTIME_DIR, where the bus socket lives; the library path a
- * module system sets for a site's scheduler client. A name that looks like a credential is
- * dropped even under an allowed prefix. SQUEUE_* and the like are left out: they would change
- * the output format the probe parses.
+ * The environment each child process gets: an allow-list per client, never the whole
+ * environment, so provider credentials (API keys, cloud secrets) stay in this process, and one
+ * client's credential never reaches another. Every client gets the search path and locale, the
+ * home and temporary directories, and the library path a module system sets for a site's
+ * scheduler client. Each scheduler client gets its own scheduler's variables only (configuration,
+ * server, the job id): squeue gets SLURM_*, including SLURM_JWT, the Slurm credential that
+ * clients at sites with auth/jwt present to slurmctld (without it squeue cannot ask there);
+ * qstat, bjobs, flux and dbus-send never see it. dbus-send gets the D-Bus session address and
+ * XDG_RUNTIME_DIR, where the bus socket lives. A name that looks like a credential is dropped
+ * even under an allowed prefix. SQUEUE_* and the like are left out: they would change the output
+ * format the probe parses.
  */
-const CHILD_ENV_NAMES = new Set([
+export type ChildClient = SchedulerId | 'dbus';
+export type ChildEnvironments = Readonly<
+  Record<ChildClient, NodeJS.ProcessEnv>
+>;
+
+const CHILD_ENV_NAMES = [
   'PATH',
   'HOME',
   'USER',
@@ -176,28 +185,53 @@ const CHILD_ENV_NAMES = new Set([
   'LANGUAGE',
   'TZ',
   'TMPDIR',
-  'LD_LIBRARY_PATH',
-  'DBUS_SESSION_BUS_ADDRESS',
-  'XDG_RUNTIME_DIR'
-]);
-const CHILD_ENV_PREFIXES = ['LC_', 'SLURM_', 'PBS_', 'LSB_', 'LSF_', 'FLUX_'];
+  'LD_LIBRARY_PATH'
+];
+const CHILD_ENV_EXTRA_NAMES: Readonly<Record<ChildClient, readonly string[]>> =
+  {
+    slurm: [],
+    pbs: [],
+    lsf: [],
+    flux: [],
+    dbus: ['DBUS_SESSION_BUS_ADDRESS', 'XDG_RUNTIME_DIR']
+  };
+const CHILD_ENV_PREFIXES: Readonly<Record<ChildClient, readonly string[]>> = {
+  slurm: ['LC_', 'SLURM_'],
+  pbs: ['LC_', 'PBS_'],
+  lsf: ['LC_', 'LSB_', 'LSF_'],
+  flux: ['LC_', 'FLUX_'],
+  dbus: ['LC_']
+};
 
-export function childEnvironment(
-  env: Readonly<Record<string, string | undefined>>
+function childEnvironment(
+  env: Readonly<Record<string, string | undefined>>,
+  client: ChildClient
 ): NodeJS.ProcessEnv {
+  const names = new Set([...CHILD_ENV_NAMES, ...CHILD_ENV_EXTRA_NAMES[client]]);
+  const prefixes = CHILD_ENV_PREFIXES[client];
   const out: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined || CREDENTIAL_NAME.test(name)) {
       continue;
     }
-    if (
-      CHILD_ENV_NAMES.has(name) ||
-      CHILD_ENV_PREFIXES.some(prefix => name.startsWith(prefix))
-    ) {
+    if (names.has(name) || prefixes.some(prefix => name.startsWith(prefix))) {
       out[name] = value;
     }
   }
   return out;
+}
+
+/** Each child client's environment; probeAllocation and probeSecretService pick their own. */
+export function childEnvironments(
+  env: Readonly<Record<string, string | undefined>>
+): ChildEnvironments {
+  return {
+    slurm: childEnvironment(env, 'slurm'),
+    pbs: childEnvironment(env, 'pbs'),
+    lsf: childEnvironment(env, 'lsf'),
+    flux: childEnvironment(env, 'flux'),
+    dbus: childEnvironment(env, 'dbus')
+  };
 }
 
 /** Scheduler states in which an allocation can run work. */
@@ -209,8 +243,6 @@ const LIVE_STATES: Readonly<Record<SchedulerId, readonly string[]>> = {
   flux: ['RUN']
 };
 
-/** Scheduler job ids; Flux writes its F58 ids with a leading "ƒ" in UTF-8 locales. No shell sees them. */
-const JOB_ID = /^ƒ?[A-Za-z0-9_.\-[\]]{1,128}$/u;
 /** What each client says on stderr for a job it does not know. */
 const UNKNOWN_JOB = /invalid job id|unknown job|does not exist|not found/i;
 
@@ -235,7 +267,7 @@ export function currentJobUser(): JobUser | undefined {
 export function probeAllocation(
   allocation: AllocationEvidence,
   timeoutMs: number,
-  env: NodeJS.ProcessEnv,
+  envs: ChildEnvironments,
   user: JobUser | undefined
 ): Promise<AllocationObservation> {
   const { scheduler, jobId } = allocation;
@@ -246,7 +278,7 @@ export function probeAllocation(
       detail: 'no allocation in this environment'
     });
   }
-  if (!JOB_ID.test(jobId)) {
+  if (!isJobId(jobId)) {
     return Promise.resolve({
       scheduler,
       jobId,
@@ -259,7 +291,7 @@ export function probeAllocation(
     childProcess().execFile(
       command,
       args,
-      { timeout: timeoutMs, env, maxBuffer: 64 * 1024 },
+      { timeout: timeoutMs, env: envs[scheduler], maxBuffer: 64 * 1024 },
       (error, stdout, stderr) => {
         const code = (error as NodeJS.ErrnoException | null)?.code;
         if (code === 'ENOENT') {
@@ -494,10 +526,11 @@ export class MountedSecretsObserver {
  * answers, by reading its list of collections. No item, attribute or secret is read.
  */
 export function probeSecretService(
-  env: NodeJS.ProcessEnv,
+  envs: ChildEnvironments,
   timeoutMs: number
 ): Promise<CredentialObservation> {
   const backend = 'system-keyring' as const;
+  const env = envs.dbus;
   if (!env.DBUS_SESSION_BUS_ADDRESS) {
     return Promise.resolve({
       backend,

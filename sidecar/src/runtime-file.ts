@@ -1,9 +1,10 @@
 // The 0600 file through which a running service tells the command line where it listens.
 // A token taken from PROJECT_STARTUP_TOKEN is never copied into it.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ConfigError } from './config';
+import { readPrivateFile, writePrivateFile } from './private-file';
 
 export interface RuntimeInfo {
   url?: string;
@@ -76,32 +77,16 @@ export function ensureRuntimeDir(dir: string): void {
 
 export function writeRuntimeFile(file: string, info: RuntimeInfo): void {
   ensureRuntimeDir(path.dirname(file));
-  const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-  const fd = fs.openSync(
-    temporary,
-    fs.constants.O_WRONLY |
-      fs.constants.O_CREAT |
-      fs.constants.O_EXCL |
-      fs.constants.O_NOFOLLOW,
-    0o600
-  );
-  try {
-    fs.fchmodSync(fd, 0o600); // as above: whatever the umask took away
-    fs.writeFileSync(fd, `${JSON.stringify(info, null, 2)}\n`);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.renameSync(temporary, file);
+  writePrivateFile(file, `${JSON.stringify(info, null, 2)}\n`);
 }
 
 export function readRuntimeFile(file: string): RuntimeInfo | undefined {
+  const text = readPrivateFile(file);
+  if (text === undefined) {
+    return undefined;
+  }
   try {
-    const stat = fs.lstatSync(file);
-    if (!stat.isFile() || (stat.mode & 0o077) !== 0) {
-      return undefined;
-    }
-    return JSON.parse(fs.readFileSync(file, 'utf8')) as RuntimeInfo;
+    return JSON.parse(text) as RuntimeInfo;
   } catch {
     return undefined;
   }

@@ -7,7 +7,14 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import { AddressInfo, isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { checkServiceToken, ConfigError, ENV, ServiceConfig } from './config';
+import {
+  checkServiceToken,
+  ConfigError,
+  ENV,
+  isPatternSecret,
+  SECRET_MIN_DISTINCT_CHARACTERS,
+  ServiceConfig
+} from './config';
 import type { FileExists } from './evidence';
 import { createApp, URL_LIMIT } from './http/app';
 import {
@@ -123,6 +130,11 @@ function readProxySecret(file: string | undefined): string {
   if (secret.length < 16) {
     throw new ConfigError(
       `${ENV.trustedProxySecretFile} must hold a secret of at least 16 characters.`
+    );
+  }
+  if (isPatternSecret(secret)) {
+    throw new ConfigError(
+      `${ENV.trustedProxySecretFile} holds a pattern, not a secret: it must hold at least ${SECRET_MIN_DISTINCT_CHARACTERS} different characters. Generate one with \`node -p "require('crypto').randomBytes(32).toString('hex')"\`.`
     );
   }
   return secret;

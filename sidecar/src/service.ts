@@ -20,7 +20,8 @@ import type {
 } from './platforms/types';
 import { ProblemError } from './problems';
 import {
-  childEnvironment,
+  ChildEnvironments,
+  childEnvironments,
   ConcurrencyLimit,
   credentialVariableNames,
   currentJobUser,
@@ -158,7 +159,7 @@ export class StartupService {
     string,
     SingleFlight<AllocationObservation>
   >();
-  private readonly childEnv: NodeJS.ProcessEnv;
+  private readonly childEnvs: ChildEnvironments;
   /** Who the scheduler must name as the owner of a job for it to count as this person's. */
   private readonly jobUser: JobUser | undefined;
   /**
@@ -224,16 +225,17 @@ export class StartupService {
       this.adapter.computeModel === 'batch-allocation'
         ? currentJobUser()
         : undefined;
-    // Child processes (scheduler and D-Bus clients) get only what they need: no credential.
-    const childEnv = childEnvironment(env);
-    this.childEnv = childEnv;
+    // Each child process (scheduler and D-Bus clients) gets only what it needs: no credential
+    // of another client, no provider credential.
+    const childEnvs = childEnvironments(env);
+    this.childEnvs = childEnvs;
     const allocation = this.allocation;
     this.allocationProbe = allocation
       ? new SingleFlight(2000, () =>
           probeAllocation(
             allocation,
             config.probeTimeoutMs * 2,
-            childEnv,
+            childEnvs,
             this.jobUser
           )
         )
@@ -268,7 +270,7 @@ export class StartupService {
     )
       ? new SingleFlight(
           5000,
-          () => probeSecretService(childEnv, config.probeTimeoutMs),
+          () => probeSecretService(childEnvs, config.probeTimeoutMs),
           true
         )
       : undefined;
@@ -420,7 +422,7 @@ export class StartupService {
           probeAllocation(
             claim,
             this.config.probeTimeoutMs * 2,
-            this.childEnv,
+            this.childEnvs,
             this.jobUser
           )
         )

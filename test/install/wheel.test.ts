@@ -134,6 +134,7 @@ describe('the wheel', () => {
         'jupyterlab_project_startup/__init__.py',
         'jupyterlab_project_startup/handlers.py',
         'jupyterlab_project_startup/checks.py',
+        'jupyterlab_project_startup/private_file.py',
         'jupyterlab_project_startup/client.py',
         'jupyterlab_project_startup/node/package.json',
         'jupyterlab_project_startup/node/bin/project-startup.js',

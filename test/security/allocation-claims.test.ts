@@ -149,7 +149,7 @@ describe('a caller naming many job ids', () => {
     expect(sc.mostAtOnce()).toBeLessThanOrEqual(2);
     // The stand-in was asked for the state and the owner of the named jobs only.
     for (const call of sc.calls()) {
-      expect(call).toMatch(/^-h -j 50\d\d -o %T %u -t all$/);
+      expect(call).toMatch(/^-h -o %T %u -t all --jobs=50\d\d$/);
     }
     const answered = ok.map(r => r.json.compute.allocation);
     for (const allocation of answered) {
@@ -269,4 +269,171 @@ describe('a job of another user', () => {
     expect(r.json.phase).toBe('awaiting-confirmation');
     expect((await sc.stop()).timedOut).toBe(false);
   });
+});
+
+// Issue 20, item 5: a job id starting with "-" reached the scheduler client as an option. The
+// real squeue's -j takes an OPTIONAL value, so `squeue -h -j --usage ...` printed its usage and
+// exited 0; stand-ins answering "RUN <me>" for `flux jobs ... -a` and `bjobs ... -a` made the
+// service report "job -a is RUN" and move to awaiting-confirmation with no job at all.
+describe('a job id that a scheduler client would read as an option', () => {
+  /** Stand-ins for qstat, bjobs and flux that log their argv and answer for a running job of ME. */
+  function optionScene(bin: string, argvLog: string): void {
+    const answers: Record<string, string> = {
+      qstat: `Job Id: 4242.pbs01\\n    Job_Owner = ${ME}@login01\\n    job_state = R\\n`,
+      bjobs: `RUN ${ME}\\n`,
+      flux: `RUN ${ME}\\n`
+    };
+    for (const [client, answer] of Object.entries(answers)) {
+      fs.writeFileSync(
+        path.join(bin, client),
+        [
+          '#!/bin/sh',
+          `# STAND-IN for ${client} (test only): logs its argv, answers for a running job.`,
+          `printf '%s %s\\n' '${client}' "$*" >> '${argvLog}'`,
+          `printf '${answer}'`,
+          ''
+        ].join('\n'),
+        { mode: 0o755 }
+      );
+    }
+  }
+
+  async function serveWith(
+    s: ReturnType<typeof sandbox>,
+    slurmConf: string
+  ): Promise<Awaited<ReturnType<typeof startServe>> & { token: string }> {
+    const token = `tok-${Math.random().toString(36).slice(2)}-${Date.now()}`;
+    const server = await startServe([], {
+      env: {
+        ...s.env,
+        SLURM_CONF: slurmConf,
+        PROJECT_STARTUP_APPROVED_STORAGE: path.join(s.root, 'storage'),
+        PROJECT_STARTUP_TOKEN: token,
+        PROJECT_STARTUP_PROBE_TIMEOUT_MS: '5000'
+      },
+      cwd: s.projectDir,
+      timeoutMs: 15000
+    });
+    return Object.assign(server, { token });
+  }
+
+  function expectJobIdRefused(r: HttpResult): void {
+    expect(r.status).toBe(422);
+    expect(r.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(r.json).toMatchObject({
+      code: 'validation-failed',
+      errors: [
+        {
+          pointer: '/allocation',
+          detail: expect.stringContaining(
+            'a job id starts with a letter or a digit'
+          )
+        }
+      ]
+    });
+    expect(r.json.phase).toBeUndefined();
+  }
+
+  it('flux:-a, lsf:-a and pbs:-a are refused as validation-failed and no client runs; a real id reaches each client after its `--` where it takes one', async () => {
+    const s = sandbox('storage/project');
+    const argvLog = path.join(s.root, 'clients.argv');
+    fs.writeFileSync(argvLog, '');
+    optionScene(s.bin, argvLog);
+    const conf = path.join(s.root, 'slurm.conf');
+    fs.writeFileSync(conf, '# evidence only\n');
+    const server = await serveWith(s, conf);
+    const ask = (allocation: string) =>
+      request(
+        `${server.url}startup?interface=terminal&allocation=${encodeURIComponent(allocation)}`,
+        { token: server.token }
+      );
+    for (const allocation of [
+      'flux:-a',
+      'lsf:-a',
+      'pbs:-a',
+      'flux:--help',
+      'lsf:-u all'
+    ]) {
+      expectJobIdRefused(await ask(allocation));
+    }
+    // The JSON-RPC gateway takes the same rule.
+    const rpc = await request(`${server.url}gateway`, {
+      method: 'POST',
+      token: server.token,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'project.startup',
+        params: { interface: 'terminal', allocation: 'flux:-a' }
+      })
+    });
+    expect(rpc.json.error.data).toMatchObject({ code: 'validation-failed' });
+    expect(fs.readFileSync(argvLog, 'utf8')).toBe('');
+
+    // The stand-ins do answer a real id: each got it after `--` (bjobs: LSF documents none).
+    for (const allocation of ['flux:fD7j8aT', 'lsf:4242', 'pbs:4242.pbs01']) {
+      const r = await ask(allocation);
+      expect(r.status).toBe(200);
+      expect(r.json.compute.allocation).toMatchObject({ live: true });
+      expect(r.json.phase).toBe('awaiting-confirmation');
+    }
+    expect(
+      fs.readFileSync(argvLog, 'utf8').split('\n').filter(Boolean)
+    ).toEqual([
+      'flux jobs -n -o {state} {username} -- fD7j8aT',
+      'bjobs -noheader -o stat user 4242',
+      'qstat -f -x -- 4242.pbs01'
+    ]);
+    expect((await server.stop()).timedOut).toBe(false);
+  });
+
+  const REAL_SQUEUE = '/usr/bin/squeue';
+  (fs.existsSync(REAL_SQUEUE) ? it : it.skip)(
+    'slurm:--usage never reaches the real squeue (whose -j took it and printed its usage); a real id is bound as --jobs=ID, which squeue reads as the id',
+    async () => {
+      const s = sandbox('storage/project');
+      const argvLog = path.join(s.root, 'squeue.argv');
+      fs.writeFileSync(argvLog, '');
+      // The real squeue, behind a wrapper that logs its argv. No controller listens (port 1 on
+      // loopback is closed): options are read before squeue asks the controller anything.
+      fs.writeFileSync(
+        path.join(s.bin, 'squeue'),
+        `#!/bin/sh\nprintf '%s\\n' "$*" >> '${argvLog}'\nexec ${REAL_SQUEUE} "$@"\n`,
+        { mode: 0o755 }
+      );
+      const conf = path.join(s.root, 'slurm.conf');
+      fs.writeFileSync(
+        conf,
+        'ClusterName=ps\nSlurmctldHost=localhost(127.0.0.1)\nSlurmctldPort=1\nAuthType=auth/none\nMessageTimeout=1\n'
+      );
+      const server = await serveWith(s, conf);
+      for (const jobId of ['--usage', '-a', '-u root']) {
+        expectJobIdRefused(
+          await request(
+            `${server.url}startup?interface=terminal&allocation=${encodeURIComponent(`slurm:${jobId}`)}`,
+            { token: server.token }
+          )
+        );
+      }
+      expect(fs.readFileSync(argvLog, 'utf8')).toBe('');
+      expect((await server.stop()).timedOut).toBe(false);
+
+      // What the service now passes, straight to the real squeue: the id is the value of
+      // --jobs, never an option (squeue: "Invalid job id: --usage"), and no usage is printed.
+      const { spawnSync } = await import('node:child_process');
+      const bound = spawnSync(
+        REAL_SQUEUE,
+        ['-h', '-o', '%T %u', '-t', 'all', '--jobs=--usage'],
+        {
+          env: { PATH: '/usr/bin:/bin', SLURM_CONF: conf },
+          encoding: 'utf8',
+          timeout: 20000
+        }
+      );
+      expect(bound.stdout).not.toContain('Usage:');
+      expect(bound.stderr).toContain('Invalid job id: --usage');
+      expect(bound.status).not.toBe(0);
+    }
+  );
 });

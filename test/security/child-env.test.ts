@@ -128,3 +128,97 @@ it('dbus-send (stand-in) gets the session bus address and XDG_RUNTIME_DIR, and n
   expect(r.body).toContain('OPENAI_API_KEY');
   expect(r.body).not.toContain(CANARIES.OPENAI_API_KEY);
 });
+
+// Issue 20, item 12: SLURM_JWT, the credential a Slurm client presents to slurmctld at sites
+// with auth/jwt, passed the one allow-list every child shared. Now each client has its own:
+// squeue keeps it (it cannot ask such a controller without it), no other child gets it.
+describe('SLURM_JWT reaches the Slurm client only', () => {
+  const JWT = 'eyJhbGciOiJIUzI1NiJ9.canary-slurm-jwt.6666666666666666';
+  const OTHER_SCHEDULERS = [
+    ['pbs', 'qstat', '4242.pbs01', 'PBS_SERVER', 'pbs01'],
+    ['lsf', 'bjobs', '4242', 'LSF_ENVDIR', '/etc/lsf'],
+    ['flux', 'flux', 'fD7j8aT', 'FLUX_URI', 'local:///run/flux/local']
+  ] as const;
+
+  it('squeue gets it; qstat, bjobs and flux (stand-ins asked about claimed jobs) get their own variables and not it', async () => {
+    const bin = path.join(scratch, 'bin');
+    fs.mkdirSync(bin);
+    const me = os.userInfo().username;
+    standIn(bin, 'squeue', path.join(scratch, 'squeue.env'), `RUNNING ${me}`);
+    const answers: Record<string, string> = {
+      qstat: `    Job_Owner = ${me}@login01\n    job_state = R`,
+      bjobs: `RUN ${me}`,
+      flux: `RUN ${me}`
+    };
+    for (const [, client] of OTHER_SCHEDULERS) {
+      standIn(
+        bin,
+        client,
+        path.join(scratch, `${client}.env`),
+        answers[client]
+      );
+    }
+    const svc = await start({
+      env: {
+        ...PLATFORM_EVIDENCE.cluster.env,
+        SLURM_JOB_ID: '4242',
+        SLURM_JWT: JWT,
+        PATH: bin,
+        ...Object.fromEntries(
+          OTHER_SCHEDULERS.map(([, , , name, value]) => [name, value])
+        ),
+        ...CANARIES
+      },
+      files: PLATFORM_EVIDENCE.cluster.files
+    });
+    const own = await send(svc, 'GET', '/project/startup?interface=terminal', [
+      bearer(svc)
+    ]);
+    expect(JSON.parse(own.body).compute.satisfied).toBe(true);
+    expect(dumped(path.join(scratch, 'squeue.env'))).toMatchObject({
+      SLURM_JWT: JWT,
+      SLURM_JOB_ID: '4242'
+    });
+    for (const [scheduler, client, jobId, name, value] of OTHER_SCHEDULERS) {
+      const r = await send(
+        svc,
+        'GET',
+        `/project/startup?interface=terminal&allocation=${encodeURIComponent(`${scheduler}:${jobId}`)}`,
+        [bearer(svc)]
+      );
+      expect(JSON.parse(r.body).compute.allocation).toMatchObject({
+        scheduler,
+        live: true
+      });
+      const dump = path.join(scratch, `${client}.env`);
+      const env = dumped(dump);
+      expect(env[name]).toBe(value);
+      expect(Object.keys(env).filter(n => n.startsWith('SLURM_'))).toEqual([]);
+      expect(fs.readFileSync(dump, 'utf8')).not.toContain(JWT);
+      expectNoCanary(env, fs.readFileSync(dump, 'utf8'));
+    }
+  });
+
+  it('dbus-send does not get it', async () => {
+    const bin = path.join(scratch, 'bin');
+    fs.mkdirSync(bin);
+    const dump = path.join(scratch, 'dbus-send.env');
+    standIn(bin, 'dbus-send', dump, 'method return', 1);
+    const svc = await start({
+      env: {
+        PATH: bin,
+        DBUS_SESSION_BUS_ADDRESS: `unix:path=${path.join(scratch, 'bus')}`,
+        SLURM_JWT: JWT,
+        SLURM_CONF_CANARY: 'x'
+      }
+    });
+    const r = await send(svc, 'GET', '/project/startup?interface=web', [
+      bearer(svc)
+    ]);
+    expect(r.status).toBe(200);
+    const env = dumped(dump);
+    expect(env.DBUS_SESSION_BUS_ADDRESS).toBeDefined();
+    expect(Object.keys(env).filter(n => n.startsWith('SLURM_'))).toEqual([]);
+    expect(fs.readFileSync(dump, 'utf8')).not.toContain(JWT);
+  });
+});

@@ -343,7 +343,19 @@ describe('PROJECT_STARTUP_TOKEN rules, enforced at start-up', () => {
     ['a colon', 'user:password-0123456789', /character it may not/],
     ['a non-ASCII letter', 'geheimnis-ßchlüssel-0123', /character it may not/],
     ['"=" not at the end', 'abc=def0123456789abcdef', /character it may not/],
-    ['1025 characters', 'x'.repeat(1025), /too long/]
+    ['1025 characters', 'x'.repeat(1025), /too long/],
+    // Issue 20, item 12: accepted before, though nobody would call them secrets.
+    [
+      'one letter 16 times',
+      'a'.repeat(16),
+      /fewer than 5 different characters, a pattern rather than a secret/
+    ],
+    [
+      'a pair repeated, 64 long',
+      'ab'.repeat(32),
+      /fewer than 5 different characters/
+    ],
+    ['1234 eight times', '1234'.repeat(8), /fewer than 5 different characters/]
   ])(
     '%s: `serve` stops with exit 2, names the rule and the fix, never shows the token',
     async (_label, token, why) => {
@@ -359,6 +371,7 @@ describe('PROJECT_STARTUP_TOKEN rules, enforced at start-up', () => {
         expect(run.stderr).toContain(
           '16 to 1024 characters from A-Z a-z 0-9 - . _ ~ + /'
         );
+        expect(run.stderr).toContain('at least 5 different characters');
         expect(run.stderr).toContain("randomBytes(32).toString('hex')");
         expect(`${run.stdout}${run.stderr}`).not.toContain(
           token.length > 1 ? token : '=a'

@@ -273,7 +273,13 @@ export function buildOpenApi(
               description:
                 'Not modified: the ETag matched (the projection is the same as that answer)'
             },
-            ...problems('missing-interface', 'unknown-interface', ...COMMON)
+            // validation-failed: a malformed allocation (or one given twice).
+            ...problems(
+              'missing-interface',
+              'unknown-interface',
+              'validation-failed',
+              ...COMMON
+            )
           }
         }
       },
