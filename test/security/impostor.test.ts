@@ -25,6 +25,14 @@ import {
   ProofConnection
 } from '../../sidecar/src/health-proof';
 
+/** The impostors' log directories (one file owned by uid 65534 each), removed after the file. */
+const impostorLogDirs: string[] = [];
+afterAll(() => {
+  for (const dir of impostorLogDirs.splice(0)) {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 const sandbox = trackedSandboxes();
 const OTHER_UID = 65534;
 
@@ -74,6 +82,7 @@ async function startImpostor(
   pid: number
 ): Promise<Impostor> {
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ps-impostor-'));
+  impostorLogDirs.push(logDir);
   fs.chmodSync(logDir, 0o755);
   const log = path.join(logDir, 'received.log');
   fs.writeFileSync(log, '', { mode: 0o600 });

@@ -20,6 +20,14 @@ import { CHROMIUM, CHROMIUM_FLAGS } from '../e2e/helpers';
 import { tempRoot } from '../helpers/harness';
 import { exchange, rawHttp } from '../reliability/support';
 
+/** The impostors' log directories (one file owned by uid 65534 each), removed after the file. */
+const impostorLogDirs: string[] = [];
+afterAll(() => {
+  for (const dir of impostorLogDirs.splice(0)) {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 const sandbox = trackedSandboxes();
 const OTHER_UID = 65534;
 
@@ -84,6 +92,7 @@ async function startImpostor(
   mode: 'record' | 'relay'
 ): Promise<Impostor> {
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ps-v6-impostor-'));
+  impostorLogDirs.push(logDir);
   fs.chmodSync(logDir, 0o755);
   const log = path.join(logDir, 'received.log');
   fs.writeFileSync(log, '', { mode: 0o600 });
