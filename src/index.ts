@@ -3,9 +3,9 @@
 // restoration synchronously; every server call runs after activation, never awaited in it.
 //
 // What JupyterLab loads at start is what activation needs: the model and its server calls, the
-// status bar item, the notifier and the Help entry. The panel and the confirmation dialog (and
-// components.tsx, which both render: most of the extension's code) are separate chunks, loaded
-// with `import()` by the open command and by the confirmation when first needed.
+// status bar item, the notifier and the Help entry. The panel and the confirmation dialog (with
+// the components/ they render: most of the extension's code) are separate chunks, loaded with
+// `import()` by the open command and by the confirmation when first needed.
 import {
   ILayoutRestorer,
   JupyterFrontEnd,
