@@ -1,10 +1,10 @@
-// The confirmation dialog: JupyterLab's showDialog with the body components.tsx renders, through
-// JupyterLab's shared React. Accept is the only way to a POST; Cancel, Escape and closing the
-// dialog send nothing.
+// The confirmation dialog: JupyterLab's showDialog with the body components/confirmation.tsx
+// renders, through JupyterLab's shared React. Accept is the only way to a POST; Cancel, Escape
+// and closing the dialog send nothing.
 import { Dialog, ReactWidget, showDialog } from '@jupyterlab/apputils';
 import { Message } from '@lumino/messaging';
 import * as React from 'react';
-import { ConfirmationBody, confirmationTitle } from './components';
+import { ConfirmationBody, confirmationTitle } from './components/confirmation';
 import { IConfirmationTargets, ConfirmFunction } from './model';
 import { ITranslationBundle } from './tokens';
 

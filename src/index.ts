@@ -3,9 +3,9 @@
 // restoration synchronously; every server call runs after activation, never awaited in it.
 //
 // What JupyterLab loads at start is what activation needs: the model and its server calls, the
-// status bar item, the notifier and the Help entry. The panel and the confirmation dialog (and
-// components.tsx, which both render: most of the extension's code) are separate chunks, loaded
-// with `import()` by the open command and by the confirmation when first needed.
+// status bar item, the notifier and the Help entry. The panel and the confirmation dialog (with
+// the components/ they render: most of the extension's code) are separate chunks, loaded with
+// `import()` by the open command and by the confirmation when first needed.
 import {
   ILayoutRestorer,
   JupyterFrontEnd,
@@ -25,7 +25,7 @@ import { CommandArgs, CommandIDs } from './commands';
 import { addUserGuide } from './help';
 import { projectStartupIcon } from './icon';
 // eslint-disable-next-line jupyter/prefer-lazy-imports -- the status bar, the commands and the start-up check share the model from activate on
-import { StartupModel } from './model';
+import { ConfirmFunction, StartupModel } from './model';
 // eslint-disable-next-line jupyter/prefer-lazy-imports -- it follows the start-up check that activate starts
 import { StartupNotifier } from './notifier';
 import type { StartupPanel } from './panel';
@@ -34,6 +34,7 @@ import { showInMainArea } from './shell';
 // eslint-disable-next-line jupyter/prefer-lazy-imports -- the status bar item is registered in activate and shows the phase from the start
 import { StartupStatus, STATUS_ITEM_ID } from './statusbar';
 import {
+  ITranslationBundle,
   PLUGIN_ID,
   SETTING_REFRESH_INTERVAL,
   TRACKER_NAMESPACE,
@@ -43,44 +44,54 @@ import {
 export { CommandIDs } from './commands';
 export { PLUGIN_ID } from './tokens';
 
-function activate(
-  app: JupyterFrontEnd,
-  translator: ITranslator,
-  palette: ICommandPalette | null,
-  launcher: ILauncher | null,
-  restorer: ILayoutRestorer | null,
-  settingRegistry: ISettingRegistry | null,
-  mainMenu: IMainMenu | null,
-  rendermime: IRenderMimeRegistry | null,
-  statusBar: IStatusBar | null
-): void {
-  const trans = translator.load(TRANSLATION_DOMAIN);
-  const { commands } = app;
+/** The confirmation: the dialog's module loads when a person first confirms. */
+function confirmWithDialog(trans: ITranslationBundle): ConfirmFunction {
+  // If the module cannot load (the page is older than an updated extension), nothing is sent,
+  // as for Cancel, and the console says why.
+  return async (targets, projection) => {
+    let dialog: typeof import('./dialog');
+    try {
+      dialog = await import('./dialog');
+    } catch (reason) {
+      console.error(
+        trans.__(
+          'Project Startup: the confirmation dialog could not be loaded, so nothing was initialized. Reload the page (the extension may have been updated since it was opened).'
+        ),
+        reason
+      );
+      return false;
+    }
+    return dialog.createConfirm(trans)(targets, projection);
+  };
+}
 
+/** The model, with the initialize command's enabled state following it. */
+function createModel(
+  app: JupyterFrontEnd,
+  trans: ITranslationBundle
+): StartupModel {
   const model = new StartupModel({
     client: createClient(app.serviceManager.serverSettings),
-    // The dialog's module loads when a person first confirms. If it cannot load (the page is
-    // older than an updated extension), nothing is sent, as for Cancel, and the console says why.
-    confirm: async (targets, projection) => {
-      let dialog: typeof import('./dialog');
-      try {
-        dialog = await import('./dialog');
-      } catch (reason) {
-        console.error(
-          trans.__(
-            'Project Startup: the confirmation dialog could not be loaded, so nothing was initialized. Reload the page (the extension may have been updated since it was opened).'
-          ),
-          reason
-        );
-        return false;
-      }
-      return dialog.createConfirm(trans)(targets, projection);
-    }
+    confirm: confirmWithDialog(trans)
   });
   model.stateChanged.connect(() =>
-    commands.notifyCommandChanged(CommandIDs.initialize)
+    app.commands.notifyCommandChanged(CommandIDs.initialize)
   );
+  return model;
+}
 
+/** The one panel, made when first opened, and the tracker that restores it. */
+interface IPanelLoader {
+  readonly tracker: WidgetTracker<StartupPanel>;
+  /** The panel, its module loaded first if need be; an opening meanwhile waits for the same. */
+  load(): Promise<StartupPanel>;
+}
+
+function createPanelLoader(
+  app: JupyterFrontEnd,
+  model: StartupModel,
+  trans: ITranslationBundle
+): IPanelLoader {
   const tracker = new WidgetTracker<StartupPanel>({
     namespace: TRACKER_NAMESPACE
   });
@@ -88,7 +99,7 @@ function activate(
   /** The panel's module loading: an open command while it loads waits for the same panel. */
   let loading: Promise<StartupPanel> | null = null;
 
-  const loadPanel = (): Promise<StartupPanel> => {
+  const load = (): Promise<StartupPanel> => {
     if (panel !== null && !panel.isDisposed) {
       return Promise.resolve(panel);
     }
@@ -98,7 +109,7 @@ function activate(
           model,
           trans,
           actions: {
-            initialize: () => void commands.execute(CommandIDs.initialize)
+            initialize: () => void app.commands.execute(CommandIDs.initialize)
           }
         });
         void tracker.add(created);
@@ -119,7 +130,25 @@ function activate(
       });
     return loading;
   };
+  return { tracker, load };
+}
 
+/**
+ * The open command for the status bar item and the notifications; a failure is on the console
+ * already.
+ */
+function openPanel(app: JupyterFrontEnd): Promise<unknown> {
+  return app.commands.execute(CommandIDs.open).catch(() => undefined);
+}
+
+/** The open, refresh and initialize commands. */
+function addCommands(
+  app: JupyterFrontEnd,
+  model: StartupModel,
+  panels: IPanelLoader,
+  trans: ITranslationBundle
+): void {
+  const { commands } = app;
   commands.addCommand(CommandIDs.open, {
     label: trans.__('Open Project Startup'),
     caption: trans.__(
@@ -131,15 +160,11 @@ function activate(
     // tree tab and side panel all do), and its activation asks the service (a quiet refresh,
     // shared with one in flight), so an opening costs one request.
     execute: async () => {
-      const shown = await loadPanel();
+      const shown = await panels.load();
       showInMainArea(app, shown);
       return shown;
     }
   });
-
-  /** The open command for the status bar item and the notifications; a failure is on the console already. */
-  const openPanel = (): Promise<unknown> =>
-    commands.execute(CommandIDs.open).catch(() => undefined);
 
   commands.addCommand(CommandIDs.refresh, {
     label: trans.__('Refresh Project Startup'),
@@ -157,70 +182,104 @@ function activate(
     describedBy: CommandArgs.none,
     execute: () => model.initialize()
   });
+}
 
-  if (palette) {
-    const category = trans.__('Project');
-    palette.addItem({ command: CommandIDs.open, category });
-    palette.addItem({ command: CommandIDs.refresh, category });
-    palette.addItem({ command: CommandIDs.initialize, category });
+function addPaletteItems(
+  palette: ICommandPalette | null,
+  trans: ITranslationBundle
+): void {
+  if (!palette) {
+    return;
   }
+  const category = trans.__('Project');
+  palette.addItem({ command: CommandIDs.open, category });
+  palette.addItem({ command: CommandIDs.refresh, category });
+  palette.addItem({ command: CommandIDs.initialize, category });
+}
 
-  if (launcher) {
-    launcher.add({
-      command: CommandIDs.open,
-      category: trans.__('Other'),
-      rank: 50
-    });
-  }
+function addLauncherItem(
+  launcher: ILauncher | null,
+  trans: ITranslationBundle
+): void {
+  launcher?.add({
+    command: CommandIDs.open,
+    category: trans.__('Other'),
+    rank: 50
+  });
+}
 
+/** An open panel comes back after a reload, through the open command. */
+function restorePanel(
+  restorer: ILayoutRestorer | null,
+  tracker: WidgetTracker<StartupPanel>
+): void {
   if (restorer) {
     void restorer.restore(tracker, {
       command: CommandIDs.open,
       name: () => TRACKER_NAMESPACE
     });
   }
+}
 
-  if (statusBar) {
-    const item = new StartupStatus({
-      model,
-      trans,
-      open: () => void openPanel()
-    });
-    statusBar.registerStatusItem(STATUS_ITEM_ID, {
-      item,
-      align: 'left',
-      rank: 100
-    });
+/** The status bar item: the phase from the start; a click opens the panel. */
+function addStatusItem(
+  app: JupyterFrontEnd,
+  statusBar: IStatusBar | null,
+  model: StartupModel,
+  trans: ITranslationBundle
+): void {
+  if (!statusBar) {
+    return;
   }
-
-  addUserGuide(app, { trans, mainMenu, rendermime, palette });
-
-  // The panel opens by itself only when the person can act in it; everything else that needs
-  // attention becomes a notification (notifications.ts decides, notifier.ts shows).
-  const notifier = new StartupNotifier({
+  const item = new StartupStatus({
     model,
     trans,
-    openPanel
+    open: () => void openPanel(app)
   });
+  statusBar.registerStatusItem(STATUS_ITEM_ID, {
+    item,
+    align: 'left',
+    rank: 100
+  });
+}
 
-  const settingsLoaded: Promise<void> = settingRegistry
-    ? settingRegistry
-        .load(PLUGIN_ID)
-        .then(settings => {
-          notifier.useSettings(settings);
-          const readInterval = (): void =>
-            model.setRefreshInterval(
-              settings.get(SETTING_REFRESH_INTERVAL).composite
-            );
-          readInterval();
-          settings.changed.connect(readInterval);
-        })
-        .catch((reason: unknown) => {
-          console.warn(settingsProblem(reason, trans), reason);
-        })
-    : Promise.resolve();
+/** The settings in use from their first load on; a failure to load them is only a warning. */
+function loadSettings(
+  settingRegistry: ISettingRegistry | null,
+  model: StartupModel,
+  notifier: StartupNotifier,
+  trans: ITranslationBundle
+): Promise<void> {
+  if (!settingRegistry) {
+    return Promise.resolve();
+  }
+  return settingRegistry
+    .load(PLUGIN_ID)
+    .then(settings => {
+      notifier.useSettings(settings);
+      const readInterval = (): void =>
+        model.setRefreshInterval(
+          settings.get(SETTING_REFRESH_INTERVAL).composite
+        );
+      readInterval();
+      settings.changed.connect(readInterval);
+    })
+    .catch((reason: unknown) => {
+      console.warn(settingsProblem(reason, trans), reason);
+    });
+}
 
-  // The preflight: one GET after the layout is restored (a restored panel shares it).
+/**
+ * The preflight: one GET after the layout is restored (a restored panel shares it) and the
+ * settings are read; then the poll, and the notifications of what needs attention.
+ */
+function startChecking(
+  app: JupyterFrontEnd,
+  model: StartupModel,
+  notifier: StartupNotifier,
+  settingsLoaded: Promise<void>,
+  trans: ITranslationBundle
+): void {
   Promise.all([app.restored, settingsLoaded])
     .then(() => {
       // The live state: the panel and the status bar follow the service from here on.
@@ -236,6 +295,38 @@ function activate(
         reason
       );
     });
+}
+
+/** Registers everything synchronously; every server call runs after activation, never awaited. */
+function activate(
+  app: JupyterFrontEnd,
+  translator: ITranslator,
+  palette: ICommandPalette | null,
+  launcher: ILauncher | null,
+  restorer: ILayoutRestorer | null,
+  settingRegistry: ISettingRegistry | null,
+  mainMenu: IMainMenu | null,
+  rendermime: IRenderMimeRegistry | null,
+  statusBar: IStatusBar | null
+): void {
+  const trans = translator.load(TRANSLATION_DOMAIN);
+  const model = createModel(app, trans);
+  const panels = createPanelLoader(app, model, trans);
+  addCommands(app, model, panels, trans);
+  addPaletteItems(palette, trans);
+  addLauncherItem(launcher, trans);
+  restorePanel(restorer, panels.tracker);
+  addStatusItem(app, statusBar, model, trans);
+  addUserGuide(app, { trans, mainMenu, rendermime, palette });
+  // The panel opens by itself only when the person can act in it; everything else that needs
+  // attention becomes a notification (notifications.ts decides, notifier.ts shows).
+  const notifier = new StartupNotifier({
+    model,
+    trans,
+    openPanel: () => openPanel(app)
+  });
+  const settingsLoaded = loadSettings(settingRegistry, model, notifier, trans);
+  startChecking(app, model, notifier, settingsLoaded, trans);
 }
 
 /**

@@ -74,10 +74,7 @@ export function statusMessage(
   if (state.initializing) {
     return trans.__('Initializing the project…');
   }
-  if (
-    (state.refreshing && !state.quietRefresh) ||
-    state.view.kind === 'loading'
-  ) {
+  if (state.refreshing || state.view.kind === 'loading') {
     return trans.__('Checking the project setup…');
   }
   switch (state.view.kind) {

@@ -31,13 +31,6 @@ export interface IPanelState {
   view: View;
   /** A refresh is in flight (the view still shows the previous answer). */
   refreshing: boolean;
-  /**
-   * Always false in the states the model emits: a refresh nobody asked for (the poll, the panel
-   * activated, the check after initialize) while an answer is shown emits nothing until its
-   * answer, and nothing at all when that answer is what is shown (see refresh()). Kept so the
-   * words in labels.ts read one shape of state.
-   */
-  quietRefresh?: boolean;
   /** An initialize request is in flight. */
   initializing: boolean;
   /** Why the last initialize failed; the panel stays usable. */
@@ -220,10 +213,7 @@ export class StartupModel {
     const seq = ++this._seq;
     const quiet = !options.userInitiated && this._state.view.kind !== 'loading';
     if (!quiet) {
-      const update: Partial<IPanelState> = {
-        refreshing: true,
-        quietRefresh: false
-      };
+      const update: Partial<IPanelState> = { refreshing: true };
       if (options.userInitiated) {
         update.initializeFailure = undefined;
         update.initialized = undefined;
@@ -256,7 +246,7 @@ export class StartupModel {
           !this._state.refreshing &&
           sameView(view, this._state.view)
         )) {
-          this._set({ view, refreshing: false, quietRefresh: false });
+          this._set({ view, refreshing: false });
         }
         return this._state;
       });

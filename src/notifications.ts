@@ -105,11 +105,15 @@ function diagnosedFix(
   }
 }
 
-function failureDecision(
+/**
+ * The cause named by the server extension's diagnostics or by the service itself, when one of
+ * them named it; null otherwise.
+ */
+function namedCauseDecision(
   kind: 'not-enabled' | 'failing',
   failure: Failure,
   trans: ITranslationBundle
-): INotificationDecision {
+): INotificationDecision | null {
   // The server extension's diagnostics name the real cause (Node, jupyter-server-proxy, a
   // setting that stops the service) when the service did not answer.
   const reported = reportedProblems(failure)[0];
@@ -141,6 +145,18 @@ function failureDecision(
       ),
       trans.__('Correct it, then restart Jupyter.')
     );
+  }
+  return null;
+}
+
+function failureDecision(
+  kind: 'not-enabled' | 'failing',
+  failure: Failure,
+  trans: ITranslationBundle
+): INotificationDecision {
+  const named = namedCauseDecision(kind, failure, trans);
+  if (named) {
+    return named;
   }
   switch (failure.kind) {
     case 'not-enabled':

@@ -1,8 +1,8 @@
 // The Project Startup panel: JupyterLab's MainAreaWidget with a toolbar (Refresh) around a
-// ReactWidget that renders the model's state (components.tsx) on each change. React keeps
-// the DOM nodes that stay, so the live region (role=status) changes only when its text does and
-// a focused button keeps the focus across updates; when the focused button goes away (or is
-// disabled while working), the focus moves to the panel's heading instead of the page.
+// ReactWidget that renders the model's state (components/content.tsx) on each change. React
+// keeps the DOM nodes that stay, so the live region (role=status) changes only when its text
+// does and a focused button keeps the focus across updates; when the focused button goes away
+// (or is disabled while working), the focus moves to the panel's heading instead of the page.
 import { MainAreaWidget } from '@jupyterlab/apputils';
 import {
   refreshIcon,
@@ -11,12 +11,12 @@ import {
 } from '@jupyterlab/ui-components';
 import { Message } from '@lumino/messaging';
 import * as React from 'react';
+import { PanelContent } from './components/content';
 import {
   ACTION_REFRESH,
   CLASS_PREFIX,
-  IPanelActions,
-  PanelContent
-} from './components';
+  IPanelActions
+} from './components/shared';
 import { projectStartupIcon } from './icon';
 import { IPanelState, StartupModel } from './model';
 import { StartupStateView } from './state-view';

@@ -4,7 +4,7 @@
 // jupyter-server-proxy (`project-startup jupyter install --user`):
 //
 //   - the start: of the prebuilt extension's files, the page fetches the remoteEntry and the
-//     chunks activation needs; the panel's module and components.tsx (the panel's and the
+//     chunks activation needs; the panel's module and src/components/ (the panel's and the
 //     dialog's content, most of the code) only once the panel opens (src/index.ts loads them
 //     with import()). The gzipped bytes fetched before the panel opens, and in all, go to
 //     test-artifacts/e2e/start-load.json.
@@ -68,7 +68,10 @@ function builtFilesWith(text: string): string[] {
     );
 }
 
-/** The panel's chunk (panel.tsx: its toolbar's name) and components.tsx's (the log hint). */
+/**
+ * The panel's chunk (panel.tsx: its toolbar's name) and the chunk of the panel's content
+ * (src/components/: the log hint); webpack may put both in one.
+ */
 function lazyChunks(): { panel: string; components: string } {
   const panelFiles = builtFilesWith('Project Startup toolbar');
   const componentFiles = builtFilesWith(
@@ -139,7 +142,7 @@ function recordFigures(host: string, atStart: string[]): void {
   fs.writeFileSync(file, `${JSON.stringify(figures, null, 2)}\n`);
 }
 
-/** Checks the start fetched the remoteEntry but neither the panel's nor components.tsx's chunk. */
+/** Checks the start fetched the remoteEntry but neither the panel's nor its content's chunk. */
 function expectLeanStart(atStart: string[]): void {
   const lazy = lazyChunks();
   expect(atStart.some(f => /^remoteEntry\.[0-9a-f]+\.js$/.test(f))).toBe(true);

@@ -1,5 +1,5 @@
 /** @jest-environment jsdom */
-// The panel's React components (src/components.tsx) rendered by React into jsdom, for every
+// The panel's React components (src/components/) rendered by React into jsdom, for every
 // state: loading, not enabled, failing, each setup phase the service sends for the notebook
 // interface, a failed and a successful initialize; "What this platform offers" (the whole
 // manifest); the confirmation dialog's body; keyboard and ARIA semantics; and that every visible
@@ -18,12 +18,10 @@ import {
   confirmationTargets,
   IPanelState
 } from '../../src/model';
-import {
-  ConfirmationBody,
-  IPanelActions,
-  PanelContent,
-  statusMessage
-} from '../../src/components';
+import { ConfirmationBody } from '../../src/components/confirmation';
+import { PanelContent } from '../../src/components/content';
+import { IPanelActions } from '../../src/components/shared';
+import { statusMessage } from '../../src/labels';
 import {
   Failure,
   ITranslationBundle,

@@ -1,0 +1,107 @@
+// "What this platform offers": the manifest's capabilities and policy as a table, then the model
+// sources and the credential boundary.
+import * as React from 'react';
+import { Capability, Manifest } from '../tokens';
+import { BoundaryView, ModelSourcesTable } from './model-sources';
+import { cls, Section, Trans } from './shared';
+
+function isModelSources(
+  capability: Capability
+): capability is Extract<Capability, { id: 'model-sources' }> {
+  return capability.id === 'model-sources';
+}
+
+function isBoundary(
+  capability: Capability
+): capability is Extract<Capability, { id: 'model-credential-boundary' }> {
+  return capability.id === 'model-credential-boundary';
+}
+
+/** A capability's values in words: labels, the default marked. */
+function CapabilityValues(props: {
+  capability: Capability;
+  trans: Trans;
+}): JSX.Element {
+  const { capability, trans } = props;
+  const fallback = 'default' in capability ? capability.default : undefined;
+  if (capability.values.length === 0) {
+    return <>{trans.__('None')}</>;
+  }
+  return (
+    <ul className={cls('values')}>
+      {capability.values.map(v => (
+        <li key={v.id} data-value-id={v.id}>
+          {v.label}
+          {fallback === v.id ? ` ${trans.__('(default)')}` : null}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/**
+ * "What this platform offers": every capability row of the manifest with its values (a table
+ * with row and column headers), the model sources with whether each is secret-backed and its
+ * approval modes, and the credential boundary's two sentences. Same meaning as the setup page
+ * and `project-startup capabilities`.
+ */
+export function OffersView(props: {
+  manifest: Manifest;
+  trans: Trans;
+}): JSX.Element {
+  const { manifest, trans } = props;
+  const capabilities: Capability[] = manifest.capabilities;
+  const sources = capabilities.filter(isModelSources);
+  const boundaries = capabilities.filter(isBoundary);
+  return (
+    <Section className="offers" heading={trans.__('What this platform offers')}>
+      <div className={cls('tableScroll')}>
+        <table className={cls('table', 'capabilities')}>
+          <caption className={cls('visuallyHidden')}>
+            {trans.__('Capabilities of the %1', manifest.platform.label)}
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">{trans.__('Capability')}</th>
+              <th scope="col">{trans.__('Offered')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            <tr data-capability-id="low-risk-automation-policy">
+              <th scope="row">{trans.__('Low-risk automation')}</th>
+              <td>
+                {manifest.policy.lowRiskAutomation === 'permitted'
+                  ? trans.__('Permitted by platform policy')
+                  : trans.__('Not permitted by platform policy')}
+              </td>
+            </tr>
+            {capabilities.map(capability => (
+              <tr key={capability.id} data-capability-id={capability.id}>
+                <th scope="row">{capability.label}</th>
+                <td>
+                  <CapabilityValues capability={capability} trans={trans} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {sources.map(row => (
+        <ModelSourcesTable
+          key={row.id}
+          sources={row.values}
+          caption={row.label}
+          trans={trans}
+        />
+      ))}
+      {boundaries.map(row => (
+        <BoundaryView
+          key={row.id}
+          label={row.label}
+          values={row.values}
+          trans={trans}
+        />
+      ))}
+    </Section>
+  );
+}
