@@ -11,6 +11,7 @@ import {
   startRecorder,
   stopAllFixtureProcesses
 } from '../helpers/jupyter-impostors';
+import { firstOutput } from '../helpers/listener-as-user';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 
@@ -69,16 +70,7 @@ async function startServerA(elsewhere: string, log: string): Promise<number> {
     env: { PATH: '/usr/bin:/bin' }
   });
   serverA = child;
-  return new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error('server A did not listen within 10 s')),
-      10000
-    );
-    child.stdout?.once('data', (chunk: Buffer) => {
-      clearTimeout(timer);
-      resolve(Number(chunk.toString().trim()));
-    });
-  });
+  return Number(await firstOutput(child, 'server A'));
 }
 
 function python(
