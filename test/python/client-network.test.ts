@@ -3,7 +3,7 @@
 // Authorization header to wherever a redirect points); one within the server is followed; an
 // answer cut short is a clear problem, never a traceback. SERVER A is a small /usr/bin/python3
 // HTTP server that redirects or misbehaves by path; SERVER B records whatever reaches it.
-import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { tempRoot } from '../helpers/harness';
@@ -12,8 +12,7 @@ import {
   stopAllFixtureProcesses
 } from '../helpers/jupyter-impostors';
 import { firstOutput } from '../helpers/listener-as-user';
-
-const REPO_ROOT = path.resolve(__dirname, '..', '..');
+import { runPackagePython } from '../helpers/package-python';
 
 const SERVER_A = `
 import http.server, sys
@@ -80,18 +79,7 @@ function python(
   out: Record<string, unknown>;
   stderr: string;
 } {
-  const result = spawnSync('/usr/bin/python3', ['-c', code], {
-    encoding: 'utf8',
-    timeout: 60000,
-    cwd: REPO_ROOT,
-    env: {
-      PATH: '/usr/bin:/bin',
-      PYTHONPATH: REPO_ROOT,
-      PYTHONDONTWRITEBYTECODE: '1',
-      HOME: '/nonexistent',
-      ...env
-    }
-  });
+  const result = runPackagePython(code, { timeoutMs: 60000, env });
   let out: Record<string, unknown> = {};
   try {
     out = JSON.parse(result.stdout) as Record<string, unknown>;
