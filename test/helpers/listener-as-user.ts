@@ -37,6 +37,21 @@ export function spawnPythonAs(
   );
 }
 
+/** For a test file: spawnPythonAs, and every listener it started is killed (SIGKILL) after each test. */
+export function trackedPythonAs(): typeof spawnPythonAs {
+  const started: ChildProcess[] = [];
+  afterEach(() => {
+    for (const child of started.splice(0)) {
+      child.kill('SIGKILL');
+    }
+  });
+  return (uid, script, args) => {
+    const child = spawnPythonAs(uid, script, args);
+    started.push(child);
+    return child;
+  };
+}
+
 /**
  * What a listener prints first (on stdout), once it listens. Rejects when it exits first (with
  * its stderr) or says nothing within 10 s; `what` names it in the error.

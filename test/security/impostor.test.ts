@@ -21,7 +21,7 @@ import * as http from 'node:http';
 import {
   firstOutput,
   OTHER_UID,
-  spawnPythonAs,
+  trackedPythonAs,
   trackedListenerLogs
 } from '../helpers/listener-as-user';
 import {
@@ -64,12 +64,7 @@ interface Impostor {
   received(): string;
 }
 
-const impostors: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of impostors.splice(0)) {
-    child.kill('SIGKILL');
-  }
-});
+const spawnImpostor = trackedPythonAs();
 
 /** Starts the impostor on `port` as `uid`, with pid `pid` when the kernel lets us choose it. */
 async function startImpostor(
@@ -90,8 +85,7 @@ async function startImpostor(
   ) {
     // The next process made in this pid namespace gets ns_last_pid + 1: the dead service's pid.
     fs.writeFileSync('/proc/sys/kernel/ns_last_pid', String(pid - 1));
-    const child = spawnPythonAs(uid, IMPOSTOR, [String(port), instanceId, log]);
-    impostors.push(child);
+    const child = spawnImpostor(uid, IMPOSTOR, [String(port), instanceId, log]);
     if (child.pid !== pid) {
       child.kill('SIGKILL'); // another process was made in between: try again
       continue;

@@ -5,7 +5,6 @@
 // an impostor could ask the live service over a connection of its own and pass the answer on.
 // The other user is real (uid 65534, through setpriv), so is the service, the command line and
 // Chromium; the impostor records every request it receives, headers included.
-import { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
@@ -20,7 +19,7 @@ import { tempRoot } from '../helpers/harness';
 import {
   firstOutput,
   OTHER_UID,
-  spawnPythonAs,
+  trackedPythonAs,
   trackedListenerLogs
 } from '../helpers/listener-as-user';
 import { exchange, rawHttp } from '../reliability/support';
@@ -76,12 +75,7 @@ interface Impostor {
   received(): string;
 }
 
-const impostors: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of impostors.splice(0)) {
-    child.kill('SIGKILL');
-  }
-});
+const spawnImpostor = trackedPythonAs();
 
 /** The impostor as uid 65534 on [::1]:port, once it listens. */
 async function startImpostor(
@@ -89,8 +83,7 @@ async function startImpostor(
   mode: 'record' | 'relay'
 ): Promise<Impostor> {
   const log = impostorLog(OTHER_UID);
-  const child = spawnPythonAs(OTHER_UID, IMPOSTOR, [String(port), mode, log]);
-  impostors.push(child);
+  const child = spawnImpostor(OTHER_UID, IMPOSTOR, [String(port), mode, log]);
   await firstOutput(child, 'the impostor');
   return { received: () => fs.readFileSync(log, 'utf8') };
 }
