@@ -18,8 +18,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { tempRoot } from './harness';
-
-export const OTHER_UID = 65534;
+import { firstOutput, OTHER_UID, spawnPythonAs } from './listener-as-user';
 
 export type FixtureKind =
   'honest' | 'otherUser' | 'stale' | 'notListener' | 'truncated';
@@ -68,40 +67,9 @@ export async function startRecorder(
   uid: number,
   log: string
 ): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(
-    '/usr/bin/setpriv',
-    [
-      '--reuid',
-      String(uid),
-      '--regid',
-      String(uid),
-      '--clear-groups',
-      '/usr/bin/python3',
-      '-c',
-      RECORDER,
-      log
-    ],
-    {
-      cwd: '/',
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: '/usr/bin:/bin' }
-    }
-  );
+  const child = spawnPythonAs(uid, RECORDER, [log]);
   children.add(child);
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error('the recorder did not listen within 10 s')),
-      10000
-    );
-    child.stdout?.once('data', (chunk: Buffer) => {
-      clearTimeout(timer);
-      resolve(Number(chunk.toString().trim()));
-    });
-    child.once('exit', code => {
-      clearTimeout(timer);
-      reject(new Error(`the recorder exited (${code})`));
-    });
-  });
+  const port = Number(await firstOutput(child, 'the recorder'));
   return { child, port };
 }
 

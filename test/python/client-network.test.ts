@@ -3,7 +3,7 @@
 // Authorization header to wherever a redirect points); one within the server is followed; an
 // answer cut short is a clear problem, never a traceback. SERVER A is a small /usr/bin/python3
 // HTTP server that redirects or misbehaves by path; SERVER B records whatever reaches it.
-import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { tempRoot } from '../helpers/harness';
@@ -11,8 +11,8 @@ import {
   startRecorder,
   stopAllFixtureProcesses
 } from '../helpers/jupyter-impostors';
-
-const REPO_ROOT = path.resolve(__dirname, '..', '..');
+import { firstOutput } from '../helpers/listener-as-user';
+import { runPackagePython } from '../helpers/package-python';
 
 const SERVER_A = `
 import http.server, sys
@@ -69,16 +69,7 @@ async function startServerA(elsewhere: string, log: string): Promise<number> {
     env: { PATH: '/usr/bin:/bin' }
   });
   serverA = child;
-  return new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error('server A did not listen within 10 s')),
-      10000
-    );
-    child.stdout?.once('data', (chunk: Buffer) => {
-      clearTimeout(timer);
-      resolve(Number(chunk.toString().trim()));
-    });
-  });
+  return Number(await firstOutput(child, 'server A'));
 }
 
 function python(
@@ -88,18 +79,7 @@ function python(
   out: Record<string, unknown>;
   stderr: string;
 } {
-  const result = spawnSync('/usr/bin/python3', ['-c', code], {
-    encoding: 'utf8',
-    timeout: 60000,
-    cwd: REPO_ROOT,
-    env: {
-      PATH: '/usr/bin:/bin',
-      PYTHONPATH: REPO_ROOT,
-      PYTHONDONTWRITEBYTECODE: '1',
-      HOME: '/nonexistent',
-      ...env
-    }
-  });
+  const result = runPackagePython(code, { timeoutMs: 60000, env });
   let out: Record<string, unknown> = {};
   try {
     out = JSON.parse(result.stdout) as Record<string, unknown>;

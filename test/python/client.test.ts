@@ -2,23 +2,12 @@
 // (find_server over a given environment), what it refuses without a confirmation, and that its
 // notebook display escapes everything that comes from the service. (The client against real
 // servers: test/e2e/notebook.test.ts and test/hub/hub-notebook.test.ts.)
-import { spawnSync } from 'node:child_process';
-import * as path from 'node:path';
-
-const REPO_ROOT = path.resolve(__dirname, '..', '..');
+import { runPackagePython } from '../helpers/package-python';
 
 function python(code: string): Record<string, unknown> {
-  const result = spawnSync('/usr/bin/python3', ['-c', code], {
-    encoding: 'utf8',
-    timeout: 30000,
-    cwd: REPO_ROOT,
-    env: {
-      PATH: '/usr/bin:/bin',
-      PYTHONPATH: REPO_ROOT,
-      PYTHONDONTWRITEBYTECODE: '1',
-      HOME: '/nonexistent',
-      JUPYTER_RUNTIME_DIR: '/nonexistent/runtime'
-    }
+  const result = runPackagePython(code, {
+    timeoutMs: 30000,
+    env: { JUPYTER_RUNTIME_DIR: '/nonexistent/runtime' }
   });
   if (result.status !== 0) {
     throw new Error(`python failed (${result.status}): ${result.stderr}`);

@@ -90,6 +90,24 @@ function claim(sc: Scene, jobId: string): Promise<HttpResult> {
   );
 }
 
+/** `project.startup` for the terminal interface with `allocation`, through the JSON-RPC gateway. */
+function startupOverGateway(
+  service: { url: string; token: string },
+  allocation: string
+): Promise<HttpResult> {
+  return request(`${service.url}gateway`, {
+    method: 'POST',
+    token: service.token,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'project.startup',
+      params: { interface: 'terminal', allocation }
+    })
+  });
+}
+
 /** Sends the claims `atOnce` at a time (bounded), in order; answers in the same order. */
 async function inWaves(
   sc: Scene,
@@ -208,17 +226,7 @@ describe('a caller naming many job ids', () => {
       env: { PROJECT_STARTUP_ALLOCATION_RATE_LIMIT: '1/3600' }
     });
     expect((await claim(sc, '8001')).status).toBe(200);
-    const rpc = await request(`${sc.url}gateway`, {
-      method: 'POST',
-      token: sc.token,
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'project.startup',
-        params: { interface: 'terminal', allocation: 'slurm:8002' }
-      })
-    });
+    const rpc = await startupOverGateway(sc, 'slurm:8002');
     expect(rpc.status).toBe(200);
     expect(rpc.json.error.data).toMatchObject({ code: 'rate-limited' });
     await waitFor(() => sc.spawns() === sc.calls().length);
@@ -357,17 +365,7 @@ describe('a job id that a scheduler client would read as an option', () => {
       expectJobIdRefused(await ask(allocation));
     }
     // The JSON-RPC gateway takes the same rule.
-    const rpc = await request(`${server.url}gateway`, {
-      method: 'POST',
-      token: server.token,
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'project.startup',
-        params: { interface: 'terminal', allocation: 'flux:-a' }
-      })
-    });
+    const rpc = await startupOverGateway(server, 'flux:-a');
     expect(rpc.json.error.data).toMatchObject({ code: 'validation-failed' });
     expect(fs.readFileSync(argvLog, 'utf8')).toBe('');
 

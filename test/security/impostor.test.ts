@@ -5,9 +5,8 @@
 // and, through /proc/sys/kernel/ns_last_pid (root, as CI runs), even takes its pid. It knows the
 // instance id (health tells anyone) and answers health as the service would, except that it
 // cannot compute the proof. `project-startup capabilities` and `url` must send it nothing secret.
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Socket } from 'node:net';
 import { connect } from '../../sidecar/src/client';
@@ -20,21 +19,19 @@ import {
 } from '../helpers/cli';
 import * as http from 'node:http';
 import {
+  firstOutput,
+  OTHER_UID,
+  trackedPythonAs,
+  trackedListenerLogs
+} from '../helpers/listener-as-user';
+import {
   clientViewOf,
   healthProof,
   ProofConnection
 } from '../../sidecar/src/health-proof';
 
-/** The impostors' log directories (one file owned by uid 65534 each), removed after the file. */
-const impostorLogDirs: string[] = [];
-afterAll(() => {
-  for (const dir of impostorLogDirs.splice(0)) {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-});
-
 const sandbox = trackedSandboxes();
-const OTHER_UID = 65534;
+const impostorLog = trackedListenerLogs('ps-impostor-');
 
 const IMPOSTOR = `
 import http.server, json, sys
@@ -67,12 +64,7 @@ interface Impostor {
   received(): string;
 }
 
-const impostors: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of impostors.splice(0)) {
-    child.kill('SIGKILL');
-  }
-});
+const spawnImpostor = trackedPythonAs();
 
 /** Starts the impostor on `port` as `uid`, with pid `pid` when the kernel lets us choose it. */
 async function startImpostor(
@@ -81,25 +73,7 @@ async function startImpostor(
   uid: number,
   pid: number
 ): Promise<Impostor> {
-  const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ps-impostor-'));
-  impostorLogDirs.push(logDir);
-  fs.chmodSync(logDir, 0o755);
-  const log = path.join(logDir, 'received.log');
-  fs.writeFileSync(log, '', { mode: 0o600 });
-  fs.chownSync(log, uid, uid);
-  const argv = [
-    '--reuid',
-    String(uid),
-    '--regid',
-    String(uid),
-    '--clear-groups',
-    '/usr/bin/python3',
-    '-c',
-    IMPOSTOR,
-    String(port),
-    instanceId,
-    log
-  ];
+  const log = impostorLog(uid);
   // Other processes (parallel suites) may take the pid between the write and the fork: retry,
   // bounded in count and time.
   const attempts = 300;
@@ -111,22 +85,12 @@ async function startImpostor(
   ) {
     // The next process made in this pid namespace gets ns_last_pid + 1: the dead service's pid.
     fs.writeFileSync('/proc/sys/kernel/ns_last_pid', String(pid - 1));
-    const child = spawn('/usr/bin/setpriv', argv, {
-      cwd: '/',
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: '/usr/bin:/bin' }
-    });
-    impostors.push(child);
+    const child = spawnImpostor(uid, IMPOSTOR, [String(port), instanceId, log]);
     if (child.pid !== pid) {
       child.kill('SIGKILL'); // another process was made in between: try again
       continue;
     }
-    await new Promise<void>((resolve, reject) => {
-      child.stdout?.once('data', () => resolve());
-      child.once('exit', code =>
-        reject(new Error(`the impostor exited (${code})`))
-      );
-    });
+    await firstOutput(child, 'the impostor');
     return { child, log, received: () => fs.readFileSync(log, 'utf8') };
   }
   throw new Error(

@@ -4,9 +4,9 @@
 // beside JupyterLab) and the real Python client (`client.startup()` in Debian's python3), each
 // against the same fixtures (test/helpers/jupyter-impostors.ts): real listeners, a real second
 // uid, real runtime files. The honest fixture is the control: there the token does arrive.
-import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
-import { makeSandbox, REPO_ROOT, runCli } from '../helpers/cli';
+import { makeSandbox, runCli } from '../helpers/cli';
+import { runPackagePython } from '../helpers/package-python';
 import { PYTHON, startJupyter, stopAllJupyters } from '../install/python';
 import {
   FixtureKind,
@@ -49,11 +49,8 @@ function pythonClient(f: JupyterFixture): {
   detail: string;
   stderr: string;
 } {
-  const result = spawnSync(
-    '/usr/bin/python3',
-    [
-      '-c',
-      `
+  const result = runPackagePython(
+    `
 import json
 from jupyterlab_project_startup import client
 try:
@@ -61,16 +58,11 @@ try:
     print(json.dumps({"code": None, "detail": ""}))
 except client.ProjectStartupError as problem:
     print(json.dumps({"code": problem.code, "detail": problem.detail}))
-`
-    ],
+`,
     {
-      encoding: 'utf8',
-      timeout: 30000,
+      timeoutMs: 30000,
       cwd: f.projectDir,
       env: {
-        PATH: '/usr/bin:/bin',
-        PYTHONPATH: REPO_ROOT,
-        PYTHONDONTWRITEBYTECODE: '1',
         HOME: path.join(f.root, 'home'),
         JUPYTER_RUNTIME_DIR: f.runtimeDir
       }

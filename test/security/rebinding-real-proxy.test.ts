@@ -4,179 +4,21 @@
 // passes the browser's Host through to the sidecar (a hub's public name, or Jupyter's own
 // host:port), never one naming the sidecar's port; a page rebound onto the sidecar's port is
 // refused. Jupyter runs with allow_remote_access, as behind a hub or in a container.
-import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
 import * as path from 'node:path';
-import { BIN, REPO_ROOT } from '../helpers/cli';
-import { CLOSED_URL, freePort, tempRoot } from '../helpers/harness';
-import { delay, exchange, rawHttp } from '../reliability/support';
+import {
+  describeWithRealProxy,
+  jupyterBehindRealProxy
+} from '../helpers/jupyter-real-proxy';
+import { exchange, rawHttp } from '../reliability/support';
 import { expectProblemAnswer, JSON_TYPE } from './support';
 
-const PYTHON = '/usr/bin/python3';
-const VENDOR =
-  process.env.PROJECT_STARTUP_VENDOR_PYTHON ??
-  path.resolve(REPO_ROOT, '..', 'shared', 'vendor', 'python');
-const available =
-  fs.existsSync(path.join(VENDOR, 'jupyter_server_proxy')) &&
-  spawnSync(PYTHON, ['-c', 'import jupyter_server'], { encoding: 'utf8' })
-    .status === 0;
 // Without the vendored proxy or Debian's jupyter_server this suite cannot run: say so, skip.
-const describeWithProxy = available ? describe : describe.skip;
-if (!available) {
-  console.warn(
-    `rebinding-real-proxy: skipped, needs ${VENDOR}/jupyter_server_proxy and python3-jupyter-server`
-  );
-}
-
-function get(
-  port: number,
-  target: string,
-  headers: Record<string, string>
-): Promise<{ status: number; body: string }> {
-  return new Promise(resolve => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: target,
-        method: 'GET',
-        headers,
-        agent: false,
-        timeout: 20000
-      },
-      res => {
-        let body = '';
-        res.setEncoding('utf8').on('data', (c: string) => (body += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      }
-    );
-    req.on('timeout', () => req.destroy());
-    req.on('error', () => resolve({ status: 0, body: '' }));
-    req.end();
-  });
-}
+const describeWithProxy = describeWithRealProxy('rebinding-real-proxy');
 
 describeWithProxy('behind the real jupyter-server-proxy, on a TCP port', () => {
-  const root = available ? tempRoot('ps-real-proxy-') : '';
-  const dir = (name: string) => path.join(root, name);
-  const token = 'jupyter-token-0123456789abcdef0123456789abcdef';
-  let jupyter: ChildProcess | undefined;
-  let port = 0;
-  let log = '';
-
-  beforeAll(async () => {
-    for (const name of [
-      'config',
-      'data',
-      'runtime',
-      'home',
-      'project',
-      'sidecar-run'
-    ]) {
-      fs.mkdirSync(dir(name), { mode: 0o700 });
-    }
-    port = await freePort();
-    fs.writeFileSync(
-      path.join(dir('config'), 'jupyter_server_config.json'),
-      JSON.stringify({
-        ServerApp: {
-          jpserver_extensions: { jupyter_server_proxy: true },
-          allow_remote_access: true,
-          open_browser: false
-        },
-        ServerProxy: {
-          servers: {
-            project: {
-              command: [
-                process.execPath,
-                BIN,
-                'serve',
-                '--ingress',
-                'notebook-server-proxy',
-                '--allow-unauthenticated-tcp',
-                '--port',
-                '{port}',
-                '--base-url',
-                '{base_url}',
-                '--project-dir',
-                dir('project')
-              ],
-              absolute_url: true,
-              timeout: 20,
-              launcher_entry: { enabled: false }
-            }
-          }
-        }
-      })
-    );
-    jupyter = spawn(
-      PYTHON,
-      [
-        '-m',
-        'jupyter_server',
-        '--ServerApp.ip=127.0.0.1',
-        `--ServerApp.port=${port}`,
-        '--ServerApp.port_retries=0',
-        '--allow-root',
-        '--ServerApp.base_url=/user/alice/',
-        `--ServerApp.root_dir=${dir('project')}`
-      ],
-      {
-        cwd: dir('project'),
-        detached: true, // its own process group: the sidecar it launches goes with it
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: {
-          PATH: '/usr/bin:/bin',
-          HOME: dir('home'),
-          LANG: 'C.UTF-8',
-          PYTHONPATH: VENDOR,
-          PYTHONDONTWRITEBYTECODE: '1',
-          JUPYTER_TOKEN: token,
-          JUPYTER_CONFIG_DIR: dir('config'),
-          JUPYTER_DATA_DIR: dir('data'),
-          JUPYTER_RUNTIME_DIR: dir('runtime'),
-          JUPYTER_PLATFORM_DIRS: '0',
-          PROJECT_STARTUP_RUNTIME_DIR: dir('sidecar-run'),
-          PROJECT_STARTUP_LOCAL_RUNTIME_URL: CLOSED_URL,
-          PROJECT_STARTUP_SERVING_RUNTIME_URL: CLOSED_URL
-        }
-      }
-    );
-    jupyter.stdout?.on('data', (c: Buffer) => (log += c.toString('utf8')));
-    jupyter.stderr?.on('data', (c: Buffer) => (log += c.toString('utf8')));
-    for (let i = 0; i < 300 && jupyter.exitCode === null; i++) {
-      if (
-        (
-          await get(port, '/user/alice/api/status', {
-            authorization: `token ${token}`
-          })
-        ).status === 200
-      ) {
-        return;
-      }
-      await delay(100);
-    }
-    throw new Error(
-      `Jupyter did not answer within 30 s (exit code ${jupyter.exitCode}):\n${log.slice(-3000)}`
-    );
-  }, 40000);
-
-  afterAll(async () => {
-    if (jupyter?.pid !== undefined && jupyter.exitCode === null) {
-      const exited = new Promise(resolve => jupyter?.once('exit', resolve));
-      process.kill(-jupyter.pid, 'SIGTERM');
-      await Promise.race([exited, delay(10000)]);
-      try {
-        process.kill(-jupyter.pid, 'SIGKILL');
-      } catch {
-        // the group is gone
-      }
-    }
-    if (root) {
-      fs.rmSync(root, { recursive: true, force: true });
-    }
-  });
+  const jupyter = jupyterBehindRealProxy('ps-real-proxy-', 'tcp');
+  const { token, dir, get } = jupyter;
 
   /** The sidecar's own TCP port, from the runtime file it writes. */
   function sidecarPort(): number {
@@ -193,23 +35,23 @@ describeWithProxy('behind the real jupyter-server-proxy, on a TCP port', () => {
   }
 
   it("what the proxy forwards is served: a hub's public Host, Jupyter's own host:port; a JupyterLab-style POST initializes", async () => {
+    const port = jupyter.port;
     for (const host of [
       'hub.example.org',
       'hub.example.org:443',
       `127.0.0.1:${port}`,
       `localhost:${port}`
     ]) {
-      const r = await get(
-        port,
-        '/user/alice/project/startup?interface=notebook',
-        { host, authorization: `token ${token}` }
-      );
+      const r = await get('/user/alice/project/startup?interface=notebook', {
+        host,
+        authorization: `token ${token}`
+      });
       expect([host, r.status]).toEqual([host, 200]);
       expect(JSON.parse(r.body).interface).toBe('notebook');
     }
     const p = JSON.parse(
       (
-        await get(port, '/user/alice/project/startup?interface=notebook', {
+        await get('/user/alice/project/startup?interface=notebook', {
           authorization: `token ${token}`
         })
       ).body
@@ -240,6 +82,7 @@ describeWithProxy('behind the real jupyter-server-proxy, on a TCP port', () => {
   });
 
   it("a page rebound onto the sidecar's own port is 403 forbidden-host; rebound onto Jupyter's port it meets Jupyter's login", async () => {
+    const port = jupyter.port;
     const sidecar = sidecarPort();
     expect(sidecar).not.toBe(port);
     const evil = `rebind.evil.example:${sidecar}`;
@@ -254,7 +97,6 @@ describeWithProxy('behind the real jupyter-server-proxy, on a TCP port', () => {
     expectProblemAnswer(direct, 403, 'forbidden-host');
     // The same page on Jupyter's port has no Jupyter credentials: Jupyter stops it first.
     const viaJupyter = await get(
-      port,
       '/user/alice/project/startup?interface=notebook',
       { host: `rebind.evil.example:${port}` }
     );

@@ -5,9 +5,7 @@
 // an impostor could ask the live service over a connection of its own and pass the answer on.
 // The other user is real (uid 65534, through setpriv), so is the service, the command line and
 // Chromium; the impostor records every request it receives, headers included.
-import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import {
   runCli,
@@ -18,18 +16,16 @@ import {
 import { chromium } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_FLAGS } from '../e2e/helpers';
 import { tempRoot } from '../helpers/harness';
+import {
+  firstOutput,
+  OTHER_UID,
+  trackedPythonAs,
+  trackedListenerLogs
+} from '../helpers/listener-as-user';
 import { exchange, rawHttp } from '../reliability/support';
 
-/** The impostors' log directories (one file owned by uid 65534 each), removed after the file. */
-const impostorLogDirs: string[] = [];
-afterAll(() => {
-  for (const dir of impostorLogDirs.splice(0)) {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-});
-
 const sandbox = trackedSandboxes();
-const OTHER_UID = 65534;
+const impostorLog = trackedListenerLogs('ps-v6-impostor-');
 
 /**
  * Listens on [::1]:PORT and appends each request (line and headers) to LOG. "record" answers
@@ -79,62 +75,16 @@ interface Impostor {
   received(): string;
 }
 
-const impostors: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of impostors.splice(0)) {
-    child.kill('SIGKILL');
-  }
-});
+const spawnImpostor = trackedPythonAs();
 
 /** The impostor as uid 65534 on [::1]:port, once it listens. */
 async function startImpostor(
   port: number,
   mode: 'record' | 'relay'
 ): Promise<Impostor> {
-  const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ps-v6-impostor-'));
-  impostorLogDirs.push(logDir);
-  fs.chmodSync(logDir, 0o755);
-  const log = path.join(logDir, 'received.log');
-  fs.writeFileSync(log, '', { mode: 0o600 });
-  fs.chownSync(log, OTHER_UID, OTHER_UID);
-  const child = spawn(
-    '/usr/bin/setpriv',
-    [
-      '--reuid',
-      String(OTHER_UID),
-      '--regid',
-      String(OTHER_UID),
-      '--clear-groups',
-      '/usr/bin/python3',
-      '-c',
-      IMPOSTOR,
-      String(port),
-      mode,
-      log
-    ],
-    {
-      cwd: '/',
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: '/usr/bin:/bin' }
-    }
-  );
-  impostors.push(child);
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error('impostor: no start in 10 s')),
-      10000
-    );
-    child.stdout?.once('data', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.once('exit', code => {
-      clearTimeout(timer);
-      reject(new Error(`the impostor exited (${code}): ${stderr}`));
-    });
-  });
+  const log = impostorLog(OTHER_UID);
+  const child = spawnImpostor(OTHER_UID, IMPOSTOR, [String(port), mode, log]);
+  await firstOutput(child, 'the impostor');
   return { received: () => fs.readFileSync(log, 'utf8') };
 }
 
