@@ -570,7 +570,7 @@ export interface components {
             code: number;
             /** @description A short description. */
             message: string;
-            data?: components["schemas"]["Problem"];
+            data: components["schemas"]["Problem"];
         };
     };
     responses: never;
