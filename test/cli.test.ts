@@ -195,6 +195,33 @@ describe('help, version and usage errors', () => {
   });
 });
 
+describe('--json usage errors', () => {
+  it('`project-startup --json` with no command prints one validation-failed problem on stdout and exits 2', async () => {
+    const s = sandbox();
+    const io = { env: s.env, cwd: s.projectDir };
+    for (const args of [
+      ['--json'],
+      ['--json', 'status'],
+      ['frobnicate', '--json'],
+      ['jupyter', '--json']
+    ]) {
+      const r = await runCli(args, io);
+      expectExit(r, 2);
+      const problem = JSON.parse(r.stdout);
+      expectValid('Problem', problem);
+      expect(problem.code).toBe('validation-failed');
+      expect(problem.status).toBe(422);
+      expect(r.stderr).toMatch(/^project-startup: /);
+      expect(looksLikeStack(r.stderr)).toBe(false);
+    }
+    const bare = await runCli(['--json'], io);
+    expect(JSON.parse(bare.stdout).detail).toMatch(
+      /No command before the option "--json"/
+    );
+    expect(runtimeFiles(s)).toEqual([]);
+  });
+});
+
 describe('serve', () => {
   it('prints platform, project and address but never the generated token; the runtime file is 0600 and goes on SIGTERM', async () => {
     const s = sandbox();

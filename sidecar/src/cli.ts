@@ -207,11 +207,14 @@ export async function main(argv: string[], io: Io): Promise<number> {
         return await clientCommand(command, rest, io);
       default:
         throw usage(
-          `Unknown command "${command}". Commands: serve, status, capabilities, init, url, jupyter.`
+          command.startsWith('-')
+            ? `No command before the option "${command}"; options follow a command, as in \`project-startup status --json\`. Commands: serve, status, capabilities, init, url, jupyter.`
+            : `Unknown command "${command}". Commands: serve, status, capabilities, init, url, jupyter.`
         );
     }
   } catch (error) {
-    return report(error, io, rest.includes('--json'));
+    // --json anywhere (`project-startup --json` included): the problem goes to stdout as JSON.
+    return report(error, io, argv.includes('--json'));
   }
 }
 
