@@ -561,6 +561,55 @@ describe('init', () => {
     );
   });
 
+  it.each([
+    ['generic', 'web', {}],
+    [
+      'hosted-notebook',
+      'notebook',
+      {
+        JUPYTERHUB_API_URL: 'http://127.0.0.1:9/hub/api',
+        JUPYTERHUB_USER: 'alice'
+      }
+    ]
+  ])(
+    'on %s, a project already set up (through %s) is success: exit 0, "Already set up: <state path>", --json the record with created false',
+    async (platform, iface, extra) => {
+      const s = sandbox();
+      const env = { ...s.env, ...extra };
+      const io = { env, cwd: s.projectDir };
+      const server = await startServe([], io);
+      const { token } = readRuntime(s);
+      const p = (
+        await request(`${server.url}startup?interface=${iface}`, { token })
+      ).json;
+      expect(p.platform).toBe(platform);
+      const created = await request(`${server.url}initialize`, {
+        method: 'POST',
+        token,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          interface: iface,
+          confirm: { projectPath: p.projectPath, statePath: p.statePath }
+        })
+      });
+      expect(created.status).toBe(201);
+
+      const human = await runCliInTty(['init'], io);
+      expectExit(human, 0);
+      expect(human.stdout).toContain(`Already set up: ${p.statePath}`);
+      expect(human.stderr).not.toMatch(/\[y\/N\]/);
+
+      const json = await runCli(['init', '--json'], io);
+      expectExit(json, 0);
+      const body = JSON.parse(json.stdout);
+      expectValid('InitializeResponse', body);
+      expect(body.created).toBe(false);
+      expect(body.phase).toBe('ready');
+      expect(body.record).toEqual(created.json.record);
+      expect((await server.stop()).code).toBe(0);
+    }
+  );
+
   /** Inside a Slurm allocation; squeue is not on PATH, so liveness is unknown. */
   function clusterEnv(
     s: CliSandbox,
