@@ -195,6 +195,33 @@ describe('help, version and usage errors', () => {
   });
 });
 
+describe('--json usage errors', () => {
+  it('`project-startup --json` with no command prints one validation-failed problem on stdout and exits 2', async () => {
+    const s = sandbox();
+    const io = { env: s.env, cwd: s.projectDir };
+    for (const args of [
+      ['--json'],
+      ['--json', 'status'],
+      ['frobnicate', '--json'],
+      ['jupyter', '--json']
+    ]) {
+      const r = await runCli(args, io);
+      expectExit(r, 2);
+      const problem = JSON.parse(r.stdout);
+      expectValid('Problem', problem);
+      expect(problem.code).toBe('validation-failed');
+      expect(problem.status).toBe(422);
+      expect(r.stderr).toMatch(/^project-startup: /);
+      expect(looksLikeStack(r.stderr)).toBe(false);
+    }
+    const bare = await runCli(['--json'], io);
+    expect(JSON.parse(bare.stdout).detail).toMatch(
+      /No command before the option "--json"/
+    );
+    expect(runtimeFiles(s)).toEqual([]);
+  });
+});
+
 describe('serve', () => {
   it('prints platform, project and address but never the generated token; the runtime file is 0600 and goes on SIGTERM', async () => {
     const s = sandbox();
@@ -533,6 +560,55 @@ describe('init', () => {
       false
     );
   });
+
+  it.each([
+    ['generic', 'web', {}],
+    [
+      'hosted-notebook',
+      'notebook',
+      {
+        JUPYTERHUB_API_URL: 'http://127.0.0.1:9/hub/api',
+        JUPYTERHUB_USER: 'alice'
+      }
+    ]
+  ])(
+    'on %s, a project already set up (through %s) is success: exit 0, "Already set up: <state path>", --json the record with created false',
+    async (platform, iface, extra) => {
+      const s = sandbox();
+      const env = { ...s.env, ...extra };
+      const io = { env, cwd: s.projectDir };
+      const server = await startServe([], io);
+      const { token } = readRuntime(s);
+      const p = (
+        await request(`${server.url}startup?interface=${iface}`, { token })
+      ).json;
+      expect(p.platform).toBe(platform);
+      const created = await request(`${server.url}initialize`, {
+        method: 'POST',
+        token,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          interface: iface,
+          confirm: { projectPath: p.projectPath, statePath: p.statePath }
+        })
+      });
+      expect(created.status).toBe(201);
+
+      const human = await runCliInTty(['init'], io);
+      expectExit(human, 0);
+      expect(human.stdout).toContain(`Already set up: ${p.statePath}`);
+      expect(human.stderr).not.toMatch(/\[y\/N\]/);
+
+      const json = await runCli(['init', '--json'], io);
+      expectExit(json, 0);
+      const body = JSON.parse(json.stdout);
+      expectValid('InitializeResponse', body);
+      expect(body.created).toBe(false);
+      expect(body.phase).toBe('ready');
+      expect(body.record).toEqual(created.json.record);
+      expect((await server.stop()).code).toBe(0);
+    }
+  );
 
   /** Inside a Slurm allocation; squeue is not on PATH, so liveness is unknown. */
   function clusterEnv(

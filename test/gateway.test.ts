@@ -68,9 +68,8 @@ function expectRpcError(
   expect(response.error.code).toBe(code);
   expect(typeof response.error.message).toBe('string');
   expect('result' in response).toBe(false);
-  if (response.error.data !== undefined) {
-    expectValid('Problem', response.error.data);
-  }
+  // Every gateway error carries its problem details (design.md, "The gateway method").
+  expectValid('Problem', response.error.data);
 }
 
 describe('gateway methods on generic', () => {
@@ -439,6 +438,38 @@ describe('errors', () => {
       expect(r.json.id).toBe('m');
       expectRpcError(r.json, -32601);
     }
+  });
+
+  it('an unknown method (project.nope) carries a not-found problem naming the methods in error.data', async () => {
+    const r = await rpc(svc, { jsonrpc: '2.0', id: 9, method: 'project.nope' });
+    expectRpcAnswer(r);
+    expect(r.json.id).toBe(9);
+    expect(r.json.error.code).toBe(-32601);
+    expect(r.json.error.data).toMatchObject({
+      code: 'not-found',
+      status: 404,
+      type: 'urn:jupyterlab-project-startup:problem:not-found',
+      allowedValues: [
+        'project.capabilities',
+        'project.startup',
+        'project.initialize'
+      ]
+    });
+    expect(r.json.error.data.detail).toContain('project.nope');
+  });
+
+  it('an invalid request carries a validation-failed problem pointing at the bad member in error.data', async () => {
+    const r = await rpc(svc, {
+      jsonrpc: '1.0',
+      id: 3,
+      method: 'project.capabilities'
+    });
+    expectRpcAnswer(r);
+    expect(r.json.error.code).toBe(-32600);
+    expect(r.json.error.data.code).toBe('validation-failed');
+    expect(r.json.error.data.errors).toEqual([
+      { pointer: '/jsonrpc', detail: 'must be "2.0"' }
+    ]);
   });
 
   it.each([

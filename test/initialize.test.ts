@@ -416,6 +416,38 @@ describe('the method is what the service saw, never what the body says', () => {
     });
   });
 
+  it.each([
+    ['terminal-prompt', 'web'],
+    ['telepathy', 'notebook'],
+    ['', 'web']
+  ])(
+    'a body method %j with interface %s is ignored, as if absent: REST and the gateway both create, recorded http-api',
+    async (method, iface) => {
+      const rest = await start();
+      const r = await initialize(
+        rest,
+        await confirmation(rest, iface, { method })
+      );
+      expectInitialized(r, 201);
+      expect(r.json.record.confirmation).toMatchObject({
+        interface: iface,
+        method: 'http-api'
+      });
+
+      const viaGateway = await start();
+      const g = await postJson(`${viaGateway.api}gateway`, viaGateway.token, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'project.initialize',
+        params: await confirmation(viaGateway, iface, { method })
+      });
+      expect(g.status).toBe(200);
+      expect(g.json.error).toBeUndefined();
+      expect(g.json.result.created).toBe(true);
+      expect(g.json.result.record.confirmation.method).toBe('http-api');
+    }
+  );
+
   it('on the cluster a wrong prompt key is an API call, refused; only the runtime file key records terminal-prompt', async () => {
     const svc = await start({ env: CLUSTER_JOB });
     const body = await confirmation(svc, 'terminal');
@@ -464,9 +496,8 @@ describe('cluster platform', () => {
       svc,
       await confirmation(svc, 'terminal', { method: 'http-api' })
     );
-    // http-api does not go with the terminal interface: a malformed request, not a confirmation.
-    expect([403, 422]).toContain(api.status);
-    expectValid('Problem', api.json);
+    // The body's method is ignored: a plain API call, which does not confirm on the cluster.
+    expectProblem(api, 403, 'confirmation-not-allowed');
     const web = await initialize(svc, await confirmation(svc, 'web'));
     expectProblem(web, 403, 'confirmation-not-allowed');
     expect(web.json.allowedInterfaces).toEqual(['terminal']);
@@ -611,18 +642,8 @@ describe('request validation', () => {
       ['/confirm/statePath']
     ],
     [
-      'an unknown method',
-      (g: typeof good) => ({ ...g, method: 'telepathy' }),
-      ['/method']
-    ],
-    [
       'a method of a wrong type',
       (g: typeof good) => ({ ...g, method: 7 }),
-      ['/method']
-    ],
-    [
-      'a method that does not go with the interface',
-      (g: typeof good) => ({ ...g, method: 'terminal-prompt' }),
       ['/method']
     ],
     [

@@ -985,15 +985,20 @@ describe('initialize request schema agrees with parseInitializeBody', () => {
       'unknown member in confirm',
       { interface: 'web', confirm: { ...confirm, token: 'x' } }
     ],
-    ['unknown method', { interface: 'web', method: 'email', confirm }],
+    // The body's method is ignored: any string is accepted, as if absent.
     [
-      'method not fitting the interface',
+      'unknown method (ignored)',
+      { interface: 'web', method: 'email', confirm }
+    ],
+    [
+      'method not fitting the interface (ignored)',
       { interface: 'web', method: 'jupyterlab-dialog', confirm }
     ],
     [
-      'terminal-prompt from a browser',
+      'terminal-prompt from a browser (ignored)',
       { interface: 'notebook', method: 'terminal-prompt', confirm }
     ],
+    ['method not a string', { interface: 'web', method: 7, confirm }],
     ['"browser" as interface', { interface: 'browser', confirm }],
     ['missing interface', { confirm }],
     ['missing confirm', { interface: 'web' }],
@@ -1224,9 +1229,9 @@ describe('gateway request schema', () => {
       'GatewayRequest',
       {
         ...initialize,
-        params: { ...initialize.params, method: 'jupyterlab-dialog' }
+        params: { ...initialize.params, method: 7 }
       },
-      'method not fitting the interface'
+      'method not a string'
     );
     expectInvalid(
       'GatewayRequest',

@@ -418,11 +418,8 @@ export interface components {
              * @enum {unknown}
              */
             interface: "terminal" | "web" | "notebook";
-            /**
-             * @description Accepted for older clients and checked for form only; it is not believed. The record keeps the method the service observed (see the description above).
-             * @enum {unknown}
-             */
-            method?: "jupyterlab-dialog" | "setup-page" | "terminal-prompt" | "http-api";
+            /** @description Accepted for older clients and ignored: any string is taken as if the member were absent. The record keeps the method the service observed (see the description above). */
+            method?: string;
             /** @description The caller's own batch allocation as <scheduler>:<job id> (for example slurm:1234), which the command line sends from SLURM_JOB_ID, PBS_JOBID, LSB_JOBID or FLUX_JOB_ID. On the cluster platform the terminal's compute is this job, verified with the scheduler's client (squeue, qstat, bjobs, flux); the service never judges the caller's allocation by its own environment. A job of another user than the one the service runs as is never live compute. A job id not asked about yet costs one scheduler query, limited per client (429 rate-limited with Retry-After beyond the limit). Without it the service's own allocation, if any, counts. Ignored on other platforms. */
             allocation?: string;
             /** @description The paths of the current startup projection, exactly as shown. */
@@ -432,7 +429,7 @@ export interface components {
                 /** @description The statePath of the startup projection. */
                 statePath: string;
             };
-        } & (unknown & unknown & unknown & unknown);
+        };
         /**
          * Initialize response
          * @description The answer of POST {base_url}project/initialize (201 when it created the state, 200 with the same record when it existed) and the result of the gateway method project.initialize.
@@ -570,7 +567,7 @@ export interface components {
             code: number;
             /** @description A short description. */
             message: string;
-            data?: components["schemas"]["Problem"];
+            data: components["schemas"]["Problem"];
         };
     };
     responses: never;

@@ -207,11 +207,14 @@ export async function main(argv: string[], io: Io): Promise<number> {
         return await clientCommand(command, rest, io);
       default:
         throw usage(
-          `Unknown command "${command}". Commands: serve, status, capabilities, init, url, jupyter.`
+          command.startsWith('-')
+            ? `No command before the option "${command}"; options follow a command, as in \`project-startup status --json\`. Commands: serve, status, capabilities, init, url, jupyter.`
+            : `Unknown command "${command}". Commands: serve, status, capabilities, init, url, jupyter.`
         );
     }
   } catch (error) {
-    return report(error, io, rest.includes('--json'));
+    // --json anywhere (`project-startup --json` included): the problem goes to stdout as JSON.
+    return report(error, io, argv.includes('--json'));
   }
 }
 
@@ -686,6 +689,25 @@ async function init(
 ): Promise<number> {
   const projection = await client.startup('terminal');
   const say = (text: string) => (json ? io.stderr : io.stdout).write(text);
+  // Already set up is success on every platform, wherever the confirmation happened (as POST
+  // initialize answers 200 with the record): nothing to confirm, so nothing to refuse.
+  if (projection.phase === 'ready') {
+    say(
+      `${line`Already set up: ${projection.statePath} holds this project's state. Nothing to do.`}\n`
+    );
+    if (json) {
+      // The shape of POST initialize's 200: the record, created false.
+      const answer = {
+        schemaVersion: projection.schemaVersion,
+        created: false,
+        record: projection.confirmation.record,
+        phase: projection.phase,
+        nextAction: projection.nextAction
+      };
+      io.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
+    }
+    return EXIT.ok;
+  }
   if (!projection.confirmation.allowedInterfaces.includes('terminal')) {
     throw new ProblemError(
       'confirmation-not-allowed',
@@ -696,17 +718,6 @@ async function init(
         )}, not at a terminal prompt. ${projection.nextAction.detail}`,
       { allowedInterfaces: projection.confirmation.allowedInterfaces }
     );
-  }
-  if (projection.phase === 'ready') {
-    say(
-      `${line`Already set up: ${projection.statePath} holds this project's state. Nothing to do.`}\n`
-    );
-    if (json) {
-      io.stdout.write(
-        `${JSON.stringify({ created: false, record: projection.confirmation.record, phase: 'ready' }, null, 2)}\n`
-      );
-    }
-    return EXIT.ok;
   }
   if (projection.phase !== 'awaiting-confirmation') {
     const command = projection.nextAction.command

@@ -148,7 +148,7 @@ export function decideConfirmation(
         allowed: false,
         detail:
           iface === 'terminal'
-            ? 'On the cluster platform a person confirms at the interactive prompt of `project-startup init` in a terminal (a TTY); a plain API call cannot confirm.'
+            ? `On the ${labels.platform} a person confirms at the interactive prompt of \`project-startup init\` in a terminal (a TTY); a plain API call cannot confirm.`
             : `A plain API call cannot confirm ${labels.iface} on the ${labels.platform}.`
       };
   }

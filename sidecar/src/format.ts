@@ -4,7 +4,7 @@
 import type { Manifest } from './manifest';
 import type { Problem } from './problems';
 import type { Projection } from './projection';
-import { line, terminalSafeLines } from './terminal-text';
+import { forTheTerminal, line, terminalSafeLines } from './terminal-text';
 import { labelOf } from './vocabulary';
 
 const MARK: Readonly<Record<string, string>> = {
@@ -42,7 +42,9 @@ export function formatProjection(
   }
   lines.push('');
   lines.push(line`Next: ${p.nextAction.title}`);
-  lines.push(indent(terminalSafeLines(p.nextAction.detail), '  '));
+  lines.push(
+    indent(terminalSafeLines(forTheTerminal(p.nextAction.detail)), '  ')
+  );
   if (p.nextAction.command) {
     lines.push(line`  $ ${p.nextAction.command}`);
   }
@@ -53,7 +55,7 @@ export function formatProjection(
       line`  ${MARK[check.status]} ${check.title}${check.required ? '' : ' (optional)'}: ${check.observed}`
     );
     if (check.remedy && check.status !== 'pass' && check.status !== 'skip') {
-      lines.push(line`         fix: ${check.remedy}`);
+      lines.push(line`         fix: ${forTheTerminal(check.remedy)}`);
     }
   }
   return `${lines.join('\n')}\n`;

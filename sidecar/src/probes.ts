@@ -155,7 +155,7 @@ export function observeProjectPath(
         'Choose a project directory you can write to, or ask its owner for write access.'
     };
   }
-  return { ok: true, observed: 'an existing directory you can write to' };
+  return { ok: true, observed: 'is an existing directory you can write to' };
 }
 
 /**

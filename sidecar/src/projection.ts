@@ -15,6 +15,7 @@ import type {
 } from './probes';
 import type { InitializationRecord, StateInspection } from './state';
 import { apiMayConfirm, confirmationInterfaces } from './confirmation';
+import { TERMINAL_HOW } from './terminal-text';
 import {
   InferenceRuntimeId,
   IngressMode,
@@ -94,7 +95,7 @@ function howToReach(
   }
   switch (iface) {
     case 'terminal':
-      return 'Run `project-startup status` in a terminal.';
+      return TERMINAL_HOW;
     case 'notebook':
       return 'Open JupyterLab and run "Open Project Startup" from the command palette.';
     case 'web':

@@ -54,7 +54,6 @@ import {
 } from './projection';
 import type { InitializeResponse } from './api-types';
 import {
-  ConfirmationMethod,
   createState,
   InitializationRecord,
   StateInspection,
@@ -112,15 +111,6 @@ export interface ServiceOptions {
   /** Test-only hook between the steps of state creation; never reachable from a request. */
   onCreationStep?: StepHook;
 }
-
-const CONFIRMATION_METHODS: Readonly<
-  Record<ConfirmationMethod, readonly InterfaceId[]>
-> = {
-  'jupyterlab-dialog': ['notebook'],
-  'setup-page': ['web'],
-  'http-api': ['web', 'notebook'],
-  'terminal-prompt': ['terminal']
-};
 
 export function parseInterface(raw: unknown): InterfaceId {
   if (raw === undefined || raw === '' || raw === null) {
@@ -728,8 +718,6 @@ export class StartupService {
 
 interface InitializeRequest {
   interface: InterfaceId;
-  /** What the body said of itself: checked for form only; the record keeps what was observed. */
-  method: ConfirmationMethod | undefined;
   /** The caller's own allocation (the terminal's job on the cluster), verified with the scheduler. */
   allocation: AllocationClaim | undefined;
   confirm: { projectPath: string; statePath: string };
@@ -776,28 +764,9 @@ export function parseInitializeBody(body: unknown): InitializeRequest {
       }
     }
   }
-  // Kept for the clients that send it; never believed (the transport decides the method).
-  let method: ConfirmationMethod | undefined;
-  if (b.method !== undefined) {
-    // Own keys only: `in` would also accept toString, constructor, __proto__.
-    if (
-      typeof b.method !== 'string' ||
-      !Object.prototype.hasOwnProperty.call(CONFIRMATION_METHODS, b.method)
-    ) {
-      errors.push({
-        pointer: '/method',
-        detail: `must be one of ${Object.keys(CONFIRMATION_METHODS).join(', ')}`
-      });
-    } else if (
-      !CONFIRMATION_METHODS[b.method as ConfirmationMethod].includes(iface)
-    ) {
-      errors.push({
-        pointer: '/method',
-        detail: `${b.method} does not go with interface ${iface}`
-      });
-    } else {
-      method = b.method as ConfirmationMethod;
-    }
+  // Kept for the clients that send it: any string, ignored (the transport decides the method).
+  if (b.method !== undefined && typeof b.method !== 'string') {
+    errors.push({ pointer: '/method', detail: 'must be a string' });
   }
   let allocation: AllocationClaim | undefined;
   try {
@@ -814,7 +783,6 @@ export function parseInitializeBody(body: unknown): InitializeRequest {
   const c = confirm as { projectPath: string; statePath: string };
   return {
     interface: iface,
-    method,
     allocation,
     confirm: { projectPath: c.projectPath, statePath: c.statePath }
   };

@@ -71,6 +71,27 @@ export function parseErrorResponse(problem: ProblemError, instance: string) {
   );
 }
 
+/** -32600 with a validation-failed problem naming what is wrong in the request object. */
+function invalidRequest(
+  id: Id,
+  pointer: string,
+  detail: string,
+  instance: string,
+  message = 'Invalid Request'
+) {
+  return errorResponse(
+    id,
+    JSON_RPC_ERRORS.invalidRequest,
+    message,
+    new ProblemError(
+      'validation-failed',
+      'The JSON-RPC request does not have the shape of a JSON-RPC 2.0 request.',
+      { errors: [{ pointer, detail }] }
+    ),
+    instance
+  );
+}
+
 function isId(value: unknown): value is Id {
   return (
     value === null ||
@@ -127,11 +148,7 @@ async function handleOne(
     typeof message !== 'object' ||
     Array.isArray(message)
   ) {
-    return errorResponse(
-      null,
-      JSON_RPC_ERRORS.invalidRequest,
-      'Invalid Request'
-    );
+    return invalidRequest(null, '', 'must be an object', ctx.instance);
   }
   const m = message as Record<string, unknown>;
   const hasId = Object.prototype.hasOwnProperty.call(m, 'id');
@@ -141,14 +158,27 @@ async function handleOne(
     typeof m.method !== 'string' ||
     (hasId && !isId(m.id))
   ) {
-    return errorResponse(id, JSON_RPC_ERRORS.invalidRequest, 'Invalid Request');
+    const [pointer, detail] =
+      m.jsonrpc !== '2.0'
+        ? ['/jsonrpc', 'must be "2.0"']
+        : typeof m.method !== 'string'
+          ? ['/method', 'must be a string']
+          : ['/id', 'must be a string, a number or null'];
+    return invalidRequest(id, pointer, detail, ctx.instance);
   }
   if (!(GATEWAY_METHODS as readonly string[]).includes(m.method)) {
+    const methods = GATEWAY_METHODS.join(', ');
     return hasId
       ? errorResponse(
           id,
           JSON_RPC_ERRORS.methodNotFound,
-          `Method not found; methods are ${GATEWAY_METHODS.join(', ')}`
+          `Method not found; methods are ${methods}`,
+          new ProblemError(
+            'not-found',
+            `The gateway has no method ${JSON.stringify(m.method.slice(0, 100))}; its methods are ${methods}.`,
+            { allowedValues: [...GATEWAY_METHODS] }
+          ),
+          ctx.instance
         )
       : undefined;
   }
@@ -197,9 +227,11 @@ export async function handleRpc(
     return handleOne(body, ctx);
   }
   if (body.length === 0) {
-    return errorResponse(
+    return invalidRequest(
       null,
-      JSON_RPC_ERRORS.invalidRequest,
+      '',
+      'a batch holds at least one call',
+      ctx.instance,
       'Invalid Request: empty batch'
     );
   }
@@ -212,7 +244,8 @@ export async function handleRpc(
         'validation-failed',
         `A batch holds at most ${MAX_BATCH} calls.`,
         { limit: MAX_BATCH }
-      )
+      ),
+      ctx.instance
     );
   }
   const responses: object[] = [];
