@@ -455,7 +455,10 @@ describe('errors', () => {
         'project.initialize'
       ]
     });
-    expect(r.json.error.data.detail).toContain('project.nope');
+    // The method asked for is not echoed: an answer never reflects what the caller sent
+    // (test/security/secrets.test.ts plants markers there).
+    expect(r.json.error.data.detail).not.toContain('project.nope');
+    expect(r.json.error.data.detail).toContain('project.startup');
   });
 
   it('an invalid request carries a validation-failed problem pointing at the bad member in error.data', async () => {

@@ -175,7 +175,7 @@ async function handleOne(
           `Method not found; methods are ${methods}`,
           new ProblemError(
             'not-found',
-            `The gateway has no method ${JSON.stringify(m.method.slice(0, 100))}; its methods are ${methods}.`,
+            `The gateway has no such method; its methods are ${methods}.`,
             { allowedValues: [...GATEWAY_METHODS] }
           ),
           ctx.instance
