@@ -121,6 +121,10 @@ export default defineConfig([
       '@typescript-eslint/no-require-imports': 'off'
     }
   },
+  // The sidecar's floors (docs/architecture.md): core/ (pure decisions) < observe/ (the I/O that
+  // gathers evidence) < the shared top level (service, config, log, private files) < http/ <
+  // cli/. Each folder may import only from its own floor and those below; nothing imports cli/.
+  ...sidecarLayers(),
   {
     // Plain JavaScript run by Node as it is (bin/, scripts/, bench/, jest and build configs):
     // CommonJS, so require() is the import.
@@ -172,3 +176,54 @@ export default defineConfig([
     }
   }
 ]);
+
+/** One `no-restricted-imports` rule per sidecar floor: what each may not import. */
+function sidecarLayers() {
+  const cli = { group: ['**/cli/*'], message: 'Nothing imports the command line (cli/).' };
+  const http = { group: ['**/http/*'], message: 'Only cli/ sits above http/.' };
+  const shared = {
+    group: [
+      '**/service',
+      '**/config',
+      '**/log',
+      '**/version',
+      '**/runtime-file',
+      '**/diagnostics-file',
+      '**/private-file'
+    ],
+    message: 'The shared top level (service, config, log, files) sits above observe/ and core/.'
+  };
+  const observe = {
+    group: ['**/observe/*'],
+    message: 'core/ is pure: it reads observations (core/observations.ts), never gathers them.'
+  };
+  const io = [
+    'fs',
+    'net',
+    'http',
+    'https',
+    'child_process',
+    'dgram',
+    'os',
+    'readline'
+  ].flatMap(name => [name, `node:${name}`]);
+  const rule = (patterns, paths = []) => ({
+    '@typescript-eslint/no-restricted-imports': [
+      'error',
+      {
+        paths: paths.map(name => ({
+          name,
+          message: 'core/ is pure: no file system, network, process or terminal.',
+          allowTypeImports: true
+        })),
+        patterns
+      }
+    ]
+  });
+  return [
+    { files: ['sidecar/src/core/**/*.ts'], rules: rule([cli, http, shared, observe], io) },
+    { files: ['sidecar/src/observe/**/*.ts'], rules: rule([cli, http, shared]) },
+    { files: ['sidecar/src/*.ts'], rules: rule([cli, http]) },
+    { files: ['sidecar/src/http/**/*.ts'], rules: rule([cli]) }
+  ];
+}

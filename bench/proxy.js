@@ -47,7 +47,7 @@ const {
   median,
   pin
 } = require('./support');
-const DIST_CLI = path.join(ROOT, 'sidecar', 'dist', 'cli.js');
+const DIST_CLI = path.join(ROOT, 'sidecar', 'dist', 'cli', 'main.js');
 const LOAD = path.join(__dirname, 'load.js');
 // The proxy entry `project-startup jupyter install` writes, from the same template.
 const PROXY_TEMPLATE = path.join(

@@ -39,7 +39,7 @@ const {
   median,
   pin
 } = require('./support');
-const DIST_CLI = path.join(ROOT, 'sidecar', 'dist', 'cli.js');
+const DIST_CLI = path.join(ROOT, 'sidecar', 'dist', 'cli', 'main.js');
 const BARE = path.join(__dirname, 'bare-server.js');
 const LOAD = path.join(__dirname, 'load.js');
 const LABEXTENSION_STATIC = path.join(

@@ -4,7 +4,7 @@
 // `npm run build` also bundles it into sidecar/dist/bundle/project-startup.js (one file, with
 // the V8 code cache of its start-up beside it), which starts much faster. The bundle is used
 // when present and not older than the compiled code (a later `tsc` alone would otherwise leave
-// a stale bundle in charge); otherwise sidecar/dist/cli.js is.
+// a stale bundle in charge); otherwise sidecar/dist/cli/main.js is.
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -15,14 +15,14 @@ const CODE_CACHE = path.join(DIST, 'bundle', 'project-startup.cache');
 function entry() {
   const bundle = fs.statSync(BUNDLE, { throwIfNoEntry: false });
   if (bundle !== undefined) {
-    const compiled = fs.statSync(path.join(DIST, 'cli.js'), {
+    const compiled = fs.statSync(path.join(DIST, 'cli', 'main.js'), {
       throwIfNoEntry: false
     });
     if (compiled === undefined || bundle.mtimeMs >= compiled.mtimeMs) {
       return BUNDLE;
     }
   }
-  return path.join(DIST, 'cli.js');
+  return path.join(DIST, 'cli', 'main.js');
 }
 
 /**

@@ -15,7 +15,7 @@ for the JupyterLab panel. The server is found the way a kernel can find it:
    ``JUPYTERHUB_API_TOKEN`` (the server's own token, which the single-user server accepts);
 3. otherwise Jupyter's runtime files (``jpserver-<pid>.json``), but only of a server proven to be
    this user's (README, "How a client finds its Jupyter server"; the same rule as the command
-   line's sidecar/src/jupyter-discovery.ts): the server whose process started this kernel (its
+   line's sidecar/src/cli/jupyter-discovery.ts): the server whose process started this kernel (its
    pid is the kernel's parent, which jupyter_client also passes as ``JPY_PARENT_PID``), or the
    only one whose root directory holds the current directory.
 
@@ -342,7 +342,7 @@ def _jupyter_process_refusal(pid, port, file_written):
     file last written at ``file_written`` (seconds) and listening on ``port``; None when it is.
 
     The one rule (README, "How a client finds its Jupyter server"; Node's twin is
-    ``jupyterProcessRefusal`` in sidecar/src/jupyter-discovery.ts):
+    ``jupyterProcessRefusal`` in sidecar/src/cli/jupyter-discovery.ts):
     1. the pid's owner is this user (Linux: /proc/PID's owner; macOS: ``ps -o uid=``), since a
        plain "is it alive" (kill 0) takes another user's process (EPERM) for alive;
     2. the process started before the file was last written (Linux: /proc/PID/stat; macOS:

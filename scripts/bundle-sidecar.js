@@ -22,7 +22,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
-const ENTRY = path.join(ROOT, 'sidecar', 'dist', 'cli.js');
+const ENTRY = path.join(ROOT, 'sidecar', 'dist', 'cli', 'main.js');
 const OUT_DIR = path.join(ROOT, 'sidecar', 'dist', 'bundle');
 const OUT_NAME = 'project-startup';
 

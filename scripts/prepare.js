@@ -11,7 +11,7 @@ const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
 const OUTPUTS = [
-  'sidecar/dist/cli.js',
+  'sidecar/dist/cli/main.js',
   'sidecar/dist/bundle/project-startup.js',
   'sidecar/dist/bundle/project-startup.cache',
   'sidecar/dist/api-docs/swagger-ui-bundle.js'

@@ -25,7 +25,7 @@ export const INTERFACE: InterfaceId = 'notebook';
 /** The confirmation method the service records for this dialog. */
 export const CONFIRMATION_METHOD = 'jupyterlab-dialog';
 
-/** The file initialize writes inside the state directory (sidecar/src/state.ts RECORD_FILE). */
+/** The file initialize writes inside the state directory (sidecar/src/observe/state.ts RECORD_FILE). */
 export const RECORD_FILE = 'initialization.json';
 
 /** Path segments below the Jupyter server's base URL (jupyter-server-proxy entry `project`). */
@@ -121,7 +121,7 @@ export type BoundaryValue = Schemas['ManifestBoundaryValue'];
 /** The answer of POST {base_url}project/initialize (201 created, 200 already there). */
 export type InitializeResponse = Schemas['InitializeResponse'];
 
-/** RFC 9457 problem details with the sidecar's stable `code` (sidecar/src/problems.ts). */
+/** RFC 9457 problem details with the sidecar's stable `code` (sidecar/src/core/problems.ts). */
 export type Problem = Schemas['Problem'];
 
 /** One problem the server extension found: what, in detail, and how to fix it. */

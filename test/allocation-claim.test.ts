@@ -6,9 +6,9 @@ import {
   jobQuery,
   parseAllocationClaim,
   parseJobAnswer
-} from '../sidecar/src/allocation-claim';
-import { clusterPlatform } from '../sidecar/src/platforms/cluster';
-import { ConcurrencyLimit } from '../sidecar/src/probes';
+} from '../sidecar/src/core/allocation-claim';
+import { clusterPlatform } from '../sidecar/src/core/platforms/cluster';
+import { ConcurrencyLimit } from '../sidecar/src/observe/probes';
 
 describe('jobQuery asks for the state and the owner', () => {
   it.each([

@@ -9,9 +9,9 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Manifest } from '../sidecar/src/manifest';
+import type { Manifest } from '../sidecar/src/core/manifest';
 import { readRuntimeFile } from '../sidecar/src/runtime-file';
-import { signInLine, urlAnswer } from '../sidecar/src/sign-in';
+import { signInLine, urlAnswer } from '../sidecar/src/core/sign-in';
 import {
   INGRESS_MODES,
   INTERFACE_IDS,
@@ -19,7 +19,7 @@ import {
   InterfaceId,
   PLATFORM_IDS,
   PlatformId
-} from '../sidecar/src/vocabulary';
+} from '../sidecar/src/core/vocabulary';
 import {
   HttpResult,
   request,

@@ -5,7 +5,7 @@ import {
   chooseJupyter,
   JupyterServerInfo,
   jupyterRuntimeDir
-} from '../sidecar/src/jupyter-discovery';
+} from '../sidecar/src/cli/jupyter-discovery';
 
 const server = (
   pid: number,

@@ -16,7 +16,7 @@ import {
 import {
   serverProxyProblem,
   userJupyterPaths
-} from '../sidecar/src/jupyter-install';
+} from '../sidecar/src/cli/jupyter-install';
 import { SIDECAR_SERVE_ARGS } from './e2e/helpers';
 
 const sandbox = trackedSandboxes();

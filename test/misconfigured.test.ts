@@ -12,7 +12,7 @@ import {
   launchedByNotebookServerProxy,
   misconfiguredProblem,
   settingNamed
-} from '../sidecar/src/misconfigured';
+} from '../sidecar/src/http/misconfigured';
 import {
   BIN,
   killAllChildren,

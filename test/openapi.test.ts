@@ -151,7 +151,7 @@ describe('generated TypeScript types', () => {
         '--moduleResolution',
         'node',
         TYPES,
-        path.join(ROOT, 'sidecar', 'src', 'api-types.ts')
+        path.join(ROOT, 'sidecar', 'src', 'core', 'api-types.ts')
       ],
       { cwd: ROOT, encoding: 'utf8', timeout: 120000 }
     );

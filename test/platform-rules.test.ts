@@ -1,10 +1,10 @@
 // The rules table on its own: every platform's evidence alone, every pair of conflicting
 // evidence, and the operator override, each with the decision and the evidence reported.
-import { gatherPlatformEvidence } from '../sidecar/src/evidence';
+import { gatherPlatformEvidence } from '../sidecar/src/observe/evidence';
 import {
   InvalidPlatformSetting,
   selectPlatform
-} from '../sidecar/src/platforms/rules';
+} from '../sidecar/src/core/platforms/rules';
 
 type Case = {
   name: string;

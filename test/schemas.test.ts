@@ -15,23 +15,26 @@ import {
   SchemaName,
   schemaComponents
 } from '../sidecar/src/http/openapi';
-import { buildManifest, Manifest } from '../sidecar/src/manifest';
-import { PLATFORM_ADAPTERS } from '../sidecar/src/platforms';
+import { buildManifest, Manifest } from '../sidecar/src/core/manifest';
+import { PLATFORM_ADAPTERS } from '../sidecar/src/core/platforms';
 import {
   PlatformEvidence,
   selectPlatform
-} from '../sidecar/src/platforms/rules';
+} from '../sidecar/src/core/platforms/rules';
 import type {
   AllocationObservation,
   ComputeStatus,
   PlatformAdapter
-} from '../sidecar/src/platforms/types';
+} from '../sidecar/src/core/platforms/types';
 import {
   PROBLEM_CODES,
   ProblemCode,
   ProblemError
-} from '../sidecar/src/problems';
-import { buildProjection, ProjectionInputs } from '../sidecar/src/projection';
+} from '../sidecar/src/core/problems';
+import {
+  buildProjection,
+  ProjectionInputs
+} from '../sidecar/src/core/projection';
 import {
   parseInitializeBody,
   StartupService,
@@ -40,7 +43,7 @@ import {
 import type {
   InitializationRecord,
   StateInspection
-} from '../sidecar/src/state';
+} from '../sidecar/src/core/observations';
 import {
   INTERFACE_IDS,
   InterfaceId,
@@ -49,7 +52,7 @@ import {
   Phase,
   PLATFORM_IDS,
   PlatformId
-} from '../sidecar/src/vocabulary';
+} from '../sidecar/src/core/vocabulary';
 import { expectValid, SCHEMA_NAMES, validateAgainst } from './helpers/schemas';
 
 /** What a client receives: the value after a trip through JSON (undefined members vanish). */

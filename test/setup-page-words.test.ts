@@ -5,10 +5,10 @@
 // service builds, with fetch answering the projection.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { buildManifest } from '../sidecar/src/manifest';
-import { adapterFor } from '../sidecar/src/platforms';
-import { selectPlatform } from '../sidecar/src/platforms/rules';
-import { PLATFORM_IDS, PlatformId } from '../sidecar/src/vocabulary';
+import { buildManifest } from '../sidecar/src/core/manifest';
+import { adapterFor } from '../sidecar/src/core/platforms';
+import { selectPlatform } from '../sidecar/src/core/platforms/rules';
+import { PLATFORM_IDS, PlatformId } from '../sidecar/src/core/vocabulary';
 
 const STATIC = path.join(__dirname, '..', 'sidecar', 'static');
 

@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { resolveConfig } from '../sidecar/src/config';
 import { createLogger } from '../sidecar/src/log';
-import { startService } from '../sidecar/src/server';
+import { startService } from '../sidecar/src/http/server';
 import { expectValid } from './helpers/schemas';
 import {
   CHECK_IDS,

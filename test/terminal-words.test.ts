@@ -1,11 +1,11 @@
 // `project-startup capabilities` shows the whole manifest in words (issue 11, item 8): every
 // capability and value, each model source with secret-backed/credential-free and its approval
 // modes by label ("Review Every Action", "Low-Risk Automation"), the boundary's two sentences.
-import { formatManifest } from '../sidecar/src/format';
-import { buildManifest } from '../sidecar/src/manifest';
-import { adapterFor } from '../sidecar/src/platforms';
-import { selectPlatform } from '../sidecar/src/platforms/rules';
-import { PLATFORM_IDS } from '../sidecar/src/vocabulary';
+import { formatManifest } from '../sidecar/src/cli/format';
+import { buildManifest } from '../sidecar/src/core/manifest';
+import { adapterFor } from '../sidecar/src/core/platforms';
+import { selectPlatform } from '../sidecar/src/core/platforms/rules';
+import { PLATFORM_IDS } from '../sidecar/src/core/vocabulary';
 
 describe.each(
   PLATFORM_IDS.flatMap(p =>

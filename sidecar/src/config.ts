@@ -9,7 +9,7 @@ import {
   IngressMode,
   isIngressMode,
   LowRiskAutomationPolicy
-} from './vocabulary';
+} from './core/vocabulary';
 
 export class ConfigError extends Error {
   constructor(message: string) {

@@ -3,69 +3,71 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import type { ServiceConfig } from './config';
-import {
+import type {
   AllocationEvidence,
+  CredentialObservation,
+  HttpProbe,
+  InitializationRecord,
+  ProjectPathObservation,
+  StateInspection
+} from './core/observations';
+import {
   FileExists,
   gatherAllocationEvidence,
   gatherPlatformEvidence,
   realFileExists
-} from './evidence';
-import { buildManifest, PreparedManifest, prepareManifest } from './manifest';
-import { adapterFor } from './platforms';
-import { PlatformDecision, selectPlatform } from './platforms/rules';
+} from './observe/evidence';
+import {
+  buildManifest,
+  PreparedManifest,
+  prepareManifest
+} from './core/manifest';
+import { adapterFor } from './core/platforms';
+import { PlatformDecision, selectPlatform } from './core/platforms/rules';
 import type {
   AllocationObservation,
   PlatformAdapter,
   StatePlacement
-} from './platforms/types';
-import { ProblemError } from './problems';
+} from './core/platforms/types';
+import { ProblemError } from './core/problems';
 import {
   ChildEnvironments,
   childEnvironments,
   ConcurrencyLimit,
   credentialVariableNames,
   currentJobUser,
-  CredentialObservation,
-  HttpProbe,
   MountedSecretsObserver,
   NOT_READY,
   observeProjectPath,
   probeAllocation,
-  ProjectPathObservation,
   probeHttp,
   probeSecretService,
   SingleFlight
-} from './probes';
+} from './observe/probes';
 import {
   ConfirmationChannel,
   confirmationInterfaces,
   decideConfirmation
-} from './confirmation';
+} from './core/confirmation';
 import {
   AllocationClaim,
   JobUser,
   parseAllocationClaim
-} from './allocation-claim';
+} from './core/allocation-claim';
 import {
   buildProjection,
   IngressObservation,
   Projection,
   RuntimeProbe
-} from './projection';
-import type { InitializeResponse } from './api-types';
-import {
-  createState,
-  InitializationRecord,
-  StateInspection,
-  StateInspector,
-  StepHook
-} from './state';
+} from './core/projection';
+import type { InitializeResponse } from './core/api-types';
+import { createState, StateInspector, StepHook } from './observe/state';
 import { VERSION } from './version';
 import {
   classifyProcessCredentials,
   describeProcessCredentials,
   ProcessCredentials
-} from './provider-credentials';
+} from './observe/provider-credentials';
 import {
   INTERFACE_IDS,
   IngressMode,
@@ -73,7 +75,7 @@ import {
   isInterfaceId,
   labelOf,
   SCHEMA_VERSION
-} from './vocabulary';
+} from './core/vocabulary';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
-import { MountedSecretsObserver } from '../../sidecar/src/probes';
+import { MountedSecretsObserver } from '../../sidecar/src/observe/probes';
 import {
   PLATFORM_EVIDENCE,
   request,

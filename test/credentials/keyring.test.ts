@@ -24,7 +24,7 @@ import {
   startServe
 } from '../helpers/cli';
 import { expectValid } from '../helpers/schemas';
-import type { StartupProjection } from '../../sidecar/src/api-types';
+import type { StartupProjection } from '../../sidecar/src/core/api-types';
 
 const hex = () => randomBytes(12).toString('hex');
 const SYSTEM_PATH = '/usr/bin:/bin';

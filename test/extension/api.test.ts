@@ -12,7 +12,7 @@ import {
   postInitialize,
   startupUrl
 } from '../../src/api';
-import { genericPlatform } from '../../sidecar/src/platforms/generic';
+import { genericPlatform } from '../../sidecar/src/core/platforms/generic';
 import { fakeServer, ORIGIN } from './fake-server';
 import {
   asExtensionProjection,

@@ -2,20 +2,20 @@
 // pure functions (buildProjection, buildManifest, selectPlatform), passed through JSON as the
 // wire does, so the extension is tested against what the service really sends. Only the tests
 // import the sidecar; src/ never does.
-import { buildManifest } from '../../sidecar/src/manifest';
-import { clusterPlatform } from '../../sidecar/src/platforms/cluster';
-import { genericPlatform } from '../../sidecar/src/platforms/generic';
-import { hostedNotebookPlatform } from '../../sidecar/src/platforms/hosted-notebook';
+import { buildManifest } from '../../sidecar/src/core/manifest';
+import { clusterPlatform } from '../../sidecar/src/core/platforms/cluster';
+import { genericPlatform } from '../../sidecar/src/core/platforms/generic';
+import { hostedNotebookPlatform } from '../../sidecar/src/core/platforms/hosted-notebook';
 import {
   PlatformEvidence,
   selectPlatform
-} from '../../sidecar/src/platforms/rules';
-import type { PlatformAdapter } from '../../sidecar/src/platforms/types';
-import { ProblemCode, problemOf } from '../../sidecar/src/problems';
+} from '../../sidecar/src/core/platforms/rules';
+import type { PlatformAdapter } from '../../sidecar/src/core/platforms/types';
+import { ProblemCode, problemOf } from '../../sidecar/src/core/problems';
 import {
   buildProjection,
   ProjectionInputs
-} from '../../sidecar/src/projection';
+} from '../../sidecar/src/core/projection';
 import type {
   InitializeResult,
   StartupResult
@@ -23,7 +23,7 @@ import type {
 import type {
   InitializationRecord,
   StateInspection
-} from '../../sidecar/src/state';
+} from '../../sidecar/src/core/observations';
 import type {
   IDiagnosticsProblem,
   IDiagnosticsReport,

@@ -8,8 +8,8 @@
 //     nulled, or given a value of another type, and wherever the guard refuses the result the
 //     schema must refuse it too. A guard that reads a field the schema dropped, made optional or
 //     retyped fails here.
-import { genericPlatform } from '../../sidecar/src/platforms/generic';
-import { problemOf } from '../../sidecar/src/problems';
+import { genericPlatform } from '../../sidecar/src/core/platforms/generic';
+import { problemOf } from '../../sidecar/src/core/problems';
 import {
   invalidInitializeFields,
   invalidProjectionFields,

@@ -7,7 +7,7 @@
 // plugin (the start-up check, the refresh command) goes on.
 import './jsdom-shims';
 import { nullTranslator } from '@jupyterlab/translation';
-import { genericPlatform } from '../../sidecar/src/platforms/generic';
+import { genericPlatform } from '../../sidecar/src/core/platforms/generic';
 import { fakeApp } from './fake-app';
 import { fakeServer } from './fake-server';
 import { json, projectionFor } from './fixtures';

@@ -24,7 +24,7 @@ import { CommandRegistry } from '@lumino/commands';
 import { Widget } from '@lumino/widgets';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { genericPlatform } from '../../sidecar/src/platforms/generic';
+import { genericPlatform } from '../../sidecar/src/core/platforms/generic';
 import plugin, { CommandIDs, PLUGIN_ID } from '../../src/index';
 import { statusBarText } from '../../src/labels';
 import { IPanelState } from '../../src/model';

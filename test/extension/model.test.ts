@@ -3,8 +3,8 @@
 // notebook interface, maps failures to the not-enabled and failing views, and runs the
 // initialize flow: the dialog names the paths, cancel sends nothing, accept sends exactly
 // {interface: "notebook", method: "jupyterlab-dialog", confirm: {projectPath, statePath}}.
-import { genericPlatform } from '../../sidecar/src/platforms/generic';
-import { hostedNotebookPlatform } from '../../sidecar/src/platforms/hosted-notebook';
+import { genericPlatform } from '../../sidecar/src/core/platforms/generic';
+import { hostedNotebookPlatform } from '../../sidecar/src/core/platforms/hosted-notebook';
 import { parseInitializeBody } from '../../sidecar/src/service';
 import {
   backoffCap,

@@ -3,8 +3,8 @@
 // opens the panel, which notifies (kind, severity, problem and fix), and that the toast text
 // always fits JupyterLab's 140 characters with the fix kept.
 import * as fc from 'fast-check';
-import { misconfiguredProblem } from '../../sidecar/src/misconfigured';
-import { genericPlatform } from '../../sidecar/src/platforms/generic';
+import { misconfiguredProblem } from '../../sidecar/src/http/misconfigured';
+import { genericPlatform } from '../../sidecar/src/core/platforms/generic';
 import { IPanelState } from '../../src/model';
 import {
   fitMessage,

@@ -10,8 +10,8 @@
 import './jsdom-shims';
 import { CommandRegistry } from '@lumino/commands';
 import { Widget } from '@lumino/widgets';
-import { clusterPlatform } from '../../sidecar/src/platforms/cluster';
-import { genericPlatform } from '../../sidecar/src/platforms/generic';
+import { clusterPlatform } from '../../sidecar/src/core/platforms/cluster';
+import { genericPlatform } from '../../sidecar/src/core/platforms/generic';
 import { fakeApp } from './fake-app';
 import { fakeServer, FakeServer } from './fake-server';
 import {

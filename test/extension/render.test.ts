@@ -9,10 +9,10 @@ import { ReactWidget } from '@jupyterlab/apputils';
 import { Widget } from '@lumino/widgets';
 import * as React from 'react';
 import { act } from 'react';
-import { clusterPlatform } from '../../sidecar/src/platforms/cluster';
-import { genericPlatform } from '../../sidecar/src/platforms/generic';
-import { hostedNotebookPlatform } from '../../sidecar/src/platforms/hosted-notebook';
-import { misconfiguredProblem } from '../../sidecar/src/misconfigured';
+import { clusterPlatform } from '../../sidecar/src/core/platforms/cluster';
+import { genericPlatform } from '../../sidecar/src/core/platforms/generic';
+import { hostedNotebookPlatform } from '../../sidecar/src/core/platforms/hosted-notebook';
+import { misconfiguredProblem } from '../../sidecar/src/http/misconfigured';
 import {
   IConfirmationTargets,
   confirmationTargets,

@@ -1,4 +1,4 @@
-// Runs the real `project-startup` command (bin/project-startup.js -> sidecar/dist/cli.js) as
+// Runs the real `project-startup` command (bin/project-startup.js -> sidecar/dist/cli/main.js) as
 // child processes with an explicit environment: nothing of the developer's environment is
 // inherited. Every child is tracked so a test's afterEach can kill what a failure left behind.
 import { ChildProcess, spawn } from 'node:child_process';

@@ -8,8 +8,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { resolveConfig, ServeOptions } from '../../sidecar/src/config';
 import { createLogger } from '../../sidecar/src/log';
-import { RunningService, startService } from '../../sidecar/src/server';
-import type { StepHook } from '../../sidecar/src/state';
+import { RunningService, startService } from '../../sidecar/src/http/server';
+import type { StepHook } from '../../sidecar/src/observe/state';
 import { openApiMismatches } from './openapi';
 
 /** Evidence that selects each platform the way a real machine would show it. */

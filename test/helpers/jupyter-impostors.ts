@@ -1,5 +1,5 @@
 // One set of impostor fixtures for every client that finds its Jupyter server from Jupyter's
-// runtime files (the Node command line, sidecar/src/jupyter-discovery.ts; the Python client,
+// runtime files (the Node command line, sidecar/src/cli/jupyter-discovery.ts; the Python client,
 // jupyterlab_project_startup/client.py). Each fixture is a runtime directory of this user (0700)
 // holding one `jpserver-<pid>.json` whose root_dir is the project, and a real RECORDER: a
 // /usr/bin/python3 HTTP server on loopback that writes down every request it receives, headers

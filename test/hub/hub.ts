@@ -40,7 +40,13 @@ export const SINGLEUSER = '/usr/bin/jupyterhub-singleuser';
 export const CHP = '/usr/bin/configurable-http-proxy';
 /** Debian's configurable-http-proxy needs its modules from here with this machine's Node. */
 export const DEBIAN_NODE_PATH = '/usr/share/nodejs';
-export const SIDECAR_CLI = path.join(REPO_ROOT, 'sidecar', 'dist', 'cli.js');
+export const SIDECAR_CLI = path.join(
+  REPO_ROOT,
+  'sidecar',
+  'dist',
+  'cli',
+  'main.js'
+);
 
 export const HUB_APT_PACKAGES = ['jupyterhub', 'node-configurable-http-proxy'];
 

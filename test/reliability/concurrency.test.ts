@@ -17,7 +17,7 @@ import {
   trackedServices
 } from '../helpers/harness';
 import { expectValid } from '../helpers/schemas';
-import { createState, StateInspector } from '../../sidecar/src/state';
+import { createState, StateInspector } from '../../sidecar/src/observe/state';
 import { Exchange, exchange, intFromEnv, rawHttp } from './support';
 
 const CLIENTS = 64;

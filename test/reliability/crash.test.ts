@@ -19,7 +19,7 @@ import {
   CREATION_STEPS,
   CreationStep,
   TEST_CRASH_AT_ENV
-} from '../../sidecar/src/state';
+} from '../../sidecar/src/observe/state';
 import { alive, eventually, tree } from './support';
 
 const sandbox = trackedSandboxes();

@@ -3,7 +3,7 @@
 // process memory and descriptor readings from /proc, and file-tree listings.
 import * as fs from 'node:fs';
 import * as net from 'node:net';
-import { PROBLEM_CODES } from '../../sidecar/src/problems';
+import { PROBLEM_CODES } from '../../sidecar/src/core/problems';
 import { validateAgainst } from '../helpers/schemas';
 
 /** A positive integer bound from the environment, or the CI-sized default. */

@@ -9,7 +9,7 @@ import { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Socket } from 'node:net';
-import { connect } from '../../sidecar/src/client';
+import { connect } from '../../sidecar/src/cli/client';
 import { request, trackedServices } from '../helpers/harness';
 import {
   CliSandbox,
@@ -28,7 +28,7 @@ import {
   clientViewOf,
   healthProof,
   ProofConnection
-} from '../../sidecar/src/health-proof';
+} from '../../sidecar/src/core/health-proof';
 
 const sandbox = trackedSandboxes();
 const impostorLog = trackedListenerLogs('ps-impostor-');

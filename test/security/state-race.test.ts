@@ -8,7 +8,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { useDirectoryTraversal } from '../../sidecar/src/state';
+import { useDirectoryTraversal } from '../../sidecar/src/observe/state';
 import { trackedServices } from '../helpers/harness';
 import { bearer, JSON_TYPE, send } from './support';
 

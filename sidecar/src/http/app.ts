@@ -22,10 +22,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as nodePath from 'node:path';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../log';
-import { asProblemError, ProblemError } from '../problems';
-import { etagOf } from '../manifest';
+import { asProblemError, ProblemError } from '../core/problems';
+import { etagOf } from '../core/manifest';
 import { parseInterface, StartupService } from '../service';
-import { healthProof, NONCE_PATTERN, serviceViewOf } from '../health-proof';
+import {
+  healthProof,
+  NONCE_PATTERN,
+  serviceViewOf
+} from '../core/health-proof';
 import { readJsonBody } from './body';
 import { handleRpc, parseErrorResponse } from './gateway';
 import { buildOpenApi } from './openapi';
@@ -40,12 +44,12 @@ import {
   channelOf,
   ConfirmationChannel,
   PROMPT_KEY_HEADER
-} from '../confirmation';
+} from '../core/confirmation';
 import { carriesJupyterXsrf } from './jupyter-xsrf';
-import { parseAllocationClaim } from '../allocation-claim';
+import { parseAllocationClaim } from '../core/allocation-claim';
 import type { RateLimiter } from './rate-limit';
-import { addressTokenRefusal, addressTokenRule } from '../sign-in';
-import { INTERFACE_IDS, labelOf } from '../vocabulary';
+import { addressTokenRefusal, addressTokenRule } from '../core/sign-in';
+import { INTERFACE_IDS, labelOf } from '../core/vocabulary';
 
 export const URL_LIMIT = 8 * 1024;
 

@@ -1,6 +1,6 @@
 // Reads a JSON request body within the 16 KiB limit, refusing anything but application/json.
 import type { IncomingMessage } from 'node:http';
-import { ProblemError } from '../problems';
+import { ProblemError } from '../core/problems';
 
 export const BODY_LIMIT_BYTES = 16 * 1024;
 

@@ -1,10 +1,10 @@
 // JSON-RPC 2.0 over POST {base_url}project/gateway: the same core calls as the REST routes,
 // with each failure's problem details in error.data.
-import { asProblemError, ProblemError } from '../problems';
+import { asProblemError, ProblemError } from '../core/problems';
 import { parseInterface, StartupService } from '../service';
-import type { InitializationRecord } from '../state';
-import type { ConfirmationChannel } from '../confirmation';
-import { parseAllocationClaim } from '../allocation-claim';
+import type { InitializationRecord } from '../core/observations';
+import type { ConfirmationChannel } from '../core/confirmation';
+import { parseAllocationClaim } from '../core/allocation-claim';
 
 export const JSON_RPC_ERRORS = {
   parseError: -32700,

@@ -4,8 +4,8 @@
 import { createHash, hash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DEFAULT_SESSION_LIMITS } from '../config';
-import { ProblemError } from '../problems';
-import type { IngressMode } from '../vocabulary';
+import { ProblemError } from '../core/problems';
+import type { IngressMode } from '../core/vocabulary';
 import { SessionStore } from './sessions';
 
 export interface RequestIdentity {

@@ -9,8 +9,8 @@
 // `#/components/schemas/...`. Nothing here is written by hand twice.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { PROMPT_KEY_HEADER } from '../confirmation';
-import { PROBLEM_CODES } from '../problems';
+import { PROMPT_KEY_HEADER } from '../core/confirmation';
+import { PROBLEM_CODES } from '../core/problems';
 
 export const SCHEMA_DIR = path.join(__dirname, '..', '..', 'schemas');
 

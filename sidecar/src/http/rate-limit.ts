@@ -1,7 +1,7 @@
 // A token bucket per client: bursts up to `count`, refilled evenly over `seconds`. Used for
 // initialize calls and for the new job ids a caller names as its allocation.
 import type { RateLimit } from '../config';
-import { ProblemError } from '../problems';
+import { ProblemError } from '../core/problems';
 
 const MAX_CLIENTS = 10000;
 

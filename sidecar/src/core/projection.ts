@@ -12,8 +12,8 @@ import type {
   CredentialObservation,
   HttpProbe,
   ProjectPathObservation
-} from './probes';
-import type { InitializationRecord, StateInspection } from './state';
+} from './observations';
+import type { InitializationRecord, StateInspection } from './observations';
 import { apiMayConfirm, confirmationInterfaces } from './confirmation';
 import { TERMINAL_HOW } from './terminal-text';
 import {

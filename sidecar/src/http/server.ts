@@ -14,15 +14,15 @@ import {
   isPatternSecret,
   SECRET_MIN_DISTINCT_CHARACTERS,
   ServiceConfig
-} from './config';
-import type { FileExists } from './evidence';
-import { createApp, URL_LIMIT } from './http/app';
+} from '../config';
+import type { FileExists } from '../observe/evidence';
+import { createApp, URL_LIMIT } from './app';
 import {
   defaultMaxConnections,
   limitConnections,
   readDescriptorLimit,
   timeoutOptions
-} from './http/connections';
+} from './connections';
 import {
   DirectLoopbackGuard,
   hostnameOf,
@@ -31,26 +31,26 @@ import {
   NotebookServerProxyGuard,
   SecretMatcher,
   TrustedProxyGuard
-} from './http/ingress';
-import { allocationRateLimiter, RateLimiter } from './http/rate-limit';
-import { SessionStore } from './http/sessions';
-import { createLogger, Logger } from './log';
-import { problemOf } from './problems';
-import { SingleFlight } from './probes';
+} from './ingress';
+import { allocationRateLimiter, RateLimiter } from './rate-limit';
+import { SessionStore } from './sessions';
+import { createLogger, Logger } from '../log';
+import { problemOf } from '../core/problems';
+import { SingleFlight } from '../observe/probes';
 import {
   ensureRuntimeDir,
   removeRuntimeFile,
   runtimeFilePath,
   writeRuntimeFile
-} from './runtime-file';
-import { StartupService } from './service';
-import type { StepHook } from './state';
+} from '../runtime-file';
+import { StartupService } from '../service';
+import type { StepHook } from '../observe/state';
 import {
   claimSocketPath,
   listenOnUnixSocket,
   UnixListener
 } from './unix-socket';
-import type { IngressMode } from './vocabulary';
+import type { IngressMode } from '../core/vocabulary';
 
 export interface StartOptions {
   config: ServiceConfig;

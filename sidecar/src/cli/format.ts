@@ -1,11 +1,11 @@
 // Terminal renderings of the manifest and the projection: plain text a person reads at a
 // login node, no colour codes, lines short enough for an 80-column terminal. Every value that
 // comes from the service or the file system is escaped (terminal-text.ts).
-import type { Manifest } from './manifest';
-import type { Problem } from './problems';
-import type { Projection } from './projection';
-import { forTheTerminal, line, terminalSafeLines } from './terminal-text';
-import { labelOf } from './vocabulary';
+import type { Manifest } from '../core/manifest';
+import type { Problem } from '../core/problems';
+import type { Projection } from '../core/projection';
+import { forTheTerminal, line, terminalSafeLines } from '../core/terminal-text';
+import { labelOf } from '../core/vocabulary';
 
 const MARK: Readonly<Record<string, string>> = {
   pass: '[ok]  ',

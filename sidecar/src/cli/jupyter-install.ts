@@ -13,8 +13,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ConfigError } from './config';
-import { CREDENTIAL_NAME } from './probes';
+import { ConfigError } from '../config';
+import { CREDENTIAL_NAME } from '../observe/probes';
 
 export const PACKAGE_NAME = 'jupyterlab-project-startup';
 export const PROXY_ENTRY = 'project';

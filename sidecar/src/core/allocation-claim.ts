@@ -2,7 +2,7 @@
 // service asks the scheduler about that job rather than judging the caller by its own
 // environment (a service on a login node has no allocation; the person's salloc shell has one).
 // Pure: parsing and rendering only; the scheduler is asked by probes.ts.
-import { ALLOCATION_VARIABLES, AllocationEvidence } from './evidence';
+import { ALLOCATION_VARIABLES, AllocationEvidence } from './observations';
 import type { SchedulerId } from './platforms/types';
 import { ProblemError } from './problems';
 

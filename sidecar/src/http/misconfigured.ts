@@ -6,8 +6,8 @@
 // `misconfigured` problem: the setting, what is wrong, and the fix, at once.
 import * as http from 'node:http';
 import * as path from 'node:path';
-import type { ServeOptions } from './config';
-import { Problem, problemOf } from './problems';
+import type { ServeOptions } from '../config';
+import { Problem, problemOf } from '../core/problems';
 import { claimSocketPath, listenOnUnixSocket } from './unix-socket';
 
 /**

@@ -3,23 +3,16 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ProblemError } from './problems';
-import type { StatePlacement } from './platforms/types';
-import type { InitializationRecord as GeneratedRecord } from './api-types';
+import { ProblemError } from '../core/problems';
+import type { StatePlacement } from '../core/platforms/types';
+import type {
+  InitializationRecord,
+  StateInspection
+} from '../core/observations';
 
 export const RECORD_FILE = 'initialization.json';
 const RECORD_MAX_BYTES = 64 * 1024;
 const TEMP_PREFIX = `.${RECORD_FILE}.`;
-
-export type ConfirmationMethod = GeneratedRecord['confirmation']['method'];
-
-/** What initialize records: sidecar/schemas/initialization-record.schema.json. */
-export type InitializationRecord = GeneratedRecord;
-
-export type StateInspection =
-  | { kind: 'absent'; detail: string }
-  | { kind: 'initialized'; record: InitializationRecord; detail: string }
-  | { kind: 'unsafe'; detail: string; remedy: string };
 
 const O_NOATIME = fs.constants.O_NOATIME ?? 0;
 const uid = typeof process.getuid === 'function' ? process.getuid() : -1;

@@ -2,7 +2,7 @@
 // Pure: the HTTP layer and the command line hand in what they observed; nothing here reads a
 // request body's claims about itself.
 import type { PlatformAdapter } from './platforms/types';
-import type { ConfirmationMethod } from './state';
+import type { ConfirmationMethod } from './observations';
 import {
   BROWSER_INTERFACES,
   IngressMode,

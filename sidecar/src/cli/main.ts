@@ -8,29 +8,29 @@ import {
   resolveConfig,
   ServeOptions,
   SettingError
-} from './config';
+} from '../config';
 import {
   DIAGNOSTICS_FILE_ENV,
   StderrTail,
   writeDiagnosticsFile
-} from './diagnostics-file';
+} from '../diagnostics-file';
 import type { InstallScope } from './jupyter-install';
-import { createLogger } from './log';
+import { createLogger } from '../log';
 import {
   launchedByNotebookServerProxy,
   MisconfiguredListener,
   misconfiguredProblem,
   serveMisconfigured
-} from './misconfigured';
-import { InvalidPlatformSetting } from './platforms/rules';
-import { asProblemError, ProblemError } from './problems';
-import { startService } from './server';
-import { parseInterface } from './service';
-import { StepHook, TEST_CRASH_AT_ENV, testCrashHook } from './state';
-import { line, terminalSafe, terminalSafeLines } from './terminal-text';
-import { VERSION } from './version';
-import { InterfaceId, labelOf } from './vocabulary';
-import { signInLine, urlAnswer } from './sign-in';
+} from '../http/misconfigured';
+import { InvalidPlatformSetting } from '../core/platforms/rules';
+import { asProblemError, ProblemError } from '../core/problems';
+import { startService } from '../http/server';
+import { parseInterface } from '../service';
+import { StepHook, TEST_CRASH_AT_ENV, testCrashHook } from '../observe/state';
+import { line, terminalSafe, terminalSafeLines } from '../core/terminal-text';
+import { VERSION } from '../version';
+import { InterfaceId, labelOf } from '../core/vocabulary';
+import { signInLine, urlAnswer } from '../core/sign-in';
 
 // What only some commands need is loaded by those commands, so `serve` starts without it.
 const clientModule = () => require('./client') as typeof import('./client');

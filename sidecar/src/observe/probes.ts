@@ -10,10 +10,17 @@ import {
   jobQuery,
   JobUser,
   parseJobAnswer
-} from './allocation-claim';
-import type { AllocationEvidence } from './evidence';
-import type { AllocationObservation, SchedulerId } from './platforms/types';
-import type { CredentialBackendId } from './vocabulary';
+} from '../core/allocation-claim';
+import type {
+  AllocationEvidence,
+  CredentialObservation,
+  HttpProbe,
+  ProjectPathObservation
+} from '../core/observations';
+import type {
+  AllocationObservation,
+  SchedulerId
+} from '../core/platforms/types';
 
 // Loaded when first needed rather than at start-up: a scheduler or D-Bus client is asked only
 // on some platforms, and https only for https probe URLs.
@@ -108,12 +115,6 @@ export class ConcurrencyLimit {
       this.running -= 1;
     });
   }
-}
-
-export interface ProjectPathObservation {
-  ok: boolean;
-  observed: string;
-  remedy?: string;
 }
 
 /** The project directory must exist, be a directory we can write, and still be where it was. */
@@ -373,13 +374,6 @@ export function probeAllocation(
   });
 }
 
-export interface HttpProbe {
-  /** The URL without query or credentials, safe to show. */
-  url: string;
-  reachable: boolean;
-  observed: string;
-}
-
 /** One bounded GET: reachable means an HTTP answer below 500 within the time bound. */
 export function probeHttp(url: string, timeoutMs: number): Promise<HttpProbe> {
   const target = new URL(url);
@@ -406,12 +400,6 @@ export function probeHttp(url: string, timeoutMs: number): Promise<HttpProbe> {
       done(false, `${reason} at ${display}`);
     });
   });
-}
-
-export interface CredentialObservation {
-  backend: CredentialBackendId;
-  available: boolean;
-  observed: string;
 }
 
 /** Variable names that look like they hold a credential. Only names are ever reported. */

@@ -4,8 +4,8 @@ import {
   PLATFORM_SETTING,
   PlatformEvidence,
   SIGNAL_DEFINITIONS
-} from './platforms/rules';
-import type { SchedulerId } from './platforms/types';
+} from '../core/platforms/rules';
+import { ALLOCATION_VARIABLES, AllocationEvidence } from '../core/observations';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -41,19 +41,6 @@ export function gatherPlatformEvidence(
       setting === undefined || setting === '' ? undefined : setting
   };
 }
-
-/** The allocation the environment names, first scheduler first; or the login node's scheduler. */
-export interface AllocationEvidence {
-  scheduler: SchedulerId;
-  jobId?: string;
-}
-
-export const ALLOCATION_VARIABLES: ReadonlyArray<[string, SchedulerId]> = [
-  ['SLURM_JOB_ID', 'slurm'],
-  ['PBS_JOBID', 'pbs'],
-  ['LSB_JOBID', 'lsf'],
-  ['FLUX_JOB_ID', 'flux']
-];
 
 export function gatherAllocationEvidence(
   evidence: PlatformEvidence,

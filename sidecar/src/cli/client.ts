@@ -3,34 +3,34 @@
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { Socket } from 'node:net';
-import { ENV, ServiceConfig } from './config';
-import type { Manifest } from './manifest';
-import { Problem, ProblemError } from './problems';
+import { ENV, ServiceConfig } from '../config';
+import type { Manifest } from '../core/manifest';
+import { Problem, ProblemError } from '../core/problems';
 import {
   clientViewOf,
   newNonce,
   ProofConnection,
   proofMatches
-} from './health-proof';
+} from '../core/health-proof';
 import { besideJupyterLab } from './jupyter-client';
 import {
   readRuntimeFile,
   removeRuntimeFile,
   runtimeFilePath,
   RuntimeInfo
-} from './runtime-file';
+} from '../runtime-file';
 import {
   InitializeResult,
   parseInterface,
   StartupResult,
   StartupService
-} from './service';
-import type { InterfaceId } from './vocabulary';
+} from '../service';
+import type { InterfaceId } from '../core/vocabulary';
 import {
   allocationClaimFromEnv,
   formatAllocationClaim
-} from './allocation-claim';
-import { PROMPT_KEY_HEADER } from './confirmation';
+} from '../core/allocation-claim';
+import { PROMPT_KEY_HEADER } from '../core/confirmation';
 
 export interface ProjectClient {
   /** Where the answers come from, for a person. */

@@ -2,7 +2,7 @@
 // sidecar/schemas/*.json (through the OpenAPI document, by `npm run api:generate`) into
 // sidecar/schemas/api-types.d.ts, so a schema and the code that fills it cannot drift apart.
 // Types only: nothing here exists at run time.
-import type { components } from '../schemas/api-types';
+import type { components } from '../../schemas/api-types';
 
 type Schemas = components['schemas'];
 

@@ -16,7 +16,7 @@ import * as fs from 'node:fs';
 import type * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { ConfigError } from './config';
+import { ConfigError } from '../config';
 
 /** What answers at a socket path. */
 export type SocketPathState = 'absent' | 'live' | 'stale' | 'not-a-socket';

@@ -3,18 +3,18 @@
 // (Jupyter authenticates; the proxy starts the sidecar on the first request). Which server that
 // is: ./jupyter-discovery.ts.
 import type { ProjectClient } from './client';
-import type { ServiceConfig } from './config';
+import type { ServiceConfig } from '../config';
 import {
   chooseJupyter,
   gatherJupyterEvidence,
   JupyterChoice,
   jupyterRequest
 } from './jupyter-discovery';
-import type { Manifest } from './manifest';
-import { Problem, ProblemError } from './problems';
-import type { RuntimeInfo } from './runtime-file';
-import type { InitializeResult, StartupResult } from './service';
-import type { InterfaceId } from './vocabulary';
+import type { Manifest } from '../core/manifest';
+import { Problem, ProblemError } from '../core/problems';
+import type { RuntimeInfo } from '../runtime-file';
+import type { InitializeResult, StartupResult } from '../service';
+import type { InterfaceId } from '../core/vocabulary';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
