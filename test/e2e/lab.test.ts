@@ -32,7 +32,7 @@ import {
   THROWAWAY_PLUGIN,
   waitForSplashGone
 } from './helpers';
-import { execute, PLUGIN } from './panel-helpers';
+import { chooseFromPalette, execute, PLUGIN } from './panel-helpers';
 import { expectAccessible } from './axe';
 
 interface HostState {
@@ -215,17 +215,16 @@ describe('JupyterLab 4.6.4 in Chromium', () => {
         }
       );
     }
-    await p.keyboard.press('Control+Shift+C');
-    const palette = p.locator('.jp-ModalCommandPalette');
-    await palette.waitFor({ state: 'visible' });
-    const input = palette.locator('input');
-    await input.fill('Use Theme: JupyterLab Dark');
-    const item = palette
-      .locator('.lm-CommandPalette-item', { hasText: 'JupyterLab Dark' })
-      .first();
-    await item.waitFor({ state: 'visible' });
-    await screenshot(p, 'lab-command-palette');
-    await item.click();
+    await chooseFromPalette(
+      p,
+      'Use Theme: JupyterLab Dark',
+      'JupyterLab Dark',
+      {
+        onShown: async () => {
+          await screenshot(p, 'lab-command-palette');
+        }
+      }
+    );
     await p.waitForFunction(
       () => document.body.dataset.jpThemeName === 'JupyterLab Dark',
       undefined,
