@@ -40,8 +40,7 @@ async function main() {
     config,
     env,
     fileExists: () => false,
-    logger: createLogger('info', () => undefined),
-    runtimeFile: false
+    logger: createLogger('info', () => undefined)
   });
   const stop = async () => {
     await running.close();
