@@ -53,6 +53,33 @@ export function defComponentName(owner: SchemaName, def: string): string {
 
 const COMPONENT_REF = '#/components/schemas/';
 
+/** `value` with every `$ref` replaced by what `target` maps it to; data keywords left as they are. */
+function rewriteRefs(
+  value: Json,
+  where: string,
+  target: (ref: string, where: string) => string
+): Json {
+  if (Array.isArray(value)) {
+    return value.map((item, i) => rewriteRefs(item, `${where}/${i}`, target));
+  }
+  if (value === null || typeof value !== 'object') {
+    return value;
+  }
+  const out: JsonObject = {};
+  for (const [key, child] of Object.entries(value)) {
+    if (key === '$ref' && typeof child === 'string') {
+      out.$ref = target(child, where);
+    } else if (DATA_KEYWORDS.has(key)) {
+      out[key] = child; // data, not schema: copied as it is
+    } else {
+      out[key] = rewriteRefs(child, `${where}/${key}`, target);
+    }
+  }
+  return out;
+}
+
+const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples']);
+
 /**
  * The schema files as OpenAPI components: `$id`, `$schema` and `$defs` removed, the definitions
  * hoisted to components of their own, every `$ref` rewritten to `#/components/schemas/<name>`.
@@ -90,30 +117,8 @@ export function schemaComponents(
     }
     return `${COMPONENT_REF}${defComponentName(file, def[1])}`;
   };
-  const rewrite = (owner: SchemaName, value: Json, where: string): Json => {
-    if (Array.isArray(value)) {
-      return value.map((item, i) => rewrite(owner, item, `${where}/${i}`));
-    }
-    if (value === null || typeof value !== 'object') {
-      return value;
-    }
-    const out: JsonObject = {};
-    for (const [key, child] of Object.entries(value)) {
-      if (key === '$ref' && typeof child === 'string') {
-        out.$ref = target(owner, child, where);
-      } else if (
-        key === 'const' ||
-        key === 'enum' ||
-        key === 'default' ||
-        key === 'examples'
-      ) {
-        out[key] = child; // data, not schema: copied as it is
-      } else {
-        out[key] = rewrite(owner, child, `${where}/${key}`);
-      }
-    }
-    return out;
-  };
+  const rewrite = (owner: SchemaName, value: Json, where: string): Json =>
+    rewriteRefs(value, where, (ref, at) => target(owner, ref, at));
   const components: Record<string, JsonObject> = {};
   for (const [name, schema] of sources) {
     const { $id: _id, $schema: _dialect, $defs, ...rest } = schema;
