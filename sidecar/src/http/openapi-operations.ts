@@ -59,7 +59,7 @@ const FOREIGN_RECORD_DECISION =
   'A record confirmed on another platform does not count here: the phase is awaiting-confirmation, and a confirmation allowed on this platform replaces the record (201).';
 
 /** An OpenAPI operation object, less what the route table gives (id, method, path, security). */
-interface Operation {
+export interface Operation {
   summary: string;
   description?: string;
   parameters?: object[];

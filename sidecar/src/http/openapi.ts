@@ -10,7 +10,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Route } from './exchange';
-import { OperationId, OPERATIONS } from './openapi-operations';
+import { Operation, OperationId, OPERATIONS } from './openapi-operations';
 import { ROUTES } from './route-table';
 
 export const SCHEMA_DIR = path.join(__dirname, '..', '..', 'schemas');
@@ -145,18 +145,15 @@ export function schemaComponents(
 }
 
 /** An operation as the document shows it: its id, summary, description, security, the rest. */
-function operationObject(route: Route & { operationId: OperationId }) {
-  const { summary, ...rest } = OPERATIONS[route.operationId] as {
-    summary: string;
-    description?: string;
-  };
-  const { description, ...details } = rest;
+function operationObject(operationId: OperationId, isPublic: boolean) {
+  const { summary, description, ...details }: Operation =
+    OPERATIONS[operationId];
   return {
-    operationId: route.operationId,
+    operationId,
     summary,
     ...(description === undefined ? {} : { description }),
     // A public route answers without credentials (except behind a trusted proxy: its secret).
-    ...(route.public ? { security: [] } : {}),
+    ...(isPublic ? { security: [] } : {}),
     ...details
   };
 }
@@ -170,10 +167,7 @@ export function openApiPaths(
     if (route.operationId === undefined) {
       continue;
     }
-    const operation = operationObject({
-      ...route,
-      operationId: route.operationId
-    });
+    const operation = operationObject(route.operationId, route.public);
     paths[`${baseUrl}project${route.path}`] = Object.fromEntries(
       documentedMethods(route).map(method => [method, operation])
     );

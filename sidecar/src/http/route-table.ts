@@ -1,12 +1,42 @@
 // The one route table. The express router (router.ts), the 404 and 405 answers, which routes
 // answer without credentials (gate.ts) and the OpenAPI document's paths (openapi.ts) are all
 // read from it: a route exists in all of them or in none.
-import type { Method, Route } from './exchange';
+import type { Method, Route, RouteFile } from './exchange';
 import { DOCS_POLICY, PAGE_POLICY, sendFile } from './pages';
 import * as routes from './routes';
 
 const GET: readonly Method[] = ['GET', 'HEAD'];
 const POST: readonly Method[] = ['POST'];
+
+/** A route that serves one file (GET, HEAD): by default from sidecar/static, with credentials. */
+function fileRoute(
+  path: string,
+  name: string,
+  type: string,
+  options: {
+    public?: boolean;
+    setupPage?: boolean;
+    policy?: string;
+    from?: RouteFile['from'];
+  }
+): Route {
+  return {
+    path,
+    methods: GET,
+    public: options.public ?? false,
+    ...(options.setupPage ? { setupPage: true } : {}),
+    file: {
+      name,
+      type,
+      policy: options.policy ?? PAGE_POLICY,
+      from: options.from ?? 'static'
+    },
+    handle: sendFile
+  };
+}
+
+/** The API docs page and its files: public, with the docs page's policy. */
+const DOCS = { public: true, policy: DOCS_POLICY };
 
 export const ROUTES: readonly Route[] = [
   {
@@ -51,59 +81,25 @@ export const ROUTES: readonly Route[] = [
     operationId: 'getOpenApi',
     handle: routes.openapi
   },
-  ...[
-    ['/', 'setup.html', 'text/html'],
-    ['/setup.js', 'setup.js', 'text/javascript'],
-    ['/setup.css', 'setup.css', 'text/css']
-  ].map(([path, name, type]) => ({
-    path,
-    methods: GET,
-    public: false,
-    setupPage: true,
-    file: { name, type, policy: PAGE_POLICY, from: 'static' as const },
-    handle: sendFile
-  })),
+  // The setup page: served only where the platform has a browser route.
+  fileRoute('/', 'setup.html', 'text/html', { setupPage: true }),
+  fileRoute('/setup.js', 'setup.js', 'text/javascript', { setupPage: true }),
+  fileRoute('/setup.css', 'setup.css', 'text/css', { setupPage: true }),
   // The icon names no route: served wherever the service runs.
-  {
-    path: '/favicon.svg',
-    methods: GET,
-    public: true,
-    file: {
-      name: 'favicon.svg',
-      type: 'image/svg+xml',
-      policy: PAGE_POLICY,
-      from: 'static'
-    },
-    handle: sendFile
-  },
-  ...[
-    ['/api-docs', 'api-docs.html', 'text/html', 'static'],
-    ['/api-docs.js', 'api-docs.js', 'text/javascript', 'static'],
-    // Swagger UI's files (scripts/api.js copies them from swagger-ui-dist at build time).
-    [
-      '/api-docs-assets/swagger-ui-bundle.js',
-      'swagger-ui-bundle.js',
-      'text/javascript',
-      'api-docs'
-    ],
-    [
-      '/api-docs-assets/swagger-ui.css',
-      'swagger-ui.css',
-      'text/css',
-      'api-docs'
-    ]
-  ].map(([path, name, type, from]) => ({
-    path,
-    methods: GET,
-    public: true,
-    file: {
-      name,
-      type,
-      policy: DOCS_POLICY,
-      from: from as 'static' | 'api-docs'
-    },
-    handle: sendFile
-  }))
+  fileRoute('/favicon.svg', 'favicon.svg', 'image/svg+xml', { public: true }),
+  fileRoute('/api-docs', 'api-docs.html', 'text/html', DOCS),
+  fileRoute('/api-docs.js', 'api-docs.js', 'text/javascript', DOCS),
+  // Swagger UI's files (scripts/api.js copies them from swagger-ui-dist at build time).
+  fileRoute(
+    '/api-docs-assets/swagger-ui-bundle.js',
+    'swagger-ui-bundle.js',
+    'text/javascript',
+    { ...DOCS, from: 'api-docs' }
+  ),
+  fileRoute('/api-docs-assets/swagger-ui.css', 'swagger-ui.css', 'text/css', {
+    ...DOCS,
+    from: 'api-docs'
+  })
 ];
 
 const BY_PATH = new Map(ROUTES.map(route => [route.path, route]));
