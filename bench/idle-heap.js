@@ -4,8 +4,8 @@
 // full collection shows whether anything is kept per request.
 //
 // Forked by idle-panels.js with --expose-gc: it runs the built service (sidecar/dist) in this
-// process as `serve` does (generic platform, loopback, token, logging at info so the fast lane
-// answers), sends { url, token } once it listens, and answers each 'measure' message with the
+// process as `serve` does (generic platform, loopback, token, logging at info: no request
+// log), sends { url, token } once it listens, and answers each 'measure' message with the
 // heap after two full collections. Its runtime probes go to a closed loopback port.
 const fs = require('node:fs');
 const os = require('node:os');
@@ -40,8 +40,7 @@ async function main() {
     config,
     env,
     fileExists: () => false,
-    logger: createLogger('info', () => undefined),
-    runtimeFile: false
+    logger: createLogger('info', () => undefined)
   });
   const stop = async () => {
     await running.close();

@@ -267,15 +267,15 @@ describe.each([
 });
 
 /**
- * The service as `serve` runs it: logging at info and above, so the fast lane answers startup
- * (the harness logs at debug, which hands every request to express).
+ * The service as `serve` runs it: logging at info and above, so no request log hangs off the
+ * answers (the harness logs at debug, which logs every request when it finishes).
  */
-async function startFastLane(): Promise<{
+async function startAsServe(): Promise<{
   api: string;
   token: string;
   close(): Promise<void>;
 }> {
-  const root = tempRoot('ps-startup-fast-');
+  const root = tempRoot('ps-startup-serve-');
   const projectDir = path.join(root, 'project');
   fs.mkdirSync(projectDir);
   fs.mkdirSync(path.join(root, 'home'));
@@ -291,8 +291,7 @@ async function startFastLane(): Promise<{
     config,
     env,
     fileExists: () => false,
-    logger: createLogger('info', () => undefined),
-    runtimeFile: false
+    logger: createLogger('info', () => undefined)
   });
   return {
     api: running.url ?? '',
@@ -305,16 +304,16 @@ async function startFastLane(): Promise<{
 }
 
 describe.each([
-  { lane: 'fast lane', open: startFastLane },
+  { log: 'no request log', open: startAsServe },
   {
-    lane: 'express lane',
+    log: 'request log at debug',
     // trackedServices closes it after the file's tests.
     open: async () => {
       const s = await start();
       return { api: s.api, token: s.token, close: async () => undefined };
     }
   }
-])('a poller sends back the ETag ($lane)', ({ open }) => {
+])('a poller sends back the ETag ($log)', ({ open }) => {
   let svc: { api: string; token: string; close(): Promise<void> };
   beforeAll(async () => {
     svc = await open();

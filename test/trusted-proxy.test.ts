@@ -57,7 +57,8 @@ const withSecret = (headers: Record<string, string> = {}): RequestOptions => ({
 
 /**
  * Starts the service in this process the way `serve` does, expecting a refusal; returns the
- * error. Nothing is written (no runtime file); an unexpected success is closed again.
+ * error. The runtime directory is in the scratch directory, so nothing is written outside it;
+ * an unexpected success is closed again.
  */
 async function startError(
   env: Record<string, string>,
@@ -82,8 +83,7 @@ async function startError(
       config,
       env: fullEnv,
       fileExists: () => false,
-      logger: createLogger('error', () => undefined),
-      runtimeFile: false
+      logger: createLogger('error', () => undefined)
     });
     await running.close();
   } catch (e) {

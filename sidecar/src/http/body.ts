@@ -85,3 +85,36 @@ function tooLarge(): ProblemError {
     }
   );
 }
+
+const DRAIN_MAX_BYTES = 1024 * 1024;
+const DRAIN_MAX_MS = 2000;
+
+/** Reads and discards what is left of a request body, within a size and a time bound. */
+export function drainRequest(request: IncomingMessage): Promise<void> {
+  if (request.complete || request.readableEnded || request.destroyed) {
+    return Promise.resolve();
+  }
+  return new Promise(resolve => {
+    let seen = 0;
+    const done = () => {
+      clearTimeout(timer);
+      request.off('data', onData);
+      request.off('end', done);
+      request.off('error', done);
+      request.off('close', done);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > DRAIN_MAX_BYTES) {
+        done(); // too much to wait for: answer now, the socket closes after
+      }
+    };
+    const timer = setTimeout(done, DRAIN_MAX_MS);
+    request.on('data', onData);
+    request.once('end', done);
+    request.once('error', done);
+    request.once('close', done);
+    request.resume();
+  });
+}

@@ -8,6 +8,7 @@ import * as http from 'node:http';
 import * as path from 'node:path';
 import type { ServeOptions } from '../config';
 import { Problem, problemOf } from '../core/problems';
+import { sendProblem } from './respond';
 import { claimSocketPath, listenOnUnixSocket } from './unix-socket';
 
 /**
@@ -68,7 +69,6 @@ export async function serveMisconfigured(
   cwd: string,
   problem: Problem
 ): Promise<MisconfiguredListener> {
-  const body = JSON.stringify(problem);
   const server = http.createServer(
     { requireHostHeader: false },
     (request, response) => {
@@ -76,14 +76,7 @@ export async function serveMisconfigured(
       // Node close the connection while the proxy is still writing the body (a POST through
       // jupyter-server-proxy then fails with a broken pipe and the proxy's bare 500).
       request.resume();
-      request.once('end', () => {
-        response.writeHead(problem.status, {
-          'Content-Type': 'application/problem+json; charset=utf-8',
-          'Content-Length': Buffer.byteLength(body),
-          'Cache-Control': 'no-store'
-        });
-        response.end(request.method === 'HEAD' ? undefined : body);
-      });
+      request.once('end', () => sendProblem(response, problem));
     }
   );
   const socket = path.resolve(cwd, unixSocket);

@@ -9,8 +9,9 @@
 // `#/components/schemas/...`. Nothing here is written by hand twice.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { PROMPT_KEY_HEADER } from '../core/confirmation';
-import { PROBLEM_CODES } from '../core/problems';
+import type { Route } from './exchange';
+import { Operation, OperationId, OPERATIONS } from './openapi-operations';
+import { ROUTES } from './route-table';
 
 export const SCHEMA_DIR = path.join(__dirname, '..', '..', 'schemas');
 
@@ -52,6 +53,33 @@ export function defComponentName(owner: SchemaName, def: string): string {
 
 const COMPONENT_REF = '#/components/schemas/';
 
+/** `value` with every `$ref` replaced by what `target` maps it to; data keywords left as they are. */
+function rewriteRefs(
+  value: Json,
+  where: string,
+  target: (ref: string, where: string) => string
+): Json {
+  if (Array.isArray(value)) {
+    return value.map((item, i) => rewriteRefs(item, `${where}/${i}`, target));
+  }
+  if (value === null || typeof value !== 'object') {
+    return value;
+  }
+  const out: JsonObject = {};
+  for (const [key, child] of Object.entries(value)) {
+    if (key === '$ref' && typeof child === 'string') {
+      out.$ref = target(child, where);
+    } else if (DATA_KEYWORDS.has(key)) {
+      out[key] = child; // data, not schema: copied as it is
+    } else {
+      out[key] = rewriteRefs(child, `${where}/${key}`, target);
+    }
+  }
+  return out;
+}
+
+const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples']);
+
 /**
  * The schema files as OpenAPI components: `$id`, `$schema` and `$defs` removed, the definitions
  * hoisted to components of their own, every `$ref` rewritten to `#/components/schemas/<name>`.
@@ -89,30 +117,8 @@ export function schemaComponents(
     }
     return `${COMPONENT_REF}${defComponentName(file, def[1])}`;
   };
-  const rewrite = (owner: SchemaName, value: Json, where: string): Json => {
-    if (Array.isArray(value)) {
-      return value.map((item, i) => rewrite(owner, item, `${where}/${i}`));
-    }
-    if (value === null || typeof value !== 'object') {
-      return value;
-    }
-    const out: JsonObject = {};
-    for (const [key, child] of Object.entries(value)) {
-      if (key === '$ref' && typeof child === 'string') {
-        out.$ref = target(owner, child, where);
-      } else if (
-        key === 'const' ||
-        key === 'enum' ||
-        key === 'default' ||
-        key === 'examples'
-      ) {
-        out[key] = child; // data, not schema: copied as it is
-      } else {
-        out[key] = rewrite(owner, child, `${where}/${key}`);
-      }
-    }
-    return out;
-  };
+  const rewrite = (owner: SchemaName, value: Json, where: string): Json =>
+    rewriteRefs(value, where, (ref, at) => target(owner, ref, at));
   const components: Record<string, JsonObject> = {};
   for (const [name, schema] of sources) {
     const { $id: _id, $schema: _dialect, $defs, ...rest } = schema;
@@ -138,59 +144,43 @@ export function schemaComponents(
   return components;
 }
 
-const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` });
-
-function json(
-  name: SchemaName,
-  description: string,
-  type = 'application/json'
-) {
-  return { description, content: { [type]: { schema: ref(name) } } };
+/** An operation as the document shows it: its id, summary, description, security, the rest. */
+function operationObject(operationId: OperationId, isPublic: boolean) {
+  const { summary, description, ...details }: Operation =
+    OPERATIONS[operationId];
+  return {
+    operationId,
+    summary,
+    ...(description === undefined ? {} : { description }),
+    // A public route answers without credentials (except behind a trusted proxy: its secret).
+    ...(isPublic ? { security: [] } : {}),
+    ...details
+  };
 }
 
-function problems(...codes: (keyof typeof PROBLEM_CODES)[]) {
-  const byStatus = new Map<number, string[]>();
-  for (const code of codes) {
-    const status = PROBLEM_CODES[code].status;
-    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+/** The document's paths: every route of the table with an operation, under `{baseUrl}project`. */
+export function openApiPaths(
+  baseUrl: string
+): Record<string, Record<string, unknown>> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of ROUTES) {
+    if (route.operationId === undefined) {
+      continue;
+    }
+    const operation = operationObject(route.operationId, route.public);
+    paths[`${baseUrl}project${route.path}`] = Object.fromEntries(
+      documentedMethods(route).map(method => [method, operation])
+    );
   }
-  return Object.fromEntries(
-    [...byStatus].map(([status, list]) => [
-      String(status),
-      json(
-        'Problem',
-        `Problem details; code ${list.join(' or ')}`,
-        'application/problem+json'
-      )
-    ])
-  );
+  return paths;
 }
 
-const COMMON = [
-  'unauthorized',
-  'forbidden-host',
-  'uri-too-long',
-  'request-timeout',
-  'rate-limited',
-  'overloaded',
-  // A sidecar launched by jupyter-server-proxy with a bad setting answers it everywhere.
-  'misconfigured',
-  'internal'
-] as const;
-const POST_COMMON = [
-  'unsupported-media-type',
-  'payload-too-large',
-  'invalid-json',
-  'cross-origin'
-] as const;
-
-/** The decisions a client needs to know, stated once here and in the schemas' descriptions. */
-const ALLOCATION_DECISION =
-  "The caller's own batch allocation, <scheduler>:<job id> (the command line sends SLURM_JOB_ID, PBS_JOBID, LSB_JOBID or FLUX_JOB_ID). On the cluster platform the terminal's compute is this job, verified with the scheduler (squeue, qstat, bjobs, flux): a service on a login node never judges the caller by its own environment. The job must belong to the user the service runs as: a job of another user is never live compute (compute.satisfied false, the owner named in the compute-allocation check). Each job id not asked about yet costs one scheduler query: at most 2 run at once and each client may name 6 new job ids per 60 s (PROJECT_STARTUP_ALLOCATION_RATE_LIMIT); beyond that the answer is 429 rate-limited with Retry-After, and a job id already asked about is answered from a cache of about 2 s. Without it, the service's own allocation (if any) counts. Ignored elsewhere.";
-const CONFIRMATION_DECISION =
-  "The record's method is what the service observed, never what the body says: setup-page for the setup page's own session (the cookie only the sign-in route {base}project/?token= sets, same origin; web only), jupyterlab-dialog for a cookie-carried request through the notebook server whose X-XSRFToken equals Jupyter's _xsrf cookie (the sidecar checks it: jupyter-server-proxy does not; same origin; notebook only), terminal-prompt for `project-startup init` answered on a TTY (or the prompt key of the 0600 runtime file), http-api for any other call with the service's credential. An http-api call may confirm web and notebook on the workstation or container platform and notebook on the hosted notebook platform, through every ingress the platform offers; on the cluster platform it is refused (403 confirmation-not-allowed): only the terminal prompt confirms there. The startup projection's nextAction.request is present exactly where sending it verbatim with the credential succeeds.";
-const FOREIGN_RECORD_DECISION =
-  'A record confirmed on another platform does not count here: the phase is awaiting-confirmation, and a confirmation allowed on this platform replaces the record (201).';
+/** The methods the document lists for a route: HEAD goes with GET, as HTTP has it. */
+export function documentedMethods(route: Route): string[] {
+  return route.methods
+    .filter(method => method !== 'HEAD')
+    .map(method => method.toLowerCase());
+}
 
 /** The document the service serves at `{baseUrl}project/openapi.json`; `load` reads the schema files. */
 export function buildOpenApi(
@@ -198,7 +188,6 @@ export function buildOpenApi(
   version: string,
   load: (name: SchemaName) => Record<string, unknown> = loadSchema
 ): Record<string, unknown> {
-  const p = (route: string) => `${baseUrl}project/${route}`;
   const security = [{ bearer: [] }, { cookie: [] }];
   // No jsonSchemaDialect: OpenAPI 3.1's default dialect is JSON Schema 2020-12 with OpenAPI's
   // vocabulary added, which reads every schema file as 2020-12 does, and docs renderers support
@@ -214,187 +203,7 @@ export function buildOpenApi(
     },
     servers: [{ url: '/' }],
     security,
-    paths: {
-      [p('capabilities')]: {
-        get: {
-          operationId: 'getCapabilities',
-          summary: 'The platform capability manifest',
-          parameters: [
-            {
-              name: 'If-None-Match',
-              in: 'header',
-              required: false,
-              schema: { type: 'string' }
-            }
-          ],
-          responses: {
-            '200': {
-              ...json('Manifest', 'The manifest'),
-              headers: { ETag: { schema: { type: 'string' } } }
-            },
-            '304': { description: 'Not modified: the ETag matched' },
-            ...problems(...COMMON)
-          }
-        }
-      },
-      [p('startup')]: {
-        get: {
-          operationId: 'getStartup',
-          summary: 'The startup projection for one interface (read-only)',
-          parameters: [
-            {
-              name: 'interface',
-              in: 'query',
-              required: true,
-              schema: { type: 'string', enum: ['terminal', 'web', 'notebook'] }
-            },
-            {
-              name: 'allocation',
-              in: 'query',
-              required: false,
-              schema: { type: 'string', pattern: '^(slurm|pbs|lsf|flux):' },
-              description: ALLOCATION_DECISION
-            },
-            {
-              name: 'If-None-Match',
-              in: 'header',
-              required: false,
-              schema: { type: 'string' },
-              description:
-                'The ETag of the last answer: while the projection is the same, the answer is 304 with no body (for pollers).'
-            }
-          ],
-          responses: {
-            '200': {
-              ...json('StartupProjection', 'The projection'),
-              headers: { ETag: { schema: { type: 'string' } } }
-            },
-            '304': {
-              description:
-                'Not modified: the ETag matched (the projection is the same as that answer)'
-            },
-            // validation-failed: a malformed allocation (or one given twice).
-            ...problems(
-              'missing-interface',
-              'unknown-interface',
-              'validation-failed',
-              ...COMMON
-            )
-          }
-        }
-      },
-      [p('initialize')]: {
-        post: {
-          operationId: 'initialize',
-          summary: 'Confirm and create the private project state (idempotent)',
-          description: `${CONFIRMATION_DECISION} ${FOREIGN_RECORD_DECISION}`,
-          parameters: [
-            {
-              name: PROMPT_KEY_HEADER,
-              in: 'header',
-              required: false,
-              schema: { type: 'string' },
-              description:
-                'Sent only by `project-startup init` after a person answered its prompt on a TTY: the prompt key of the private runtime file (never printed or logged). With it the record says terminal-prompt.'
-            }
-          ],
-          requestBody: {
-            required: true,
-            content: {
-              'application/json': { schema: ref('InitializeRequest') }
-            }
-          },
-          responses: {
-            '201': json('InitializeResponse', 'State created'),
-            '200': json(
-              'InitializeResponse',
-              'State already existed; the same record'
-            ),
-            ...problems(
-              'missing-interface',
-              'unknown-interface',
-              'validation-failed',
-              'confirmation-stale',
-              'confirmation-not-allowed',
-              'wrong-phase',
-              'state-unsafe',
-              ...POST_COMMON,
-              ...COMMON
-            )
-          }
-        }
-      },
-      [p('gateway')]: {
-        post: {
-          operationId: 'gateway',
-          summary:
-            'JSON-RPC 2.0: project.capabilities, project.startup, project.initialize; batches allowed',
-          requestBody: {
-            required: true,
-            content: { 'application/json': { schema: ref('GatewayRequest') } }
-          },
-          responses: {
-            '200': json(
-              'GatewayResponse',
-              'JSON-RPC response or batch of responses'
-            ),
-            '204': { description: 'Every call was a notification' },
-            ...problems(
-              'unsupported-media-type',
-              'payload-too-large',
-              'cross-origin',
-              ...COMMON
-            )
-          }
-        }
-      },
-      [p('health')]: {
-        get: {
-          operationId: 'getHealth',
-          summary:
-            'Liveness, version and instance id (no authentication, except behind a trusted proxy: its secret); with ?nonce=, a proof that this service holds the token',
-          security: [],
-          parameters: [
-            {
-              name: 'nonce',
-              in: 'query',
-              required: false,
-              description:
-                'A fresh random value (32 to 128 lowercase hex characters); the answer then carries proof = HMAC-SHA256(token, context, nonce, instanceId, the service address and port and the client source port as the service sees the connection)',
-              schema: { type: 'string', pattern: '^[0-9a-f]{32,128}$' }
-            }
-          ],
-          responses: {
-            '200': json(
-              'Health',
-              'The service answers',
-              'application/health+json'
-            ),
-            ...problems(
-              'validation-failed',
-              'forbidden-host',
-              'uri-too-long',
-              'unauthorized'
-            )
-          }
-        }
-      },
-      [p('openapi.json')]: {
-        get: {
-          operationId: 'getOpenApi',
-          summary:
-            'This document (no authentication, except behind a trusted proxy: its secret)',
-          security: [],
-          responses: {
-            '200': {
-              description: 'OpenAPI 3.1 document',
-              content: { 'application/json': { schema: { type: 'object' } } }
-            },
-            ...problems('forbidden-host', 'uri-too-long', 'unauthorized')
-          }
-        }
-      }
-    },
+    paths: openApiPaths(baseUrl),
     components: {
       securitySchemes: {
         bearer: {

@@ -1,0 +1,224 @@
+// What every request passes before a route runs, in this order: the URL's length, the Host
+// (DNS rebinding), jupyter-server-proxy's readiness poll, the service's prefix, a token in the
+// address (the one sign-in rule), the setup page where the platform has none, then the
+// credentials, unless the route table marks the route public. Each refusal is a thrown
+// ProblemError, answered by the app's error handler (respond.ts).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { NextFunction, Request, Response } from 'express';
+import { ProblemError } from '../core/problems';
+import { addressTokenRefusal, addressTokenRule } from '../core/sign-in';
+import { labelOf } from '../core/vocabulary';
+import type { AppContext, Route } from './exchange';
+import { originForm, RequestIdentity } from './ingress';
+import { sendSignInPage } from './pages';
+import { sendJson, setCommonHeaders } from './respond';
+import { routeAt } from './route-table';
+import { wantsHtml } from './routes';
+
+export const URL_LIMIT = 8 * 1024;
+
+/** What the gate learned about a request, for the route and the error handler. */
+export interface GateLocals {
+  /** The request path as problems' `instance` shows it. */
+  instance: string;
+  query: URLSearchParams;
+  route?: Route;
+  identity?: RequestIdentity;
+}
+
+export function gateLocals(response: Response): GateLocals {
+  return response.locals as GateLocals;
+}
+
+/** The answer of jupyter-server-proxy's readiness poll (GET / behind the notebook server). */
+const READY = '{"status":"pass"}';
+
+/**
+ * The request path as problems' `instance` and the logs show it: a valid URI reference of at
+ * most 256 characters, whatever the client sent (stray %, spaces, markup are percent-encoded).
+ */
+export function instancePath(raw: string): string {
+  const cut = raw.length > 256 ? raw.slice(0, 256) : raw;
+  const encoded = cut
+    .replace(/%(?![0-9A-Fa-f]{2})/g, '%25')
+    .replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/g, c => encodeURIComponent(c));
+  return raw.length > 256 ? `${encoded}...` : encoded;
+}
+
+/** Logs each request at debug level once its answer is sent. */
+function logWhenFinished(
+  app: AppContext,
+  request: IncomingMessage,
+  response: Response
+): void {
+  const started = process.hrtime.bigint();
+  response.on('finish', () => {
+    app.logger.debug('request', {
+      method: request.method,
+      path: gateLocals(response).instance,
+      status: response.statusCode,
+      ms: Number(process.hrtime.bigint() - started) / 1e6
+    });
+  });
+}
+
+/**
+ * The middleware every request meets first. Returns having answered (a redirect, the readiness
+ * poll, the sign-in page) or calls `next` for the router; refusals are thrown.
+ */
+export function createGate(app: AppContext) {
+  return (request: Request, response: Response, next: NextFunction): void => {
+    setCommonHeaders(response);
+    if (app.logger.enabled('debug')) {
+      logWhenFinished(app, request, response);
+    }
+    const url = originForm(request.url);
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    const locals = gateLocals(response);
+    locals.instance = instancePath(path);
+    if (url.length > URL_LIMIT) {
+      throw new ProblemError(
+        'uri-too-long',
+        `Request URLs are limited to ${URL_LIMIT} bytes.`,
+        { limitBytes: URL_LIMIT }
+      );
+    }
+    app.guard.checkHost(request);
+    if (answerReadinessPoll(app, request, response, path)) {
+      return;
+    }
+    const search = q === -1 ? '' : url.slice(q);
+    const routePath = pathBelowPrefix(app, response, path, search);
+    if (routePath === undefined) {
+      return;
+    }
+    locals.query = new URLSearchParams(search);
+    locals.route = routeAt(routePath);
+    refuseAddressToken(app, locals.query, routePath);
+    refuseSetupPageWithoutBrowserRoute(app, locals.route);
+    if (app.guard.publicRoutes && locals.route?.public === true) {
+      next();
+    } else if (authenticate(app, request, response, path, locals)) {
+      next();
+    }
+  };
+}
+
+/** jupyter-server-proxy polls GET / until the backend answers; say only that it is up. */
+function answerReadinessPoll(
+  app: AppContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+  path: string
+): boolean {
+  if (
+    path !== '/' ||
+    app.guard.mode !== 'notebook-server-proxy' ||
+    (request.method !== 'GET' && request.method !== 'HEAD')
+  ) {
+    return false;
+  }
+  sendJson(response, 200, READY, 'application/health+json');
+  return true;
+}
+
+/**
+ * The route path below `{base}project` (`/` for the setup page). The prefix itself is
+ * redirected to `{prefix}/` (undefined: answered); anything outside it is not found.
+ */
+function pathBelowPrefix(
+  app: AppContext,
+  response: Response,
+  path: string,
+  search: string
+): string | undefined {
+  const { prefix } = app;
+  if (path === prefix) {
+    response.redirect(308, `${prefix}/${search}`);
+    return undefined;
+  }
+  if (!path.startsWith(`${prefix}/`)) {
+    throw new ProblemError(
+      'not-found',
+      `Nothing is served here; the service lives under ${prefix}/.`
+    );
+  }
+  return path.slice(prefix.length);
+}
+
+/** Only the sign-in route trades an address token for a session (core/sign-in.ts). */
+function refuseAddressToken(
+  app: AppContext,
+  query: URLSearchParams,
+  routePath: string
+): void {
+  const platform = app.service.adapter.id;
+  if (
+    query.has('token') &&
+    addressTokenRule(platform, app.guard.mode, routePath) === 'refused'
+  ) {
+    throw new ProblemError(
+      'unauthorized',
+      addressTokenRefusal(platform, `${app.prefix}/`),
+      {},
+      { 'WWW-Authenticate': 'Bearer realm="project-startup"' }
+    );
+  }
+}
+
+/**
+ * The setup page is the browser route: only where the platform has one (generic), through
+ * whichever of its ingress modes the service runs on. Elsewhere no page, and no sign-in that
+ * would trade a token for a cookie nobody can use.
+ */
+function refuseSetupPageWithoutBrowserRoute(
+  app: AppContext,
+  route: Route | undefined
+): void {
+  const adapter = app.service.adapter;
+  if (route?.setupPage === true && adapter.browserRoute !== 'direct-loopback') {
+    throw new ProblemError(
+      'not-found',
+      `The ${labelOf(adapter.id)} has no browser route; use ${adapter.interfaces
+        .map(labelOf)
+        .join(' or ')} (\`project-startup status\` in a terminal).`
+    );
+  }
+}
+
+/**
+ * Checks the credentials (the ingress guard's rule). True: go on to the route. False: answered
+ * here, with the sign-in page (a person opening the setup page without a session) or a
+ * redirect that takes a just-used address token out of the address bar and history.
+ */
+function authenticate(
+  app: AppContext,
+  request: IncomingMessage,
+  response: Response,
+  path: string,
+  locals: GateLocals
+): boolean {
+  try {
+    locals.identity = app.guard.authenticate(request, response, locals.query);
+  } catch (error) {
+    if (
+      locals.route?.path === '/' &&
+      app.guard.mode === 'direct-loopback' &&
+      wantsHtml(request) &&
+      error instanceof ProblemError &&
+      error.code === 'unauthorized'
+    ) {
+      sendSignInPage(response);
+      return false;
+    }
+    throw error;
+  }
+  if (locals.identity.via === 'query-token' && wantsHtml(request)) {
+    locals.query.delete('token');
+    const rest = locals.query.toString();
+    response.redirect(303, `${path}${rest ? `?${rest}` : ''}`);
+    return false;
+  }
+  return true;
+}
