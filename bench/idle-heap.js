@@ -19,7 +19,7 @@ async function main() {
   }
   const { resolveConfig } = require(path.join(DIST, 'config.js'));
   const { createLogger } = require(path.join(DIST, 'log.js'));
-  const { startService } = require(path.join(DIST, 'server.js'));
+  const { startService } = require(path.join(DIST, 'http', 'server.js'));
   const root = fs.realpathSync(
     fs.mkdtempSync(path.join(os.tmpdir(), 'ps-bench-heap-'))
   );
