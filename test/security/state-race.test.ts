@@ -8,7 +8,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { useDirectoryTraversal } from '../../sidecar/src/observe/state';
 import { trackedServices } from '../helpers/harness';
 import { bearer, JSON_TYPE, send } from './support';
 
@@ -45,16 +44,14 @@ function startSwapper(a: string, b: string): Promise<ChildProcess> {
   });
 }
 
-afterEach(() => useDirectoryTraversal('auto'));
-
 // `auto` is /proc/self/fd on Linux; `cwd` is the path macOS takes (no traversable /dev/fd),
 // run here on Linux against the same attacker.
 it.each(['auto', 'cwd'] as const)(
   'traversal %s: a state directory swapped with a link during initialize: the record lands only in the real directory, never 5xx',
   async traversal => {
-    useDirectoryTraversal(traversal);
     const svc = await start({
-      env: { PROJECT_STARTUP_INITIALIZE_RATE_LIMIT: '100000/1' }
+      env: { PROJECT_STARTUP_INITIALIZE_RATE_LIMIT: '100000/1' },
+      stateTraversal: traversal
     });
     const projection = JSON.parse(
       (await send(svc, 'GET', '/project/startup?interface=web', [bearer(svc)]))

@@ -44,7 +44,7 @@ import {
   writeRuntimeFile
 } from '../runtime-file';
 import { StartupService } from '../service';
-import type { StepHook } from '../observe/state';
+import type { DirectoryTraversal, StepHook } from '../observe/state';
 import {
   claimSocketPath,
   listenOnUnixSocket,
@@ -58,6 +58,7 @@ export interface StartOptions {
   fileExists?: FileExists;
   logger?: Logger;
   onCreationStep?: StepHook;
+  stateTraversal?: DirectoryTraversal;
   /** Write the runtime file for the command line (default true). */
   runtimeFile?: boolean;
 }
@@ -149,7 +150,8 @@ export async function startService(
     config,
     env,
     fileExists: options.fileExists,
-    onCreationStep: options.onCreationStep
+    onCreationStep: options.onCreationStep,
+    stateTraversal: options.stateTraversal
   });
   const adapter = service.adapter;
   // Direct loopback on every platform unless asked otherwise (the manifest's default ingress is
