@@ -7,6 +7,7 @@
 //
 //   node scripts/sizes.js            the five largest files and the five longest functions
 //   node scripts/sizes.js --json     every file and every function, as JSON (test/sizes.test.ts)
+//   --root DIR                       measure the three trees below DIR instead of this checkout
 'use strict';
 
 const { spawnSync } = require('node:child_process');
@@ -121,7 +122,8 @@ function measure(root = ROOT) {
   const functions = [];
   const python = [];
   for (const tree of TREES) {
-    for (const full of sourceFiles(path.join(root, tree))) {
+    const dir = path.join(root, tree);
+    for (const full of fs.existsSync(dir) ? sourceFiles(dir) : []) {
       const text = fs.readFileSync(full, 'utf8');
       if (GENERATED.test(text.split('\n', 1)[0])) {
         continue;
@@ -148,7 +150,9 @@ function measure(root = ROOT) {
 }
 
 function main(argv) {
-  const { files, functions } = measure();
+  const rootAt = argv.indexOf('--root');
+  const root = rootAt >= 0 ? path.resolve(argv[rootAt + 1] ?? '.') : ROOT;
+  const { files, functions } = measure(root);
   if (argv.includes('--json')) {
     process.stdout.write(`${JSON.stringify({ files, functions }, null, 2)}\n`);
     return;
