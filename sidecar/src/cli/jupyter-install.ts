@@ -41,12 +41,8 @@ import {
   proxyEntry,
   RUNTIME_FILES
 } from './install-package';
-import {
-  Env,
-  InstallScope,
-  JupyterPaths,
-  locateJupyter
-} from './jupyter-paths';
+import { locateJupyter } from './jupyter-paths';
+import type { Env, InstallScope, JupyterPaths } from './jupyter-paths';
 
 export { PACKAGE_NAME, PROXY_ENTRY } from './install-package';
 export {

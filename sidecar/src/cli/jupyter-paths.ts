@@ -169,6 +169,26 @@ function truthy(value: string | undefined): boolean {
   );
 }
 
+/** platformdirs' user directory for Jupyter: `xdg` (or `~/<xdgDefault>`) on Linux and the like. */
+function platformDir(
+  env: Env,
+  platform: NodeJS.Platform,
+  home: string,
+  xdg: string | undefined,
+  xdgDefault: readonly string[]
+): string {
+  if (platform === 'darwin') {
+    return path.join(home, 'Library', 'Application Support', 'jupyter');
+  }
+  if (platform === 'win32') {
+    return path.join(
+      env.LOCALAPPDATA || path.join(home, 'AppData', 'Local'),
+      'jupyter'
+    );
+  }
+  return path.join(xdg || path.join(home, ...xdgDefault), 'jupyter');
+}
+
 /**
  * jupyter_core's rules for the user's data and config directories, for when no Jupyter can be
  * asked (jupyter_core.paths.jupyter_data_dir / jupyter_config_dir, with JUPYTER_PLATFORM_DIRS
@@ -184,18 +204,7 @@ export function userJupyterPaths(
   if (env.JUPYTER_CONFIG_DIR) {
     config = env.JUPYTER_CONFIG_DIR;
   } else if (platformDirs) {
-    config =
-      platform === 'darwin'
-        ? path.join(home, 'Library', 'Application Support', 'jupyter')
-        : platform === 'win32'
-          ? path.join(
-              env.LOCALAPPDATA || path.join(home, 'AppData', 'Local'),
-              'jupyter'
-            )
-          : path.join(
-              env.XDG_CONFIG_HOME || path.join(home, '.config'),
-              'jupyter'
-            );
+    config = platformDir(env, platform, home, env.XDG_CONFIG_HOME, ['.config']);
   } else {
     config = path.join(home, '.jupyter');
   }
@@ -203,18 +212,10 @@ export function userJupyterPaths(
   if (env.JUPYTER_DATA_DIR) {
     data = env.JUPYTER_DATA_DIR;
   } else if (platformDirs) {
-    data =
-      platform === 'darwin'
-        ? path.join(home, 'Library', 'Application Support', 'jupyter')
-        : platform === 'win32'
-          ? path.join(
-              env.LOCALAPPDATA || path.join(home, 'AppData', 'Local'),
-              'jupyter'
-            )
-          : path.join(
-              env.XDG_DATA_HOME || path.join(home, '.local', 'share'),
-              'jupyter'
-            );
+    data = platformDir(env, platform, home, env.XDG_DATA_HOME, [
+      '.local',
+      'share'
+    ]);
   } else if (platform === 'darwin') {
     data = path.join(home, 'Library', 'Jupyter');
   } else if (platform === 'win32') {
