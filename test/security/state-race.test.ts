@@ -144,3 +144,37 @@ it.each(['auto', 'cwd'] as const)(
   },
   120000
 );
+
+// The traversal named is the one taken: with `cwd` the process works inside the state directory
+// while it writes the record (and goes back after), with `auto` on Linux it never moves.
+it.each([
+  ['cwd', true],
+  ['auto', false]
+] as const)(
+  'traversal %s: the record is written from inside the state directory: %s',
+  async (traversal, inside) => {
+    const before = process.cwd();
+    const seen: { step: string; cwd: string }[] = [];
+    const svc = await start({
+      stateTraversal: traversal,
+      onCreationStep: step => seen.push({ step, cwd: process.cwd() })
+    });
+    const projection = JSON.parse(
+      (await send(svc, 'GET', '/project/startup?interface=web', [bearer(svc)]))
+        .body
+    );
+    const { projectPath, statePath } = projection;
+    const created = await send(
+      svc,
+      'POST',
+      '/project/initialize',
+      [bearer(svc), JSON_TYPE],
+      JSON.stringify({ interface: 'web', confirm: { projectPath, statePath } })
+    );
+    expect(created.status).toBe(201);
+    expect(seen.map(s => s.step)).toContain('record-written');
+    const written = seen.find(s => s.step === 'record-written');
+    expect(written?.cwd === statePath).toBe(inside);
+    expect(process.cwd()).toBe(before);
+  }
+);
