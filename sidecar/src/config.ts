@@ -1,7 +1,5 @@
 // Turns command-line options and PROJECT_STARTUP_* variables into one checked configuration.
 // Pure apart from resolving the project directory's real path.
-import { isUtf8 } from 'node:buffer';
-import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
@@ -10,26 +8,10 @@ import {
   isIngressMode,
   LowRiskAutomationPolicy
 } from './core/vocabulary';
+import { SettingError } from './config-errors';
+import { realOrResolved, resolveProjectDir } from './project-dir';
 
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
-
-/**
- * A setting (an environment variable or a flag) the service refuses. Unlike a file-system
- * condition (a runtime directory made private, a socket freed), it stays wrong until whoever
- * launched the service changes it, so launched by jupyter-server-proxy the service does not exit
- * (a relaunch cannot help) but answers `misconfigured` (see misconfigured.ts).
- */
-export class SettingError extends ConfigError {
-  constructor(message: string) {
-    super(message);
-    this.name = 'SettingError';
-  }
-}
+export { ConfigError, SettingError } from './config-errors';
 
 export interface ServeOptions {
   host?: string;
@@ -183,12 +165,41 @@ export function resolveConfig(
   env: Env,
   cwd = process.cwd()
 ): ServiceConfig {
+  // Each part checks its settings in this order, so the first wrong one is the one reported.
   const projectDir = resolveProjectDir(
     options.projectDir ?? setting(env, ENV.projectDir) ?? cwd,
     cwd
   );
   const homeDir = setting(env, 'HOME') ?? safeHomedir();
+  const policy = policySettings(env);
+  const listening = listenSettings(options, cwd);
+  const runtimeDir = runtimeDirectory(env, homeDir);
+  return {
+    projectDir,
+    homeDir: homeDir === undefined ? undefined : realOrResolved(homeDir),
+    ...policy,
+    ...listening,
+    runtimeDir,
+    trustedProxySecretFile: setting(env, ENV.trustedProxySecretFile),
+    secretsDir: setting(env, ENV.secretsDir),
+    managedIdentityUrl: optionalUrl(env, ENV.managedIdentityUrl),
+    runtimeUrls: {
+      'local-lightweight':
+        optionalUrl(env, ENV.localRuntimeUrl) ??
+        DEFAULT_RUNTIME_URLS['local-lightweight'],
+      'high-throughput-serving':
+        optionalUrl(env, ENV.servingRuntimeUrl) ??
+        DEFAULT_RUNTIME_URLS['high-throughput-serving']
+    },
+    ...limitSettings(env),
+    logLevel: parseLogLevel(setting(env, ENV.logLevel) ?? 'info')
+  };
+}
 
+/** The platform policy an operator may set: low-risk automation and the approved storage. */
+function policySettings(
+  env: Env
+): Pick<ServiceConfig, 'lowRiskAutomation' | 'approvedStorage'> {
   const lowRisk = setting(env, ENV.lowRiskAutomation);
   if (
     lowRisk !== undefined &&
@@ -199,7 +210,6 @@ export function resolveConfig(
       `${ENV.lowRiskAutomation} must be "permitted" or "denied".`
     );
   }
-
   const approvedStorage = (setting(env, ENV.approvedStorage) ?? '')
     .split(':')
     .filter(p => p !== '')
@@ -211,7 +221,17 @@ export function resolveConfig(
       }
       return realOrResolved(p);
     });
+  return {
+    lowRiskAutomation: lowRisk as LowRiskAutomationPolicy | undefined,
+    approvedStorage
+  };
+}
 
+/** Where and how the service listens: the ingress, TCP host and port or Unix socket, base URL. */
+function listenSettings(
+  options: ServeOptions,
+  cwd: string
+): Pick<ServiceConfig, 'ingress' | 'host' | 'port' | 'unixSocket' | 'baseUrl'> {
   let ingress: IngressMode | undefined;
   if (options.ingress !== undefined) {
     if (!isIngressMode(options.ingress)) {
@@ -232,7 +252,6 @@ export function resolveConfig(
       '--ingress notebook-server-proxy checks no credentials (Jupyter authenticates in front of it), so it needs --unix-socket PATH (what the Jupyter proxy entry passes). On a TCP port every local user could call it unauthenticated; to do that anyway, add --allow-unauthenticated-tcp. For a service of your own, leave out --ingress (direct loopback, with a token).'
     );
   }
-
   const host = options.host ?? '127.0.0.1';
   const port = parsePort(options.port ?? 0);
   const baseUrl = normalizeBaseUrl(options.baseUrl ?? '/');
@@ -240,7 +259,11 @@ export function resolveConfig(
     options.unixSocket === undefined
       ? undefined
       : path.resolve(cwd, options.unixSocket);
+  return { ingress, host, port, unixSocket, baseUrl };
+}
 
+/** Where the runtime file goes: the setting, else $XDG_RUNTIME_DIR, else below the home. */
+function runtimeDirectory(env: Env, homeDir: string | undefined): string {
   const runtimeDir =
     setting(env, ENV.runtimeDir) ??
     (setting(env, 'XDG_RUNTIME_DIR')
@@ -252,29 +275,23 @@ export function resolveConfig(
           'project-startup',
           'runtime'
         ));
+  return path.resolve(runtimeDir);
+}
 
+/** The bounds: probe and request time, connections, rate limits, sessions, proxy hops. */
+function limitSettings(
+  env: Env
+): Pick<
+  ServiceConfig,
+  | 'probeTimeoutMs'
+  | 'maxConnections'
+  | 'requestTimeoutMs'
+  | 'initializeRateLimit'
+  | 'allocationRateLimit'
+  | 'sessions'
+  | 'trustedProxyHops'
+> {
   return {
-    projectDir,
-    homeDir: homeDir === undefined ? undefined : realOrResolved(homeDir),
-    lowRiskAutomation: lowRisk as LowRiskAutomationPolicy | undefined,
-    approvedStorage,
-    ingress,
-    host,
-    port,
-    unixSocket,
-    baseUrl,
-    runtimeDir: path.resolve(runtimeDir),
-    trustedProxySecretFile: setting(env, ENV.trustedProxySecretFile),
-    secretsDir: setting(env, ENV.secretsDir),
-    managedIdentityUrl: optionalUrl(env, ENV.managedIdentityUrl),
-    runtimeUrls: {
-      'local-lightweight':
-        optionalUrl(env, ENV.localRuntimeUrl) ??
-        DEFAULT_RUNTIME_URLS['local-lightweight'],
-      'high-throughput-serving':
-        optionalUrl(env, ENV.servingRuntimeUrl) ??
-        DEFAULT_RUNTIME_URLS['high-throughput-serving']
-    },
     probeTimeoutMs: parseBoundedInt(env, ENV.probeTimeoutMs, 1000, 50, 30000),
     maxConnections:
       setting(env, ENV.maxConnections) === undefined
@@ -311,8 +328,7 @@ export function resolveConfig(
         WEEK_SECONDS
       )
     },
-    trustedProxyHops: parseBoundedInt(env, ENV.trustedProxyHops, 1, 1, 10),
-    logLevel: parseLogLevel(setting(env, ENV.logLevel) ?? 'info')
+    trustedProxyHops: parseBoundedInt(env, ENV.trustedProxyHops, 1, 1, 10)
   };
 }
 
@@ -322,88 +338,6 @@ function safeHomedir(): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The real path where the directory exists; otherwise the absolute path, checked later. */
-function realOrResolved(p: string, cwd = process.cwd()): string {
-  const absolute = path.resolve(cwd, p);
-  try {
-    return fs.realpathSync.native(absolute);
-  } catch {
-    return absolute;
-  }
-}
-
-function resolveProjectDir(p: string, cwd: string): string {
-  const resolved = realOrResolved(p, cwd);
-  const undecodable = undecodableComponent(resolved);
-  if (undecodable !== undefined) {
-    throw new ConfigError(
-      `The project directory ${undecodable} has a name that is not valid UTF-8. The service names the project in JSON, on the setup page and in its record, all UTF-8 text, so it cannot name this directory exactly (a look-alike name would point somewhere else). Rename it to a UTF-8 name, for example with \`mv\` in a shell, or start the service in another directory.`
-    );
-  }
-  return resolved;
-}
-
-/**
- * Node decodes the working directory, arguments and variables as UTF-8, replacing bytes that
- * are not (U+FFFD): a project directory whose real name is not UTF-8 then looks missing. When
- * `p` does not exist, finds the first component that does not, and looks in its parent (by
- * bytes) for the entry whose name decodes to it; returns the path so far with the offending
- * bytes shown as \xNN, or undefined when no such entry is the reason.
- */
-function undecodableComponent(p: string): string | undefined {
-  if (!p.includes('\ufffd') || fs.existsSync(p)) {
-    return undefined;
-  }
-  const parts = p.split(path.sep);
-  let parent = parts[0] === '' ? path.sep : parts[0];
-  for (const part of parts.slice(1)) {
-    const next = path.join(parent, part);
-    if (fs.existsSync(next)) {
-      parent = next;
-      continue;
-    }
-    let entries: Buffer[];
-    try {
-      entries = fs.readdirSync(parent, { encoding: 'buffer' });
-    } catch {
-      return undefined;
-    }
-    const raw = entries.find(
-      name => !isUtf8(name) && name.toString('utf8') === part
-    );
-    return raw === undefined ? undefined : path.join(parent, showBytes(raw));
-  }
-  return undefined;
-}
-
-/** The name with its valid UTF-8 characters as they are and every other byte as \xNN. */
-function showBytes(bytes: Buffer): string {
-  let out = '';
-  let i = 0;
-  while (i < bytes.length) {
-    const b = bytes[i];
-    const length =
-      b < 0x80
-        ? 1
-        : b >= 0xc2 && b <= 0xdf
-          ? 2
-          : b >= 0xe0 && b <= 0xef
-            ? 3
-            : b >= 0xf0 && b <= 0xf4
-              ? 4
-              : 0;
-    const sequence = bytes.subarray(i, i + length);
-    if (length > 0 && sequence.length === length && isUtf8(sequence)) {
-      out += sequence.toString('utf8');
-      i += length;
-    } else {
-      out += `\\x${b.toString(16).padStart(2, '0')}`;
-      i += 1;
-    }
-  }
-  return out;
 }
 
 export function normalizeBaseUrl(value: string): string {

@@ -61,7 +61,12 @@ import {
   RuntimeProbe
 } from './core/projection';
 import type { InitializeResponse } from './core/api-types';
-import { createState, StateInspector, StepHook } from './observe/state';
+import {
+  createState,
+  DirectoryTraversal,
+  StateInspector,
+  StepHook
+} from './observe/state';
 import { VERSION } from './version';
 import {
   classifyProcessCredentials,
@@ -112,6 +117,8 @@ export interface ServiceOptions {
   fileExists?: FileExists;
   /** Test-only hook between the steps of state creation; never reachable from a request. */
   onCreationStep?: StepHook;
+  /** How the state's directories are traversed (default auto; tests run `cwd` on Linux). */
+  stateTraversal?: DirectoryTraversal;
 }
 
 export function parseInterface(raw: unknown): InterfaceId {
@@ -206,7 +213,11 @@ export class StartupService {
       )
     );
     this.placement = this.adapter.placeState(config.projectDir, config.homeDir);
-    this.inspector = new StateInspector(this.placement, config.projectDir);
+    this.inspector = new StateInspector(
+      this.placement,
+      config.projectDir,
+      options.stateTraversal
+    );
     this.onCreationStep = options.onCreationStep;
 
     this.allocation =

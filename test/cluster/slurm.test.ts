@@ -876,7 +876,7 @@ describe('PBS, LSF and Flux allocations whose scheduler client is absent here', 
 
 describe('PBS, LSF and Flux clients answering for a running job (stand-in clients printing their documented output)', () => {
   // Not real schedulers: each stand-in prints what the real client prints for a running job,
-  // so the state mapping of probes.ts is checked end to end. (s.env's PATH holds only them.)
+  // so the state mapping of observe/allocation.ts is checked end to end. (s.env's PATH holds only them.)
   const FLUX_JOBS = [
     '#!/bin/sh',
     '# `flux jobs [-n] -o FORMAT ID` for a running job, per flux-jobs(1): status RUNNING,',

@@ -174,7 +174,15 @@ export interface ServeOptions {
    * ['bash', '-c', 'ulimit -n 256 && exec "$0" "$@"'] (it must exec, keeping the process id).
    */
   wrapper?: readonly string[];
+  /**
+   * What node runs in place of `bin/project-startup.js serve`, e.g. [CRASH_SERVE, step] (the
+   * crash-safety tests' entry, which runs serve itself); the args follow it.
+   */
+  program?: readonly string[];
 }
+
+/** The crash-safety tests' entry: `serve` with a hook that SIGKILLs the process at a step. */
+export const CRASH_SERVE = path.join(__dirname, 'crash-serve.js');
 
 /**
  * A stress knob for finding timing assumptions in the tests: PROJECT_STARTUP_TEST_SERVE_NICE=19
@@ -200,8 +208,7 @@ export function startServe(
     ...starvedServe(),
     ...(options.wrapper ?? []),
     process.execPath,
-    BIN,
-    'serve',
+    ...(options.program ?? [BIN, 'serve']),
     ...args
   ];
   const child = spawn(file, fileArgs, {

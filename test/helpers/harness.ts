@@ -9,7 +9,10 @@ import * as path from 'node:path';
 import { resolveConfig, ServeOptions } from '../../sidecar/src/config';
 import { createLogger } from '../../sidecar/src/log';
 import { RunningService, startService } from '../../sidecar/src/http/server';
-import type { StepHook } from '../../sidecar/src/observe/state';
+import type {
+  DirectoryTraversal,
+  StepHook
+} from '../../sidecar/src/observe/state';
 import { openApiMismatches } from './openapi';
 
 /** Evidence that selects each platform the way a real machine would show it. */
@@ -54,6 +57,8 @@ export interface TestServiceOptions {
   /** Path of the project below the temporary root (default "project"). */
   projectName?: string;
   onCreationStep?: StepHook;
+  /** How the service traverses the state's directories (default auto). */
+  stateTraversal?: DirectoryTraversal;
 }
 
 export interface TestService {
@@ -129,7 +134,8 @@ export async function startTestService(
     env,
     fileExists: p => files.has(p),
     logger: createLogger('debug', line => logs.push(line)),
-    onCreationStep: options.onCreationStep
+    onCreationStep: options.onCreationStep,
+    stateTraversal: options.stateTraversal
   });
   const origin = running.url ? new URL(running.url).origin : 'http://localhost';
   return {

@@ -1,6 +1,6 @@
-// Crash safety of initialize: the real `project-startup serve` with the TEST-ONLY fault-injection
-// hook (PROJECT_STARTUP_TEST_CRASH_AT=<step>) kills itself with SIGKILL at each step of the state
-// creation. Then, with nothing running: the state on disk is absent or complete and valid, and
+// Crash safety of initialize: the real `project-startup serve`, started through the test-only
+// entry test/helpers/crash-serve.js with a hook that kills it with SIGKILL at each step of the
+// state creation. Then, with nothing running: the state on disk is absent or complete and valid, and
 // nothing in it is unsafe. Restarted without the hook: the phase says the same
 // (awaiting-confirmation or ready), and a new initialize completes (201, or 200 with the record
 // that survived). On generic (the state in the project) and on the hosted notebook (the state
@@ -9,21 +9,20 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   CliSandbox,
+  CRASH_SERVE,
   runCli,
   startServe,
   trackedSandboxes
 } from '../helpers/cli';
 import { HttpResult, request } from '../helpers/harness';
 import { expectValid } from '../helpers/schemas';
-import {
-  CREATION_STEPS,
-  CreationStep,
-  TEST_CRASH_AT_ENV
-} from '../../sidecar/src/observe/state';
+import { CREATION_STEPS, CreationStep } from '../../sidecar/src/observe/state';
 import { alive, eventually, tree } from './support';
 
 const sandbox = trackedSandboxes();
 const TOKEN = 'crash-test-token-0123456789abcdef0123456789';
+/** The variable an earlier version read to arm the crash hook: now it must do nothing. */
+const FORMER_SWITCH = 'PROJECT_STARTUP_TEST_CRASH_AT';
 
 interface Platform {
   name: string;
@@ -123,8 +122,9 @@ describe.each(PLATFORMS)('a crash at each step of initialize: $name', p => {
     async step => {
       const s = sandbox();
       const crashing = await startServe(p.args, {
-        env: envFor(s, p, { [TEST_CRASH_AT_ENV]: step }),
-        cwd: s.projectDir
+        env: envFor(s, p),
+        cwd: s.projectDir,
+        program: [CRASH_SERVE, step]
       });
       expect(crashing.stderr()).toMatch(/TEST-ONLY fault injection armed/);
       const pid = crashing.child.pid as number;
@@ -215,32 +215,52 @@ describe.each(PLATFORMS)('a crash at each step of initialize: $name', p => {
   );
 });
 
-describe('the fault-injection hook is test-only', () => {
-  it('an unknown step stops serve with exit 2 and names the steps; nothing listens', async () => {
-    const s = sandbox();
-    const run = await runCli(['serve'], {
-      env: { ...s.env, [TEST_CRASH_AT_ENV]: 'everywhere' },
-      cwd: s.projectDir
-    });
-    expect(run.code).toBe(2);
-    expect(run.stderr).toContain(TEST_CRASH_AT_ENV);
-    for (const step of CREATION_STEPS) {
-      expect(run.stderr).toContain(step);
-    }
-    expect(run.stdout).not.toMatch(/Listening:/);
+/** Every file below `dir` (the shipped sources and the built bundle). */
+function filesBelow(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap(e =>
+      e.isDirectory()
+        ? filesBelow(path.join(dir, e.name))
+        : [path.join(dir, e.name)]
+    );
+}
+
+describe('the shipped program has no fault-injection switch', () => {
+  it('no source of the sidecar or the Python package, nor the bundle, names a test variable', () => {
+    const root = path.join(__dirname, '..', '..');
+    const shipped = [
+      ...filesBelow(path.join(root, 'sidecar', 'src')),
+      ...filesBelow(path.join(root, 'jupyterlab_project_startup')).filter(f =>
+        f.endsWith('.py')
+      ),
+      ...filesBelow(path.join(root, 'sidecar', 'dist', 'bundle')).filter(f =>
+        f.endsWith('.js')
+      )
+    ];
+    expect(shipped.length).toBeGreaterThan(20);
+    const naming = shipped.filter(f =>
+      fs.readFileSync(f, 'latin1').includes('PROJECT_STARTUP_TEST_')
+    );
+    expect(naming).toEqual([]);
   });
 
-  it('no request can arm it: the variable as a header, a query parameter or a body member changes nothing', async () => {
+  it('neither the former variable in its environment nor a request as header, query parameter or body member arms a crash', async () => {
     const s = sandbox();
     const server = await startServe([], {
-      env: { ...s.env, PROJECT_STARTUP_TOKEN: TOKEN },
+      env: {
+        ...s.env,
+        PROJECT_STARTUP_TOKEN: TOKEN,
+        [FORMER_SWITCH]: 'record-written'
+      },
       cwd: s.projectDir
     });
+    expect(server.stderr()).not.toMatch(/TEST-ONLY|fault injection/);
     const projection = await request(
-      `${server.url}startup?interface=web&${TEST_CRASH_AT_ENV}=record-written`,
+      `${server.url}startup?interface=web&${FORMER_SWITCH}=record-written`,
       {
         token: TOKEN,
-        headers: { [TEST_CRASH_AT_ENV.toLowerCase()]: 'record-written' }
+        headers: { [FORMER_SWITCH.toLowerCase()]: 'record-written' }
       }
     );
     const confirm = {
@@ -248,30 +268,30 @@ describe('the fault-injection hook is test-only', () => {
       statePath: projection.json.statePath
     };
     const withMember = await request(
-      `${server.url}initialize?${TEST_CRASH_AT_ENV}=record-written`,
+      `${server.url}initialize?${FORMER_SWITCH}=record-written`,
       {
         method: 'POST',
         token: TOKEN,
         headers: {
           'content-type': 'application/json',
-          [TEST_CRASH_AT_ENV.toLowerCase()]: 'record-written'
+          [FORMER_SWITCH.toLowerCase()]: 'record-written'
         },
         body: JSON.stringify({
           interface: 'web',
           confirm,
-          [TEST_CRASH_AT_ENV]: 'record-written'
+          [FORMER_SWITCH]: 'record-written'
         })
       }
     );
     expect(withMember.status).toBe(422); // an unknown member, refused like any other
     const created = await request(
-      `${server.url}initialize?${TEST_CRASH_AT_ENV}=record-written`,
+      `${server.url}initialize?${FORMER_SWITCH}=record-written`,
       {
         method: 'POST',
         token: TOKEN,
         headers: {
           'content-type': 'application/json',
-          [TEST_CRASH_AT_ENV.toLowerCase()]: 'record-written'
+          [FORMER_SWITCH.toLowerCase()]: 'record-written'
         },
         body: JSON.stringify({ interface: 'web', confirm })
       }

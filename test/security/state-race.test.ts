@@ -8,7 +8,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { useDirectoryTraversal } from '../../sidecar/src/observe/state';
 import { trackedServices } from '../helpers/harness';
 import { bearer, JSON_TYPE, send } from './support';
 
@@ -45,16 +44,14 @@ function startSwapper(a: string, b: string): Promise<ChildProcess> {
   });
 }
 
-afterEach(() => useDirectoryTraversal('auto'));
-
 // `auto` is /proc/self/fd on Linux; `cwd` is the path macOS takes (no traversable /dev/fd),
 // run here on Linux against the same attacker.
 it.each(['auto', 'cwd'] as const)(
   'traversal %s: a state directory swapped with a link during initialize: the record lands only in the real directory, never 5xx',
   async traversal => {
-    useDirectoryTraversal(traversal);
     const svc = await start({
-      env: { PROJECT_STARTUP_INITIALIZE_RATE_LIMIT: '100000/1' }
+      env: { PROJECT_STARTUP_INITIALIZE_RATE_LIMIT: '100000/1' },
+      stateTraversal: traversal
     });
     const projection = JSON.parse(
       (await send(svc, 'GET', '/project/startup?interface=web', [bearer(svc)]))
@@ -146,4 +143,38 @@ it.each(['auto', 'cwd'] as const)(
     expect(statuses['409 state-unsafe']).toBeGreaterThan(0);
   },
   120000
+);
+
+// The traversal named is the one taken: with `cwd` the process works inside the state directory
+// while it writes the record (and goes back after), with `auto` on Linux it never moves.
+it.each([
+  ['cwd', true],
+  ['auto', false]
+] as const)(
+  'traversal %s: the record is written from inside the state directory: %s',
+  async (traversal, inside) => {
+    const before = process.cwd();
+    const seen: { step: string; cwd: string }[] = [];
+    const svc = await start({
+      stateTraversal: traversal,
+      onCreationStep: step => seen.push({ step, cwd: process.cwd() })
+    });
+    const projection = JSON.parse(
+      (await send(svc, 'GET', '/project/startup?interface=web', [bearer(svc)]))
+        .body
+    );
+    const { projectPath, statePath } = projection;
+    const created = await send(
+      svc,
+      'POST',
+      '/project/initialize',
+      [bearer(svc), JSON_TYPE],
+      JSON.stringify({ interface: 'web', confirm: { projectPath, statePath } })
+    );
+    expect(created.status).toBe(201);
+    expect(seen.map(s => s.step)).toContain('record-written');
+    const written = seen.find(s => s.step === 'record-written');
+    expect(written?.cwd === statePath).toBe(inside);
+    expect(process.cwd()).toBe(before);
+  }
 );

@@ -26,7 +26,7 @@ import { InvalidPlatformSetting } from '../core/platforms/rules';
 import { asProblemError, ProblemError } from '../core/problems';
 import { startService } from '../http/server';
 import { parseInterface } from '../service';
-import { StepHook, TEST_CRASH_AT_ENV, testCrashHook } from '../observe/state';
+import type { StepHook } from '../observe/state';
 import { line, terminalSafe, terminalSafeLines } from '../core/terminal-text';
 import { VERSION } from '../version';
 import { InterfaceId, labelOf } from '../core/vocabulary';
@@ -143,6 +143,8 @@ interface Io {
   stdin: NodeJS.ReadableStream;
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
+  /** Passed to the service `serve` starts: the crash-safety tests' entry (test/helpers) sets it. */
+  onCreationStep?: StepHook;
 }
 
 function usage(message: string): ProblemError & { usage: true } {
@@ -286,7 +288,8 @@ async function serveReporting(args: string[], io: Io): Promise<number> {
       return io.stdin;
     },
     env: io.env,
-    cwd: io.cwd
+    cwd: io.cwd,
+    onCreationStep: io.onCreationStep
   };
   // Reports the failure (stderr, once) and records it; the process may stay up (misconfigured).
   const failed = (error: unknown): number => {
@@ -435,22 +438,6 @@ async function serveConfigured(
 ): Promise<number> {
   const config = resolveConfig(options, io.env, io.cwd);
   const logger = createLogger(config.logLevel, line => io.stderr.write(line));
-  // TEST-ONLY fault injection (crash-safety tests), read once here; unset means no hook at all.
-  let onCreationStep: StepHook | undefined;
-  try {
-    onCreationStep = testCrashHook(io.env[TEST_CRASH_AT_ENV]);
-  } catch (error) {
-    throw new ConfigError((error as Error).message);
-  }
-  if (onCreationStep) {
-    logger.warn(
-      'TEST-ONLY fault injection armed: the process kills itself during initialize',
-      {
-        variable: TEST_CRASH_AT_ENV,
-        step: io.env[TEST_CRASH_AT_ENV]
-      }
-    );
-  }
   // Signals are caught from here on: one that arrives while the service is still starting stops
   // it as soon as it is up (and cleans up its runtime file), rather than killing it half-made.
   let stopRequested: string | undefined;
@@ -463,7 +450,7 @@ async function serveConfigured(
     config,
     env: io.env,
     logger,
-    onCreationStep
+    onCreationStep: io.onCreationStep
   });
   const { service } = running;
   // Listening now; reported before the address is printed, so whoever reads it finds the report.

@@ -23,6 +23,7 @@ import { createGuard, origin, resolveBindAddress } from './guard-setup';
 import { DirectLoopbackGuard, IngressGuard, SecretMatcher } from './ingress';
 import { answerOutsideTheApp, capConnections } from './node-answers';
 import { allocationRateLimiter, RateLimiter } from './rate-limit';
+import type { DirectoryTraversal } from '../observe/state';
 import {
   claimSocketPath,
   listenOnUnixSocket,
@@ -35,6 +36,7 @@ export interface StartOptions {
   fileExists?: FileExists;
   logger?: Logger;
   onCreationStep?: StepHook;
+  stateTraversal?: DirectoryTraversal;
 }
 
 export interface RunningService {
@@ -236,7 +238,8 @@ export async function startService(
     config,
     env,
     fileExists: options.fileExists,
-    onCreationStep: options.onCreationStep
+    onCreationStep: options.onCreationStep,
+    stateTraversal: options.stateTraversal
   });
   const { ingress, offered } = chooseIngress(config, service);
   const address = await resolveBindAddress(config, ingress);

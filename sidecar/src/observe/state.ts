@@ -9,6 +9,13 @@ import type {
   InitializationRecord,
   StateInspection
 } from '../core/observations';
+import {
+  DirectoryTraversal,
+  HeldDirectory,
+  inHeldDirectories
+} from './held-directory';
+
+export type { DirectoryTraversal } from './held-directory';
 
 export const RECORD_FILE = 'initialization.json';
 const RECORD_MAX_BYTES = 64 * 1024;
@@ -69,7 +76,9 @@ export class StateInspector {
 
   constructor(
     private readonly placement: StatePlacement,
-    readonly projectPath: string
+    readonly projectPath: string,
+    /** How held directories are traversed (tests choose `cwd` on Linux; see held-directory.ts). */
+    readonly traversal: DirectoryTraversal = 'auto'
   ) {}
 
   inspect(): StateInspection {
@@ -108,7 +117,7 @@ export class StateInspector {
     return inHeldDirectories(() => {
       let state: HeldDirectory | undefined;
       try {
-        state = HeldDirectory.open(statePath);
+        state = HeldDirectory.open(statePath, this.traversal);
         const heldProblem = directoryProblem(state.stat(), true);
         return heldProblem
           ? unsafe(statePath, heldProblem)
@@ -231,222 +240,8 @@ export const CREATION_STEPS = [
 ] as const;
 export type CreationStep = (typeof CREATION_STEPS)[number];
 
+/** Called as createState reaches each step: the crash-safety tests stop the process there. */
 export type StepHook = (step: CreationStep) => void;
-
-/**
- * TEST-ONLY fault injection: the name of the variable that `project-startup serve` reads once at
- * start. Set to a CreationStep, the process kills itself with SIGKILL when createState reaches
- * that step (the crash-safety tests); unset, there is no hook at all. No request can set it.
- */
-export const TEST_CRASH_AT_ENV = 'PROJECT_STARTUP_TEST_CRASH_AT';
-
-/** The TEST-ONLY crash hook for `value`, undefined when unset; throws on an unknown step. */
-export function testCrashHook(value: string | undefined): StepHook | undefined {
-  if (value === undefined || value === '') {
-    return undefined;
-  }
-  if (!(CREATION_STEPS as readonly string[]).includes(value)) {
-    throw new RangeError(
-      `${TEST_CRASH_AT_ENV} must be one of ${CREATION_STEPS.join(', ')}`
-    );
-  }
-  return step => {
-    if (step === value) {
-      process.kill(process.pid, 'SIGKILL');
-    }
-  };
-}
-
-/**
- * A directory held open by descriptor, so that what is done in it happens in *that* directory,
- * whatever is renamed or swapped at its path meanwhile (the symlink race of initialize).
- *
- * Node has no openat()/mkdirat()/linkat(), so names are resolved relative to the held directory
- * in one of two ways, both closed by construction:
- * - `proc` (Linux): `/proc/self/fd/<fd>/<name>`. The kernel follows the descriptor's magic link
- *   to the open directory itself; the directory's path is never looked up again.
- * - `cwd` (macOS, where `/dev/fd/<fd>` is the descriptor and cannot be traversed; any system
- *   without /proc): the process changes its working directory to the directory's path, checks
- *   that the working directory now has the held descriptor's device and inode (else refuses,
- *   state-unsafe, before anything is written), and then uses plain relative names. The working
- *   directory is a reference to the directory, not a path: a rename or a link swapped in after
- *   the check changes nothing. The working directory is restored when the synchronous creation
- *   or inspection ends (inHeldDirectories); nothing else in this process uses relative paths.
- */
-type Traversal = 'proc' | 'cwd';
-let traversal: Traversal | undefined;
-/** The held directory that is the working directory now, checked (`cwd` traversal only). */
-let entered: HeldDirectory | undefined;
-/** Whether the working directory was changed and must be put back. */
-let movedCwd = false;
-
-/**
- * Which traversal to use: 'auto' (the default) picks `proc` where it works. Tests run the other
- * platforms' `cwd` path on Linux with this; nothing else calls it.
- */
-export function useDirectoryTraversal(choice: Traversal | 'auto'): void {
-  traversal = choice === 'auto' ? undefined : choice;
-}
-
-function chooseTraversal(fd: number): Traversal {
-  if (traversal === undefined) {
-    traversal = 'cwd';
-    if (process.platform === 'linux') {
-      // Once per process: /proc is mounted and lets this process through its descriptors.
-      try {
-        const viaProc = fs.statSync(`/proc/self/fd/${fd}/.`);
-        const held = fs.fstatSync(fd);
-        traversal =
-          viaProc.dev === held.dev && viaProc.ino === held.ino ? 'proc' : 'cwd';
-      } catch {
-        traversal = 'cwd';
-      }
-    }
-  }
-  return traversal;
-}
-
-/** Runs `work` (synchronous) and then puts the working directory back if a held one was entered. */
-function inHeldDirectories<T>(work: () => T): T {
-  let original: string;
-  try {
-    original = process.cwd();
-  } catch {
-    original = '/'; // the working directory was removed: nothing better to go back to
-  }
-  try {
-    return work();
-  } finally {
-    entered = undefined;
-    if (movedCwd) {
-      movedCwd = false;
-      try {
-        process.chdir(original);
-      } catch {
-        process.chdir('/');
-      }
-    }
-  }
-}
-
-class HeldDirectory {
-  private constructor(
-    readonly fd: number,
-    /** The path a person knows it by, for messages (and where `cwd` traversal enters it). */
-    readonly shown: string,
-    private readonly mode: Traversal
-  ) {}
-
-  /** Opens `dir` without following a link in its last component; realPath() checks the rest. */
-  static open(dir: string): HeldDirectory {
-    const fd = openDirectoryNoFollow(dir, dir);
-    return new HeldDirectory(fd, dir, chooseTraversal(fd));
-  }
-
-  /** The path of `name` inside this very directory. */
-  at(name: string): string {
-    if (this.mode === 'proc') {
-      return `/proc/self/fd/${this.fd}/${name}`;
-    }
-    this.enter();
-    return name;
-  }
-
-  /** The directory itself, as a path that lists it (readdir). */
-  self(): string {
-    if (this.mode === 'proc') {
-      return `/proc/self/fd/${this.fd}`;
-    }
-    this.enter();
-    return '.';
-  }
-
-  /** Where the held directory is now, as the kernel knows it. */
-  realPath(): string {
-    if (this.mode === 'proc') {
-      return fs.readlinkSync(`/proc/self/fd/${this.fd}`);
-    }
-    this.enter();
-    return process.cwd();
-  }
-
-  stat(): fs.Stats {
-    return fs.fstatSync(this.fd);
-  }
-
-  /** Opens the child directory `name` (never through a link), held in its turn. */
-  child(name: string): HeldDirectory {
-    const fd = openDirectoryNoFollow(
-      this.at(name),
-      path.join(this.shown, name)
-    );
-    return new HeldDirectory(fd, path.join(this.shown, name), this.mode);
-  }
-
-  /** `cwd` traversal: makes this directory the working directory, checked by device and inode. */
-  private enter(): void {
-    if (entered === this) {
-      return;
-    }
-    entered = undefined;
-    movedCwd = true;
-    try {
-      process.chdir(this.shown);
-    } catch {
-      throw swapped(this.shown);
-    }
-    const here = fs.statSync('.');
-    const held = this.stat();
-    if (here.dev !== held.dev || here.ino !== held.ino) {
-      throw swapped(this.shown); // a link or another directory is at the path now: refuse
-    }
-    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the process has one working directory: which held directory it is
-    entered = this;
-  }
-
-  fsync(): void {
-    fs.fsyncSync(this.fd);
-  }
-
-  close(): void {
-    fs.closeSync(this.fd);
-  }
-}
-
-function swapped(where: string): ProblemError {
-  return new ProblemError(
-    'state-unsafe',
-    `${where} was moved or replaced while the service was working in it.`,
-    {
-      remedy: `Find out what renames entries in ${path.dirname(where)} (only you should be able to); put the real directory back and run the setup again.`
-    }
-  );
-}
-
-function openDirectoryNoFollow(p: string, shown: string): number {
-  try {
-    return fs.openSync(
-      p,
-      fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW
-    );
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP') {
-      throw new ProblemError('state-unsafe', `${shown} is a symbolic link.`, {
-        remedy: `Inspect ${shown} and move the link aside; the service never follows links.`
-      });
-    }
-    if (code === 'ENOTDIR') {
-      throw new ProblemError('state-unsafe', `${shown} is not a directory.`, {
-        remedy: `Inspect ${shown} and move it aside (the service never changes it for you); then run the setup again.`
-      });
-    }
-    if (code === 'ENOENT') {
-      throw swapped(shown); // it was there a moment ago (created or seen): moved away since
-    }
-    throw error;
-  }
-}
 
 function refuse(where: string, problem: string): ProblemError {
   return new ProblemError('state-unsafe', `${where} ${problem}.`, {
@@ -508,7 +303,7 @@ export function createState(
     const base = path.dirname(placement.parentsToCreate[0] ?? statePath);
     const held: HeldDirectory[] = [];
     try {
-      const top = HeldDirectory.open(base);
+      const top = HeldDirectory.open(base, inspector.traversal);
       held.push(top);
       // The directory everything goes into must still be what the service resolved: no link
       // swapped in above it. (The project and home paths are real paths from the start.)
