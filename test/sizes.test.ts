@@ -17,9 +17,6 @@ const MAX_FUNCTION_LINES = 80;
  * that is back within both limits must leave it (the last test says so).
  */
 const OTHERS_FILES_STILL_OVER_LIMIT: readonly string[] = [
-  'sidecar/src/http/app.ts',
-  'sidecar/src/http/server.ts',
-  'sidecar/src/http/openapi.ts',
   'sidecar/src/service.ts',
   'sidecar/src/cli/main.ts',
   'sidecar/src/cli/client.ts',
