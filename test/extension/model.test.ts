@@ -5,7 +5,7 @@
 // {interface: "notebook", method: "jupyterlab-dialog", confirm: {projectPath, statePath}}.
 import { genericPlatform } from '../../sidecar/src/core/platforms/generic';
 import { hostedNotebookPlatform } from '../../sidecar/src/core/platforms/hosted-notebook';
-import { parseInitializeBody } from '../../sidecar/src/service';
+import { parseInitializeRequest } from '../../sidecar/src/core/requests';
 import {
   backoffCap,
   canConfirmHere,
@@ -156,7 +156,7 @@ describe('the initialize request', () => {
     expectValid('InitializeRequest', body);
     // The sidecar's own parser takes the interface and the two paths; the method it records is
     // what it observes (a body's method is ignored).
-    expect(parseInitializeBody(body)).toEqual({
+    expect(parseInitializeRequest(body)).toEqual({
       interface: body.interface,
       confirm: body.confirm
     });
