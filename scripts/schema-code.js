@@ -62,7 +62,7 @@ const LISTS = {
     '/$defs/compute/properties/allocation/properties/scheduler/enum'
   ],
   GATEWAY_METHODS: ['gateway-request', '/$defs/request/properties/method/enum'],
-  PROBLEM_CODES: ['problem', '/properties/code/enum']
+  PROBLEM_CODE_IDS: ['problem', '/properties/code/enum']
 };
 
 /** Exported number name → [schema file, JSON pointer]. */

@@ -23,7 +23,8 @@ import {
   serveMisconfigured
 } from '../http/misconfigured';
 import { InvalidPlatformSetting } from '../core/platforms/rules';
-import { asProblemError, ProblemError } from '../core/problems';
+import { asProblemError, ProblemCode, ProblemError } from '../core/problems';
+import { configurationProblem } from '../http/misconfigured';
 import { startService } from '../http/server';
 import { parseInterface } from '../service';
 import { StepHook, TEST_CRASH_AT_ENV, testCrashHook } from '../observe/state';
@@ -145,8 +146,12 @@ interface Io {
   cwd: string;
 }
 
-function usage(message: string): ProblemError & { usage: true } {
-  return Object.assign(new ProblemError('validation-failed', message), {
+function usage(
+  message: string,
+  code: ProblemCode = 'invalid-arguments',
+  extensions: Record<string, unknown> = {}
+): ProblemError & { usage: true } {
+  return Object.assign(new ProblemError(code, message, extensions), {
     usage: true as const
   });
 }
@@ -225,7 +230,7 @@ function report(error: unknown, io: Io, json = false): number {
     );
     if (json) {
       io.stdout.write(
-        `${JSON.stringify(new ProblemError('validation-failed', (error as Error).message).toProblem(), null, 2)}\n`
+        `${JSON.stringify((error as ProblemError).toProblem(), null, 2)}\n`
       );
     }
     return EXIT.usage;
@@ -234,7 +239,7 @@ function report(error: unknown, io: Io, json = false): number {
     io.stderr.write(`project-startup: ${terminalSafeLines(error.message)}\n`);
     if (json) {
       io.stdout.write(
-        `${JSON.stringify(new ProblemError('validation-failed', error.message).toProblem(), null, 2)}\n`
+        `${JSON.stringify(configurationProblem(error.message), null, 2)}\n`
       );
     }
     return EXIT.usage;
@@ -653,7 +658,13 @@ function interfaceOption(value: string | boolean | undefined): InterfaceId {
   try {
     return parseInterface(value ?? 'terminal');
   } catch (error) {
-    throw usage(`--interface: ${(error as Error).message}`);
+    // The same problem as the HTTP routes' for the same name (unknown-interface, missing-interface).
+    const problem = asProblemError(error);
+    throw usage(
+      `--interface: ${problem.message}`,
+      problem.code,
+      problem.extensions
+    );
   }
 }
 

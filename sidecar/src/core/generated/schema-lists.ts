@@ -55,7 +55,7 @@ export const GATEWAY_METHODS = [
 ] as const;
 
 /** problem.schema.json#/properties/code/enum */
-export const PROBLEM_CODES = [
+export const PROBLEM_CODE_IDS = [
   'missing-interface',
   'unknown-interface',
   'invalid-json',
@@ -78,6 +78,7 @@ export const PROBLEM_CODES = [
   'rate-limited',
   'state-unsafe',
   'overloaded',
+  'invalid-arguments',
   'misconfigured',
   'internal'
 ] as const;
