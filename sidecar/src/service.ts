@@ -375,6 +375,41 @@ export class StartupService {
   }
 
   /**
+   * How the confirmation came, as the record names it; a confirmation-not-allowed problem when
+   * this ingress changes nothing or this interface may not confirm through this channel.
+   */
+  private confirmationMethod(
+    iface: InterfaceId,
+    channel: ConfirmationChannel | undefined
+  ): InitializationRecord['confirmation']['method'] {
+    const allowed = confirmationInterfaces(this.adapter);
+    if (this.ingress && !this.ingress.offered) {
+      throw new ProblemError(
+        'confirmation-not-allowed',
+        `The ${labelOf(this.adapter.id)} does not offer the ${labelOf(this.ingress.mode)} ingress, so nothing is changed through it. Confirm through ${allowed.map(labelOf).join(' or ')}.`,
+        { allowedInterfaces: allowed }
+      );
+    }
+    // Nothing observed is the least: a plain API call.
+    const decision = decideConfirmation(
+      this.adapter,
+      iface,
+      channel ?? { kind: 'api' },
+      {
+        platform: labelOf(this.adapter.id),
+        allowed: allowed.map(labelOf).join(' or '),
+        iface: labelOf(iface)
+      }
+    );
+    if (!decision.allowed) {
+      throw new ProblemError('confirmation-not-allowed', decision.detail, {
+        allowedInterfaces: allowed
+      });
+    }
+    return decision.method;
+  }
+
+  /**
    * Creates the state after a confirmation. `via.channel` is what the caller's transport
    * observed (a browser session, the command line's TTY prompt, or a plain API call); the
    * record's method comes from it, never from the body.
@@ -388,30 +423,7 @@ export class StartupService {
     }
   ): Promise<InitializeResult> {
     const request = parseInitializeRequest(body);
-    const allowed = confirmationInterfaces(this.adapter);
-    if (this.ingress && !this.ingress.offered) {
-      throw new ProblemError(
-        'confirmation-not-allowed',
-        `The ${labelOf(this.adapter.id)} does not offer the ${labelOf(this.ingress.mode)} ingress, so nothing is changed through it. Confirm through ${allowed.map(labelOf).join(' or ')}.`,
-        { allowedInterfaces: allowed }
-      );
-    }
-    // Nothing observed is the least: a plain API call.
-    const decision = decideConfirmation(
-      this.adapter,
-      request.interface,
-      via.channel ?? { kind: 'api' },
-      {
-        platform: labelOf(this.adapter.id),
-        allowed: allowed.map(labelOf).join(' or '),
-        iface: labelOf(request.interface)
-      }
-    );
-    if (!decision.allowed) {
-      throw new ProblemError('confirmation-not-allowed', decision.detail, {
-        allowedInterfaces: allowed
-      });
-    }
+    const method = this.confirmationMethod(request.interface, via.channel);
     const projection = await this.startup(
       request.interface,
       request.allocation,
@@ -426,7 +438,7 @@ export class StartupService {
       platform: this.adapter.id,
       confirmation: {
         interface: request.interface,
-        method: decision.method,
+        method,
         ingress: via.ingress,
         confirmedAt: new Date().toISOString()
       },
