@@ -104,7 +104,7 @@ function describe(
   }
 }
 
-/** The errors of a failed validation, one per field, in the order the validator found them. */
+/** The errors of a failed validation, one per field: unknown members, then the rest as found. */
 export function fieldErrors(
   errors: readonly SchemaError[] | null | undefined,
   prefix = ''
@@ -112,7 +112,13 @@ export function fieldErrors(
   const seen = new Set<string>();
   const out: FieldError[] = [];
   const types = typesByPointer(errors ?? []);
-  for (const error of errors ?? []) {
+  // Unknown members first, as they were named before the schemas checked the bodies.
+  const ordered = [...(errors ?? [])].sort(
+    (a, b) =>
+      Number(b.keyword === 'additionalProperties') -
+      Number(a.keyword === 'additionalProperties')
+  );
+  for (const error of ordered) {
     const field = describe(error, types);
     if (field === undefined || seen.has(field.pointer)) {
       continue;

@@ -6,8 +6,8 @@
 import type { SchemaValidator } from '../schema-errors';
 
 export const validateInitializeRequest =
-  validate20 as unknown as SchemaValidator;
-const schema31 = {
+  validate52 as unknown as SchemaValidator;
+const schema19 = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: 'urn:jupyterlab-project-startup:schema:initialize-request',
   type: 'object',
@@ -31,13 +31,13 @@ const schema31 = {
     }
   }
 };
-const pattern4 = new RegExp(
+const pattern3 = new RegExp(
   '^(slurm|pbs|lsf|flux):ƒ?[A-Za-z0-9_.\\-\\[\\]]{1,128}$',
   'u'
 );
-const pattern5 = new RegExp('^/', 'u');
+const pattern4 = new RegExp('^/', 'u');
 
-function validate20(
+function validate52(
   data,
   {
     instancePath = '',
@@ -50,7 +50,7 @@ function validate20(
   /*# sourceURL="urn:jupyterlab-project-startup:schema:initialize-request" */ let vErrors =
     null;
   let errors = 0;
-  const evaluated0 = validate20.evaluated;
+  const evaluated0 = validate52.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -63,8 +63,7 @@ function validate20(
         instancePath,
         schemaPath: '#/required',
         keyword: 'required',
-        params: { missingProperty: 'interface' },
-        message: "must have required property '" + 'interface' + "'"
+        params: { missingProperty: 'interface' }
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -78,8 +77,7 @@ function validate20(
         instancePath,
         schemaPath: '#/required',
         keyword: 'required',
-        params: { missingProperty: 'confirm' },
-        message: "must have required property '" + 'confirm' + "'"
+        params: { missingProperty: 'confirm' }
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -99,8 +97,7 @@ function validate20(
           instancePath,
           schemaPath: '#/additionalProperties',
           keyword: 'additionalProperties',
-          params: { additionalProperty: key0 },
-          message: 'must NOT have additional properties'
+          params: { additionalProperty: key0 }
         };
         if (vErrors === null) {
           vErrors = [err2];
@@ -117,8 +114,7 @@ function validate20(
           instancePath: instancePath + '/interface',
           schemaPath: '#/properties/interface/enum',
           keyword: 'enum',
-          params: { allowedValues: schema31.properties.interface.enum },
-          message: 'must be equal to one of the allowed values'
+          params: { allowedValues: schema19.properties.interface.enum }
         };
         if (vErrors === null) {
           vErrors = [err3];
@@ -134,8 +130,7 @@ function validate20(
           instancePath: instancePath + '/method',
           schemaPath: '#/properties/method/type',
           keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string'
+          params: { type: 'string' }
         };
         if (vErrors === null) {
           vErrors = [err4];
@@ -148,18 +143,14 @@ function validate20(
     if (data.allocation !== undefined) {
       let data2 = data.allocation;
       if (typeof data2 === 'string') {
-        if (!pattern4.test(data2)) {
+        if (!pattern3.test(data2)) {
           const err5 = {
             instancePath: instancePath + '/allocation',
             schemaPath: '#/properties/allocation/pattern',
             keyword: 'pattern',
             params: {
               pattern: '^(slurm|pbs|lsf|flux):ƒ?[A-Za-z0-9_.\\-\\[\\]]{1,128}$'
-            },
-            message:
-              'must match pattern "' +
-              '^(slurm|pbs|lsf|flux):ƒ?[A-Za-z0-9_.\\-\\[\\]]{1,128}$' +
-              '"'
+            }
           };
           if (vErrors === null) {
             vErrors = [err5];
@@ -173,8 +164,7 @@ function validate20(
           instancePath: instancePath + '/allocation',
           schemaPath: '#/properties/allocation/type',
           keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string'
+          params: { type: 'string' }
         };
         if (vErrors === null) {
           vErrors = [err6];
@@ -192,8 +182,7 @@ function validate20(
             instancePath: instancePath + '/confirm',
             schemaPath: '#/properties/confirm/required',
             keyword: 'required',
-            params: { missingProperty: 'projectPath' },
-            message: "must have required property '" + 'projectPath' + "'"
+            params: { missingProperty: 'projectPath' }
           };
           if (vErrors === null) {
             vErrors = [err7];
@@ -207,8 +196,7 @@ function validate20(
             instancePath: instancePath + '/confirm',
             schemaPath: '#/properties/confirm/required',
             keyword: 'required',
-            params: { missingProperty: 'statePath' },
-            message: "must have required property '" + 'statePath' + "'"
+            params: { missingProperty: 'statePath' }
           };
           if (vErrors === null) {
             vErrors = [err8];
@@ -223,8 +211,7 @@ function validate20(
               instancePath: instancePath + '/confirm',
               schemaPath: '#/properties/confirm/additionalProperties',
               keyword: 'additionalProperties',
-              params: { additionalProperty: key1 },
-              message: 'must NOT have additional properties'
+              params: { additionalProperty: key1 }
             };
             if (vErrors === null) {
               vErrors = [err9];
@@ -237,14 +224,13 @@ function validate20(
         if (data3.projectPath !== undefined) {
           let data4 = data3.projectPath;
           if (typeof data4 === 'string') {
-            if (!pattern5.test(data4)) {
+            if (!pattern4.test(data4)) {
               const err10 = {
                 instancePath: instancePath + '/confirm/projectPath',
                 schemaPath:
                   '#/properties/confirm/properties/projectPath/pattern',
                 keyword: 'pattern',
-                params: { pattern: '^/' },
-                message: 'must match pattern "' + '^/' + '"'
+                params: { pattern: '^/' }
               };
               if (vErrors === null) {
                 vErrors = [err10];
@@ -258,8 +244,7 @@ function validate20(
               instancePath: instancePath + '/confirm/projectPath',
               schemaPath: '#/properties/confirm/properties/projectPath/type',
               keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string'
+              params: { type: 'string' }
             };
             if (vErrors === null) {
               vErrors = [err11];
@@ -272,13 +257,12 @@ function validate20(
         if (data3.statePath !== undefined) {
           let data5 = data3.statePath;
           if (typeof data5 === 'string') {
-            if (!pattern5.test(data5)) {
+            if (!pattern4.test(data5)) {
               const err12 = {
                 instancePath: instancePath + '/confirm/statePath',
                 schemaPath: '#/properties/confirm/properties/statePath/pattern',
                 keyword: 'pattern',
-                params: { pattern: '^/' },
-                message: 'must match pattern "' + '^/' + '"'
+                params: { pattern: '^/' }
               };
               if (vErrors === null) {
                 vErrors = [err12];
@@ -292,8 +276,7 @@ function validate20(
               instancePath: instancePath + '/confirm/statePath',
               schemaPath: '#/properties/confirm/properties/statePath/type',
               keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string'
+              params: { type: 'string' }
             };
             if (vErrors === null) {
               vErrors = [err13];
@@ -308,8 +291,7 @@ function validate20(
           instancePath: instancePath + '/confirm',
           schemaPath: '#/properties/confirm/type',
           keyword: 'type',
-          params: { type: 'object' },
-          message: 'must be object'
+          params: { type: 'object' }
         };
         if (vErrors === null) {
           vErrors = [err14];
@@ -324,8 +306,7 @@ function validate20(
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
-      params: { type: 'object' },
-      message: 'must be object'
+      params: { type: 'object' }
     };
     if (vErrors === null) {
       vErrors = [err15];
@@ -334,17 +315,17 @@ function validate20(
     }
     errors++;
   }
-  validate20.errors = vErrors;
+  validate52.errors = vErrors;
   return errors === 0;
 }
-validate20.evaluated = {
+validate52.evaluated = {
   props: true,
   dynamicProps: false,
   dynamicItems: false
 };
 
-export const validateGatewayRequest = validate25 as unknown as SchemaValidator;
-const schema33 = {
+export const validateGatewayRequest = validate58 as unknown as SchemaValidator;
+const schema21 = {
   type: 'object',
   additionalProperties: false,
   required: ['jsonrpc', 'method'],
@@ -398,7 +379,7 @@ const schema33 = {
   ]
 };
 
-function validate25(
+function validate58(
   data,
   {
     instancePath = '',
@@ -410,7 +391,7 @@ function validate25(
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate25.evaluated;
+  const evaluated0 = validate58.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -461,8 +442,7 @@ function validate25(
           instancePath,
           schemaPath: '#/allOf/0/then/required',
           keyword: 'required',
-          params: { missingProperty: 'params' },
-          message: "must have required property '" + 'params' + "'"
+          params: { missingProperty: 'params' }
         };
         if (vErrors === null) {
           vErrors = [err2];
@@ -479,8 +459,7 @@ function validate25(
               instancePath: instancePath + '/params',
               schemaPath: '#/allOf/0/then/properties/params/required',
               keyword: 'required',
-              params: { missingProperty: 'interface' },
-              message: "must have required property '" + 'interface' + "'"
+              params: { missingProperty: 'interface' }
             };
             if (vErrors === null) {
               vErrors = [err3];
@@ -496,8 +475,7 @@ function validate25(
                 schemaPath:
                   '#/allOf/0/then/properties/params/additionalProperties',
                 keyword: 'additionalProperties',
-                params: { additionalProperty: key0 },
-                message: 'must NOT have additional properties'
+                params: { additionalProperty: key0 }
               };
               if (vErrors === null) {
                 vErrors = [err4];
@@ -521,10 +499,9 @@ function validate25(
                 keyword: 'enum',
                 params: {
                   allowedValues:
-                    schema33.allOf[0].then.properties.params.properties
+                    schema21.allOf[0].then.properties.params.properties
                       .interface.enum
-                },
-                message: 'must be equal to one of the allowed values'
+                }
               };
               if (vErrors === null) {
                 vErrors = [err5];
@@ -537,7 +514,7 @@ function validate25(
           if (data1.allocation !== undefined) {
             let data3 = data1.allocation;
             if (typeof data3 === 'string') {
-              if (!pattern4.test(data3)) {
+              if (!pattern3.test(data3)) {
                 const err6 = {
                   instancePath: instancePath + '/params/allocation',
                   schemaPath:
@@ -546,11 +523,7 @@ function validate25(
                   params: {
                     pattern:
                       '^(slurm|pbs|lsf|flux):ƒ?[A-Za-z0-9_.\\-\\[\\]]{1,128}$'
-                  },
-                  message:
-                    'must match pattern "' +
-                    '^(slurm|pbs|lsf|flux):ƒ?[A-Za-z0-9_.\\-\\[\\]]{1,128}$' +
-                    '"'
+                  }
                 };
                 if (vErrors === null) {
                   vErrors = [err6];
@@ -565,8 +538,7 @@ function validate25(
                 schemaPath:
                   '#/allOf/0/then/properties/params/properties/allocation/type',
                 keyword: 'type',
-                params: { type: 'string' },
-                message: 'must be string'
+                params: { type: 'string' }
               };
               if (vErrors === null) {
                 vErrors = [err7];
@@ -581,8 +553,7 @@ function validate25(
             instancePath: instancePath + '/params',
             schemaPath: '#/allOf/0/then/properties/params/type',
             keyword: 'type',
-            params: { type: 'object' },
-            message: 'must be object'
+            params: { type: 'object' }
           };
           if (vErrors === null) {
             vErrors = [err8];
@@ -606,8 +577,7 @@ function validate25(
       instancePath,
       schemaPath: '#/allOf/0/if',
       keyword: 'if',
-      params: { failingKeyword: 'then' },
-      message: 'must match "then" schema'
+      params: { failingKeyword: 'then' }
     };
     if (vErrors === null) {
       vErrors = [err9];
@@ -660,8 +630,7 @@ function validate25(
           instancePath,
           schemaPath: '#/allOf/1/then/required',
           keyword: 'required',
-          params: { missingProperty: 'params' },
-          message: "must have required property '" + 'params' + "'"
+          params: { missingProperty: 'params' }
         };
         if (vErrors === null) {
           vErrors = [err12];
@@ -671,304 +640,20 @@ function validate25(
         errors++;
       }
       if (data.params !== undefined) {
-        let data5 = data.params;
-        if (data5 && typeof data5 == 'object' && !Array.isArray(data5)) {
-          if (data5.interface === undefined) {
-            const err13 = {
-              instancePath: instancePath + '/params',
-              schemaPath:
-                'urn:jupyterlab-project-startup:schema:initialize-request/required',
-              keyword: 'required',
-              params: { missingProperty: 'interface' },
-              message: "must have required property '" + 'interface' + "'"
-            };
-            if (vErrors === null) {
-              vErrors = [err13];
-            } else {
-              vErrors.push(err13);
-            }
-            errors++;
-          }
-          if (data5.confirm === undefined) {
-            const err14 = {
-              instancePath: instancePath + '/params',
-              schemaPath:
-                'urn:jupyterlab-project-startup:schema:initialize-request/required',
-              keyword: 'required',
-              params: { missingProperty: 'confirm' },
-              message: "must have required property '" + 'confirm' + "'"
-            };
-            if (vErrors === null) {
-              vErrors = [err14];
-            } else {
-              vErrors.push(err14);
-            }
-            errors++;
-          }
-          for (const key1 in data5) {
-            if (!(
-              key1 === 'interface' ||
-              key1 === 'method' ||
-              key1 === 'allocation' ||
-              key1 === 'confirm'
-            )) {
-              const err15 = {
-                instancePath: instancePath + '/params',
-                schemaPath:
-                  'urn:jupyterlab-project-startup:schema:initialize-request/additionalProperties',
-                keyword: 'additionalProperties',
-                params: { additionalProperty: key1 },
-                message: 'must NOT have additional properties'
-              };
-              if (vErrors === null) {
-                vErrors = [err15];
-              } else {
-                vErrors.push(err15);
-              }
-              errors++;
-            }
-          }
-          if (data5.interface !== undefined) {
-            let data6 = data5.interface;
-            if (!(
-              data6 === 'terminal' ||
-              data6 === 'web' ||
-              data6 === 'notebook'
-            )) {
-              const err16 = {
-                instancePath: instancePath + '/params/interface',
-                schemaPath:
-                  'urn:jupyterlab-project-startup:schema:initialize-request/properties/interface/enum',
-                keyword: 'enum',
-                params: { allowedValues: schema31.properties.interface.enum },
-                message: 'must be equal to one of the allowed values'
-              };
-              if (vErrors === null) {
-                vErrors = [err16];
-              } else {
-                vErrors.push(err16);
-              }
-              errors++;
-            }
-          }
-          if (data5.method !== undefined) {
-            if (typeof data5.method !== 'string') {
-              const err17 = {
-                instancePath: instancePath + '/params/method',
-                schemaPath:
-                  'urn:jupyterlab-project-startup:schema:initialize-request/properties/method/type',
-                keyword: 'type',
-                params: { type: 'string' },
-                message: 'must be string'
-              };
-              if (vErrors === null) {
-                vErrors = [err17];
-              } else {
-                vErrors.push(err17);
-              }
-              errors++;
-            }
-          }
-          if (data5.allocation !== undefined) {
-            let data8 = data5.allocation;
-            if (typeof data8 === 'string') {
-              if (!pattern4.test(data8)) {
-                const err18 = {
-                  instancePath: instancePath + '/params/allocation',
-                  schemaPath:
-                    'urn:jupyterlab-project-startup:schema:initialize-request/properties/allocation/pattern',
-                  keyword: 'pattern',
-                  params: {
-                    pattern:
-                      '^(slurm|pbs|lsf|flux):ƒ?[A-Za-z0-9_.\\-\\[\\]]{1,128}$'
-                  },
-                  message:
-                    'must match pattern "' +
-                    '^(slurm|pbs|lsf|flux):ƒ?[A-Za-z0-9_.\\-\\[\\]]{1,128}$' +
-                    '"'
-                };
-                if (vErrors === null) {
-                  vErrors = [err18];
-                } else {
-                  vErrors.push(err18);
-                }
-                errors++;
-              }
-            } else {
-              const err19 = {
-                instancePath: instancePath + '/params/allocation',
-                schemaPath:
-                  'urn:jupyterlab-project-startup:schema:initialize-request/properties/allocation/type',
-                keyword: 'type',
-                params: { type: 'string' },
-                message: 'must be string'
-              };
-              if (vErrors === null) {
-                vErrors = [err19];
-              } else {
-                vErrors.push(err19);
-              }
-              errors++;
-            }
-          }
-          if (data5.confirm !== undefined) {
-            let data9 = data5.confirm;
-            if (data9 && typeof data9 == 'object' && !Array.isArray(data9)) {
-              if (data9.projectPath === undefined) {
-                const err20 = {
-                  instancePath: instancePath + '/params/confirm',
-                  schemaPath:
-                    'urn:jupyterlab-project-startup:schema:initialize-request/properties/confirm/required',
-                  keyword: 'required',
-                  params: { missingProperty: 'projectPath' },
-                  message: "must have required property '" + 'projectPath' + "'"
-                };
-                if (vErrors === null) {
-                  vErrors = [err20];
-                } else {
-                  vErrors.push(err20);
-                }
-                errors++;
-              }
-              if (data9.statePath === undefined) {
-                const err21 = {
-                  instancePath: instancePath + '/params/confirm',
-                  schemaPath:
-                    'urn:jupyterlab-project-startup:schema:initialize-request/properties/confirm/required',
-                  keyword: 'required',
-                  params: { missingProperty: 'statePath' },
-                  message: "must have required property '" + 'statePath' + "'"
-                };
-                if (vErrors === null) {
-                  vErrors = [err21];
-                } else {
-                  vErrors.push(err21);
-                }
-                errors++;
-              }
-              for (const key2 in data9) {
-                if (!(key2 === 'projectPath' || key2 === 'statePath')) {
-                  const err22 = {
-                    instancePath: instancePath + '/params/confirm',
-                    schemaPath:
-                      'urn:jupyterlab-project-startup:schema:initialize-request/properties/confirm/additionalProperties',
-                    keyword: 'additionalProperties',
-                    params: { additionalProperty: key2 },
-                    message: 'must NOT have additional properties'
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err22];
-                  } else {
-                    vErrors.push(err22);
-                  }
-                  errors++;
-                }
-              }
-              if (data9.projectPath !== undefined) {
-                let data10 = data9.projectPath;
-                if (typeof data10 === 'string') {
-                  if (!pattern5.test(data10)) {
-                    const err23 = {
-                      instancePath:
-                        instancePath + '/params/confirm/projectPath',
-                      schemaPath:
-                        'urn:jupyterlab-project-startup:schema:initialize-request/properties/confirm/properties/projectPath/pattern',
-                      keyword: 'pattern',
-                      params: { pattern: '^/' },
-                      message: 'must match pattern "' + '^/' + '"'
-                    };
-                    if (vErrors === null) {
-                      vErrors = [err23];
-                    } else {
-                      vErrors.push(err23);
-                    }
-                    errors++;
-                  }
-                } else {
-                  const err24 = {
-                    instancePath: instancePath + '/params/confirm/projectPath',
-                    schemaPath:
-                      'urn:jupyterlab-project-startup:schema:initialize-request/properties/confirm/properties/projectPath/type',
-                    keyword: 'type',
-                    params: { type: 'string' },
-                    message: 'must be string'
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err24];
-                  } else {
-                    vErrors.push(err24);
-                  }
-                  errors++;
-                }
-              }
-              if (data9.statePath !== undefined) {
-                let data11 = data9.statePath;
-                if (typeof data11 === 'string') {
-                  if (!pattern5.test(data11)) {
-                    const err25 = {
-                      instancePath: instancePath + '/params/confirm/statePath',
-                      schemaPath:
-                        'urn:jupyterlab-project-startup:schema:initialize-request/properties/confirm/properties/statePath/pattern',
-                      keyword: 'pattern',
-                      params: { pattern: '^/' },
-                      message: 'must match pattern "' + '^/' + '"'
-                    };
-                    if (vErrors === null) {
-                      vErrors = [err25];
-                    } else {
-                      vErrors.push(err25);
-                    }
-                    errors++;
-                  }
-                } else {
-                  const err26 = {
-                    instancePath: instancePath + '/params/confirm/statePath',
-                    schemaPath:
-                      'urn:jupyterlab-project-startup:schema:initialize-request/properties/confirm/properties/statePath/type',
-                    keyword: 'type',
-                    params: { type: 'string' },
-                    message: 'must be string'
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err26];
-                  } else {
-                    vErrors.push(err26);
-                  }
-                  errors++;
-                }
-              }
-            } else {
-              const err27 = {
-                instancePath: instancePath + '/params/confirm',
-                schemaPath:
-                  'urn:jupyterlab-project-startup:schema:initialize-request/properties/confirm/type',
-                keyword: 'type',
-                params: { type: 'object' },
-                message: 'must be object'
-              };
-              if (vErrors === null) {
-                vErrors = [err27];
-              } else {
-                vErrors.push(err27);
-              }
-              errors++;
-            }
-          }
-        } else {
-          const err28 = {
+        if (
+          !validate52(data.params, {
             instancePath: instancePath + '/params',
-            schemaPath:
-              'urn:jupyterlab-project-startup:schema:initialize-request/type',
-            keyword: 'type',
-            params: { type: 'object' },
-            message: 'must be object'
-          };
-          if (vErrors === null) {
-            vErrors = [err28];
-          } else {
-            vErrors.push(err28);
-          }
-          errors++;
+            parentData: data,
+            parentDataProperty: 'params',
+            rootData,
+            dynamicAnchors
+          })
+        ) {
+          vErrors =
+            vErrors === null
+              ? validate52.errors
+              : vErrors.concat(validate52.errors);
+          errors = vErrors.length;
         }
       }
     }
@@ -981,17 +666,16 @@ function validate25(
     }
   }
   if (!valid5) {
-    const err29 = {
+    const err13 = {
       instancePath,
       schemaPath: '#/allOf/1/if',
       keyword: 'if',
-      params: { failingKeyword: 'then' },
-      message: 'must match "then" schema'
+      params: { failingKeyword: 'then' }
     };
     if (vErrors === null) {
-      vErrors = [err29];
+      vErrors = [err13];
     } else {
-      vErrors.push(err29);
+      vErrors.push(err13);
     }
     errors++;
   }
@@ -1005,191 +689,181 @@ function validate25(
   }
   if (data && typeof data == 'object' && !Array.isArray(data)) {
     if (data.jsonrpc === undefined) {
-      const err30 = {
+      const err14 = {
         instancePath,
         schemaPath: '#/required',
         keyword: 'required',
-        params: { missingProperty: 'jsonrpc' },
-        message: "must have required property '" + 'jsonrpc' + "'"
+        params: { missingProperty: 'jsonrpc' }
       };
       if (vErrors === null) {
-        vErrors = [err30];
+        vErrors = [err14];
       } else {
-        vErrors.push(err30);
+        vErrors.push(err14);
       }
       errors++;
     }
     if (data.method === undefined) {
-      const err31 = {
+      const err15 = {
         instancePath,
         schemaPath: '#/required',
         keyword: 'required',
-        params: { missingProperty: 'method' },
-        message: "must have required property '" + 'method' + "'"
+        params: { missingProperty: 'method' }
       };
       if (vErrors === null) {
-        vErrors = [err31];
+        vErrors = [err15];
       } else {
-        vErrors.push(err31);
+        vErrors.push(err15);
       }
       errors++;
     }
-    for (const key3 in data) {
+    for (const key1 in data) {
       if (!(
-        key3 === 'jsonrpc' ||
-        key3 === 'method' ||
-        key3 === 'params' ||
-        key3 === 'id'
+        key1 === 'jsonrpc' ||
+        key1 === 'method' ||
+        key1 === 'params' ||
+        key1 === 'id'
       )) {
-        const err32 = {
+        const err16 = {
           instancePath,
           schemaPath: '#/additionalProperties',
           keyword: 'additionalProperties',
-          params: { additionalProperty: key3 },
-          message: 'must NOT have additional properties'
+          params: { additionalProperty: key1 }
         };
         if (vErrors === null) {
-          vErrors = [err32];
+          vErrors = [err16];
         } else {
-          vErrors.push(err32);
+          vErrors.push(err16);
         }
         errors++;
       }
     }
     if (data.jsonrpc !== undefined) {
       if ('2.0' !== data.jsonrpc) {
-        const err33 = {
+        const err17 = {
           instancePath: instancePath + '/jsonrpc',
           schemaPath: '#/properties/jsonrpc/const',
           keyword: 'const',
-          params: { allowedValue: '2.0' },
-          message: 'must be equal to constant'
+          params: { allowedValue: '2.0' }
         };
         if (vErrors === null) {
-          vErrors = [err33];
+          vErrors = [err17];
         } else {
-          vErrors.push(err33);
+          vErrors.push(err17);
         }
         errors++;
       }
     }
     if (data.method !== undefined) {
-      let data13 = data.method;
+      let data7 = data.method;
       if (!(
-        data13 === 'project.capabilities' ||
-        data13 === 'project.startup' ||
-        data13 === 'project.initialize'
+        data7 === 'project.capabilities' ||
+        data7 === 'project.startup' ||
+        data7 === 'project.initialize'
       )) {
-        const err34 = {
+        const err18 = {
           instancePath: instancePath + '/method',
           schemaPath: '#/properties/method/enum',
           keyword: 'enum',
-          params: { allowedValues: schema33.properties.method.enum },
-          message: 'must be equal to one of the allowed values'
+          params: { allowedValues: schema21.properties.method.enum }
         };
         if (vErrors === null) {
-          vErrors = [err34];
+          vErrors = [err18];
         } else {
-          vErrors.push(err34);
+          vErrors.push(err18);
         }
         errors++;
       }
     }
     if (data.params !== undefined) {
-      let data14 = data.params;
-      if (!(data14 && typeof data14 == 'object' && !Array.isArray(data14))) {
-        const err35 = {
+      let data8 = data.params;
+      if (!(data8 && typeof data8 == 'object' && !Array.isArray(data8))) {
+        const err19 = {
           instancePath: instancePath + '/params',
           schemaPath: '#/properties/params/type',
           keyword: 'type',
-          params: { type: 'object' },
-          message: 'must be object'
+          params: { type: 'object' }
         };
         if (vErrors === null) {
-          vErrors = [err35];
+          vErrors = [err19];
         } else {
-          vErrors.push(err35);
+          vErrors.push(err19);
         }
         errors++;
       }
     }
     if (data.id !== undefined) {
-      let data15 = data.id;
-      const _errs39 = errors;
-      let valid12 = false;
-      const _errs40 = errors;
-      if (typeof data15 !== 'string') {
-        const err36 = {
+      let data9 = data.id;
+      const _errs24 = errors;
+      let valid9 = false;
+      const _errs25 = errors;
+      if (typeof data9 !== 'string') {
+        const err20 = {
           instancePath: instancePath + '/id',
           schemaPath: '#/properties/id/anyOf/0/type',
           keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string'
+          params: { type: 'string' }
         };
         if (vErrors === null) {
-          vErrors = [err36];
+          vErrors = [err20];
         } else {
-          vErrors.push(err36);
+          vErrors.push(err20);
         }
         errors++;
       }
-      var _valid2 = _errs40 === errors;
-      valid12 = valid12 || _valid2;
-      const _errs42 = errors;
-      if (!(typeof data15 == 'number' && isFinite(data15))) {
-        const err37 = {
+      var _valid2 = _errs25 === errors;
+      valid9 = valid9 || _valid2;
+      const _errs27 = errors;
+      if (!(typeof data9 == 'number' && isFinite(data9))) {
+        const err21 = {
           instancePath: instancePath + '/id',
           schemaPath: '#/properties/id/anyOf/1/type',
           keyword: 'type',
-          params: { type: 'number' },
-          message: 'must be number'
+          params: { type: 'number' }
         };
         if (vErrors === null) {
-          vErrors = [err37];
+          vErrors = [err21];
         } else {
-          vErrors.push(err37);
+          vErrors.push(err21);
         }
         errors++;
       }
-      var _valid2 = _errs42 === errors;
-      valid12 = valid12 || _valid2;
-      const _errs44 = errors;
-      if (data15 !== null) {
-        const err38 = {
+      var _valid2 = _errs27 === errors;
+      valid9 = valid9 || _valid2;
+      const _errs29 = errors;
+      if (data9 !== null) {
+        const err22 = {
           instancePath: instancePath + '/id',
           schemaPath: '#/properties/id/anyOf/2/type',
           keyword: 'type',
-          params: { type: 'null' },
-          message: 'must be null'
+          params: { type: 'null' }
         };
         if (vErrors === null) {
-          vErrors = [err38];
+          vErrors = [err22];
         } else {
-          vErrors.push(err38);
+          vErrors.push(err22);
         }
         errors++;
       }
-      var _valid2 = _errs44 === errors;
-      valid12 = valid12 || _valid2;
-      if (!valid12) {
-        const err39 = {
+      var _valid2 = _errs29 === errors;
+      valid9 = valid9 || _valid2;
+      if (!valid9) {
+        const err23 = {
           instancePath: instancePath + '/id',
           schemaPath: '#/properties/id/anyOf',
           keyword: 'anyOf',
-          params: {},
-          message: 'must match a schema in anyOf'
+          params: {}
         };
         if (vErrors === null) {
-          vErrors = [err39];
+          vErrors = [err23];
         } else {
-          vErrors.push(err39);
+          vErrors.push(err23);
         }
         errors++;
       } else {
-        errors = _errs39;
+        errors = _errs24;
         if (vErrors !== null) {
-          if (_errs39) {
-            vErrors.length = _errs39;
+          if (_errs24) {
+            vErrors.length = _errs24;
           } else {
             vErrors = null;
           }
@@ -1197,31 +871,30 @@ function validate25(
       }
     }
   } else {
-    const err40 = {
+    const err24 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
-      params: { type: 'object' },
-      message: 'must be object'
+      params: { type: 'object' }
     };
     if (vErrors === null) {
-      vErrors = [err40];
+      vErrors = [err24];
     } else {
-      vErrors.push(err40);
+      vErrors.push(err24);
     }
     errors++;
   }
-  validate25.errors = vErrors;
+  validate58.errors = vErrors;
   return errors === 0;
 }
-validate25.evaluated = {
+validate58.evaluated = {
   props: true,
   dynamicProps: false,
   dynamicItems: false
 };
 
-export const validateStartupParams = validate26 as unknown as SchemaValidator;
-const schema37 = {
+export const validateStartupParams = validate60 as unknown as SchemaValidator;
+const schema23 = {
   type: 'object',
   additionalProperties: false,
   required: ['interface'],
@@ -1234,7 +907,7 @@ const schema37 = {
   }
 };
 
-function validate26(
+function validate60(
   data,
   {
     instancePath = '',
@@ -1246,7 +919,7 @@ function validate26(
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate26.evaluated;
+  const evaluated0 = validate60.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -1259,8 +932,7 @@ function validate26(
         instancePath,
         schemaPath: '#/required',
         keyword: 'required',
-        params: { missingProperty: 'interface' },
-        message: "must have required property '" + 'interface' + "'"
+        params: { missingProperty: 'interface' }
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -1275,8 +947,7 @@ function validate26(
           instancePath,
           schemaPath: '#/additionalProperties',
           keyword: 'additionalProperties',
-          params: { additionalProperty: key0 },
-          message: 'must NOT have additional properties'
+          params: { additionalProperty: key0 }
         };
         if (vErrors === null) {
           vErrors = [err1];
@@ -1293,8 +964,7 @@ function validate26(
           instancePath: instancePath + '/interface',
           schemaPath: '#/properties/interface/enum',
           keyword: 'enum',
-          params: { allowedValues: schema37.properties.interface.enum },
-          message: 'must be equal to one of the allowed values'
+          params: { allowedValues: schema23.properties.interface.enum }
         };
         if (vErrors === null) {
           vErrors = [err2];
@@ -1307,18 +977,14 @@ function validate26(
     if (data.allocation !== undefined) {
       let data1 = data.allocation;
       if (typeof data1 === 'string') {
-        if (!pattern4.test(data1)) {
+        if (!pattern3.test(data1)) {
           const err3 = {
             instancePath: instancePath + '/allocation',
             schemaPath: '#/properties/allocation/pattern',
             keyword: 'pattern',
             params: {
               pattern: '^(slurm|pbs|lsf|flux):ƒ?[A-Za-z0-9_.\\-\\[\\]]{1,128}$'
-            },
-            message:
-              'must match pattern "' +
-              '^(slurm|pbs|lsf|flux):ƒ?[A-Za-z0-9_.\\-\\[\\]]{1,128}$' +
-              '"'
+            }
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -1332,8 +998,7 @@ function validate26(
           instancePath: instancePath + '/allocation',
           schemaPath: '#/properties/allocation/type',
           keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string'
+          params: { type: 'string' }
         };
         if (vErrors === null) {
           vErrors = [err4];
@@ -1348,8 +1013,7 @@ function validate26(
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
-      params: { type: 'object' },
-      message: 'must be object'
+      params: { type: 'object' }
     };
     if (vErrors === null) {
       vErrors = [err5];
@@ -1358,10 +1022,10 @@ function validate26(
     }
     errors++;
   }
-  validate26.errors = vErrors;
+  validate60.errors = vErrors;
   return errors === 0;
 }
-validate26.evaluated = {
+validate60.evaluated = {
   props: true,
   dynamicProps: false,
   dynamicItems: false
