@@ -4,8 +4,8 @@
 // REST routes, the gateway, the command line) parses an interface name here. Pure.
 import { AllocationClaim, parseAllocationClaim } from './allocation-claim';
 import {
-  validateInitializeRequest,
-  validateStartupParams
+  validateGatewayRequest,
+  validateInitializeRequest
 } from './generated/request-validators';
 import { ProblemError } from './problems';
 import { fieldErrors, SchemaValidator } from './schema-errors';
@@ -52,21 +52,27 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /**
  * Checks `value` with a generated validator. The interface is judged first, by parseInterface,
  * so its two problems (and their allowed values) are the same wherever an interface is named;
- * any other difference from the schema is one validation-failed problem listing every field.
+ * any other difference from the schema is one validation-failed problem listing every field
+ * (`only` keeps the errors at or below one pointer).
  */
 function validate(
   validator: SchemaValidator,
   value: unknown,
+  checked: unknown,
   what: string,
-  prefix: string
+  only = ''
 ): asserts value is Record<string, unknown> {
   if (isRecord(value)) {
     parseInterface(value.interface);
   }
-  if (validator(value)) {
+  if (validator(checked)) {
     return;
   }
-  const errors = fieldErrors(validator.errors, prefix);
+  const errors = fieldErrors(
+    validator.errors?.filter(
+      e => e.instancePath === only || e.instancePath.startsWith(`${only}/`)
+    )
+  );
   throw new ProblemError(
     'validation-failed',
     `${what}: ${errors.map(e => `${e.pointer || '(body)'} ${e.detail}`).join('; ')}.`,
@@ -79,8 +85,8 @@ export function parseInitializeRequest(body: unknown): InitializeRequest {
   validate(
     validateInitializeRequest,
     body,
-    'The request body is not what initialize takes',
-    ''
+    body,
+    'The request body is not what initialize takes'
   );
   const confirm = body.confirm as { projectPath: string; statePath: string };
   return {
@@ -94,9 +100,11 @@ export function parseInitializeRequest(body: unknown): InitializeRequest {
 /** The params of the gateway's project.startup (absent params name no interface). */
 export function parseStartupParams(params: unknown): StartupRequest {
   const named = params === undefined ? {} : params;
+  // Checked as the params of a project.startup request: the gateway schema is their one source.
   validate(
-    validateStartupParams,
+    validateGatewayRequest,
     named,
+    { jsonrpc: '2.0', method: 'project.startup', params: named },
     'The params are not what project.startup takes',
     '/params'
   );

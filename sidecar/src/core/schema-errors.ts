@@ -106,8 +106,7 @@ function describe(
 
 /** The errors of a failed validation, one per field: unknown members, then the rest as found. */
 export function fieldErrors(
-  errors: readonly SchemaError[] | null | undefined,
-  prefix = ''
+  errors: readonly SchemaError[] | null | undefined
 ): FieldError[] {
   const seen = new Set<string>();
   const out: FieldError[] = [];
@@ -124,7 +123,7 @@ export function fieldErrors(
       continue;
     }
     seen.add(field.pointer);
-    out.push({ pointer: prefix + field.pointer, detail: field.detail });
+    out.push(field);
   }
   return out;
 }
