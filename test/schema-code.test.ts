@@ -4,15 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import {
-  APPROVAL_MODES,
-  CREDENTIAL_BACKENDS,
-  INFERENCE_RUNTIMES,
-  INGRESS_MODES,
-  INTERFACE_IDS,
-  PHASES,
-  PLATFORM_IDS
-} from '../sidecar/src/core/vocabulary';
+import * as vocabulary from '../sidecar/src/core/vocabulary';
 import { PROBLEM_CODES } from '../sidecar/src/core/problems';
 import { SCHEDULERS } from '../sidecar/src/core/generated/schema-lists';
 import { MAX_BATCH, GATEWAY_METHODS } from '../sidecar/src/http/gateway';
@@ -75,13 +67,13 @@ describe('generated code', () => {
 
 describe('one list, wherever a schema names it', () => {
   const lists: [string, readonly string[]][] = [
-    ['platforms', PLATFORM_IDS],
-    ['interfaces', INTERFACE_IDS],
-    ['phases', PHASES],
-    ['ingress modes', INGRESS_MODES],
-    ['inference runtimes', INFERENCE_RUNTIMES],
-    ['credential backends', CREDENTIAL_BACKENDS],
-    ['approval modes', APPROVAL_MODES],
+    ['platforms', vocabulary.PLATFORM_IDS],
+    ['interfaces', vocabulary.INTERFACE_IDS],
+    ['phases', vocabulary.PHASES],
+    ['ingress modes', vocabulary.INGRESS_MODES],
+    ['inference runtimes', vocabulary.INFERENCE_RUNTIMES],
+    ['credential backends', vocabulary.CREDENTIAL_BACKENDS],
+    ['approval modes', vocabulary.APPROVAL_MODES],
     ['schedulers', SCHEDULERS]
   ];
 
@@ -108,7 +100,7 @@ describe('one list, wherever a schema names it', () => {
       };
     };
     expect([...EXTENSION_PHASES]).toEqual(startup.$defs.phase.enum);
-    expect([...PHASES]).toEqual(startup.$defs.phase.enum);
+    expect([...vocabulary.PHASES]).toEqual(startup.$defs.phase.enum);
     expect([...CHECK_STATUSES]).toEqual(
       startup.$defs.readinessCheck.properties.status.enum
     );

@@ -3,15 +3,7 @@
 
 export const SCHEMA_VERSION = '1.0.0';
 
-import {
-  APPROVAL_MODES,
-  CREDENTIAL_BACKENDS,
-  INFERENCE_RUNTIMES,
-  INGRESS_MODES,
-  INTERFACE_IDS,
-  PHASES,
-  PLATFORM_IDS
-} from './generated/schema-lists';
+import * as lists from './generated/schema-lists';
 
 // The lists come from the JSON Schemas (scripts/schema-code.js), the one place they are written.
 export {
@@ -22,22 +14,22 @@ export {
   INTERFACE_IDS,
   PHASES,
   PLATFORM_IDS
-};
+} from './generated/schema-lists';
 
-export type PlatformId = (typeof PLATFORM_IDS)[number];
-export type InterfaceId = (typeof INTERFACE_IDS)[number];
+export type PlatformId = (typeof lists.PLATFORM_IDS)[number];
+export type InterfaceId = (typeof lists.INTERFACE_IDS)[number];
 
 /** Interfaces that run in a browser and so can show a confirmation dialog. */
 export const BROWSER_INTERFACES: readonly InterfaceId[] = ['web', 'notebook'];
 
-export type IngressMode = (typeof INGRESS_MODES)[number];
-export type CredentialBackendId = (typeof CREDENTIAL_BACKENDS)[number];
-export type InferenceRuntimeId = (typeof INFERENCE_RUNTIMES)[number];
-export type ApprovalModeId = (typeof APPROVAL_MODES)[number];
+export type IngressMode = (typeof lists.INGRESS_MODES)[number];
+export type CredentialBackendId = (typeof lists.CREDENTIAL_BACKENDS)[number];
+export type InferenceRuntimeId = (typeof lists.INFERENCE_RUNTIMES)[number];
+export type ApprovalModeId = (typeof lists.APPROVAL_MODES)[number];
 
 export type LowRiskAutomationPolicy = 'permitted' | 'denied';
 
-export type Phase = (typeof PHASES)[number];
+export type Phase = (typeof lists.PHASES)[number];
 
 export const LABELS: Readonly<Record<string, string>> = {
   // platforms
@@ -89,13 +81,13 @@ export function labelOf(id: string): string {
 }
 
 export function isInterfaceId(value: string): value is InterfaceId {
-  return (INTERFACE_IDS as readonly string[]).includes(value);
+  return (lists.INTERFACE_IDS as readonly string[]).includes(value);
 }
 
 export function isPlatformId(value: string): value is PlatformId {
-  return (PLATFORM_IDS as readonly string[]).includes(value);
+  return (lists.PLATFORM_IDS as readonly string[]).includes(value);
 }
 
 export function isIngressMode(value: string): value is IngressMode {
-  return (INGRESS_MODES as readonly string[]).includes(value);
+  return (lists.INGRESS_MODES as readonly string[]).includes(value);
 }
