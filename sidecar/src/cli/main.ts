@@ -17,6 +17,7 @@ import {
 import type { InstallScope } from './jupyter-install';
 import { createLogger } from '../log';
 import {
+  configurationProblem,
   launchedByNotebookServerProxy,
   MisconfiguredListener,
   misconfiguredProblem,
@@ -24,7 +25,6 @@ import {
 } from '../http/misconfigured';
 import { InvalidPlatformSetting } from '../core/platforms/rules';
 import { asProblemError, ProblemCode, ProblemError } from '../core/problems';
-import { configurationProblem } from '../http/misconfigured';
 import { startService } from '../http/server';
 import { parseInterface } from '../service';
 import { StepHook, TEST_CRASH_AT_ENV, testCrashHook } from '../observe/state';
