@@ -6,7 +6,7 @@ import type { InitializationRecord } from '../core/observations';
 import type { ConfirmationChannel } from '../core/confirmation';
 import { parseStartupParams } from '../core/requests';
 import { validateGatewayRequest } from '../core/generated/request-validators';
-import { fieldErrors } from '../core/schema-errors';
+import { fieldErrors, SchemaError } from '../core/schema-errors';
 import {
   GATEWAY_MAX_BATCH,
   GATEWAY_METHODS
@@ -121,10 +121,7 @@ function checkEnvelope(message: Record<string, unknown>): Envelope {
     return { ok: true, method: message.method as GatewayMethod };
   }
   const all = validateGatewayRequest.errors ?? [];
-  const ofParams = (e: {
-    instancePath: string;
-    params: Record<string, unknown>;
-  }) =>
+  const ofParams = (e: SchemaError) =>
     e.instancePath.startsWith('/params') ||
     (e.instancePath === '' && e.params.missingProperty === 'params');
   const errors = fieldErrors(all.filter(e => !ofParams(e)));
