@@ -47,6 +47,8 @@ export default defineConfig([
       'lib',
       'sidecar/dist',
       'src/user-guide.ts',
+      // The validators and lists generated from the JSON Schemas (node scripts/schema-code.js).
+      'sidecar/src/core/generated',
       'jupyterlab_project_startup',
       'test/e2e/*/build',
       'test-artifacts',

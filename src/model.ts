@@ -6,7 +6,11 @@ import { Poll } from '@lumino/polling';
 import { ISignal, Signal } from '@lumino/signaling';
 import { networkFailure } from './responses';
 import {
-  CONFIRMATION_METHOD,
+  DEFAULT_REFRESH_INTERVAL,
+  MAX_REFRESH_INTERVAL,
+  MIN_REFRESH_INTERVAL
+} from './schema-lists';
+import {
   Failure,
   InitializeRequest,
   InitializeResponse,
@@ -66,9 +70,12 @@ export interface IRefreshOptions {
   userInitiated?: boolean;
 }
 
-/** schema/plugin.json refreshInterval: its default and range, in seconds. */
-export const DEFAULT_REFRESH_INTERVAL = 10;
-export const MAX_REFRESH_INTERVAL = 3600;
+// schema/plugin.json refreshInterval: its default and range, in seconds (generated from it).
+export {
+  DEFAULT_REFRESH_INTERVAL,
+  MAX_REFRESH_INTERVAL,
+  MIN_REFRESH_INTERVAL
+} from './schema-lists';
 
 /**
  * The longest pause between polls while the service fails: ten intervals, at most five minutes
@@ -82,14 +89,14 @@ export function backoffCap(intervalMs: number): number {
 }
 
 /**
- * The refresh interval to use for a setting's value: whole seconds in 0..3600, else the
+ * The refresh interval to use for a setting's value: whole seconds in the setting's range, else the
  * default. The settings schema already refuses other values (the registry then falls back to
  * the defaults); this keeps a hand-made or future caller from stopping or flooding the poll.
  */
 export function refreshIntervalSeconds(value: unknown): number {
   return typeof value === 'number' &&
     Number.isInteger(value) &&
-    value >= 0 &&
+    value >= MIN_REFRESH_INTERVAL &&
     value <= MAX_REFRESH_INTERVAL
     ? value
     : DEFAULT_REFRESH_INTERVAL;
@@ -112,13 +119,15 @@ export function confirmationTargets(
   };
 }
 
-/** Exactly the body POST initialize takes from this dialog. */
+/**
+ * Exactly the body POST initialize takes from this dialog: no `method`, which the service
+ * ignores (it records what it observed: Jupyter's XSRF-checked cookie, jupyterlab-dialog).
+ */
 export function initializeRequest(
   projection: StartupProjection
 ): InitializeRequest {
   return {
     interface: INTERFACE,
-    method: CONFIRMATION_METHOD,
     confirm: {
       projectPath: projection.projectPath,
       statePath: projection.statePath

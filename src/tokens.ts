@@ -4,6 +4,7 @@
 // only the fields the panel reads, so an additive (minor) change of the service does not break
 // the panel; a minor version only adds fields, so these types hold for every 1.x service.
 import type { components } from '../sidecar/schemas/api-types';
+import { CHECK_STATUSES, NOTIFICATION_KINDS, PHASES } from './schema-lists';
 
 type Schemas = components['schemas'];
 
@@ -21,9 +22,6 @@ export const TRACKER_NAMESPACE = 'project-startup';
 
 /** The interface this extension is (design.md: terminal, web, notebook). */
 export const INTERFACE: InterfaceId = 'notebook';
-
-/** The confirmation method the service records for this dialog. */
-export const CONFIRMATION_METHOD = 'jupyterlab-dialog';
 
 /** The file initialize writes inside the state directory (sidecar/src/observe/state.ts RECORD_FILE). */
 export const RECORD_FILE = 'initialization.json';
@@ -49,46 +47,26 @@ export const SETTING_OPEN_WHEN_AWAITING_CONFIRMATION =
 export const SETTING_MUTED_NOTIFICATIONS = 'mutedNotifications';
 
 /**
- * The states a notification reports (schema/plugin.json mutedNotifications' items);
- * confirm-elsewhere: awaiting a confirmation this interface may not give (a terminal prompt).
+ * The states a notification reports (schema/plugin.json mutedNotifications' items, the one
+ * list: src/schema-lists.ts is generated from it); confirm-elsewhere: awaiting a confirmation
+ * this interface may not give (a terminal prompt).
  */
-export type NotificationKind =
-  | 'not-enabled'
-  | 'failing'
-  | 'incompatible'
-  | 'unsupported-interface'
-  | 'blocked'
-  | 'needs-compute'
-  | 'confirm-elsewhere';
+export { NOTIFICATION_KINDS };
+export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
 export type InterfaceId = Schemas['StartupProjectionInterfaceId'];
 
 export type Phase = Schemas['StartupProjectionPhase'];
 
-/** Every phase in the schema's order; a phase added to or removed from the schema fails to compile here. */
-const PHASE_SET: Readonly<Record<Phase, true>> = {
-  'unsupported-interface': true,
-  blocked: true,
-  'needs-compute': true,
-  'awaiting-confirmation': true,
-  ready: true
-};
-export const PHASES = Object.keys(PHASE_SET) as readonly Phase[];
+/** Every phase in the schema's order (generated from startup.schema.json, as Phase is). */
+export { PHASES };
 
 export type ReadinessCheck = Schemas['StartupProjectionReadinessCheck'];
 
 export type CheckStatus = ReadinessCheck['status'];
 
-/** Every check status; one added to or removed from the schema fails to compile here. */
-const CHECK_STATUS_SET: Readonly<Record<CheckStatus, true>> = {
-  pass: true,
-  warn: true,
-  fail: true,
-  skip: true
-};
-export const CHECK_STATUSES = Object.keys(
-  CHECK_STATUS_SET
-) as readonly CheckStatus[];
+/** Every check status (generated from startup.schema.json, as CheckStatus is). */
+export { CHECK_STATUSES };
 
 export type NextAction = Schemas['StartupProjectionNextAction'];
 

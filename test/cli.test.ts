@@ -196,7 +196,7 @@ describe('help, version and usage errors', () => {
 });
 
 describe('--json usage errors', () => {
-  it('`project-startup --json` with no command prints one validation-failed problem on stdout and exits 2', async () => {
+  it('`project-startup --json` with no command prints one invalid-arguments problem on stdout and exits 2', async () => {
     const s = sandbox();
     const io = { env: s.env, cwd: s.projectDir };
     for (const args of [
@@ -209,8 +209,8 @@ describe('--json usage errors', () => {
       expectExit(r, 2);
       const problem = JSON.parse(r.stdout);
       expectValid('Problem', problem);
-      expect(problem.code).toBe('validation-failed');
-      expect(problem.status).toBe(422);
+      expect(problem.code).toBe('invalid-arguments');
+      expect(problem.status).toBe(400);
       expect(r.stderr).toMatch(/^project-startup: /);
       expect(looksLikeStack(r.stderr)).toBe(false);
     }
@@ -219,6 +219,60 @@ describe('--json usage errors', () => {
       /No command before the option "--json"/
     );
     expect(runtimeFiles(s)).toEqual([]);
+  });
+});
+
+// D10: one code for one meaning on every interface, and each kind of bad input its own code.
+describe('problem codes of the command line', () => {
+  it('`status --interface browser --json` is the unknown-interface problem HTTP answers for the same name', async () => {
+    const s = sandbox();
+    const server = await startServe([], { env: s.env, cwd: s.projectDir });
+    const { token } = readRuntime(s);
+    const r = await runCli(['status', '--interface', 'browser', '--json'], {
+      env: s.env,
+      cwd: s.projectDir
+    });
+    expectExit(r, 2);
+    const problem = JSON.parse(r.stdout);
+    expectValid('Problem', problem);
+    const http = await request(`${server.url}startup?interface=browser`, {
+      token
+    });
+    const answer = http.json;
+    expect(http.status).toBe(400);
+    expect(problem.code).toBe('unknown-interface');
+    expect(problem.code).toBe(answer.code);
+    expect(problem.status).toBe(answer.status);
+    expect(problem.title).toBe(answer.title);
+    expect(problem.allowedValues).toEqual(answer.allowedValues);
+  });
+
+  it('an unknown option is invalid-arguments, a bad environment variable is misconfigured naming it: different titles, neither validation-failed', async () => {
+    const s = sandbox();
+    const option = await runCli(['status', '--frobnicate', '--json'], {
+      env: s.env,
+      cwd: s.projectDir
+    });
+    expectExit(option, 2);
+    const optionProblem = JSON.parse(option.stdout);
+    expectValid('Problem', optionProblem);
+    expect(optionProblem.code).toBe('invalid-arguments');
+    expect(optionProblem.detail).toMatch(/--frobnicate/);
+
+    const variable = await runCli(['status', '--local', '--json'], {
+      env: { ...s.env, PROJECT_STARTUP_LOW_RISK_AUTOMATION: 'maybe' },
+      cwd: s.projectDir
+    });
+    expectExit(variable, 2);
+    const variableProblem = JSON.parse(variable.stdout);
+    expectValid('Problem', variableProblem);
+    expect(variableProblem.code).toBe('misconfigured');
+    expect(variableProblem.setting).toBe('PROJECT_STARTUP_LOW_RISK_AUTOMATION');
+
+    expect(optionProblem.title).not.toBe(variableProblem.title);
+    for (const p of [optionProblem, variableProblem]) {
+      expect(p.title).not.toBe('The request does not have the expected shape');
+    }
   });
 });
 

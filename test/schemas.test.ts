@@ -35,11 +35,8 @@ import {
   buildProjection,
   ProjectionInputs
 } from '../sidecar/src/core/projection';
-import {
-  parseInitializeBody,
-  StartupService,
-  StartupResult
-} from '../sidecar/src/service';
+import { StartupService, StartupResult } from '../sidecar/src/service';
+import { parseInitializeRequest } from '../sidecar/src/core/requests';
 import type {
   InitializationRecord,
   StateInspection
@@ -951,14 +948,14 @@ describe('initialization record schema', () => {
   });
 });
 
-describe('initialize request schema agrees with parseInitializeBody', () => {
+describe('initialize request schema agrees with parseInitializeRequest', () => {
   const confirm = {
     projectPath: PROJECT,
     statePath: `${PROJECT}/.project-startup`
   };
   const accepted = (body: unknown): boolean => {
     try {
-      parseInitializeBody(body);
+      parseInitializeRequest(body);
       return true;
     } catch (error) {
       expect(error).toBeInstanceOf(ProblemError);

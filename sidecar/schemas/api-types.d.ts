@@ -498,7 +498,7 @@ export interface components {
             /** @description What happened and what to do, for a person. */
             detail: string;
             /** @enum {unknown} */
-            code: "missing-interface" | "unknown-interface" | "invalid-json" | "unsupported-media-type" | "payload-too-large" | "uri-too-long" | "headers-too-large" | "malformed-request" | "request-timeout" | "expectation-failed" | "validation-failed" | "confirmation-stale" | "confirmation-not-allowed" | "wrong-phase" | "unauthorized" | "forbidden-host" | "cross-origin" | "not-found" | "method-not-allowed" | "rate-limited" | "state-unsafe" | "overloaded" | "misconfigured" | "internal";
+            code: "missing-interface" | "unknown-interface" | "invalid-json" | "unsupported-media-type" | "payload-too-large" | "uri-too-long" | "headers-too-large" | "malformed-request" | "request-timeout" | "expectation-failed" | "validation-failed" | "confirmation-stale" | "confirmation-not-allowed" | "wrong-phase" | "unauthorized" | "forbidden-host" | "cross-origin" | "not-found" | "method-not-allowed" | "rate-limited" | "state-unsafe" | "overloaded" | "invalid-arguments" | "misconfigured" | "internal";
             /**
              * Format: uri-reference
              * @description The request path.
@@ -506,7 +506,7 @@ export interface components {
             instance?: string;
         } & {
             [key: string]: unknown;
-        }) & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
+        }) & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
         /**
          * Health
          * @description The body of GET {base_url}project/health (application/health+json): liveness, package version, instance id and platform.

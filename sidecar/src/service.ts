@@ -4,16 +4,13 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import type { ServiceConfig } from './config';
 import type {
-  AllocationEvidence,
   CredentialObservation,
-  HttpProbe,
   InitializationRecord,
   ProjectPathObservation,
   StateInspection
 } from './core/observations';
 import {
   FileExists,
-  gatherAllocationEvidence,
   gatherPlatformEvidence,
   realFileExists
 } from './observe/evidence';
@@ -30,30 +27,13 @@ import type {
   StatePlacement
 } from './core/platforms/types';
 import { ProblemError } from './core/problems';
-import {
-  ChildEnvironments,
-  childEnvironments,
-  ConcurrencyLimit,
-  credentialVariableNames,
-  currentJobUser,
-  MountedSecretsObserver,
-  NOT_READY,
-  observeProjectPath,
-  probeAllocation,
-  probeHttp,
-  probeSecretService,
-  SingleFlight
-} from './observe/probes';
+import { NOT_READY, observeProjectPath, SingleFlight } from './observe/probes';
 import {
   ConfirmationChannel,
   confirmationInterfaces,
   decideConfirmation
 } from './core/confirmation';
-import {
-  AllocationClaim,
-  JobUser,
-  parseAllocationClaim
-} from './core/allocation-claim';
+import type { AllocationClaim } from './core/allocation-claim';
 import {
   buildProjection,
   IngressObservation,
@@ -61,6 +41,8 @@ import {
   RuntimeProbe
 } from './core/projection';
 import type { InitializeResponse } from './core/api-types';
+import { parseInitializeRequest } from './core/requests';
+import { fileSystemProblem, refuseUnconfirmable } from './core/initialization';
 import {
   createState,
   DirectoryTraversal,
@@ -68,30 +50,19 @@ import {
   StepHook
 } from './observe/state';
 import { VERSION } from './version';
+import { ClaimAdmission, ServiceProbes } from './service-probes';
 import {
-  classifyProcessCredentials,
-  describeProcessCredentials,
-  ProcessCredentials
-} from './observe/provider-credentials';
-import {
-  INTERFACE_IDS,
   IngressMode,
   InterfaceId,
-  isInterfaceId,
   labelOf,
   SCHEMA_VERSION
 } from './core/vocabulary';
 
+export type { ClaimAdmission } from './service-probes';
+// Where every interface parses an interface name (kept importable from here for the callers).
+export { parseInterface } from './core/requests';
+
 type Env = Readonly<Record<string, string | undefined>>;
-
-/**
- * Called before a job id the service has not asked about yet costs a scheduler query: the
- * HTTP layer's per-client rate limit (it throws a rate-limited problem).
- */
-export type ClaimAdmission = () => void;
-
-/** Scheduler queries about named jobs at once (the service's own allocation has its own one). */
-const CLAIM_QUERIES_AT_ONCE = 2;
 
 export interface StartupResult extends Projection {
   manifest: PreparedManifest['manifest'];
@@ -121,26 +92,6 @@ export interface ServiceOptions {
   stateTraversal?: DirectoryTraversal;
 }
 
-export function parseInterface(raw: unknown): InterfaceId {
-  if (raw === undefined || raw === '' || raw === null) {
-    throw new ProblemError(
-      'missing-interface',
-      `Say which interface asks: interface is one of ${INTERFACE_IDS.join(', ')}.`,
-      {
-        allowedValues: [...INTERFACE_IDS]
-      }
-    );
-  }
-  if (typeof raw !== 'string' || !isInterfaceId(raw)) {
-    throw new ProblemError(
-      'unknown-interface',
-      `The interface must be one of ${INTERFACE_IDS.join(', ')} ("web" is the browser interface).`,
-      { allowedValues: [...INTERFACE_IDS] }
-    );
-  }
-  return raw;
-}
-
 export class StartupService {
   readonly instanceId = randomUUID();
   readonly version = VERSION;
@@ -150,38 +101,7 @@ export class StartupService {
   readonly placement: StatePlacement;
   readonly config: ServiceConfig;
   private readonly inspector: StateInspector;
-  private readonly allocation: AllocationEvidence | undefined;
-  private readonly allocationProbe:
-    SingleFlight<AllocationObservation> | undefined;
-  /** The scheduler's answers about jobs callers named (the terminal's allocation), newest last. */
-  private readonly claimProbes = new Map<
-    string,
-    SingleFlight<AllocationObservation>
-  >();
-  private readonly childEnvs: ChildEnvironments;
-  /** Who the scheduler must name as the owner of a job for it to count as this person's. */
-  private readonly jobUser: JobUser | undefined;
-  /**
-   * Scheduler queries about named jobs running at once: a fixed few, so no number of callers
-   * or job ids makes more processes (each is a process here and a call on the scheduler's
-   * controller, which sites rate-limit).
-   */
-  private readonly claimQueries = new ConcurrencyLimit(
-    CLAIM_QUERIES_AT_ONCE,
-    () =>
-      new ProblemError(
-        'rate-limited',
-        `The scheduler is already being asked about ${CLAIM_QUERIES_AT_ONCE} other jobs; try again in 1 s.`,
-        { retryAfterSeconds: 1 },
-        { 'Retry-After': '1' }
-      )
-  );
-  private readonly runtimeProbe: SingleFlight<RuntimeProbe[]>;
-  private readonly identityProbe: SingleFlight<HttpProbe> | undefined;
-  private readonly processCredentials: ProcessCredentials;
-  private readonly keyringProbe:
-    SingleFlight<CredentialObservation> | undefined;
-  private readonly mountedSecrets: MountedSecretsObserver;
+  private readonly probes: ServiceProbes;
   private readonly onCreationStep: StepHook | undefined;
   private ingress: IngressObservation | undefined;
   private browserUrlProbe: SingleFlight<string | undefined> | undefined;
@@ -220,64 +140,7 @@ export class StartupService {
     );
     this.onCreationStep = options.onCreationStep;
 
-    this.allocation =
-      this.adapter.computeModel === 'batch-allocation'
-        ? gatherAllocationEvidence(evidence, env)
-        : undefined;
-    this.jobUser =
-      this.adapter.computeModel === 'batch-allocation'
-        ? currentJobUser()
-        : undefined;
-    // Each child process (scheduler and D-Bus clients) gets only what it needs: no credential
-    // of another client, no provider credential.
-    const childEnvs = childEnvironments(env);
-    this.childEnvs = childEnvs;
-    const allocation = this.allocation;
-    this.allocationProbe = allocation
-      ? new SingleFlight(2000, () =>
-          probeAllocation(
-            allocation,
-            config.probeTimeoutMs * 2,
-            childEnvs,
-            this.jobUser
-          )
-        )
-      : undefined;
-    this.runtimeProbe = new SingleFlight(
-      5000,
-      () =>
-        Promise.all(
-          this.adapter.inferenceRuntimes.map(async id => ({
-            id,
-            ...(await probeHttp(config.runtimeUrls[id], config.probeTimeoutMs))
-          }))
-        ),
-      true
-    );
-    const identityUrl = config.managedIdentityUrl;
-    this.identityProbe =
-      identityUrl &&
-      this.adapter.credentialBackends.includes('managed-identity')
-        ? new SingleFlight(
-            5000,
-            () => probeHttp(identityUrl, config.probeTimeoutMs),
-            true
-          )
-        : undefined;
-    this.processCredentials = classifyProcessCredentials(
-      env,
-      credentialVariableNames(env)
-    );
-    this.keyringProbe = this.adapter.credentialBackends.includes(
-      'system-keyring'
-    )
-      ? new SingleFlight(
-          5000,
-          () => probeSecretService(childEnvs, config.probeTimeoutMs),
-          true
-        )
-      : undefined;
-    this.mountedSecrets = new MountedSecretsObserver(config.secretsDir);
+    this.probes = new ServiceProbes(this.adapter, evidence, env, config);
   }
 
   /** Called by the server once it listens, so projections can report the ingress. */
@@ -291,52 +154,7 @@ export class StartupService {
 
   /** Starts the slow probes in the background so the first request does not wait for them. */
   warmUp(): void {
-    void this.runtimeProbe.get();
-    void this.identityProbe?.get();
-    void this.keyringProbe?.get();
-  }
-
-  private async observeCredentials(): Promise<CredentialObservation[]> {
-    const [identity, keyring] = await Promise.all([
-      this.identityProbe?.get(),
-      this.keyringProbe?.get()
-    ]);
-    return this.credentialsFrom(identity, keyring);
-  }
-
-  private credentialsFrom(
-    identity: HttpProbe | undefined,
-    keyring: CredentialObservation | undefined
-  ): CredentialObservation[] {
-    return this.adapter.credentialBackends.map(
-      (backend): CredentialObservation => {
-        switch (backend) {
-          case 'process':
-            return {
-              backend,
-              available: this.processCredentials.provider.length > 0,
-              observed: describeProcessCredentials(this.processCredentials)
-            };
-          case 'mounted-file':
-            return this.mountedSecrets.observe();
-          case 'system-keyring':
-            return keyring as CredentialObservation;
-          case 'managed-identity':
-            return identity
-              ? {
-                  backend,
-                  available: identity.reachable,
-                  observed: `identity endpoint ${identity.observed}`
-                }
-              : {
-                  backend,
-                  available: false,
-                  observed:
-                    'not configured (PROJECT_STARTUP_MANAGED_IDENTITY_URL)'
-                };
-        }
-      }
-    );
+    this.probes.warmUp();
   }
 
   /**
@@ -386,53 +204,6 @@ export class StartupService {
       }
     }
     return [];
-  }
-
-  /**
-   * The probe of an allocation a caller named: on the cluster, the terminal's allocation is the
-   * caller's job, verified with the scheduler, not this process's environment. Elsewhere (or
-   * without a claim) undefined: the service's own compute decides. A job id not asked about
-   * yet is admitted first (`admitNewClaim` throws a rate-limited problem when the caller has
-   * named too many); a known one is answered from its cache.
-   */
-  private claimProbe(
-    claim: AllocationClaim | undefined,
-    admitNewClaim: ClaimAdmission | undefined
-  ): SingleFlight<AllocationObservation> | undefined {
-    if (
-      claim === undefined ||
-      this.adapter.computeModel !== 'batch-allocation'
-    ) {
-      return undefined;
-    }
-    if (
-      this.allocation?.scheduler === claim.scheduler &&
-      this.allocation.jobId === claim.jobId
-    ) {
-      // The caller's job is the service's own: one probe, so both always say the same.
-      return this.allocationProbe;
-    }
-    const key = `${claim.scheduler}:${claim.jobId}`;
-    let probe = this.claimProbes.get(key);
-    if (probe === undefined) {
-      admitNewClaim?.();
-      // Bounded: a caller naming many jobs only ever costs the newest 32 cached answers.
-      if (this.claimProbes.size >= 32) {
-        this.claimProbes.delete(this.claimProbes.keys().next().value as string);
-      }
-      probe = new SingleFlight(2000, () =>
-        this.claimQueries.run(() =>
-          probeAllocation(
-            claim,
-            this.config.probeTimeoutMs * 2,
-            this.childEnvs,
-            this.jobUser
-          )
-        )
-      );
-      this.claimProbes.set(key, probe);
-    }
-    return probe;
   }
 
   async startup(
@@ -504,11 +275,16 @@ export class StartupService {
     admitNewClaim: ClaimAdmission | undefined
   ): ProjectionMemo | Promise<ProjectionMemo> {
     const allocationProbe =
-      this.claimProbe(claim, admitNewClaim) ?? this.allocationProbe;
+      this.probes.claimProbe(claim, admitNewClaim) ??
+      this.probes.allocationProbe;
     const allocation = allocationProbe ? allocationProbe.now() : undefined;
-    const runtimes = this.runtimeProbe.now();
-    const identity = this.identityProbe ? this.identityProbe.now() : undefined;
-    const keyring = this.keyringProbe ? this.keyringProbe.now() : undefined;
+    const runtimes = this.probes.runtimeProbe.now();
+    const identity = this.probes.identityProbe
+      ? this.probes.identityProbe.now()
+      : undefined;
+    const keyring = this.probes.keyringProbe
+      ? this.probes.keyringProbe.now()
+      : undefined;
     const browserUrl = this.browserUrlProbe
       ? this.browserUrlProbe.now()
       : undefined;
@@ -525,7 +301,7 @@ export class StartupService {
       iface,
       allocation,
       runtimes,
-      this.credentialsFrom(identity, keyring),
+      this.probes.credentialsFrom(identity, keyring),
       browserUrl
     );
   }
@@ -537,8 +313,8 @@ export class StartupService {
   ): Promise<ProjectionMemo> {
     const [allocation, runtimes, credentials, browserUrl] = await Promise.all([
       allocationProbe?.get(),
-      this.runtimeProbe.get(),
-      this.observeCredentials(),
+      this.probes.runtimeProbe.get(),
+      this.probes.observeCredentials(),
       this.browserUrlProbe?.get()
     ]);
     return this.projectFrom(
@@ -610,6 +386,41 @@ export class StartupService {
   }
 
   /**
+   * How the confirmation came, as the record names it; a confirmation-not-allowed problem when
+   * this ingress changes nothing or this interface may not confirm through this channel.
+   */
+  private confirmationMethod(
+    iface: InterfaceId,
+    channel: ConfirmationChannel | undefined
+  ): InitializationRecord['confirmation']['method'] {
+    const allowed = confirmationInterfaces(this.adapter);
+    if (this.ingress && !this.ingress.offered) {
+      throw new ProblemError(
+        'confirmation-not-allowed',
+        `The ${labelOf(this.adapter.id)} does not offer the ${labelOf(this.ingress.mode)} ingress, so nothing is changed through it. Confirm through ${allowed.map(labelOf).join(' or ')}.`,
+        { allowedInterfaces: allowed }
+      );
+    }
+    // Nothing observed is the least: a plain API call.
+    const decision = decideConfirmation(
+      this.adapter,
+      iface,
+      channel ?? { kind: 'api' },
+      {
+        platform: labelOf(this.adapter.id),
+        allowed: allowed.map(labelOf).join(' or '),
+        iface: labelOf(iface)
+      }
+    );
+    if (!decision.allowed) {
+      throw new ProblemError('confirmation-not-allowed', decision.detail, {
+        allowedInterfaces: allowed
+      });
+    }
+    return decision.method;
+  }
+
+  /**
    * Creates the state after a confirmation. `via.channel` is what the caller's transport
    * observed (a browser session, the command line's TTY prompt, or a plain API call); the
    * record's method comes from it, never from the body.
@@ -622,71 +433,14 @@ export class StartupService {
       admitNewClaim?: ClaimAdmission;
     }
   ): Promise<InitializeResult> {
-    const request = parseInitializeBody(body);
-    const allowed = confirmationInterfaces(this.adapter);
-    if (this.ingress && !this.ingress.offered) {
-      throw new ProblemError(
-        'confirmation-not-allowed',
-        `The ${labelOf(this.adapter.id)} does not offer the ${labelOf(this.ingress.mode)} ingress, so nothing is changed through it. Confirm through ${allowed.map(labelOf).join(' or ')}.`,
-        { allowedInterfaces: allowed }
-      );
-    }
-    // Nothing observed is the least: a plain API call.
-    const decision = decideConfirmation(
-      this.adapter,
-      request.interface,
-      via.channel ?? { kind: 'api' },
-      {
-        platform: labelOf(this.adapter.id),
-        allowed: allowed.map(labelOf).join(' or '),
-        iface: labelOf(request.interface)
-      }
-    );
-    if (!decision.allowed) {
-      throw new ProblemError('confirmation-not-allowed', decision.detail, {
-        allowedInterfaces: allowed
-      });
-    }
+    const request = parseInitializeRequest(body);
+    const method = this.confirmationMethod(request.interface, via.channel);
     const projection = await this.startup(
       request.interface,
       request.allocation,
       via.admitNewClaim
     );
-    const unsafeState = projection.readinessChecks.find(
-      c => c.id === 'state-path' && c.status === 'fail'
-    );
-    if (unsafeState) {
-      throw new ProblemError('state-unsafe', unsafeState.observed, {
-        remedy: unsafeState.remedy,
-        phase: projection.phase,
-        nextAction: projection.nextAction
-      });
-    }
-    if (
-      projection.phase !== 'awaiting-confirmation' &&
-      projection.phase !== 'ready'
-    ) {
-      throw new ProblemError(
-        'wrong-phase',
-        `Initialization needs phase awaiting-confirmation; the project is in phase ${projection.phase}. ${projection.nextAction.detail}`,
-        { phase: projection.phase, nextAction: projection.nextAction }
-      );
-    }
-    if (
-      request.confirm.projectPath !== projection.projectPath ||
-      request.confirm.statePath !== projection.statePath
-    ) {
-      throw new ProblemError(
-        'confirmation-stale',
-        'The confirmed paths differ from the ones the service shows now. Reload the startup projection and confirm again.',
-        {
-          current: {
-            projectPath: projection.projectPath,
-            statePath: projection.statePath
-          }
-        }
-      );
-    }
+    refuseUnconfirmable(projection, request.confirm);
     const record: InitializationRecord = {
       schemaVersion: SCHEMA_VERSION,
       kind: 'project-startup-state',
@@ -695,7 +449,7 @@ export class StartupService {
       platform: this.adapter.id,
       confirmation: {
         interface: request.interface,
-        method: decision.method,
+        method,
         ingress: via.ingress,
         confirmedAt: new Date().toISOString()
       },
@@ -727,125 +481,4 @@ export class StartupService {
       }
     };
   }
-}
-
-interface InitializeRequest {
-  interface: InterfaceId;
-  /** The caller's own allocation (the terminal's job on the cluster), verified with the scheduler. */
-  allocation: AllocationClaim | undefined;
-  confirm: { projectPath: string; statePath: string };
-}
-
-export function parseInitializeBody(body: unknown): InitializeRequest {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw validationFailed([{ pointer: '', detail: 'must be a JSON object' }]);
-  }
-  const b = body as Record<string, unknown>;
-  const errors: { pointer: string; detail: string }[] = [];
-  for (const key of Object.keys(b)) {
-    if (!['interface', 'confirm', 'method', 'allocation'].includes(key)) {
-      errors.push({
-        pointer: `/${escapePointer(key)}`,
-        detail: 'is not a known field'
-      });
-    }
-  }
-  const iface = parseInterface(b.interface);
-  const confirm = b.confirm as Record<string, unknown> | undefined;
-  if (
-    confirm === null ||
-    typeof confirm !== 'object' ||
-    Array.isArray(confirm)
-  ) {
-    errors.push({
-      pointer: '/confirm',
-      detail:
-        'must be an object with the projectPath and statePath you were shown'
-    });
-  } else {
-    for (const key of ['projectPath', 'statePath']) {
-      if (typeof confirm[key] !== 'string') {
-        errors.push({ pointer: `/confirm/${key}`, detail: 'must be a string' });
-      }
-    }
-    for (const key of Object.keys(confirm)) {
-      if (key !== 'projectPath' && key !== 'statePath') {
-        errors.push({
-          pointer: `/confirm/${escapePointer(key)}`,
-          detail: 'is not a known field'
-        });
-      }
-    }
-  }
-  // Kept for the clients that send it: any string, ignored (the transport decides the method).
-  if (b.method !== undefined && typeof b.method !== 'string') {
-    errors.push({ pointer: '/method', detail: 'must be a string' });
-  }
-  let allocation: AllocationClaim | undefined;
-  try {
-    allocation = parseAllocationClaim(b.allocation, '/allocation');
-  } catch {
-    errors.push({
-      pointer: '/allocation',
-      detail: 'must be <scheduler>:<job id>, such as slurm:1234'
-    });
-  }
-  if (errors.length > 0) {
-    throw validationFailed(errors);
-  }
-  const c = confirm as { projectPath: string; statePath: string };
-  return {
-    interface: iface,
-    allocation,
-    confirm: { projectPath: c.projectPath, statePath: c.statePath }
-  };
-}
-
-function escapePointer(key: string): string {
-  return key.slice(0, 64).replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
-function validationFailed(
-  errors: { pointer: string; detail: string }[]
-): ProblemError {
-  return new ProblemError(
-    'validation-failed',
-    `The request body is not what initialize takes: ${errors.map(e => `${e.pointer || '(body)'} ${e.detail}`).join('; ')}.`,
-    { errors }
-  );
-}
-
-const ERRNO_TEXT: Readonly<Record<string, string>> = {
-  EACCES: 'permission denied',
-  EPERM: 'operation not permitted',
-  ENOSPC: 'no space left on the device',
-  EROFS: 'the file system is read-only',
-  ENOENT: 'a directory above it does not exist',
-  ENOTDIR: 'a path above it is not a directory',
-  ELOOP: 'a symbolic link is in the way',
-  EDQUOT: 'the disk quota is exhausted'
-};
-
-function fileSystemProblem(error: unknown, statePath: string): ProblemError {
-  if (error instanceof ProblemError) {
-    return error;
-  }
-  const code = (error as NodeJS.ErrnoException).code ?? '';
-  const reason = ERRNO_TEXT[code];
-  if (code === 'ELOOP') {
-    return new ProblemError(
-      'state-unsafe',
-      `Could not create ${statePath}: ${reason}.`,
-      {
-        remedy: `Inspect ${statePath} and move the link aside; the service never follows links.`
-      }
-    );
-  }
-  return new ProblemError(
-    'internal',
-    reason
-      ? `Could not create ${statePath}: ${reason}.`
-      : `Could not create ${statePath}.`,
-    code ? { errno: code } : {}
-  );
 }

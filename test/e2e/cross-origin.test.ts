@@ -55,7 +55,6 @@ describe('cookie-borne cross-origin POSTs through the proxy are refused by the s
     // Exactly what the panel's dialog sends: valid and current.
     const confirmation = {
       interface: 'notebook',
-      method: 'jupyterlab-dialog',
       confirm: {
         projectPath: startup.json.projectPath,
         statePath: startup.json.statePath

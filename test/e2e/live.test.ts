@@ -261,7 +261,6 @@ describe('live state: the panel and the status bar follow the service without a 
       headers: { ...auth, 'content-type': 'application/json' },
       body: JSON.stringify({
         interface: 'notebook',
-        method: 'jupyterlab-dialog',
         confirm: {
           projectPath: current.projectPath,
           statePath: current.statePath

@@ -647,7 +647,6 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     expect(posts.map(c => c.path)).toEqual([INITIALIZE_PATH]);
     expect(JSON.parse(posts[0].body ?? '{}')).toEqual({
       interface: 'notebook',
-      method: 'jupyterlab-dialog',
       confirm: { projectPath: s.dirs.project, statePath }
     });
     for (const call of calls.filter(c => c.method === 'GET')) {

@@ -2,10 +2,11 @@
 // The panel's model without JupyterLab: it reads every projection the service builds for the
 // notebook interface, maps failures to the not-enabled and failing views, and runs the
 // initialize flow: the dialog names the paths, cancel sends nothing, accept sends exactly
-// {interface: "notebook", method: "jupyterlab-dialog", confirm: {projectPath, statePath}}.
+// {interface: "notebook", confirm: {projectPath, statePath}} (no method: the service records the
+// one it observed, D16).
 import { genericPlatform } from '../../sidecar/src/core/platforms/generic';
 import { hostedNotebookPlatform } from '../../sidecar/src/core/platforms/hosted-notebook';
-import { parseInitializeBody } from '../../sidecar/src/service';
+import { parseInitializeRequest } from '../../sidecar/src/core/requests';
 import {
   backoffCap,
   canConfirmHere,
@@ -141,22 +142,21 @@ describe('what the service sends', () => {
 });
 
 describe('the initialize request', () => {
-  it('is exactly interface notebook, method jupyterlab-dialog and the two paths shown', () => {
+  it('is exactly interface notebook and the two paths shown, with no method (the service ignores one; D16)', () => {
     const projection = projectionFor(genericPlatform);
     const body = initializeRequest(projection);
     expect(body).toEqual({
       interface: 'notebook',
-      method: 'jupyterlab-dialog',
       confirm: {
         projectPath: PROJECT,
         statePath: `${PROJECT}/.project-startup`
       }
     });
-    expect(Object.keys(body)).toEqual(['interface', 'method', 'confirm']);
+    expect(Object.keys(body)).toEqual(['interface', 'confirm']);
     expectValid('InitializeRequest', body);
     // The sidecar's own parser takes the interface and the two paths; the method it records is
     // what it observes (a body's method is ignored).
-    expect(parseInitializeBody(body)).toEqual({
+    expect(parseInitializeRequest(body)).toEqual({
       interface: body.interface,
       confirm: body.confirm
     });
@@ -339,7 +339,6 @@ describe('StartupModel.initialize', () => {
     expect(client.initializeBodies).toEqual([
       {
         interface: 'notebook',
-        method: 'jupyterlab-dialog',
         confirm: {
           projectPath: PROJECT,
           statePath: `${PROJECT}/.project-startup`

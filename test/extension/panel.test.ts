@@ -205,7 +205,6 @@ describe('StartupPanel', () => {
     expect(c.bodies).toEqual([
       {
         interface: 'notebook',
-        method: 'jupyterlab-dialog',
         confirm: {
           projectPath: awaiting.projectPath,
           statePath: awaiting.statePath

@@ -843,7 +843,6 @@ describe('commands', () => {
     expect(post.headers.get('Content-Type')).toBe('application/json');
     expect(JSON.parse(post.body ?? '')).toEqual({
       interface: 'notebook',
-      method: 'jupyterlab-dialog',
       confirm: {
         projectPath: PROJECT,
         statePath: `${PROJECT}/.project-startup`

@@ -17,13 +17,14 @@ import {
 import type { InstallScope } from './jupyter-install';
 import { createLogger } from '../log';
 import {
+  configurationProblem,
   launchedByNotebookServerProxy,
   MisconfiguredListener,
   misconfiguredProblem,
   serveMisconfigured
 } from '../http/misconfigured';
 import { InvalidPlatformSetting } from '../core/platforms/rules';
-import { asProblemError, ProblemError } from '../core/problems';
+import { asProblemError, ProblemCode, ProblemError } from '../core/problems';
 import { startService } from '../http/server';
 import { parseInterface } from '../service';
 import type { StepHook } from '../observe/state';
@@ -147,8 +148,12 @@ interface Io {
   onCreationStep?: StepHook;
 }
 
-function usage(message: string): ProblemError & { usage: true } {
-  return Object.assign(new ProblemError('validation-failed', message), {
+function usage(
+  message: string,
+  code: ProblemCode = 'invalid-arguments',
+  extensions: Record<string, unknown> = {}
+): ProblemError & { usage: true } {
+  return Object.assign(new ProblemError(code, message, extensions), {
     usage: true as const
   });
 }
@@ -227,7 +232,7 @@ function report(error: unknown, io: Io, json = false): number {
     );
     if (json) {
       io.stdout.write(
-        `${JSON.stringify(new ProblemError('validation-failed', (error as Error).message).toProblem(), null, 2)}\n`
+        `${JSON.stringify((error as ProblemError).toProblem(), null, 2)}\n`
       );
     }
     return EXIT.usage;
@@ -236,7 +241,7 @@ function report(error: unknown, io: Io, json = false): number {
     io.stderr.write(`project-startup: ${terminalSafeLines(error.message)}\n`);
     if (json) {
       io.stdout.write(
-        `${JSON.stringify(new ProblemError('validation-failed', error.message).toProblem(), null, 2)}\n`
+        `${JSON.stringify(configurationProblem(error.message), null, 2)}\n`
       );
     }
     return EXIT.usage;
@@ -640,7 +645,13 @@ function interfaceOption(value: string | boolean | undefined): InterfaceId {
   try {
     return parseInterface(value ?? 'terminal');
   } catch (error) {
-    throw usage(`--interface: ${(error as Error).message}`);
+    // The same problem as the HTTP routes' for the same name (unknown-interface, missing-interface).
+    const problem = asProblemError(error);
+    throw usage(
+      `--interface: ${problem.message}`,
+      problem.code,
+      problem.extensions
+    );
   }
 }
 

@@ -5,10 +5,9 @@
 import { ALLOCATION_VARIABLES, AllocationEvidence } from './observations';
 import type { SchedulerId } from './platforms/types';
 import { ProblemError } from './problems';
+import { SCHEDULERS } from './generated/schema-lists';
 
 export type AllocationClaim = AllocationEvidence & { jobId: string };
-
-const SCHEDULERS: readonly SchedulerId[] = ['slurm', 'pbs', 'lsf', 'flux'];
 
 /**
  * What a job id may look like, for every scheduler and every source (the caller's claim, the
@@ -57,7 +56,11 @@ export function parseAllocationClaim(
   const colon = text.indexOf(':');
   const scheduler = text.slice(0, colon) as SchedulerId;
   const jobId = text.slice(colon + 1);
-  if (colon === -1 || !SCHEDULERS.includes(scheduler) || !isJobId(jobId)) {
+  if (
+    colon === -1 ||
+    !(SCHEDULERS as readonly string[]).includes(scheduler) ||
+    !isJobId(jobId)
+  ) {
     throw new ProblemError(
       'validation-failed',
       `The allocation must be <scheduler>:<job id>, the scheduler one of ${SCHEDULERS.join(', ')} and ${JOB_ID_RULE} (for example slurm:1234).`,

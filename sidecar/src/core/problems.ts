@@ -1,6 +1,14 @@
 // RFC 9457 problem details with the stable codes of design.md. Messages are written here,
 // never taken from exceptions, so no stack trace, internal path or secret can leak.
 
+import type { PROBLEM_CODE_IDS } from './generated/schema-lists';
+
+interface ProblemKind {
+  status: number;
+  title: string;
+}
+
+/** Each code of problem.schema.json (the list's source): a code missing or extra fails to compile. */
 export const PROBLEM_CODES = {
   'missing-interface': { status: 400, title: 'The interface is missing' },
   'unknown-interface': { status: 400, title: 'Unknown interface' },
@@ -54,12 +62,16 @@ export const PROBLEM_CODES = {
   'rate-limited': { status: 429, title: 'Too many requests' },
   'state-unsafe': { status: 409, title: 'The project state path is unsafe' },
   overloaded: { status: 503, title: 'The service is overloaded' },
+  'invalid-arguments': {
+    status: 400,
+    title: 'The command line is not one the command takes'
+  },
   misconfigured: {
     status: 503,
     title: 'The service cannot run with its configuration'
   },
   internal: { status: 500, title: 'Internal error' }
-} as const;
+} as const satisfies Record<(typeof PROBLEM_CODE_IDS)[number], ProblemKind>;
 
 export type ProblemCode = keyof typeof PROBLEM_CODES;
 

@@ -3,52 +3,33 @@
 
 export const SCHEMA_VERSION = '1.0.0';
 
-export const PLATFORM_IDS = ['generic', 'hosted-notebook', 'cluster'] as const;
-export type PlatformId = (typeof PLATFORM_IDS)[number];
+import * as lists from './generated/schema-lists';
 
-export const INTERFACE_IDS = ['terminal', 'web', 'notebook'] as const;
-export type InterfaceId = (typeof INTERFACE_IDS)[number];
+// The lists come from the JSON Schemas (scripts/schema-code.js), the one place they are written.
+export {
+  APPROVAL_MODES,
+  CREDENTIAL_BACKENDS,
+  INFERENCE_RUNTIMES,
+  INGRESS_MODES,
+  INTERFACE_IDS,
+  PHASES,
+  PLATFORM_IDS
+} from './generated/schema-lists';
+
+export type PlatformId = (typeof lists.PLATFORM_IDS)[number];
+export type InterfaceId = (typeof lists.INTERFACE_IDS)[number];
 
 /** Interfaces that run in a browser and so can show a confirmation dialog. */
 export const BROWSER_INTERFACES: readonly InterfaceId[] = ['web', 'notebook'];
 
-export const INGRESS_MODES = [
-  'direct-loopback',
-  'notebook-server-proxy',
-  'trusted-proxy'
-] as const;
-export type IngressMode = (typeof INGRESS_MODES)[number];
-
-export const CREDENTIAL_BACKENDS = [
-  'process',
-  'system-keyring',
-  'mounted-file',
-  'managed-identity'
-] as const;
-export type CredentialBackendId = (typeof CREDENTIAL_BACKENDS)[number];
-
-export const INFERENCE_RUNTIMES = [
-  'local-lightweight',
-  'high-throughput-serving'
-] as const;
-export type InferenceRuntimeId = (typeof INFERENCE_RUNTIMES)[number];
-
-export const APPROVAL_MODES = [
-  'review-every-action',
-  'low-risk-automation'
-] as const;
-export type ApprovalModeId = (typeof APPROVAL_MODES)[number];
+export type IngressMode = (typeof lists.INGRESS_MODES)[number];
+export type CredentialBackendId = (typeof lists.CREDENTIAL_BACKENDS)[number];
+export type InferenceRuntimeId = (typeof lists.INFERENCE_RUNTIMES)[number];
+export type ApprovalModeId = (typeof lists.APPROVAL_MODES)[number];
 
 export type LowRiskAutomationPolicy = 'permitted' | 'denied';
 
-export const PHASES = [
-  'unsupported-interface',
-  'blocked',
-  'needs-compute',
-  'awaiting-confirmation',
-  'ready'
-] as const;
-export type Phase = (typeof PHASES)[number];
+export type Phase = (typeof lists.PHASES)[number];
 
 export const LABELS: Readonly<Record<string, string>> = {
   // platforms
@@ -100,13 +81,13 @@ export function labelOf(id: string): string {
 }
 
 export function isInterfaceId(value: string): value is InterfaceId {
-  return (INTERFACE_IDS as readonly string[]).includes(value);
+  return (lists.INTERFACE_IDS as readonly string[]).includes(value);
 }
 
 export function isPlatformId(value: string): value is PlatformId {
-  return (PLATFORM_IDS as readonly string[]).includes(value);
+  return (lists.PLATFORM_IDS as readonly string[]).includes(value);
 }
 
 export function isIngressMode(value: string): value is IngressMode {
-  return (INGRESS_MODES as readonly string[]).includes(value);
+  return (lists.INGRESS_MODES as readonly string[]).includes(value);
 }

@@ -1,10 +1,16 @@
 // JSON-RPC 2.0 over POST {base_url}project/gateway: the same core calls as the REST routes,
 // with each failure's problem details in error.data.
 import { asProblemError, ProblemError } from '../core/problems';
-import { parseInterface, StartupService } from '../service';
+import type { StartupService } from '../service';
 import type { InitializationRecord } from '../core/observations';
 import type { ConfirmationChannel } from '../core/confirmation';
-import { parseAllocationClaim } from '../core/allocation-claim';
+import { parseStartupParams } from '../core/requests';
+import { validateGatewayRequest } from '../core/generated/request-validators';
+import { fieldErrors, SchemaError } from '../core/schema-errors';
+import {
+  GATEWAY_MAX_BATCH,
+  GATEWAY_METHODS
+} from '../core/generated/schema-lists';
 
 export const JSON_RPC_ERRORS = {
   parseError: -32700,
@@ -22,12 +28,10 @@ const PARAM_CODES = new Set([
   'validation-failed'
 ]);
 
-export const GATEWAY_METHODS = [
-  'project.capabilities',
-  'project.startup',
-  'project.initialize'
-] as const;
-export const MAX_BATCH = 20;
+// The methods and the batch limit are the schema's (gateway-request.schema.json).
+export { GATEWAY_METHODS };
+export const MAX_BATCH = GATEWAY_MAX_BATCH;
+type GatewayMethod = (typeof GATEWAY_METHODS)[number];
 
 type Id = string | number | null;
 
@@ -74,8 +78,7 @@ export function parseErrorResponse(problem: ProblemError, instance: string) {
 /** -32600 with a validation-failed problem naming what is wrong in the request object. */
 function invalidRequest(
   id: Id,
-  pointer: string,
-  detail: string,
+  errors: { pointer: string; detail: string }[],
   instance: string,
   message = 'Invalid Request'
 ) {
@@ -86,7 +89,7 @@ function invalidRequest(
     new ProblemError(
       'validation-failed',
       'The JSON-RPC request does not have the shape of a JSON-RPC 2.0 request.',
-      { errors: [{ pointer, detail }] }
+      { errors }
     ),
     instance
   );
@@ -100,42 +103,62 @@ function isId(value: unknown): value is Id {
   );
 }
 
+type Envelope =
+  | { ok: true; method: GatewayMethod }
+  | {
+      ok: false;
+      unknownMethod: boolean;
+      errors: ReturnType<typeof fieldErrors>;
+    };
+
+/**
+ * The request object checked against gateway-request.schema.json. What the schema says of the
+ * params (per method) is left to the method's own parse, which names the interface's problems;
+ * an unknown method is method-not-found, not a malformed request.
+ */
+function checkEnvelope(message: Record<string, unknown>): Envelope {
+  if (validateGatewayRequest(message)) {
+    return { ok: true, method: message.method as GatewayMethod };
+  }
+  const all = validateGatewayRequest.errors ?? [];
+  const ofParams = (e: SchemaError) =>
+    e.instancePath.startsWith('/params') ||
+    (e.instancePath === '' && e.params.missingProperty === 'params');
+  const errors = fieldErrors(all.filter(e => !ofParams(e)));
+  const methodErrors = errors.filter(e => e.pointer === '/method');
+  if (errors.length === 0) {
+    return { ok: true, method: message.method as GatewayMethod };
+  }
+  const unknownMethod =
+    errors.length === methodErrors.length && typeof message.method === 'string';
+  return { ok: false, unknownMethod, errors };
+}
+
 async function call(
-  method: string,
+  method: GatewayMethod,
   params: unknown,
   ctx: RpcContext
 ): Promise<unknown> {
-  const named = params === undefined ? {} : params;
-  if (named === null || typeof named !== 'object' || Array.isArray(named)) {
-    throw new ProblemError(
-      'validation-failed',
-      'params must be an object with named members.',
-      {
-        errors: [{ pointer: '/params', detail: 'must be an object' }]
-      }
-    );
-  }
-  const p = named as Record<string, unknown>;
   switch (method) {
     case 'project.capabilities':
       return ctx.service.manifest.manifest;
-    case 'project.startup':
+    case 'project.startup': {
+      const request = parseStartupParams(params);
       return ctx.service.startup(
-        parseInterface(p.interface),
-        parseAllocationClaim(p.allocation, '/params/allocation'),
+        request.interface,
+        request.allocation,
         ctx.admitNewClaim
       );
+    }
     case 'project.initialize':
       ctx.beforeInitialize();
       return (
-        await ctx.service.initialize(p, {
+        await ctx.service.initialize(params ?? {}, {
           ingress: ctx.ingress,
           channel: ctx.channel ?? { kind: 'api' },
           admitNewClaim: ctx.admitNewClaim
         })
       ).body;
-    default:
-      return undefined;
   }
 }
 
@@ -148,25 +171,20 @@ async function handleOne(
     typeof message !== 'object' ||
     Array.isArray(message)
   ) {
-    return invalidRequest(null, '', 'must be an object', ctx.instance);
+    return invalidRequest(
+      null,
+      [{ pointer: '', detail: 'must be an object' }],
+      ctx.instance
+    );
   }
   const m = message as Record<string, unknown>;
   const hasId = Object.prototype.hasOwnProperty.call(m, 'id');
   const id: Id = hasId && isId(m.id) ? m.id : null;
-  if (
-    m.jsonrpc !== '2.0' ||
-    typeof m.method !== 'string' ||
-    (hasId && !isId(m.id))
-  ) {
-    const [pointer, detail] =
-      m.jsonrpc !== '2.0'
-        ? ['/jsonrpc', 'must be "2.0"']
-        : typeof m.method !== 'string'
-          ? ['/method', 'must be a string']
-          : ['/id', 'must be a string, a number or null'];
-    return invalidRequest(id, pointer, detail, ctx.instance);
+  const envelope = checkEnvelope(m);
+  if (!envelope.ok && !envelope.unknownMethod) {
+    return invalidRequest(id, envelope.errors, ctx.instance);
   }
-  if (!(GATEWAY_METHODS as readonly string[]).includes(m.method)) {
+  if (!envelope.ok) {
     const methods = GATEWAY_METHODS.join(', ');
     return hasId
       ? errorResponse(
@@ -183,7 +201,7 @@ async function handleOne(
       : undefined;
   }
   try {
-    const result = await call(m.method, m.params, ctx);
+    const result = await call(envelope.method, m.params, ctx);
     return hasId ? { jsonrpc: '2.0', id, result } : undefined;
   } catch (error) {
     if (!hasId) {
@@ -229,8 +247,7 @@ export async function handleRpc(
   if (body.length === 0) {
     return invalidRequest(
       null,
-      '',
-      'a batch holds at least one call',
+      [{ pointer: '', detail: 'a batch holds at least one call' }],
       ctx.instance,
       'Invalid Request: empty batch'
     );

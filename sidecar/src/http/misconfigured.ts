@@ -36,6 +36,19 @@ export function settingNamed(message: string): string | undefined {
 }
 
 /**
+ * A setting the command line or the service refuses, as a problem: `misconfigured`, naming the
+ * setting, on every interface (the command line's --json prints it too).
+ */
+export function configurationProblem(message: string): Problem {
+  const setting = settingNamed(message);
+  return problemOf(
+    'misconfigured',
+    message,
+    setting === undefined ? {} : { setting }
+  );
+}
+
+/**
  * The problem every request gets while the configuration is bad. The detail is the
  * configuration message itself (written by config.ts and friends, which never echo a value they
  * refused); the fix says where an operator changes it.

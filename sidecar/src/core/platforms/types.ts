@@ -7,8 +7,9 @@ import type {
   PlatformId
 } from '../vocabulary';
 import type { ComputeStatus } from '../api-types';
+import type { SCHEDULERS } from '../generated/schema-lists';
 
-export type SchedulerId = 'slurm' | 'pbs' | 'lsf' | 'flux';
+export type SchedulerId = (typeof SCHEDULERS)[number];
 
 /** A batch allocation named by the environment, and what the scheduler said of it. */
 export interface AllocationObservation {
