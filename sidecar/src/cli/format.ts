@@ -4,7 +4,8 @@
 import type { Manifest } from '../core/manifest';
 import type { Problem } from '../core/problems';
 import type { Projection } from '../core/projection';
-import { forTheTerminal, line, terminalSafeLines } from '../core/terminal-text';
+import { forTheCommandLine } from '../core/reach';
+import { line, terminalSafeLines } from '../core/terminal-text';
 import { labelOf } from '../core/vocabulary';
 
 const MARK: Readonly<Record<string, string>> = {
@@ -43,7 +44,7 @@ export function formatProjection(
   lines.push('');
   lines.push(line`Next: ${p.nextAction.title}`);
   lines.push(
-    indent(terminalSafeLines(forTheTerminal(p.nextAction.detail)), '  ')
+    indent(terminalSafeLines(forTheCommandLine(p.nextAction.detail)), '  ')
   );
   if (p.nextAction.command) {
     lines.push(line`  $ ${p.nextAction.command}`);
@@ -55,7 +56,7 @@ export function formatProjection(
       line`  ${MARK[check.status]} ${check.title}${check.required ? '' : ' (optional)'}: ${check.observed}`
     );
     if (check.remedy && check.status !== 'pass' && check.status !== 'skip') {
-      lines.push(line`         fix: ${forTheTerminal(check.remedy)}`);
+      lines.push(line`         fix: ${forTheCommandLine(check.remedy)}`);
     }
   }
   return `${lines.join('\n')}\n`;
