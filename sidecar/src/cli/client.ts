@@ -116,6 +116,34 @@ class RemoteClient implements ProjectClient {
    * request has its connection and that is the proven one; otherwise nothing is sent. The same
    * holds for `secretHeaders` (the prompt key): never sent over a connection that is not proven.
    */
+  /** Where and how one request goes: the runtime file's address, on the proven agent. */
+  private requestOptions(
+    method: 'GET' | 'POST',
+    route: string,
+    payload: string | undefined
+  ): http.RequestOptions {
+    const target = this.info.url ? new URL(this.info.url) : undefined;
+    return {
+      method,
+      path: `${this.info.baseUrl}project/${route}`,
+      ...(target
+        ? { host: target.hostname.replace(/^\[|\]$/g, ''), port: target.port }
+        : { socketPath: this.info.socket }),
+      headers: {
+        host: target ? target.host : 'localhost',
+        accept: 'application/json',
+        ...(payload
+          ? {
+              'content-type': 'application/json',
+              'content-length': Buffer.byteLength(payload)
+            }
+          : {})
+      },
+      timeout: 15000,
+      agent: this.agent
+    };
+  }
+
   private send(
     method: 'GET' | 'POST',
     route: string,
@@ -123,33 +151,10 @@ class RemoteClient implements ProjectClient {
     proven: Socket | undefined,
     secretHeaders: Record<string, string>
   ): Promise<{ status: number; json: unknown }> {
-    const path = `${this.info.baseUrl}project/${route}`;
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    const target = this.info.url ? new URL(this.info.url) : undefined;
     return new Promise((resolve, reject) => {
       const request = http.request(
-        {
-          method,
-          path,
-          ...(target
-            ? {
-                host: target.hostname.replace(/^\[|\]$/g, ''),
-                port: target.port
-              }
-            : { socketPath: this.info.socket }),
-          headers: {
-            host: target ? target.host : 'localhost',
-            accept: 'application/json',
-            ...(payload
-              ? {
-                  'content-type': 'application/json',
-                  'content-length': Buffer.byteLength(payload)
-                }
-              : {})
-          },
-          timeout: 15000,
-          agent: this.agent
-        },
+        this.requestOptions(method, route, payload),
         response => {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));

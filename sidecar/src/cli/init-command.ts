@@ -5,61 +5,76 @@ import { labelOf } from '../core/vocabulary';
 import type { ProjectClient } from './project-client';
 import { EXIT, Io } from './usage';
 
+type Startup = Awaited<ReturnType<ProjectClient['startup']>>;
+type Say = (text: string) => void;
+
 export async function init(
   client: ProjectClient,
   json: boolean,
   io: Io
 ): Promise<number> {
   const projection = await client.startup('terminal');
-  const say = (text: string) => (json ? io.stderr : io.stdout).write(text);
-  // Already set up is success on every platform, wherever the confirmation happened (as POST
-  // initialize answers 200 with the record): nothing to confirm, so nothing to refuse.
-  // Confirmed but not ready (a cluster project checked on a login node, audit D8): the state is
-  // there, so init's part is done; what is left is the projection's next action.
+  const say: Say = text => (json ? io.stderr : io.stdout).write(text);
   if (projection.phase === 'ready' || projection.confirmation.confirmed) {
-    say(
-      projection.phase === 'ready'
-        ? `${line`Already set up: ${projection.statePath} holds this project's state. Nothing to do.`}\n`
-        : `${line`Already set up: ${projection.statePath} holds this project's state. Next: ${projection.nextAction.title}. ${projection.nextAction.detail}`}\n`
-    );
-    if (json) {
-      // The shape of POST initialize's 200: the record, created false.
-      const answer = {
-        schemaVersion: projection.schemaVersion,
-        created: false,
-        record: projection.confirmation.record,
-        phase: projection.phase,
-        nextAction: projection.nextAction
-      };
-      io.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
-    }
-    return EXIT.ok;
+    return alreadySetUp(projection, json, io, say);
   }
-  if (!projection.confirmation.allowedInterfaces.includes('terminal')) {
+  refuseUnlessAskable(projection, io);
+  return askAndCreate(client, projection, json, io, say);
+}
+
+/**
+ * Already set up is success on every platform, wherever the confirmation happened (as POST
+ * initialize answers 200 with the record): nothing to confirm, so nothing to refuse. Confirmed
+ * but not ready (a cluster project checked on a login node, audit D8): the state is there, so
+ * init's part is done; what is left is the projection's next action.
+ */
+function alreadySetUp(
+  projection: Startup,
+  json: boolean,
+  io: Io,
+  say: Say
+): number {
+  say(
+    projection.phase === 'ready'
+      ? `${line`Already set up: ${projection.statePath} holds this project's state. Nothing to do.`}\n`
+      : `${line`Already set up: ${projection.statePath} holds this project's state. Next: ${projection.nextAction.title}. ${projection.nextAction.detail}`}\n`
+  );
+  if (json) {
+    // The shape of POST initialize's 200: the record, created false.
+    const answer = {
+      schemaVersion: projection.schemaVersion,
+      created: false,
+      record: projection.confirmation.record,
+      phase: projection.phase,
+      nextAction: projection.nextAction
+    };
+    io.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
+  }
+  return EXIT.ok;
+}
+
+/** Throws the problem when the prompt may not be asked here and now, saying what works. */
+function refuseUnlessAskable(projection: Startup, io: Io): void {
+  const allowedInterfaces = projection.confirmation.allowedInterfaces;
+  const next = projection.nextAction;
+  if (!allowedInterfaces.includes('terminal')) {
     throw new ProblemError(
       'confirmation-not-allowed',
-      `On the ${labelOf(projection.platform)} the project state is created after a confirmation in ${projection.confirmation.allowedInterfaces
+      `On the ${labelOf(projection.platform)} the project state is created after a confirmation in ${allowedInterfaces
         .map(labelOf)
-        .join(
-          ' or '
-        )}, not at a terminal prompt. ${projection.nextAction.detail}`,
-      { allowedInterfaces: projection.confirmation.allowedInterfaces }
+        .join(' or ')}, not at a terminal prompt. ${next.detail}`,
+      { allowedInterfaces }
     );
   }
   if (projection.phase !== 'awaiting-confirmation') {
-    const command = projection.nextAction.command
-      ? ` Run \`${projection.nextAction.command}\`.`
-      : '';
+    const command =
+      next.command && !next.detail.includes(next.command)
+        ? ` Run \`${next.command}\`.`
+        : '';
     throw new ProblemError(
       'wrong-phase',
-      `Setup is in phase ${projection.phase}; initialization comes later. Next: ${projection.nextAction.title}. ${projection.nextAction.detail}${
-        projection.nextAction.detail.includes(
-          projection.nextAction.command ?? '\0'
-        )
-          ? ''
-          : command
-      }`,
-      { phase: projection.phase, nextAction: projection.nextAction }
+      `Setup is in phase ${projection.phase}; initialization comes later. Next: ${next.title}. ${next.detail}${command}`,
+      { phase: projection.phase, nextAction: next }
     );
   }
   const readOnly = projection.readinessChecks.find(
@@ -70,7 +85,7 @@ export async function init(
     throw new ProblemError(
       'confirmation-not-allowed',
       `${readOnly.observed}. Run \`project-startup init --local\` (this command line checks and creates the state itself), or serve with \`--ingress direct-loopback\`.`,
-      { allowedInterfaces: projection.confirmation.allowedInterfaces }
+      { allowedInterfaces }
     );
   }
   if (!(io.stdin as NodeJS.ReadStream).isTTY) {
@@ -78,9 +93,19 @@ export async function init(
     throw new ProblemError(
       'confirmation-not-allowed',
       'init asks a person and needs an interactive terminal: its input is not a TTY (a pipe or a file). Run `project-startup init` in a terminal and answer the question there.',
-      { allowedInterfaces: projection.confirmation.allowedInterfaces }
+      { allowedInterfaces }
     );
   }
+}
+
+/** Shows what would be created, asks, and creates on a yes. */
+async function askAndCreate(
+  client: ProjectClient,
+  projection: Startup,
+  json: boolean,
+  io: Io,
+  say: Say
+): Promise<number> {
   say(
     [
       line`Project:  ${projection.projectPath}`,
