@@ -242,13 +242,21 @@ describe('followed on real services', () => {
           baseUrl,
           ...(p.browserUrl ? { setupPageUrl: p.browserUrl } : {})
         };
-        for (const way of (p.nextAction.interfaces ?? []) as {
+        const listed = (p.nextAction.interfaces ?? []) as {
           id: InterfaceId;
           how: string;
-        }[]) {
+        }[];
+        for (const way of listed) {
           // No second composition: the projection says exactly what the model says.
           expect(way.how).toBe(reach(ctx, way.id, readerOf(iface)).how);
-          const route = reach(ctx, way.id, readerOf(iface)).route;
+        }
+        // Followed: the routes the projection lists, and the model's route to every offered one.
+        const ids = new Set([
+          ...listed.map(way => way.id),
+          ...adapterFor(sample.platform).interfaces
+        ]);
+        for (const id of ids) {
+          const route = reach(ctx, id, readerOf(iface)).route;
           if (route?.kind === 'url' && route.url.startsWith(baseUrl)) {
             // A page of this service: it answers.
             const page = await request(
