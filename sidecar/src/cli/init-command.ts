@@ -81,10 +81,11 @@ function refuseUnlessAskable(projection: Startup, io: Io): void {
     c => c.id === 'gateway-ingress' && c.status === 'warn'
   );
   if (readOnly) {
-    // A service on an ingress the platform does not offer changes nothing: say what works.
+    // A service on an ingress the platform does not offer changes nothing: the next action
+    // says what works (init --local, or the platform's own ingress), in the model's words.
     throw new ProblemError(
       'confirmation-not-allowed',
-      `${readOnly.observed}. Run \`project-startup init --local\` (this command line checks and creates the state itself), or serve with \`--ingress direct-loopback\`.`,
+      `${readOnly.observed}. ${next.detail}`,
       { allowedInterfaces }
     );
   }
