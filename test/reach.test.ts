@@ -1,6 +1,7 @@
 // The audit's deviations about how each interface is reached (issue 21 item 3): each test names
 // its deviation and failed before the one model of routes (sidecar/src/core/reach.ts).
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { urlAnswer } from '../sidecar/src/core/sign-in';
@@ -121,6 +122,82 @@ describe('D3: `url` beside JupyterLab prints the setup page through that Jupyter
     expect(answer).toMatchObject({ ok: false, exit: 3 });
     expect(JSON.stringify(answer)).toMatch(/Open Project Startup/);
   });
+});
+
+describe('D3 followed: `url` in a terminal beside a Jupyter server that proxies to the service', () => {
+  const HUB_TOKEN = 'hub-token-0123456789abcdef';
+
+  /** A stand-in Jupyter server: checks its token, proxies {base_url}project/* to the socket. */
+  async function fakeJupyter(socketPath: string): Promise<{
+    url: string;
+    close(): Promise<void>;
+  }> {
+    const server = http.createServer((req, res) => {
+      if (req.headers.authorization !== `token ${HUB_TOKEN}`) {
+        res.writeHead(403).end();
+        return;
+      }
+      const upstream = http.request(
+        {
+          socketPath,
+          method: req.method,
+          path: req.url,
+          headers: { ...req.headers, host: 'localhost' }
+        },
+        answer => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        }
+      );
+      req.pipe(upstream);
+    });
+    await new Promise<void>(resolve =>
+      server.listen(0, '127.0.0.1', () => resolve())
+    );
+    const { port } = server.address() as { port: number };
+    return {
+      url: `http://127.0.0.1:${port}${JUPYTER_BASE}`,
+      close: () => new Promise(resolve => server.close(() => resolve()))
+    };
+  }
+
+  it.each([
+    ['before the sidecar wrote its runtime file', false],
+    ['after (its runtime file names the Unix socket)', true]
+  ])(
+    '%s: url prints the page through Jupyter, it answers, and status names the same page',
+    async (_when, started) => {
+      const s = await behindJupyter('generic');
+      const jupyter = await fakeJupyter(s.svc.running.socket as string);
+      try {
+        const empty = tempRoot('ps-reach-run-');
+        fs.chmodSync(empty, 0o700);
+        const env = {
+          HOME: s.svc.homeDir,
+          PATH: '/nonexistent-project-startup-test-bin',
+          PROJECT_STARTUP_RUNTIME_DIR: started ? s.svc.runtimeDir : empty,
+          JUPYTERHUB_SERVICE_URL: jupyter.url,
+          JUPYTERHUB_API_TOKEN: HUB_TOKEN
+        };
+        const url = await runCli(['url'], { env, cwd: s.svc.projectDir });
+        expect({ code: url.code, stdout: url.stdout }).toEqual({
+          code: 0,
+          stdout: `${jupyter.url}project/\n`
+        });
+        const page = await request(url.stdout.trim(), {
+          headers: { accept: 'text/html', authorization: `token ${HUB_TOKEN}` }
+        });
+        expect(page.status).toBe(200);
+        expect(page.text).toMatch(/Create project state/);
+        const status = await runCli(['status'], { env, cwd: s.svc.projectDir });
+        expect(status.code).toBe(0);
+        expect(status.stdout).toContain(`${JUPYTER_BASE}project/`);
+        expect(status.stdout).toContain('project-startup url');
+      } finally {
+        await jupyter.close();
+      }
+    }
+  );
 });
 
 describe('D5: the command line beside a trusted-proxy service', () => {
