@@ -181,19 +181,3 @@ export function reach(
 export function forTheCommandLine(text: string): string {
   return text.split(TERMINAL_ELSEWHERE).join(TERMINAL_HERE);
 }
-
-/** The service's situation as its projection states it (for consumers outside the service). */
-export function contextOfService(listener: {
-  platform: PlatformId;
-  ingress: IngressMode;
-  url?: string;
-  socket?: string;
-  baseUrl: string;
-}): ReachContext {
-  return {
-    platform: listener.platform,
-    ingress: listener.ingress,
-    transport: listener.url !== undefined ? 'tcp' : 'unix-socket',
-    baseUrl: listener.baseUrl
-  };
-}

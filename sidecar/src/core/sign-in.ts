@@ -24,14 +24,6 @@ function contextOf(listener: Listener): ReachContext {
   };
 }
 
-/** Whether a browser on this machine can open the setup page of this service directly. */
-export function offersSetupPage(listener: Listener): boolean {
-  return (
-    listener.ingress === 'direct-loopback' &&
-    reach(contextOf(listener), 'web', 'command-line').route?.kind === 'url'
-  );
-}
-
 /** serve's "how to reach me" line. */
 export function signInLine(listener: Listener, tokenWhere: string): string {
   if (listener.ingress === 'notebook-server-proxy' && listener.url) {
@@ -162,7 +154,7 @@ export type AddressToken = 'sign-in' | 'refused' | 'not-ours';
 /**
  * The one sign-in route, decided here only: a token in the address is traded for a session
  * only at the setup page itself (`{base}project/`), only where the platform's browser route is
- * direct loopback and the service listens there (offersSetupPage). Anywhere else on direct
+ * direct loopback and the service listens there (reach.ts names it). Anywhere else on direct
  * loopback it is refused, whatever its value, before any credential is looked at: no session,
  * no cookie. Behind the notebook-server proxy `?token=` is Jupyter's own token (Jupyter checked
  * it), and the trusted proxy reads no address: not ours to judge.
