@@ -26,7 +26,6 @@ Standard library only. Failures raise ``ProjectStartupError`` carrying the probl
 (``code``, ``title``, ``detail``, ``fix``, ``status``).
 """
 
-import html
 import http.client
 import json
 import os

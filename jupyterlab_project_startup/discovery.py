@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import time
+import urllib.parse
 
 
 def _runtime_dir(env):
