@@ -5,6 +5,7 @@
 // service builds, with fetch answering the projection.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { formatManifest } from '../sidecar/src/cli/format';
 import { buildManifest } from '../sidecar/src/core/manifest';
 import { adapterFor } from '../sidecar/src/core/platforms';
 import { selectPlatform } from '../sidecar/src/core/platforms/rules';
@@ -95,5 +96,15 @@ describe.each(
     }
     expect(text).toContain('Review Every Action');
     expect(text.includes('Low-Risk Automation')).toBe(policy === 'permitted');
+    // The terminal's words (cli/format.ts, core/manifest-words.ts): every model source and
+    // boundary line of `project-startup capabilities` is a line of the page.
+    const items = [...list.querySelectorAll('li')].map(li =>
+      (li.textContent ?? '').trim()
+    );
+    for (const terminalLine of formatManifest(manifest)
+      .split('\n')
+      .filter(l => l.startsWith('    '))) {
+      expect(items).toContain(terminalLine.trim());
+    }
   });
 });

@@ -4,7 +4,9 @@
 import type { Manifest } from '../core/manifest';
 import type { Problem } from '../core/problems';
 import type { Projection } from '../core/projection';
-import { forTheTerminal, line, terminalSafeLines } from '../core/terminal-text';
+import { forTheCommandLine } from '../core/reach';
+import { fillWords, MANIFEST_WORDS } from '../core/manifest-words';
+import { line, terminalSafe, terminalSafeLines } from '../core/terminal-text';
 import { labelOf } from '../core/vocabulary';
 
 const MARK: Readonly<Record<string, string>> = {
@@ -43,7 +45,7 @@ export function formatProjection(
   lines.push('');
   lines.push(line`Next: ${p.nextAction.title}`);
   lines.push(
-    indent(terminalSafeLines(forTheTerminal(p.nextAction.detail)), '  ')
+    indent(terminalSafeLines(forTheCommandLine(p.nextAction.detail)), '  ')
   );
   if (p.nextAction.command) {
     lines.push(line`  $ ${p.nextAction.command}`);
@@ -55,7 +57,7 @@ export function formatProjection(
       line`  ${MARK[check.status]} ${check.title}${check.required ? '' : ' (optional)'}: ${check.observed}`
     );
     if (check.remedy && check.status !== 'pass' && check.status !== 'skip') {
-      lines.push(line`         fix: ${forTheTerminal(check.remedy)}`);
+      lines.push(line`         fix: ${forTheCommandLine(check.remedy)}`);
     }
   }
   return `${lines.join('\n')}\n`;
@@ -67,58 +69,81 @@ export function formatProjection(
  * with both of its sentences. The setup page renders the same manifest by the same rules.
  */
 export function formatManifest(m: Manifest): string {
-  const lines: string[] = [];
-  lines.push(
-    line`Capabilities of the ${labelOf(m.platform.id)} (${m.platform.id})`
-  );
-  const signals =
-    m.platform.evidence.signals.map(s => s.name).join(', ') || 'none';
-  lines.push(
-    line`  selected by ${m.platform.evidence.decidedBy}; evidence: ${signals}; host: ${m.platform.evidence.host}`
-  );
-  if (m.platform.evidence.overruled.length > 0) {
-    lines.push(
-      line`  overruled: ${m.platform.evidence.overruled.map(s => `${s.name} (${s.platform})`).join(', ')}`
-    );
+  const evidence = m.platform.evidence;
+  const lines: string[] = [
+    terminalSafe(
+      fillWords('heading', {
+        platform: labelOf(m.platform.id),
+        platformId: m.platform.id
+      })
+    ),
+    `  ${terminalSafe(
+      fillWords('evidence', {
+        decidedBy: evidence.decidedBy,
+        signals:
+          evidence.signals.map(s => s.name).join(', ') ||
+          MANIFEST_WORDS.noSignals,
+        host: evidence.host
+      })
+    )}`
+  ];
+  if (evidence.overruled.length > 0) {
+    const overruled = evidence.overruled
+      .map(s => `${s.name} (${s.platform})`)
+      .join(', ');
+    lines.push(`  ${terminalSafe(fillWords('overruled', { overruled }))}`);
   }
   lines.push(
-    line`  low-risk automation: ${m.policy.lowRiskAutomation} by platform policy`
+    `  ${terminalSafe(fillWords('policy', { policy: m.policy.lowRiskAutomation }))}`,
+    ''
   );
-  lines.push('');
   const width = Math.max(...m.capabilities.map(c => c.label.length));
   for (const capability of m.capabilities) {
-    // Read as records: the model sources and the boundary carry members beyond id and label.
-    const values: ReadonlyArray<
-      { id: string; label: string } & Record<string, unknown>
-    > = capability.values;
-    const detailed = values.some(
-      v => Array.isArray(v.approvalModeLabels) || typeof v.excludes === 'string'
-    );
-    if (!detailed) {
-      const plain = values
-        .map(v =>
-          'default' in capability && capability.default === v.id
-            ? `${v.label} (default)`
-            : v.label
-        )
-        .join('; ');
-      lines.push(line`  ${capability.label.padEnd(width)}  ${plain}`);
-      continue;
-    }
-    lines.push(line`  ${capability.label}`);
-    for (const v of values) {
-      if (Array.isArray(v.approvalModeLabels)) {
-        lines.push(
-          line`    ${v.label}: ${v.secretBacked ? 'secret-backed' : 'credential-free'}; approval modes: ${(v.approvalModeLabels as string[]).join(', ')}`
-        );
-      } else {
-        lines.push(
-          line`    ${v.label}: ${`${String(v.excludes ?? '')} ${String(v.doesNotIsolate ?? '')}`.trimEnd()}`
-        );
-      }
-    }
+    lines.push(...capabilityLines(capability, width));
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** One capability: its values on one line, or a model source or the boundary per line. */
+function capabilityLines(
+  capability: Manifest['capabilities'][number],
+  width: number
+): string[] {
+  // Read as records: the model sources and the boundary carry members beyond id and label.
+  const values: ReadonlyArray<
+    { id: string; label: string } & Record<string, unknown>
+  > = capability.values;
+  const detailed = values.some(
+    v => Array.isArray(v.approvalModeLabels) || typeof v.excludes === 'string'
+  );
+  if (!detailed) {
+    const plain = values
+      .map(v =>
+        'default' in capability && capability.default === v.id
+          ? fillWords('defaultValue', { label: v.label })
+          : v.label
+      )
+      .join('; ');
+    return [line`  ${capability.label.padEnd(width)}  ${plain}`];
+  }
+  return [
+    line`  ${capability.label}`,
+    ...values.map(v =>
+      Array.isArray(v.approvalModeLabels)
+        ? line`    ${fillWords('modelSource', {
+            label: v.label,
+            secret: v.secretBacked
+              ? MANIFEST_WORDS.secretBacked
+              : MANIFEST_WORDS.credentialFree,
+            modes: (v.approvalModeLabels as string[]).join(', ')
+          })}`
+        : line`    ${fillWords('boundary', {
+            label: v.label,
+            excludes: String(v.excludes ?? ''),
+            doesNotIsolate: String(v.doesNotIsolate ?? '')
+          }).trimEnd()}`
+    )
+  ];
 }
 
 export function formatProblem(problem: Problem): string {

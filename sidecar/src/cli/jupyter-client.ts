@@ -2,7 +2,7 @@
 // jupyter-server-proxy runs behind this terminal's Jupyter server, through Jupyter with its token
 // (Jupyter authenticates; the proxy starts the sidecar on the first request). Which server that
 // is: ./jupyter-discovery.ts.
-import type { ProjectClient } from './client';
+import type { ProjectClient } from './project-client';
 import type { ServiceConfig } from '../config';
 import {
   chooseJupyter,
@@ -14,7 +14,7 @@ import type { Manifest } from '../core/manifest';
 import { Problem, ProblemError } from '../core/problems';
 import type { RuntimeInfo } from '../runtime-file';
 import type { InitializeResult, StartupResult } from '../service';
-import type { InterfaceId } from '../core/vocabulary';
+import { InterfaceId, isPlatformId, PlatformId } from '../core/vocabulary';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -100,10 +100,17 @@ class JupyterProxyClient implements ProjectClient {
  * behind it serves this very project. Anything else (no server, not enabled, another project)
  * is a note, and the command line reads the project itself.
  */
+export interface JupyterService {
+  client: ProjectClient | undefined;
+  notes: string[];
+  /** The Jupyter server whose service serves this project, and that service's platform. */
+  jupyter?: { url: string; platform: PlatformId };
+}
+
 export async function findJupyterService(
   config: ServiceConfig,
   env: Env
-): Promise<{ client: ProjectClient | undefined; notes: string[] }> {
+): Promise<JupyterService> {
   const evidence = gatherJupyterEvidence(env);
   const choice = chooseJupyter(evidence, config.projectDir);
   if (!choice) {
@@ -149,8 +156,10 @@ export async function findJupyterService(
       ]
     };
   }
-  const projectPath = (answer.json as { projectPath?: unknown } | undefined)
-    ?.projectPath;
+  const { projectPath, platform } = (answer.json ?? {}) as {
+    projectPath?: unknown;
+    platform?: unknown;
+  };
   if (projectPath !== config.projectDir) {
     return {
       client: undefined,
@@ -159,7 +168,13 @@ export async function findJupyterService(
       ]
     };
   }
-  return { client: new JupyterProxyClient(choice), notes: [] };
+  return {
+    client: new JupyterProxyClient(choice),
+    notes: [],
+    ...(typeof platform === 'string' && isPlatformId(platform)
+      ? { jupyter: { url: choice.url, platform } }
+      : {})
+  };
 }
 
 /**

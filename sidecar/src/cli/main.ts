@@ -1,7 +1,5 @@
 // `project-startup`: serve the service, and the terminal interface to it (status,
 // capabilities, init, url). Exit codes are documented in HELP and the README.
-import * as path from 'node:path';
-import { parseArgs } from 'node:util';
 import {
   ConfigError,
   ENV,
@@ -14,7 +12,6 @@ import {
   StderrTail,
   writeDiagnosticsFile
 } from '../diagnostics-file';
-import type { InstallScope } from './jupyter-install';
 import { createLogger } from '../log';
 import {
   configurationProblem,
@@ -24,158 +21,24 @@ import {
   serveMisconfigured
 } from '../http/misconfigured';
 import { InvalidPlatformSetting } from '../core/platforms/rules';
-import { asProblemError, ProblemCode, ProblemError } from '../core/problems';
+import { asProblemError, ProblemError } from '../core/problems';
 import { startService } from '../http/server';
 import { parseInterface } from '../service';
-import type { StepHook } from '../observe/state';
 import { line, terminalSafe, terminalSafeLines } from '../core/terminal-text';
 import { VERSION } from '../version';
 import { InterfaceId, labelOf } from '../core/vocabulary';
 import { signInLine, urlAnswer } from '../core/sign-in';
+import { init } from './init-command';
+import { jupyter } from './jupyter-command';
+import { EXIT, HELP, Io, parse, usage } from './usage';
+
+export { EXIT };
 
 // What only some commands need is loaded by those commands, so `serve` starts without it.
 const clientModule = () => require('./client') as typeof import('./client');
+const jupyterClientModule = () =>
+  require('./jupyter-client') as typeof import('./jupyter-client');
 const formatModule = () => require('./format') as typeof import('./format');
-const jupyterInstallModule = () =>
-  require('./jupyter-install') as typeof import('./jupyter-install');
-
-export const EXIT = {
-  ok: 0,
-  failure: 1,
-  usage: 2,
-  refused: 3,
-  declined: 4
-} as const;
-
-const HELP: Readonly<Record<string, string>> = {
-  main: `Usage: project-startup <command> [options]
-
-Tells what this platform offers each interface and walks a project from first open to set up.
-
-Commands:
-  serve          Run the service (direct loopback on 127.0.0.1 by default)
-  status         Show the setup phase, next action and readiness checks
-  capabilities   Show the platform capability manifest
-  init           Show what would be created, ask, then create the project state
-  url            Print the setup page address with a one-time login token
-  jupyter        install | uninstall the JupyterLab extension and the proxy entry
-
-Run \`project-startup <command> --help\` for a command's options.
-Global: --help, --version
-
-Exit codes: 0 done; 1 the service failed; 2 wrong usage or configuration;
-3 refused (not allowed here, or setup not at that step); 4 declined at the prompt.
-status: 0 when setup can go on (phase ready, awaiting-confirmation or needs-compute),
-3 when it cannot (blocked, or the interface is not offered here).
-With --json, errors are problem details (JSON) on stdout.`,
-  serve: `Usage: project-startup serve [options]
-
-Runs the service until interrupted. It selects the platform from the environment,
-listens, and writes a private runtime file that the other commands read.
-
-Options:
-  --host H            Address to bind (default 127.0.0.1; non-loopback only with
-                      --ingress trusted-proxy). A name is resolved once and only its
-                      first address is bound; addresses printed are that address.
-  --port N            TCP port (default 0: any free port)
-  --project-dir D     Project directory (default $${ENV.projectDir} or the working directory)
-  --ingress MODE      direct-loopback | notebook-server-proxy | trusted-proxy
-                      (default: direct-loopback, on every platform)
-  --base-url PATH     URL prefix, such as Jupyter's /user/alice/ (default /)
-  --unix-socket PATH  Listen on a Unix socket instead of TCP
-  --allow-unauthenticated-tcp
-                      Allow --ingress notebook-server-proxy on a TCP port, where it
-                      checks no credentials and every local user can call it
-                      (otherwise it needs --unix-socket; exit 2)
-
-The token comes from $${ENV.token} or is generated; it is never printed or logged.
-
-A bad option or PROJECT_STARTUP_* setting exits 2 with what to fix. Launched as
-jupyter-server-proxy launches it (--ingress notebook-server-proxy --unix-socket PATH),
-it stays up instead (the proxy would relaunch it at once, again and again) and
-answers every request with 503 problem "misconfigured" naming the setting and the fix.`,
-  status: `Usage: project-startup status [--interface terminal|web|notebook] [--json] [--project-dir D] [--local]
-
-Shows the platform, setup phase, next action and readiness checks. Reads nothing
-into state and changes nothing. Uses the running service for this project when
-there is one (--local: evaluate in this process instead). On a cluster, the
-allocation this terminal runs in (SLURM_JOB_ID, PBS_JOBID, LSB_JOBID, FLUX_JOB_ID)
-is sent to the service, which asks the scheduler whether it is live and yours.
-Exit: 0 when setup can go on (ready, awaiting-confirmation, needs-compute);
-3 when it cannot (blocked, unsupported-interface).`,
-  capabilities: `Usage: project-startup capabilities [--json] [--project-dir D] [--local]
-
-Shows the capability manifest of the selected platform.`,
-  init: `Usage: project-startup init [--project-dir D] [--json] [--local]
-
-Shows the project and state paths that would be created and asks for confirmation
-at the prompt, which must be answered in a terminal (its input a TTY, not a pipe).
-Only where the platform offers no browser interface (the cluster platform) is a
-terminal confirmation accepted; elsewhere it says where to confirm.`,
-  jupyter: `Usage: project-startup jupyter install|uninstall [--user | --sys-prefix | --prefix P] [--skip-proxy-check]
-
-install: copies the prebuilt JupyterLab extension and a runnable copy of this sidecar into
-Jupyter's data directory, and writes the jupyter-server-proxy entry \`project\` (that copy on a
-private Unix socket, under Jupyter's base URL) into Jupyter's config directory, for
-jupyter_server 1.x and 2.x. Nothing written points back into this package, so it may move or go.
-It refuses, changing nothing, when it cannot write there, or when the Jupyter's Python has no
-jupyter-server-proxy >=4.1 (--skip-proxy-check installs anyway). Then says what remains.
-uninstall: removes exactly what install wrote; with nothing installed it says so.
-
-Jupyter's directories are asked from the Python that runs Jupyter: $PROJECT_STARTUP_PYTHON, else
-the interpreter of \`jupyter\` on PATH; without one, jupyter_core's rules are followed
-($JUPYTER_DATA_DIR, $JUPYTER_CONFIG_DIR, $JUPYTER_PLATFORM_DIRS, ~/Library/Jupyter on macOS).
-
-  --user        the user's directories (~/.local/share/jupyter and ~/.jupyter on Linux); default
-  --sys-prefix  the sys.prefix directories of the Python that runs Jupyter (share/jupyter, etc/jupyter)
-  --prefix P    P/share/jupyter and P/etc/jupyter
-  --skip-proxy-check  install even when that Python lacks jupyter-server-proxy >=4.1`,
-  url: `Usage: project-startup url [--project-dir D]
-
-Prints the setup page address of the running service with its one-time login token,
-for opening in a browser on this machine. Keep it to yourself. Only where the platform
-has a browser route (the workstation or container platform) and the service listens on
-loopback TCP; elsewhere it says what to use instead and exits 3.`
-};
-
-interface Io {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  stdin: NodeJS.ReadableStream;
-  env: Readonly<Record<string, string | undefined>>;
-  cwd: string;
-  /** Passed to the service `serve` starts: the crash-safety tests' entry (test/helpers) sets it. */
-  onCreationStep?: StepHook;
-}
-
-function usage(
-  message: string,
-  code: ProblemCode = 'invalid-arguments',
-  extensions: Record<string, unknown> = {}
-): ProblemError & { usage: true } {
-  return Object.assign(new ProblemError(code, message, extensions), {
-    usage: true as const
-  });
-}
-
-type OptionSpec = Record<string, { type: 'string' | 'boolean' }>;
-
-function parse(
-  args: string[],
-  options: OptionSpec
-): { values: Record<string, string | boolean | undefined> } {
-  try {
-    const { values } = parseArgs({
-      args,
-      options: { help: { type: 'boolean' }, ...options },
-      allowPositionals: false,
-      strict: true
-    });
-    return { values: values as Record<string, string | boolean | undefined> };
-  } catch (error) {
-    throw usage((error as Error).message);
-  }
-}
 
 const CLIENT_OPTIONS = {
   'project-dir': { type: 'string' },
@@ -562,85 +425,6 @@ function connectClient(
   return clientModule().connect(...args);
 }
 
-function jupyter(args: string[], io: Io): number {
-  const [action, ...rest] = args;
-  if (action === undefined || action === '--help' || action === '-h') {
-    // Without an action it is a usage error: help on stderr, as for a bare project-startup.
-    (action === undefined ? io.stderr : io.stdout).write(`${HELP.jupyter}\n`);
-    return action === undefined ? EXIT.usage : EXIT.ok;
-  }
-  if (action !== 'install' && action !== 'uninstall') {
-    throw usage(
-      `Unknown jupyter action "${action}"; use install or uninstall.`
-    );
-  }
-  const { values } = parse(rest, {
-    user: { type: 'boolean' },
-    'sys-prefix': { type: 'boolean' },
-    prefix: { type: 'string' },
-    ...(action === 'install' ? { 'skip-proxy-check': { type: 'boolean' } } : {})
-  } as OptionSpec);
-  if (values.help) {
-    io.stdout.write(`${HELP.jupyter}\n`);
-    return EXIT.ok;
-  }
-  const chosen = [
-    values.user,
-    values['sys-prefix'],
-    values.prefix !== undefined
-  ].filter(Boolean).length;
-  if (chosen > 1) {
-    throw usage('Choose one of --user, --sys-prefix and --prefix.');
-  }
-  const scope: InstallScope = values['sys-prefix']
-    ? { kind: 'sys-prefix' }
-    : values.prefix !== undefined
-      ? {
-          kind: 'prefix',
-          prefix: path.resolve(io.cwd, values.prefix as string)
-        }
-      : { kind: 'user' };
-  if (action === 'uninstall') {
-    const report = jupyterInstallModule().uninstallJupyter(scope, io.env);
-    const lines: string[] = [];
-    if (report.removed.length > 0) {
-      lines.push('Removed:', ...report.removed.map(p => `  ${p}`));
-    }
-    if (report.kept.length > 0) {
-      // Only what the install manifest lists, unchanged, is removed: the rest is the operator's call.
-      lines.push(
-        'Left in place (uninstall removes only what the install wrote, unchanged):',
-        ...report.kept.map(k => `  ${k.path}: ${k.reason}`)
-      );
-    }
-    lines.push(
-      report.removed.length > 0
-        ? 'Restart the Jupyter server to unload them.'
-        : report.kept.length > 0
-          ? 'Nothing was removed.'
-          : `Nothing of ${jupyterInstallModule().PACKAGE_NAME} is installed under ${report.paths.data} or ${report.paths.config}.`
-    );
-    io.stdout.write(`${lines.join('\n')}\n`);
-    return EXIT.ok;
-  }
-  const report = jupyterInstallModule().installJupyter(scope, io.env, {
-    skipProxyCheck: values['skip-proxy-check'] === true
-  });
-  io.stdout.write(
-    [
-      `Installed the JupyterLab extension: ${report.labextension}`,
-      `Installed the sidecar the proxy runs: ${report.sidecar}`,
-      'Wrote the notebook-server proxy entry "project":',
-      `  ${report.configFiles[0]} (jupyter_server 2.x)`,
-      `  ${report.configFiles[1]} (jupyter_server 1.x)`,
-      'What remains:',
-      ...report.remaining.map(line => `  - ${line}`),
-      ''
-    ].join('\n')
-  );
-  return EXIT.ok;
-}
-
 function interfaceOption(value: string | boolean | undefined): InterfaceId {
   try {
     return parseInterface(value ?? 'terminal');
@@ -660,161 +444,26 @@ async function printUrl(
   io: Io
 ): Promise<number> {
   // The token goes into an address a person opens: only for a service that proved it holds it.
-  const { service, notes } = await clientModule().findRunningService(
-    config,
-    io.env
-  );
+  const lookup = await clientModule().findRunningService(config, io.env);
+  const info = lookup.service?.info ?? lookup.proxied;
+  // Beside JupyterLab the setup page is the one behind that Jupyter server (audit D2, D3).
+  const beside =
+    info === undefined || info.ingress === 'notebook-server-proxy'
+      ? await jupyterClientModule().findJupyterService(config, io.env)
+      : undefined;
+  const answer = urlAnswer({
+    info,
+    envToken: io.env[ENV.token],
+    jupyter: beside?.jupyter
+  });
+  const notes = [...lookup.notes, ...(answer.ok ? [] : (beside?.notes ?? []))];
   for (const note of notes) {
     io.stderr.write(`project-startup: ${terminalSafeLines(note)}\n`);
   }
-  // Only where a browser can use it: the platform's browser route, loopback TCP (sign-in.ts).
-  const answer = urlAnswer({
-    info: service?.info,
-    envToken: io.env[ENV.token]
-  });
   if (!answer.ok) {
     io.stderr.write(`project-startup: ${terminalSafeLines(answer.message)}\n`);
     return answer.exit;
   }
   io.stdout.write(`${terminalSafe(answer.url)}\n`);
   return EXIT.ok;
-}
-
-async function init(
-  client: import('./client').ProjectClient,
-  json: boolean,
-  io: Io
-): Promise<number> {
-  const projection = await client.startup('terminal');
-  const say = (text: string) => (json ? io.stderr : io.stdout).write(text);
-  // Already set up is success on every platform, wherever the confirmation happened (as POST
-  // initialize answers 200 with the record): nothing to confirm, so nothing to refuse.
-  if (projection.phase === 'ready') {
-    say(
-      `${line`Already set up: ${projection.statePath} holds this project's state. Nothing to do.`}\n`
-    );
-    if (json) {
-      // The shape of POST initialize's 200: the record, created false.
-      const answer = {
-        schemaVersion: projection.schemaVersion,
-        created: false,
-        record: projection.confirmation.record,
-        phase: projection.phase,
-        nextAction: projection.nextAction
-      };
-      io.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
-    }
-    return EXIT.ok;
-  }
-  if (!projection.confirmation.allowedInterfaces.includes('terminal')) {
-    throw new ProblemError(
-      'confirmation-not-allowed',
-      `On the ${labelOf(projection.platform)} the project state is created after a confirmation in ${projection.confirmation.allowedInterfaces
-        .map(labelOf)
-        .join(
-          ' or '
-        )}, not at a terminal prompt. ${projection.nextAction.detail}`,
-      { allowedInterfaces: projection.confirmation.allowedInterfaces }
-    );
-  }
-  if (projection.phase !== 'awaiting-confirmation') {
-    const command = projection.nextAction.command
-      ? ` Run \`${projection.nextAction.command}\`.`
-      : '';
-    throw new ProblemError(
-      'wrong-phase',
-      `Setup is in phase ${projection.phase}; initialization comes later. Next: ${projection.nextAction.title}. ${projection.nextAction.detail}${
-        projection.nextAction.detail.includes(
-          projection.nextAction.command ?? '\0'
-        )
-          ? ''
-          : command
-      }`,
-      { phase: projection.phase, nextAction: projection.nextAction }
-    );
-  }
-  const readOnly = projection.readinessChecks.find(
-    c => c.id === 'gateway-ingress' && c.status === 'warn'
-  );
-  if (readOnly) {
-    // A service on an ingress the platform does not offer changes nothing: say what works.
-    throw new ProblemError(
-      'confirmation-not-allowed',
-      `${readOnly.observed}. Run \`project-startup init --local\` (this command line checks and creates the state itself), or serve with \`--ingress direct-loopback\`.`,
-      { allowedInterfaces: projection.confirmation.allowedInterfaces }
-    );
-  }
-  if (!(io.stdin as NodeJS.ReadStream).isTTY) {
-    // An explicit confirmation is a person at a terminal: `echo y |` answers nobody's question.
-    throw new ProblemError(
-      'confirmation-not-allowed',
-      'init asks a person and needs an interactive terminal: its input is not a TTY (a pipe or a file). Run `project-startup init` in a terminal and answer the question there.',
-      { allowedInterfaces: projection.confirmation.allowedInterfaces }
-    );
-  }
-  say(
-    [
-      line`Project:  ${projection.projectPath}`,
-      line`Platform: ${labelOf(projection.platform)}`,
-      'This will create, readable only by you:',
-      ...projection.confirmation.creates.map(
-        (p: string) => line`  ${p}/ (directory, mode 0700)`
-      ),
-      line`  ${projection.statePath}/initialization.json (mode 0600: what you confirmed, when, and how; no credentials)`,
-      ''
-    ].join('\n')
-  );
-  const answer = await ask('Create the private project state? [y/N] ', io);
-  if (answer === undefined || !/^(y|yes)$/i.test(answer.trim())) {
-    say(
-      answer === undefined
-        ? '\nNo answer; nothing was created.\n'
-        : 'Declined; nothing was created.\n'
-    );
-    if (json) {
-      io.stdout.write(
-        `${JSON.stringify({ created: false, declined: true, phase: projection.phase }, null, 2)}\n`
-      );
-    }
-    return EXIT.declined;
-  }
-  const result = await client.initialize(
-    {
-      interface: 'terminal',
-      confirm: {
-        projectPath: projection.projectPath,
-        statePath: projection.statePath
-      }
-    },
-    true
-  );
-  if (json) {
-    io.stdout.write(`${JSON.stringify(result.body, null, 2)}\n`);
-  } else {
-    io.stdout.write(
-      `${line`${result.body.created ? 'Created' : 'Already present'}: ${result.body.record.statePath} (phase ${result.body.phase}).`}\n`
-    );
-  }
-  return EXIT.ok;
-}
-
-/** One line from the person; undefined at end of input. The question goes to stderr. */
-function ask(question: string, io: Io): Promise<string | undefined> {
-  return new Promise(resolve => {
-    const rl = (
-      require('node:readline') as typeof import('node:readline')
-    ).createInterface({ input: io.stdin, output: io.stderr, terminal: false });
-    let answered = false;
-    io.stderr.write(question);
-    rl.once('line', line => {
-      answered = true;
-      rl.close();
-      resolve(line);
-    });
-    rl.once('close', () => {
-      if (!answered) {
-        resolve(undefined);
-      }
-    });
-  });
 }

@@ -1,8 +1,8 @@
 // What the command line says about reaching the service: serve's banner and `project-startup
-// url`. Pure decisions over the platform and how the service listens, so that no output names a
-// browser route the manifest does not offer (the setup page exists only where the platform's
-// browser route is direct loopback, and only on a loopback TCP address a browser can open).
+// url`, both worded by the one model of routes (reach.ts), so that no output names a browser
+// route the manifest does not offer, and `url` prints the route the projection names.
 import { adapterFor } from './platforms';
+import { reach, ReachContext } from './reach';
 import type { IngressMode, PlatformId } from './vocabulary';
 import { isPlatformId, labelOf } from './vocabulary';
 
@@ -14,13 +14,14 @@ export interface Listener {
   socket?: string;
 }
 
-/** Whether a browser on this machine can open the setup page of this service. */
-export function offersSetupPage(listener: Listener): boolean {
-  return (
-    adapterFor(listener.platform).browserRoute === 'direct-loopback' &&
-    listener.ingress === 'direct-loopback' &&
-    listener.url !== undefined
-  );
+function contextOf(listener: Listener): ReachContext {
+  return {
+    platform: listener.platform,
+    ingress: listener.ingress,
+    transport: listener.url !== undefined ? 'tcp' : 'unix-socket',
+    baseUrl: '/',
+    setupPageUrl: listener.url
+  };
 }
 
 /** serve's "how to reach me" line. */
@@ -33,15 +34,11 @@ export function signInLine(listener: Listener, tokenWhere: string): string {
     return `Requests are authenticated by the ${labelOf(listener.ingress).toLowerCase()}.`;
   }
   const scripts = `scripts send "Authorization: Bearer <token>" (token in ${tokenWhere})`;
-  if (offersSetupPage(listener)) {
+  const web = reach(contextOf(listener), 'web', 'command-line');
+  if (web.route?.kind === 'url') {
     return `Sign in: run \`project-startup url\` for a browser address; ${scripts}.`;
   }
-  const adapter = adapterFor(listener.platform);
-  const why =
-    adapter.browserRoute === 'unavailable'
-      ? `the ${labelOf(listener.platform)} has no browser route`
-      : 'a browser cannot open a Unix socket';
-  return `Terminal: run \`project-startup status\` in this project (${why}); ${scripts}.`;
+  return `Terminal: run \`project-startup status\` in this project (${web.why ?? 'no browser route'}); ${scripts}.`;
 }
 
 export type UrlAnswer =
@@ -54,14 +51,52 @@ export interface UrlInputs {
     socket?: string;
     ingress: string;
     platform?: string;
+    baseUrl?: string;
     tokenSource: string;
     token?: string;
   };
   envToken: string | undefined;
+  /** The Jupyter server whose proxied service serves this project (found and asked). */
+  jupyter?: { url: string; platform: PlatformId };
+}
+
+/** `url` where the platform offers no web interface: what does instead, in the model's words. */
+function noBrowserRoute(platform: PlatformId, ctx: ReachContext): UrlAnswer {
+  const adapter = adapterFor(platform);
+  return {
+    ok: false,
+    exit: 3,
+    message: `the ${labelOf(platform)} has no browser route. Use ${adapter.interfaces
+      .map(labelOf)
+      .join(' or ')}: ${adapter.interfaces
+      .map(i => reach(ctx, i, 'command-line').how)
+      .join(' ')}`
+  };
+}
+
+/** `url` beside JupyterLab: the setup page through that Jupyter server (audit D3). */
+function throughJupyter(jupyter: {
+  url: string;
+  platform: PlatformId;
+}): UrlAnswer {
+  const ctx: ReachContext = {
+    platform: jupyter.platform,
+    ingress: 'notebook-server-proxy',
+    transport: 'unix-socket',
+    baseUrl: new URL(jupyter.url).pathname,
+    jupyterUrl: jupyter.url
+  };
+  const web = reach(ctx, 'web', 'command-line');
+  return web.route?.kind === 'url'
+    ? { ok: true, url: web.route.url }
+    : noBrowserRoute(jupyter.platform, ctx);
 }
 
 /** The answer of `project-startup url`. Exit 1: nothing to sign in to yet; 3: not offered here. */
-export function urlAnswer({ info, envToken }: UrlInputs): UrlAnswer {
+export function urlAnswer({ info, envToken, jupyter }: UrlInputs): UrlAnswer {
+  if (jupyter && (!info || info.ingress === 'notebook-server-proxy')) {
+    return throughJupyter(jupyter);
+  }
   if (!info) {
     return {
       ok: false,
@@ -73,34 +108,30 @@ export function urlAnswer({ info, envToken }: UrlInputs): UrlAnswer {
   const platform =
     info.platform !== undefined && isPlatformId(info.platform)
       ? info.platform
-      : undefined;
-  if (
-    platform !== undefined &&
-    adapterFor(platform).browserRoute === 'unavailable'
-  ) {
-    const adapter = adapterFor(platform);
-    return {
-      ok: false,
-      exit: 3,
-      message: `the ${labelOf(platform)} has no browser route. Use ${adapter.interfaces
-        .map(labelOf)
-        .join(
-          ' or '
-        )}: run \`project-startup status\` in a terminal${adapter.interfaces.includes('notebook') ? ', or "Open Project Startup" in JupyterLab' : ''}.`
-    };
+      : 'generic';
+  const ctx: ReachContext = {
+    platform,
+    ingress: info.ingress as IngressMode,
+    transport: info.url ? 'tcp' : 'unix-socket',
+    baseUrl: info.baseUrl ?? '/',
+    setupPageUrl: info.url
+  };
+  const web = reach(ctx, 'web', 'command-line');
+  if (!adapterFor(platform).interfaces.includes('web')) {
+    return noBrowserRoute(platform, ctx);
   }
-  if (!info.url) {
+  if (!web.route) {
     return {
       ok: false,
       exit: 3,
-      message: `the service for this project listens on the Unix socket ${info.socket ?? '(unknown)'}, which a browser cannot open. For the setup page, run \`project-startup serve\` (loopback TCP, the default) and then \`project-startup url\`.`
+      message: `the service for this project listens on the Unix socket ${info.socket ?? '(unknown)'}: ${web.why ?? 'a browser cannot open it'}. ${web.how}`
     };
   }
   if (info.ingress !== 'direct-loopback') {
     return {
       ok: false,
       exit: 3,
-      message: `the service for this project runs behind the ${labelOf(info.ingress).toLowerCase()}, which signs people in itself; open it through that proxy.`
+      message: `the service for this project runs behind the ${labelOf(info.ingress).toLowerCase()}, which signs people in itself. ${web.how}`
     };
   }
   const token = info.tokenSource === 'environment' ? envToken : info.token;
@@ -123,7 +154,7 @@ export type AddressToken = 'sign-in' | 'refused' | 'not-ours';
 /**
  * The one sign-in route, decided here only: a token in the address is traded for a session
  * only at the setup page itself (`{base}project/`), only where the platform's browser route is
- * direct loopback and the service listens there (offersSetupPage). Anywhere else on direct
+ * direct loopback and the service listens there (reach.ts names it). Anywhere else on direct
  * loopback it is refused, whatever its value, before any credential is looked at: no session,
  * no cookie. Behind the notebook-server proxy `?token=` is Jupyter's own token (Jupyter checked
  * it), and the trusted proxy reads no address: not ours to judge.

@@ -3,17 +3,6 @@
 // sequences, a carriage return or bidirectional overrides cannot recolour, rewrite or reorder
 // what a person reads. `--json` output is JSON and is not touched.
 
-/** How the service tells a browser or notebook reader to reach the terminal interface. */
-export const TERMINAL_HOW = 'Run `project-startup status` in a terminal.';
-/** The same, for a reader already at the command line (`status --interface web|notebook`). */
-const TERMINAL_HOW_AT_THE_TERMINAL =
-  'Run `project-startup status` without `--interface`: this command line is the terminal interface.';
-
-/** A service text shown in a terminal: the way to the terminal worded for someone already there. */
-export function forTheTerminal(text: string): string {
-  return text.split(TERMINAL_HOW).join(TERMINAL_HOW_AT_THE_TERMINAL);
-}
-
 /**
  * C0 controls and DEL, C1 controls, the Unicode line and paragraph separators, and the
  * bidirectional formatting characters (the "Trojan Source" set).

@@ -1,0 +1,30 @@
+// The words in which a capability manifest is shown to a person, one copy: the command line's
+// `capabilities` (cli/format.ts) reads them here, and the Python client reads the copy that
+// `node scripts/manifest-words.js` generates from this module
+// (jupyterlab_project_startup/manifest_words.json; test/manifest-words.test.ts keeps them equal).
+// `{name}` marks a value filled in.
+
+export const MANIFEST_WORDS = {
+  heading: 'Capabilities of the {platform} ({platformId})',
+  evidence: 'selected by {decidedBy}; evidence: {signals}; host: {host}',
+  noSignals: 'none',
+  overruled: 'overruled: {overruled}',
+  policy: 'low-risk automation: {policy} by platform policy',
+  defaultValue: '{label} (default)',
+  modelSource: '{label}: {secret}; approval modes: {modes}',
+  secretBacked: 'secret-backed',
+  credentialFree: 'credential-free',
+  boundary: '{label}: {excludes} {doesNotIsolate}'
+} as const;
+
+export type ManifestWord = keyof typeof MANIFEST_WORDS;
+
+/** A template with its `{name}` places filled; a place without a value stays as written. */
+export function fillWords(
+  word: ManifestWord,
+  values: Readonly<Record<string, string>>
+): string {
+  return MANIFEST_WORDS[word].replace(/\{(\w+)\}/g, (whole, name: string) =>
+    Object.prototype.hasOwnProperty.call(values, name) ? values[name] : whole
+  );
+}
