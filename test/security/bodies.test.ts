@@ -347,10 +347,12 @@ describe('prototype pollution', () => {
         -32602,
         'missing-interface'
       ],
+      // A member named __proto__ beside the envelope's is an unknown member (the schema allows
+      // none), refused as an invalid request before any params are read.
       [
         '{"jsonrpc":"2.0","id":1,"method":"project.startup","__proto__":{"params":{"interface":"web"}}}',
-        -32602,
-        'missing-interface'
+        -32600,
+        'validation-failed'
       ],
       [
         `{"jsonrpc":"2.0","id":1,"method":"project.initialize","params":{"__proto__":${JSON.stringify(valid)}}}`,
