@@ -424,7 +424,7 @@ describe('the notebook-server proxy ingress: the sidecar behind the real jupyter
     const cookie = await jupyterCookies(s());
     const body = JSON.stringify({
       interface: 'notebook',
-      confirm: { projectPath: s().dirs.project, statePath: 'x' }
+      confirm: { projectPath: s().dirs.project, statePath: '/x' }
     });
     const crossOrigin = await httpRequest(`${s().base}project/initialize`, {
       method: 'POST',

@@ -77,7 +77,7 @@ describe('the real jupyter-server-proxy in front of the sidecar', () => {
   const s = () => server as LabServer;
   const auth = () => ({ authorization: `token ${s().token}` });
   const api = () => `${s().base}project/`;
-  const stale = (statePath = 'not-the-state-path') =>
+  const stale = (statePath = '/not-the-state-path') =>
     JSON.stringify({
       interface: 'notebook',
       confirm: { projectPath: s().dirs.project, statePath }
