@@ -317,7 +317,8 @@ async function startJupyter(env) {
     path.join(dirs.config, 'jupyter_server_config.json'),
     JSON.stringify({
       ServerApp: { jpserver_extensions: { jupyter_server_proxy: true } },
-      ServerProxy: { servers: { [PROXY_ENTRY]: proxyEntry() } }
+      // Other entries beside the sidecar's (bench/jupyter-proxy.js adds its bare backend).
+      ServerProxy: { servers: { [PROXY_ENTRY]: proxyEntry(), ...env.servers } }
     })
   );
   const token = crypto.randomBytes(24).toString('hex');
@@ -426,8 +427,13 @@ async function stopJupyter(server) {
   fs.rmSync(server.root, { recursive: true, force: true });
 }
 
-/** The sidecar the proxy started: Jupyter's child process running node. */
+/** The sidecar the proxy started: Jupyter's child process running this checkout's bin. */
 function sidecarPid(jupyterPid) {
+  return childPid(jupyterPid, BIN);
+}
+
+/** A child process of Jupyter's whose command line holds `marker` (a script's path). */
+function childPid(jupyterPid, marker) {
   for (const name of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) {
       continue;
@@ -437,7 +443,7 @@ function sidecarPid(jupyterPid) {
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       if (
         Number(fields[1]) === jupyterPid &&
-        fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(BIN)
+        fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(marker)
       ) {
         return Number(name);
       }
@@ -724,12 +730,18 @@ function report({ o, pinned, found, cold, warm, memory }) {
 // bench/idle-panels.js starts its Jupyter server the same way.
 module.exports = {
   BASE_URL,
+  canPin,
+  childPid,
   cleanup,
+  log,
   prerequisites,
   request,
+  rssMiB,
+  runLoad,
   sidecarPid,
   startJupyter,
-  stopJupyter
+  stopJupyter,
+  timedGet
 };
 
 if (require.main === module) {
