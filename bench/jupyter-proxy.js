@@ -51,6 +51,8 @@ const {
 } = require('./support');
 
 const BARE = path.join(__dirname, 'bare-server.js');
+// The sidecar's bin, when --sidecar-bin names another one.
+let sidecarBin;
 const BARE_ENTRY = 'bare';
 const TARGETS = {
   capabilities: 'capabilities',
@@ -75,6 +77,10 @@ const HELP = `Usage: node bench/jupyter-proxy.js [options]
   --rounds N        load runs per target, interleaved; the median is reported (default 3)
   --no-pin          do not pin Jupyter and its backends to CPU 0 and the load generator to CPU 1
   --check           exit 1 when a ratio misses its target (otherwise exit 0 regardless)
+  --sidecar-bin F   the sidecar's bin/project-startup.js (default this checkout's), to measure
+                    another build (another worktree) against the same baseline
+  --node-option O   a Node option put before the bin in the sidecar's proxy command (repeatable),
+                    e.g. --node-option=--max-semi-space-size=1
   --out FILE        where to write the results (default bench/jupyter-proxy-results.json)`;
 
 function log(message) {
@@ -96,6 +102,8 @@ function parseOptions(argv) {
     rounds: 3,
     pin: true,
     check: false,
+    sidecarBin: undefined,
+    nodeOptions: [],
     out: path.join(__dirname, 'jupyter-proxy-results.json')
   };
   const numbers = {
@@ -114,6 +122,13 @@ function parseOptions(argv) {
       o.pin = false;
     } else if (arg === '--check') {
       o.check = true;
+    } else if (arg === '--sidecar-bin') {
+      o.sidecarBin = path.resolve(argv[++i] || '');
+      if (!fs.existsSync(o.sidecarBin)) {
+        fail(`--sidecar-bin ${o.sidecarBin} does not exist.`);
+      }
+    } else if (arg.startsWith('--node-option=')) {
+      o.nodeOptions.push(arg.slice('--node-option='.length));
     } else if (arg === '--out') {
       o.out = path.resolve(argv[++i] || '');
     } else if (numbers[arg]) {
@@ -132,7 +147,7 @@ function parseOptions(argv) {
 
 /** The two backends: where each is reached through the proxy, and how its process is found. */
 const BACKENDS = {
-  sidecar: { entry: 'project', find: pid => sidecarPid(pid) },
+  sidecar: { entry: 'project', find: pid => sidecarPid(pid, sidecarBin) },
   bare: { entry: BARE_ENTRY, find: pid => childPid(pid, BARE) }
 };
 
@@ -297,7 +312,7 @@ async function measureWarm(o, env, answersFile, pinned) {
     }
     await timedGet(server, `${BASE_URL}api/status`, 30000);
     await timedGet(server, proxiedPath('sidecar', 'capabilities'), 30000);
-    const sidecar = sidecarPid(server.pid);
+    const sidecar = BACKENDS.sidecar.find(server.pid);
     if (sidecar === undefined) {
       throw new Error('the sidecar answered but its process was not found');
     }
@@ -383,6 +398,7 @@ function report({ o, pinned, found, cold, measured }) {
   const out = [
     '',
     `Machine: ${machineLine()}; ${loadLine('at the end of the run')}`,
+    `Sidecar: ${o.sidecarBin || 'this checkout'}${o.nodeOptions.length ? `, node ${o.nodeOptions.join(' ')}` : ''}`,
     `Jupyter Server ${found.jupyterServer}, jupyter-server-proxy ${found.proxyVersion} (${found.source}), simpervisor ${found.simpervisorVersion}; base_url ${BASE_URL}`,
     `Load: ${o.connections} connections, ${o.warmup} s warm-up + ${o.duration} s per run, median of ${o.rounds} interleaved rounds; ${pinned ? 'Jupyter and its backends on CPU 0, load generator on CPU 1' : 'no CPU pinning'}`,
     '',
@@ -419,8 +435,10 @@ async function main() {
   const env = {
     closedPort: await freePort(),
     pythonPath: found.pythonPath,
-    servers: bareEntry(answersFile)
+    servers: bareEntry(answersFile),
+    sidecar: { bin: o.sidecarBin, nodeOptions: o.nodeOptions }
   };
+  sidecarBin = o.sidecarBin;
   log(
     `Jupyter Server ${found.jupyterServer}, jupyter-server-proxy ${found.proxyVersion} (${found.source})`
   );

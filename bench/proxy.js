@@ -277,13 +277,21 @@ function prerequisites() {
   };
 }
 
-/** The `project` entry as `project-startup jupyter install` writes it: this Node, this bin. */
-function proxyEntry() {
+/**
+ * The `project` entry as `project-startup jupyter install` writes it: this Node, this bin (or
+ * `sidecar.bin`, another checkout's, with `sidecar.nodeOptions` before it, to compare builds).
+ */
+function proxyEntry(sidecar = {}) {
   const template = JSON.parse(fs.readFileSync(PROXY_TEMPLATE, 'utf8'));
   const entryConfig = template.ServerProxy.servers[PROXY_ENTRY];
   return {
     ...entryConfig,
-    command: [process.execPath, BIN, ...entryConfig.command.slice(1)]
+    command: [
+      process.execPath,
+      ...(sidecar.nodeOptions || []),
+      sidecar.bin || BIN,
+      ...entryConfig.command.slice(1)
+    ]
   };
 }
 
@@ -318,7 +326,9 @@ async function startJupyter(env) {
     JSON.stringify({
       ServerApp: { jpserver_extensions: { jupyter_server_proxy: true } },
       // Other entries beside the sidecar's (bench/jupyter-proxy.js adds its bare backend).
-      ServerProxy: { servers: { [PROXY_ENTRY]: proxyEntry(), ...env.servers } }
+      ServerProxy: {
+        servers: { [PROXY_ENTRY]: proxyEntry(env.sidecar), ...env.servers }
+      }
     })
   );
   const token = crypto.randomBytes(24).toString('hex');
@@ -427,9 +437,9 @@ async function stopJupyter(server) {
   fs.rmSync(server.root, { recursive: true, force: true });
 }
 
-/** The sidecar the proxy started: Jupyter's child process running this checkout's bin. */
-function sidecarPid(jupyterPid) {
-  return childPid(jupyterPid, BIN);
+/** The sidecar the proxy started: Jupyter's child process running this checkout's bin (or `bin`). */
+function sidecarPid(jupyterPid, bin = BIN) {
+  return childPid(jupyterPid, bin);
 }
 
 /** A child process of Jupyter's whose command line holds `marker` (a script's path). */

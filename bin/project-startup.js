@@ -27,13 +27,13 @@ function entry() {
 
 // `serve` runs all day, one per hub user: its memory is the fleet's. Under load, V8 grows its
 // young generation and its heap for speed and keeps them; told to optimize for size, it keeps
-// them small, for no CPU per request measured: the sidecar's RSS after load drops from 66 to 61
+// them small, for no CPU per request measured: the sidecar's RSS after load drops from 66 to 59
 // MiB now and from 102 to 65 MiB with every request through express (bench/README.md). Lite mode
 // saves a little more but doubles the CPU per request (it runs no compiled code); a smaller
-// young generation (--max-semi-space-size) cannot be set once V8 is running. Every command runs
-// under the flag, not only `serve`: V8 refuses a code cache made under other flags, and the build
-// makes the one cache under these. Set before any code of the bundle is compiled: by
-// loadWithCodeCache, for whoever loads it.
+// young generation (--max-semi-space-size) cannot be set once V8 is running.
+// Set only once the bundle is loaded: V8 refuses code caches made under other flags, both the
+// bundle's (made by the build under the defaults) and Node's own for its built-in modules, and
+// compiling those afresh cost about 27 ms of CPU before the first answer (measured).
 const V8_FLAGS = '--optimize-for-size';
 
 function setV8Flags() {
@@ -41,12 +41,11 @@ function setV8Flags() {
 }
 
 /**
- * Runs a CommonJS file as require() would, under V8_FLAGS, compiled with `cachedData` when given: V8 checks
+ * Runs a CommonJS file as require() would, compiled with `cachedData` when given: V8 checks
  * that the cache was made from this very source by this very V8, and compiles afresh if not.
  * Returns the module's exports and the compiled script (whose code cache the build writes).
  */
 function loadWithCodeCache(file, cachedData) {
-  setV8Flags();
   const vm = require('node:vm');
   const { createRequire } = require('node:module');
   const source = fs.readFileSync(file, 'utf8');
@@ -119,8 +118,8 @@ function load(file) {
 }
 
 if (require.main === module) {
-  setV8Flags(); // also for sidecar/dist, when there is no current bundle
   const { main } = load(entry());
+  setV8Flags();
   main(process.argv.slice(2), {
     stdout: process.stdout,
     stderr: process.stderr,
