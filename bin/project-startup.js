@@ -27,8 +27,8 @@ function entry() {
 
 // `serve` runs all day, one per hub user: its memory is the fleet's. Under load, V8 grows its
 // young generation and its heap for speed and keeps them; told to optimize for size, it keeps
-// them small, for no CPU per request measured: the sidecar's RSS after load drops from 66 to 59
-// MiB now and from 102 to 65 MiB with every request through express (bench/README.md). Lite mode
+// them small, for no CPU per request measured: the sidecar's RSS after load drops from 66 to 58
+// MiB now and from 104 to 68 MiB with every request through express (bench/README.md). Lite mode
 // saves a little more but doubles the CPU per request (it runs no compiled code); a smaller
 // young generation (--max-semi-space-size) cannot be set once V8 is running.
 // Set only once the bundle is loaded: V8 refuses code caches made under other flags, both the
