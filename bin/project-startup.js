@@ -143,6 +143,5 @@ module.exports = {
   codeCacheFile,
   entry,
   loadWithCodeCache,
-  readCodeCache,
-  setV8Flags
+  readCodeCache
 };
