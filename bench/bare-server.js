@@ -2,18 +2,22 @@
 'use strict';
 // The baseline: a bare node:http server that answers the sidecar's routes with the very bytes
 // the sidecar served (read once from a JSON file), with nothing else to do: no routing beyond
-// a string compare, no authentication, no headers but the content type. On this machine, no
-// Node HTTP service can answer faster, so the sidecar's figures are compared with it.
+// a string compare, no authentication, no work per request. On this machine, no Node HTTP
+// service can answer faster, so the sidecar's figures are compared with it.
 //
-//   node bench/bare-server.js PORT [BODIES.json]
+//   node bench/bare-server.js PORT [BODIES.json]            (bench/run.js: TCP on 127.0.0.1)
+//   node bench/bare-server.js /path/to/socket [BODIES.json]  (bench/jupyter-proxy.js: the proxy
+//                                                            launches it on a Unix socket)
 //
 // BODIES.json maps request keys ("GET /project/capabilities", "POST /project/gateway", ...) to
-// {type, body}. Without it only GET /project/health answers (for the cold-start comparison).
-// Listens on 127.0.0.1 only; ends on SIGTERM/SIGINT.
+// {type, body} or, to replay a captured answer byte for byte, {status, headers, body} (headers
+// as the sidecar sent them, hop-by-hop ones left out). Without it only GET /project/health
+// answers (for the cold-start comparison). Every other request gets an empty 404 (the proxy's
+// readiness check asks for / and takes any answer). Ends on SIGTERM/SIGINT.
 const http = require('node:http');
 const fs = require('node:fs');
 
-const port = Number(process.argv[2] || 0);
+const where = process.argv[2] || '0';
 const routes = new Map();
 const file = process.argv[3];
 const bodies = file
@@ -24,8 +28,12 @@ const bodies = file
         body: '{"status":"pass"}'
       }
     };
-for (const [key, { type, body }] of Object.entries(bodies)) {
-  routes.set(key, { type, body: Buffer.from(body, 'utf8') });
+for (const [key, { status, headers, type, body }] of Object.entries(bodies)) {
+  routes.set(key, {
+    status: status || 200,
+    headers: Object.entries(headers || { 'content-type': type }),
+    body: Buffer.from(body, 'utf8')
+  });
 }
 
 const server = http.createServer((request, response) => {
@@ -36,7 +44,10 @@ const server = http.createServer((request, response) => {
     return;
   }
   const answer = () => {
-    response.setHeader('Content-Type', route.type);
+    response.statusCode = route.status;
+    for (const [name, value] of route.headers) {
+      response.setHeader(name, value);
+    }
     response.end(route.body);
   };
   if (request.method === 'POST') {
@@ -48,11 +59,17 @@ const server = http.createServer((request, response) => {
   }
 });
 
-server.listen(port, '127.0.0.1', () => {
-  process.stdout.write(
-    `Listening: http://127.0.0.1:${server.address().port}/\n`
-  );
-});
+if (/^\d+$/.test(where)) {
+  server.listen(Number(where), '127.0.0.1', () => {
+    process.stdout.write(
+      `Listening: http://127.0.0.1:${server.address().port}/\n`
+    );
+  });
+} else {
+  server.listen(where, () => {
+    process.stdout.write(`Listening: unix:${where}\n`);
+  });
+}
 const stop = () => server.close(() => process.exit(0));
 process.once('SIGTERM', stop);
 process.once('SIGINT', stop);

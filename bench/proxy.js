@@ -277,13 +277,21 @@ function prerequisites() {
   };
 }
 
-/** The `project` entry as `project-startup jupyter install` writes it: this Node, this bin. */
-function proxyEntry() {
+/**
+ * The `project` entry as `project-startup jupyter install` writes it: this Node, this bin (or
+ * `sidecar.bin`, another checkout's, with `sidecar.nodeOptions` before it, to compare builds).
+ */
+function proxyEntry(sidecar = {}) {
   const template = JSON.parse(fs.readFileSync(PROXY_TEMPLATE, 'utf8'));
   const entryConfig = template.ServerProxy.servers[PROXY_ENTRY];
   return {
     ...entryConfig,
-    command: [process.execPath, BIN, ...entryConfig.command.slice(1)]
+    command: [
+      process.execPath,
+      ...(sidecar.nodeOptions || []),
+      sidecar.bin || BIN,
+      ...entryConfig.command.slice(1)
+    ]
   };
 }
 
@@ -317,7 +325,10 @@ async function startJupyter(env) {
     path.join(dirs.config, 'jupyter_server_config.json'),
     JSON.stringify({
       ServerApp: { jpserver_extensions: { jupyter_server_proxy: true } },
-      ServerProxy: { servers: { [PROXY_ENTRY]: proxyEntry() } }
+      // Other entries beside the sidecar's (bench/jupyter-proxy.js adds its bare backend).
+      ServerProxy: {
+        servers: { [PROXY_ENTRY]: proxyEntry(env.sidecar), ...env.servers }
+      }
     })
   );
   const token = crypto.randomBytes(24).toString('hex');
@@ -426,8 +437,13 @@ async function stopJupyter(server) {
   fs.rmSync(server.root, { recursive: true, force: true });
 }
 
-/** The sidecar the proxy started: Jupyter's child process running node. */
-function sidecarPid(jupyterPid) {
+/** The sidecar the proxy started: Jupyter's child process running this checkout's bin (or `bin`). */
+function sidecarPid(jupyterPid, bin = BIN) {
+  return childPid(jupyterPid, bin);
+}
+
+/** A child process of Jupyter's whose command line holds `marker` (a script's path). */
+function childPid(jupyterPid, marker) {
   for (const name of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) {
       continue;
@@ -437,7 +453,7 @@ function sidecarPid(jupyterPid) {
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       if (
         Number(fields[1]) === jupyterPid &&
-        fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(BIN)
+        fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(marker)
       ) {
         return Number(name);
       }
@@ -724,12 +740,18 @@ function report({ o, pinned, found, cold, warm, memory }) {
 // bench/idle-panels.js starts its Jupyter server the same way.
 module.exports = {
   BASE_URL,
+  canPin,
+  childPid,
   cleanup,
+  log,
   prerequisites,
   request,
+  rssMiB,
+  runLoad,
   sidecarPid,
   startJupyter,
-  stopJupyter
+  stopJupyter,
+  timedGet
 };
 
 if (require.main === module) {

@@ -1,0 +1,482 @@
+#!/usr/bin/env node
+'use strict';
+// The sidecar against the fastest backend there could be, on the path users have: both behind
+// the real jupyter-server-proxy, in the same Jupyter, in the same run.
+//
+//   npm run build && npm run bench:jupyter      (or: node bench/jupyter-proxy.js [options])
+//
+// Jupyter is started as bench/proxy.js starts it (Debian's Jupyter Server, base_url
+// /user/alice/, token auth, 127.0.0.1, the installed or vendored jupyter-server-proxy) with two
+// proxy entries: `project`, the one `project-startup jupyter install` writes (the sidecar on a
+// Unix socket), and `bare`, bench/bare-server.js on a Unix socket the same way, replaying byte
+// for byte (status, headers, body) the answers the sidecar gave to capabilities and
+// startup?interface=notebook, captured from the sidecar's own socket at the start of the run.
+//
+// It prints three ratios, sidecar / bare, each with its raw figures and its target:
+// - warm throughput of capabilities and of startup through the proxy (target >= 0.95);
+// - the cold first answer when the proxy launches the backend: on a fresh Jupyter server per
+//   launch, once Jupyter answered its first /api/status, the time from the first proxied request
+//   to its answer; the median of N servers per backend, interleaved (target <= 1.25);
+// - RSS after the load (target <= 1.15).
+// It exits 0 whatever the figures (a benchmark, not a test) unless `--check` is given: then 1
+// when a target is missed. Every loop is bounded, every server listens on loopback or a Unix
+// socket only and is ended after use. It builds nothing: `npm run build` first.
+const fs = require('node:fs');
+const http = require('node:http');
+const os = require('node:os');
+const path = require('node:path');
+
+const {
+  BASE_URL,
+  canPin,
+  childPid,
+  cleanup,
+  prerequisites,
+  request,
+  rssMiB,
+  runLoad,
+  sidecarPid,
+  startJupyter,
+  stopJupyter,
+  timedGet
+} = require('./proxy');
+const {
+  fmt,
+  freePort,
+  loadLine,
+  machineLine,
+  markdownTable,
+  median,
+  pin
+} = require('./support');
+
+const BARE = path.join(__dirname, 'bare-server.js');
+// The sidecar's bin, when --sidecar-bin names another one.
+let sidecarBin;
+const BARE_ENTRY = 'bare';
+const TARGETS = {
+  capabilities: 'capabilities',
+  startup: 'startup?interface=notebook'
+};
+const GOALS = { throughput: 0.95, cold: 1.25, rss: 1.15 };
+// Headers of one connection, not of the answer: the bare server's node:http writes its own.
+const HOP_BY_HOP = new Set([
+  'connection',
+  'content-length',
+  'date',
+  'keep-alive',
+  'transfer-encoding'
+]);
+
+const HELP = `Usage: node bench/jupyter-proxy.js [options]
+
+  --cold-runs N     fresh Jupyter servers per backend for the cold first answer (default 5)
+  --connections N   concurrent connections per load run (default 10)
+  --duration S      seconds measured per load run (default 5)
+  --warmup S        seconds of warm-up before each load run (default 1)
+  --rounds N        load runs per target, interleaved; the median is reported (default 3)
+  --no-pin          do not pin Jupyter and its backends to CPU 0 and the load generator to CPU 1
+  --check           exit 1 when a ratio misses its target (otherwise exit 0 regardless)
+  --sidecar-bin F   the sidecar's bin/project-startup.js (default this checkout's), to measure
+                    another build (another worktree) against the same baseline
+  --node-option O   a Node option put before the bin in the sidecar's proxy command (repeatable),
+                    e.g. --node-option=--max-semi-space-size=1
+  --out FILE        where to write the results (default bench/jupyter-proxy-results.json)`;
+
+function log(message) {
+  process.stderr.write(`bench:jupyter: ${message}\n`);
+}
+
+function fail(message) {
+  log(message);
+  cleanup();
+  process.exit(2);
+}
+
+function parseOptions(argv) {
+  const o = {
+    coldRuns: 5,
+    connections: 10,
+    duration: 5,
+    warmup: 1,
+    rounds: 3,
+    pin: true,
+    check: false,
+    sidecarBin: undefined,
+    nodeOptions: [],
+    out: path.join(__dirname, 'jupyter-proxy-results.json')
+  };
+  const numbers = {
+    '--cold-runs': ['coldRuns', 1, 30],
+    '--connections': ['connections', 1, 256],
+    '--duration': ['duration', 1, 60],
+    '--warmup': ['warmup', 0, 30],
+    '--rounds': ['rounds', 1, 10]
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--help' || arg === '-h') {
+      process.stdout.write(`${HELP}\n`);
+      process.exit(0);
+    } else if (arg === '--no-pin') {
+      o.pin = false;
+    } else if (arg === '--check') {
+      o.check = true;
+    } else if (arg === '--sidecar-bin') {
+      o.sidecarBin = path.resolve(argv[++i] || '');
+      if (!fs.existsSync(o.sidecarBin)) {
+        fail(`--sidecar-bin ${o.sidecarBin} does not exist.`);
+      }
+    } else if (arg.startsWith('--node-option=')) {
+      o.nodeOptions.push(arg.slice('--node-option='.length));
+    } else if (arg === '--out') {
+      o.out = path.resolve(argv[++i] || '');
+    } else if (numbers[arg]) {
+      const [key, min, max] = numbers[arg];
+      const value = Number(argv[++i]);
+      if (!Number.isInteger(value) || value < min || value > max) {
+        fail(`${arg} takes a whole number from ${min} to ${max}.`);
+      }
+      o[key] = value;
+    } else {
+      fail(`unknown option ${arg}\n${HELP}`);
+    }
+  }
+  return o;
+}
+
+/** The two backends: where each is reached through the proxy, and how its process is found. */
+const BACKENDS = {
+  sidecar: { entry: 'project', find: pid => sidecarPid(pid, sidecarBin) },
+  bare: { entry: BARE_ENTRY, find: pid => childPid(pid, BARE) }
+};
+
+const proxiedPath = (backend, target) =>
+  `${BASE_URL}${BACKENDS[backend].entry}/${TARGETS[target]}`;
+
+/** The `bare` proxy entry: like the sidecar's (Unix socket, absolute URL), replaying `answers`. */
+function bareEntry(answers) {
+  return {
+    [BARE_ENTRY]: {
+      command: [process.execPath, BARE, '{unix_socket}', answers],
+      unix_socket: true,
+      absolute_url: true,
+      timeout: 20,
+      new_browser_tab: false,
+      launcher_entry: { enabled: false },
+      update_last_activity: false
+    }
+  };
+}
+
+/** One GET over a Unix socket, straight to a backend; the whole answer. */
+function socketGet(socketPath, target, headers) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { socketPath, path: target, headers, agent: false, timeout: 10000 },
+      res => {
+        const chunks = [];
+        res.on('data', chunk => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString('utf8')
+          })
+        );
+        res.on('error', reject);
+      }
+    );
+    req.on('timeout', () => req.destroy(new Error('no answer within 10 s')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * The sidecar's answers to the measured targets, as it wrote them on its socket (the proxy
+ * adds and rewrites headers on the way out, so they are taken before it): the bare server's
+ * answers file, keyed by the paths the proxy will ask the bare server for. Each body is checked
+ * against the one the proxy delivered.
+ */
+async function captureAnswers(server, sidecar) {
+  const argv = fs.readFileSync(`/proc/${sidecar}/cmdline`, 'utf8').split('\0');
+  const socketPath = argv[argv.indexOf('--unix-socket') + 1];
+  if (!socketPath || !fs.existsSync(socketPath)) {
+    throw new Error(
+      `the sidecar's Unix socket was not found (${argv.join(' ')})`
+    );
+  }
+  const answers = {};
+  for (const target of Object.keys(TARGETS)) {
+    const direct = await socketGet(
+      socketPath,
+      proxiedPath('sidecar', target),
+      server.auth
+    );
+    const proxied = await request(
+      server.port,
+      proxiedPath('sidecar', target),
+      server.auth,
+      10000
+    );
+    if (direct.status !== 200 || direct.body !== proxied.body) {
+      throw new Error(
+        `${target}: the sidecar's own answer (${direct.status}) is not the one the proxy delivered (${proxied.status})`
+      );
+    }
+    const headers = Object.fromEntries(
+      Object.entries(direct.headers).filter(([name]) => !HOP_BY_HOP.has(name))
+    );
+    answers[`GET ${proxiedPath('bare', target)}`] = {
+      status: direct.status,
+      headers,
+      body: direct.body
+    };
+  }
+  return answers;
+}
+
+/** A fresh Jupyter; its first /api/status; then the first request to `backend`, timed. */
+async function coldFirstAnswer(env, backend) {
+  const server = await startJupyter(env);
+  try {
+    await timedGet(server, `${BASE_URL}api/status`, 30000);
+    if (BACKENDS[backend].find(server.pid) !== undefined) {
+      throw new Error(`${backend} was running before its first request`);
+    }
+    return await timedGet(server, proxiedPath(backend, 'capabilities'), 30000);
+  } finally {
+    await stopJupyter(server);
+  }
+}
+
+async function measureCold(o, env) {
+  const cold = { sidecar: [], bare: [] };
+  for (let i = 0; i < o.coldRuns; i++) {
+    // Alternate which backend goes first, so drift on the machine hits both alike.
+    const order = i % 2 ? ['bare', 'sidecar'] : ['sidecar', 'bare'];
+    for (const backend of order) {
+      log(`cold ${i + 1}/${o.coldRuns}: ${backend}`);
+      cold[backend].push(await coldFirstAnswer(env, backend));
+    }
+  }
+  return cold;
+}
+
+/** Interleaved load rounds over both backends and both targets, in one Jupyter. */
+async function loadRounds(o, server, pids, pinned) {
+  const jobs = [];
+  for (const target of Object.keys(TARGETS)) {
+    for (const backend of Object.keys(BACKENDS)) {
+      jobs.push({ backend, target });
+    }
+  }
+  const warm = Object.fromEntries(
+    jobs.map(j => [`${j.backend} ${j.target}`, []])
+  );
+  for (let round = 0; round < o.rounds; round++) {
+    const order = jobs.map((_, k) => jobs[(k + round) % jobs.length]);
+    for (const { backend, target } of order) {
+      const name = `${backend} ${target}`;
+      log(`round ${round + 1}/${o.rounds}: ${name}`);
+      const figures = await runLoad(
+        {
+          url: `http://127.0.0.1:${server.port}${proxiedPath(backend, target)}`,
+          method: 'GET',
+          headers: server.auth,
+          pids: [server.pid, pids[backend]],
+          connections: o.connections,
+          warmupSeconds: o.warmup,
+          durationSeconds: o.duration
+        },
+        pinned ? 1 : undefined
+      );
+      if (figures.errors || figures.non2xx || figures.timeouts) {
+        throw new Error(
+          `${name}: ${figures.errors} errors, ${figures.timeouts} timeouts, ${figures.non2xx} non-2xx answers`
+        );
+      }
+      warm[name].push(figures);
+    }
+  }
+  return warm;
+}
+
+/** One Jupyter, both backends launched by their first request; the answers captured; load. */
+async function measureWarm(o, env, answersFile, pinned) {
+  const server = await startJupyter(env);
+  try {
+    if (pinned) {
+      pin(server.pid, 0); // the backends the proxy starts inherit it
+    }
+    await timedGet(server, `${BASE_URL}api/status`, 30000);
+    await timedGet(server, proxiedPath('sidecar', 'capabilities'), 30000);
+    const sidecar = BACKENDS.sidecar.find(server.pid);
+    if (sidecar === undefined) {
+      throw new Error('the sidecar answered but its process was not found');
+    }
+    const answers = await captureAnswers(server, sidecar);
+    fs.writeFileSync(answersFile, JSON.stringify(answers));
+    await timedGet(server, proxiedPath('bare', 'capabilities'), 30000);
+    const pids = { sidecar, bare: BACKENDS.bare.find(server.pid) };
+    for (const target of Object.keys(TARGETS)) {
+      const bare = await request(
+        server.port,
+        proxiedPath('bare', target),
+        server.auth,
+        10000
+      );
+      const wanted = answers[`GET ${proxiedPath('bare', target)}`].body;
+      if (bare.status !== 200 || bare.body !== wanted) {
+        throw new Error(`the bare backend's ${target} is not the sidecar's`);
+      }
+    }
+    const idle = { sidecar: rssMiB(pids.sidecar), bare: rssMiB(pids.bare) };
+    const warm = await loadRounds(o, server, pids, pinned);
+    const rss = { sidecar: rssMiB(pids.sidecar), bare: rssMiB(pids.bare) };
+    return { warm, rss, idle, answers };
+  } finally {
+    await stopJupyter(server);
+  }
+}
+
+/** The three ratios, each with its raw figures and whether it meets its target. */
+function verdicts(cold, warm, rss) {
+  const rps = name => median(warm[name].map(r => r.rps));
+  const rows = [];
+  for (const target of Object.keys(TARGETS)) {
+    const s = rps(`sidecar ${target}`);
+    const b = rps(`bare ${target}`);
+    rows.push({
+      measure: `warm throughput, ${TARGETS[target]} (req/s)`,
+      sidecar: s,
+      bare: b,
+      ratio: s / b,
+      target: `>= ${GOALS.throughput}`,
+      met: s / b >= GOALS.throughput
+    });
+  }
+  const cs = median(cold.sidecar);
+  const cb = median(cold.bare);
+  rows.push({
+    measure: `cold first answer, capabilities (ms, median of ${cold.sidecar.length})`,
+    sidecar: cs,
+    bare: cb,
+    ratio: cs / cb,
+    target: `<= ${GOALS.cold}`,
+    met: cs / cb <= GOALS.cold
+  });
+  rows.push({
+    measure: 'RSS after the load (MiB)',
+    sidecar: rss.sidecar,
+    bare: rss.bare,
+    ratio: rss.sidecar / rss.bare,
+    target: `<= ${GOALS.rss}`,
+    met: rss.sidecar / rss.bare <= GOALS.rss
+  });
+  return rows;
+}
+
+function report({ o, pinned, found, cold, measured }) {
+  const { warm, rss, idle } = measured;
+  const rows = verdicts(cold, warm, rss);
+  const digits = row => (row.measure.startsWith('warm') ? 0 : 1);
+  const coldRange = values => `${values.map(v => fmt(v, 0)).join(', ')}`;
+  const table = markdownTable(
+    ['Measure', 'Sidecar', 'Bare node:http', 'Ratio', 'Target', 'Met'],
+    rows.map(row => [
+      row.measure,
+      fmt(row.sidecar, digits(row)),
+      fmt(row.bare, digits(row)),
+      `${fmt(row.ratio, 2)}x`,
+      row.target,
+      row.met ? 'yes' : 'NO'
+    ])
+  );
+  const cpu = name => median(warm[name].map(r => r.cpuUsEach[1]));
+  const out = [
+    '',
+    `Machine: ${machineLine()}; ${loadLine('at the end of the run')}`,
+    `Sidecar: ${o.sidecarBin || 'this checkout'}${o.nodeOptions.length ? `, node ${o.nodeOptions.join(' ')}` : ''}`,
+    `Jupyter Server ${found.jupyterServer}, jupyter-server-proxy ${found.proxyVersion} (${found.source}), simpervisor ${found.simpervisorVersion}; base_url ${BASE_URL}`,
+    `Load: ${o.connections} connections, ${o.warmup} s warm-up + ${o.duration} s per run, median of ${o.rounds} interleaved rounds; ${pinned ? 'Jupyter and its backends on CPU 0, load generator on CPU 1' : 'no CPU pinning'}`,
+    '',
+    ...table,
+    '',
+    `Cold first answers (ms), sidecar: ${coldRange(cold.sidecar)}; bare: ${coldRange(cold.bare)}`,
+    `RSS after the first answers, before the load (MiB): sidecar ${fmt(idle.sidecar, 1)}, bare ${fmt(idle.bare, 1)}`,
+    `Backend CPU per request (µs), capabilities: sidecar ${fmt(cpu('sidecar capabilities'), 1)}, bare ${fmt(cpu('bare capabilities'), 1)}; startup: sidecar ${fmt(cpu('sidecar startup'), 1)}, bare ${fmt(cpu('bare startup'), 1)}`,
+    'Ratios: sidecar / bare (throughput: above 1 is faster; cold and RSS: below 1 is better).',
+    ''
+  ];
+  process.stdout.write(`${out.join('\n')}\n`);
+  return rows;
+}
+
+async function main() {
+  const o = parseOptions(process.argv.slice(2));
+  const found = prerequisites();
+  const watchdog = setTimeout(
+    () => {
+      log('the run took longer than 20 minutes; stopping');
+      cleanup();
+      process.exit(3);
+    },
+    20 * 60 * 1000
+  );
+  watchdog.unref();
+  const pinned = o.pin && canPin();
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'ps-bench-jupyter-'));
+  const answersFile = path.join(scratch, 'answers.json');
+  process.on('exit', () =>
+    fs.rmSync(scratch, { recursive: true, force: true })
+  );
+  const env = {
+    closedPort: await freePort(),
+    pythonPath: found.pythonPath,
+    servers: bareEntry(answersFile),
+    sidecar: { bin: o.sidecarBin, nodeOptions: o.nodeOptions }
+  };
+  sidecarBin = o.sidecarBin;
+  log(
+    `Jupyter Server ${found.jupyterServer}, jupyter-server-proxy ${found.proxyVersion} (${found.source})`
+  );
+  // Warm first: it captures the answers the cold bare backend replays.
+  const measured = await measureWarm(o, env, answersFile, pinned);
+  const cold = await measureCold(o, env);
+  clearTimeout(watchdog);
+  const rows = report({ o, pinned, found, cold, measured });
+  fs.writeFileSync(
+    o.out,
+    `${JSON.stringify(
+      {
+        when: new Date().toISOString(),
+        machine: machineLine(),
+        busy: loadLine('at the end of the run'),
+        options: { ...o, out: undefined },
+        ratios: rows,
+        coldMs: cold,
+        rssMiB: measured.rss,
+        rssBeforeLoadMiB: measured.idle,
+        load: measured.warm
+      },
+      null,
+      2
+    )}\n`
+  );
+  log(`wrote ${path.relative(process.cwd(), o.out) || o.out}`);
+  return o.check && rows.some(row => !row.met) ? 1 : 0;
+}
+
+main().then(
+  code => {
+    cleanup();
+    process.exit(code);
+  },
+  error => {
+    log(error && error.stack ? error.stack : String(error));
+    cleanup();
+    process.exit(2);
+  }
+);
