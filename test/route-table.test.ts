@@ -53,7 +53,7 @@ describe('the route table', () => {
 
   it('is what the running express application routes, and nothing else', async () => {
     const svc = await start();
-    const app = svc.running.server.listeners('request')[0] as unknown as {
+    const app = svc.running.app as unknown as {
       router: Router;
     };
     const routed = expressRoutes(app.router.stack as unknown as RouterLayer[]);
