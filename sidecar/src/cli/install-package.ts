@@ -4,10 +4,18 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ConfigError } from '../config';
-import type { InstallScope, JupyterPaths } from './jupyter-paths';
+import {
+  InstallScope,
+  isObject,
+  JsonObject,
+  JupyterPaths,
+  PROXY_ENTRY
+} from './jupyter-paths';
+
+export { isObject, PROXY_ENTRY };
+export type { JsonObject };
 
 export const PACKAGE_NAME = 'jupyterlab-project-startup';
-export const PROXY_ENTRY = 'project';
 export const PACKAGE_ROOT = packageRoot(__dirname);
 export const LABEXTENSION_BUILD = path.join(
   PACKAGE_ROOT,
@@ -57,12 +65,6 @@ function packageRoot(start: string): string {
     }
   }
   return path.join(start, '..', '..');
-}
-
-export type JsonObject = Record<string, unknown>;
-
-export function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /**

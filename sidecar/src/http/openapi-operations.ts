@@ -2,7 +2,21 @@
 // summary, parameters, bodies and answers. The paths, methods and security come from the table.
 import { PROMPT_KEY_HEADER } from '../core/confirmation';
 import { PROBLEM_CODES } from '../core/problems';
-import type { SchemaName } from './openapi';
+
+/** Component name -> schema file in sidecar/schemas (openapi.ts SCHEMA_DIR). */
+export const SCHEMA_FILES = {
+  Manifest: 'manifest.schema.json',
+  StartupProjection: 'startup.schema.json',
+  InitializeRequest: 'initialize-request.schema.json',
+  InitializeResponse: 'initialize-response.schema.json',
+  InitializationRecord: 'initialization-record.schema.json',
+  Problem: 'problem.schema.json',
+  Health: 'health.schema.json',
+  GatewayRequest: 'gateway-request.schema.json',
+  GatewayResponse: 'gateway-response.schema.json'
+} as const;
+
+export type SchemaName = keyof typeof SCHEMA_FILES;
 
 const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` });
 

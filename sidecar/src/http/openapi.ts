@@ -10,25 +10,19 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Route } from './exchange';
-import { Operation, OperationId, OPERATIONS } from './openapi-operations';
+import {
+  Operation,
+  OperationId,
+  OPERATIONS,
+  SCHEMA_FILES,
+  SchemaName
+} from './openapi-operations';
 import { ROUTES } from './route-table';
 
 export const SCHEMA_DIR = path.join(__dirname, '..', '..', 'schemas');
 
-/** Component name -> schema file in SCHEMA_DIR. */
-export const SCHEMA_FILES = {
-  Manifest: 'manifest.schema.json',
-  StartupProjection: 'startup.schema.json',
-  InitializeRequest: 'initialize-request.schema.json',
-  InitializeResponse: 'initialize-response.schema.json',
-  InitializationRecord: 'initialization-record.schema.json',
-  Problem: 'problem.schema.json',
-  Health: 'health.schema.json',
-  GatewayRequest: 'gateway-request.schema.json',
-  GatewayResponse: 'gateway-response.schema.json'
-} as const;
-
-export type SchemaName = keyof typeof SCHEMA_FILES;
+export { SCHEMA_FILES };
+export type { SchemaName };
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };

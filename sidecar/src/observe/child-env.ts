@@ -1,7 +1,10 @@
 // What each child process this service runs (a scheduler client, dbus-send) may see of its
 // environment.
-import { CREDENTIAL_NAME } from './credential-backends';
 import type { SchedulerId } from '../core/platforms/types';
+
+/** Variable names that look like they hold a credential. Only names are ever reported. */
+export const CREDENTIAL_NAME =
+  /(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|CREDENTIAL|PRIVATE_KEY)/i;
 
 /**
  * The environment each child process gets: an allow-list per client, never the whole

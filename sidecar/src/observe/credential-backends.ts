@@ -4,16 +4,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CredentialObservation } from '../core/observations';
-import type { ChildEnvironments } from './child-env';
+import { ChildEnvironments, CREDENTIAL_NAME } from './child-env';
 
 // Loaded when first needed rather than at start-up: a scheduler or D-Bus client is asked only
 // on some platforms.
 const childProcess = () =>
   require('node:child_process') as typeof import('node:child_process');
-
-/** Variable names that look like they hold a credential. Only names are ever reported. */
-export const CREDENTIAL_NAME =
-  /(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|CREDENTIAL|PRIVATE_KEY)/i;
 
 /** Credential-like names in the environment; the service's own settings are not model credentials. */
 export function credentialVariableNames(

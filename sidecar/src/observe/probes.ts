@@ -5,10 +5,9 @@ import * as http from 'node:http';
 import type { HttpProbe, ProjectPathObservation } from '../core/observations';
 
 export { currentJobUser, probeAllocation } from './allocation';
-export { childEnvironments } from './child-env';
+export { childEnvironments, CREDENTIAL_NAME } from './child-env';
 export type { ChildClient, ChildEnvironments } from './child-env';
 export {
-  CREDENTIAL_NAME,
   credentialVariableNames,
   MountedSecretsObserver,
   probeSecretService
