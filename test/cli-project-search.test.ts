@@ -122,6 +122,24 @@ describe('in a subdirectory of an initialized project', () => {
     expect((await server.stop()).code).toBe(0);
   });
 
+  it('behind a proxy (notebook-server-proxy) serve takes the working directory the launch gave it', async () => {
+    const s = sandbox();
+    const env = clusterEnv(s);
+    await initializeAt(env, s.projectDir);
+    const deep = subdirectory(s);
+    const server = await startServe(
+      [
+        '--ingress',
+        'notebook-server-proxy',
+        '--unix-socket',
+        path.join(s.root, 'ps.sock')
+      ],
+      { env, cwd: deep }
+    );
+    expect(server.stdout()).toContain(`Project: ${deep}\n`);
+    expect((await server.stop()).code).toBe(0);
+  });
+
   it('on a hosted notebook (state under the home) the root is found the same way', async () => {
     const s = sandbox();
     const env = {
