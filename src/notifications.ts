@@ -47,33 +47,79 @@ export function shouldOpenPanel(
   );
 }
 
-/** `text`, cut at a word boundary to at most `room` characters, ending with "…" when cut. */
-export function shorten(text: string, room: number): string {
-  if (text.length <= room) {
-    return text;
+/** The service's own text, without the Markdown backticks it puts around commands. */
+function plain(text: string): string {
+  return text.replace(/`/g, '');
+}
+
+/** A command, marked as the service marks its own, so that no shortening cuts inside it. */
+function command(text: string): string {
+  return `\`${text}\``;
+}
+
+/**
+ * Where `text` (backticks marking commands) may be cut, as lengths of its plain text: before
+ * each space outside a command, and before each command (the cut never falls inside one).
+ */
+function cutPoints(text: string): number[] {
+  const points: number[] = [];
+  let shown = 0;
+  let inCommand = false;
+  for (const character of text) {
+    if (character === '`') {
+      if (!inCommand) {
+        points.push(shown);
+      }
+      inCommand = !inCommand;
+      continue;
+    }
+    if (character === ' ' && !inCommand) {
+      points.push(shown);
+    }
+    shown += 1;
   }
-  const cut = text.slice(0, Math.max(0, room - 1));
-  const space = cut.lastIndexOf(' ');
-  return `${(space > room / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.]+$/, '')}…`;
+  return points;
+}
+
+/**
+ * `text` shown plain (see `plain`), at most `room` characters: when it is longer, cut at the
+ * last word boundary that leaves room for "…", never inside a command in backticks (before it
+ * instead); cut mid-word only when its first word alone is longer than the room.
+ */
+export function shorten(text: string, room: number): string {
+  const shown = plain(text);
+  if (shown.length <= room) {
+    return shown;
+  }
+  const fitting = cutPoints(text).filter(p => p > 0 && p + 1 <= room);
+  const cut = fitting.length > 0 ? fitting[fitting.length - 1] : room - 1;
+  const kept = shown.slice(0, Math.max(0, cut)).replace(/[\s,;:.(]+$/, '');
+  return `${kept}…`;
 }
 
 /**
  * The problem and the fix on two lines within `limit`: the fix keeps its whole length when the
- * problem still has PROBLEM_ROOM characters; otherwise both are shortened at word boundaries.
+ * problem still has PROBLEM_ROOM characters; otherwise both are shortened at word boundaries,
+ * the problem taking what the shortened fix leaves.
+ * Both may mark commands with backticks (shown without them).
  */
 export function fitMessage(
   problem: string,
   fix: string,
   limit = MESSAGE_LIMIT
 ): string {
-  if (problem.length + 1 + fix.length <= limit) {
-    return `${problem}\n${fix}`;
+  const problemLength = plain(problem).length;
+  const fixLength = plain(fix).length;
+  if (problemLength + 1 + fixLength <= limit) {
+    return `${plain(problem)}\n${plain(fix)}`;
   }
   const fixRoom = Math.min(
-    fix.length,
-    limit - 1 - Math.min(problem.length, PROBLEM_ROOM)
+    fixLength,
+    limit - 1 - Math.min(problemLength, PROBLEM_ROOM)
   );
-  return `${shorten(problem, limit - 1 - fixRoom)}\n${shorten(fix, fixRoom)}`;
+  // A fix cut before a command leaves room unused: the problem gets it back.
+  const fixLine = shorten(fix, fixRoom);
+  return `${shorten(problem, limit - 1 - fixLine.length)}\n${fixLine}`;
 }
 
 function decision(
@@ -82,12 +128,14 @@ function decision(
   problem: string,
   fix: string
 ): INotificationDecision {
-  return { kind, type, problem, fix, message: fitMessage(problem, fix) };
-}
-
-/** The service's own text, without the Markdown backticks it puts around commands. */
-function plain(text: string): string {
-  return text.replace(/`/g, '');
+  // The texts keep their commands' backticks until fitted, so no cut falls inside a command.
+  return {
+    kind,
+    type,
+    problem: plain(problem),
+    fix: plain(fix),
+    message: fitMessage(problem, fix)
+  };
 }
 
 /** The short fix for a problem the server extension's diagnostics route reported. */
@@ -101,7 +149,7 @@ function diagnosedFix(
       // Its detail is the service's own message, which names what to correct.
       return trans.__('Correct it, then restart Jupyter.');
     default:
-      return plain(fix);
+      return fix;
   }
 }
 
@@ -125,10 +173,7 @@ function namedCauseDecision(
     return decision(
       kind,
       'error',
-      trans.__(
-        'Project Startup cannot start: %1',
-        plain(cause).replace(/\.?$/, '.')
-      ),
+      trans.__('Project Startup cannot start: %1', cause.replace(/\.?$/, '.')),
       diagnosedFix(reported.code, reported.fix, trans)
     );
   }
@@ -141,7 +186,7 @@ function namedCauseDecision(
       'error',
       trans.__(
         'Project Startup cannot start: %1',
-        plain(failure.problem.detail).replace(/\.?$/, '.')
+        failure.problem.detail.replace(/\.?$/, '.')
       ),
       trans.__('Correct it, then restart Jupyter.')
     );
@@ -237,8 +282,8 @@ function projectionDecision(
           'Project setup is not offered in JupyterLab on this platform.'
         ),
         way
-          ? trans.__('%1: %2', interfaceLabel(way.id, trans), plain(way.how))
-          : plain(projection.interfaceSupport.detail)
+          ? trans.__('%1: %2', interfaceLabel(way.id, trans), way.how)
+          : projection.interfaceSupport.detail
       );
     }
     case 'blocked': {
@@ -251,19 +296,22 @@ function projectionDecision(
         'warning',
         trans.__(
           'Project setup is blocked: %1.',
-          plain(check?.title ?? action.title).replace(/\.$/, '')
+          (check?.title ?? action.title).replace(/\.$/, '')
         ),
-        plain(check?.remedy ?? action.detail)
+        check?.remedy ?? action.detail
       );
     }
     case 'needs-compute':
       return decision(
         'needs-compute',
         'info',
-        trans.__('Project setup needs compute: %1', plain(action.title)),
+        trans.__('Project setup needs compute: %1', action.title),
         action.command
-          ? trans.__('Run %1, then work in that allocation.', action.command)
-          : plain(action.detail)
+          ? trans.__(
+              'Run %1, then work in that allocation.',
+              command(action.command)
+            )
+          : action.detail
       );
     case 'awaiting-confirmation':
       if (canConfirmHere(projection)) {
@@ -278,8 +326,11 @@ function projectionDecision(
           'Project setup waits for your confirmation in another interface.'
         ),
         action.command
-          ? trans.__('Run %1 in a terminal and confirm.', action.command)
-          : plain(projection.confirmation.detail)
+          ? trans.__(
+              'Run %1 in a terminal and confirm.',
+              command(action.command)
+            )
+          : projection.confirmation.detail
       );
     case 'ready':
       return null;

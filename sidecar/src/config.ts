@@ -1,5 +1,6 @@
 // Turns command-line options and PROJECT_STARTUP_* variables into one checked configuration.
-// Pure apart from resolving the project directory's real path.
+// Pure apart from resolving the project directory's real path and, when none is named, finding
+// the initialized project above the working directory (observe/project-search.ts).
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
@@ -10,6 +11,8 @@ import {
 } from './core/vocabulary';
 import { SettingError } from './config-errors';
 import { realOrResolved, resolveProjectDir } from './project-dir';
+import { searchesUpward } from './core/project-search';
+import { findInitializedProject } from './observe/project-search';
 
 export { ConfigError, SettingError } from './config-errors';
 
@@ -166,17 +169,21 @@ export function resolveConfig(
   cwd = process.cwd()
 ): ServiceConfig {
   // Each part checks its settings in this order, so the first wrong one is the one reported.
-  const projectDir = resolveProjectDir(
-    options.projectDir ?? setting(env, ENV.projectDir) ?? cwd,
-    cwd
-  );
   const homeDir = setting(env, 'HOME') ?? safeHomedir();
+  const realHome = homeDir === undefined ? undefined : realOrResolved(homeDir);
+  const named = options.projectDir ?? setting(env, ENV.projectDir);
+  const resolved = resolveProjectDir(named ?? cwd, cwd);
+  // Unnamed, the project is found upward from the working directory, as git finds a repository.
+  const projectDir =
+    named === undefined && searchesUpward(options.ingress)
+      ? findInitializedProject(resolved, realHome, env)
+      : resolved;
   const policy = policySettings(env);
   const listening = listenSettings(options, cwd);
   const runtimeDir = runtimeDirectory(env, homeDir);
   return {
     projectDir,
-    homeDir: homeDir === undefined ? undefined : realOrResolved(homeDir),
+    homeDir: realHome,
     ...policy,
     ...listening,
     runtimeDir,

@@ -5,6 +5,8 @@
 import * as fc from 'fast-check';
 import { misconfiguredProblem } from '../../sidecar/src/http/misconfigured';
 import { genericPlatform } from '../../sidecar/src/core/platforms/generic';
+import { clusterPlatform } from '../../sidecar/src/core/platforms/cluster';
+import { checkServiceToken } from '../../sidecar/src/config';
 import { IPanelState } from '../../src/model';
 import {
   fitMessage,
@@ -152,7 +154,7 @@ describe('a notification per state, with the fix', () => {
       'Project Startup cannot start: jupyter-server-proxy is not installed.'
     );
     expect(d.message.split('\n')[1]).toBe(
-      'Install it in the same environment as the Jupyter server (pip install…'
+      'Install it in the same environment as the Jupyter server…'
     );
   });
 
@@ -373,6 +375,119 @@ describe('fitting JupyterLab’s 140 characters', () => {
         );
       }),
       { numRuns: 300 }
+    );
+  });
+});
+
+/** The message a real service text gives: what `text` would say if it threw, else itself. */
+function thrownMessage(act: () => unknown): string {
+  try {
+    act();
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error('expected it to refuse');
+}
+
+/** The commands (backtick spans) of a service text. */
+function commandsOf(text: string): string[] {
+  return [...text.matchAll(/`([^`]+)`/g)].map(m => m[1]);
+}
+
+/** A shortened line is a prefix of the plain text cut before a space or punctuation, with "…". */
+function expectCutAtWordBoundary(line: string, text: string): void {
+  const shown = text.replace(/`/g, '');
+  if (line === shown) {
+    return;
+  }
+  expect(line.endsWith('…')).toBe(true);
+  const kept = line.slice(0, -1);
+  expect(shown.startsWith(kept)).toBe(true);
+  expect(shown[kept.length]).toMatch(/[\s,;:.(]/);
+  // No command is shown in part: each is whole in the line, or not begun.
+  for (const command of commandsOf(text)) {
+    const start = shown.indexOf(command);
+    expect(start + command.length <= kept.length || start >= kept.length).toBe(
+      true
+    );
+  }
+}
+
+describe('shortening real service texts longer than the limit (issue 22, item 11)', () => {
+  const tokenProblem = thrownMessage(() => checkServiceToken('short'));
+  const loginNode = clusterPlatform.assessCompute(undefined).detail;
+  const cases: [string, string, string][] = [
+    [
+      'jupyter-server-proxy missing (its command is cut before, not inside)',
+      'Project Startup cannot start: jupyter-server-proxy is not installed.',
+      SERVER_PROXY_MISSING.fix
+    ],
+    [
+      'Node.js missing (a long fix without commands)',
+      'Project Startup cannot start: Node.js was not found.',
+      NODE_MISSING.fix
+    ],
+    [
+      'a refused token (its generator command in backticks)',
+      'Project Startup cannot start: the service token was refused.',
+      tokenProblem
+    ],
+    [
+      'a cluster login node (the salloc command)',
+      'Project setup is blocked: Compute allocation.',
+      `${loginNode} Until then nothing here can be set up for this project on a shared login node.`
+    ]
+  ];
+
+  it('the problem takes the room a fix cut before its command leaves: both readable', () => {
+    expect(
+      fitMessage(
+        'Project Startup cannot start: jupyter-server-proxy is not installed.',
+        SERVER_PROXY_MISSING.fix
+      )
+    ).toBe(
+      'Project Startup cannot start: jupyter-server-proxy is not installed.\nInstall it in the same environment as the Jupyter server…'
+    );
+  });
+
+  it('the texts are real and longer than the limit', () => {
+    for (const [, problemText, fixText] of cases) {
+      expect(problemText.length + 1 + fixText.length).toBeGreaterThan(
+        MESSAGE_LIMIT
+      );
+    }
+    expect(commandsOf(tokenProblem)[0]).toMatch(/^node -p /);
+    expect(commandsOf(loginNode)[0]).toMatch(/^salloc /);
+  });
+
+  it.each(cases)(
+    '%s: cut at a word boundary, never inside a command',
+    (_, problemText, fixText) => {
+      const message = fitMessage(problemText, fixText);
+      expect(message.length).toBeLessThanOrEqual(MESSAGE_LIMIT);
+      const [problemLine, fixLine] = message.split('\n');
+      expect(problemLine).toBe(problemText);
+      expectCutAtWordBoundary(fixLine, fixText);
+      // The start of the fix stays readable: at least its first few words.
+      expect(fixLine.split(' ').length).toBeGreaterThanOrEqual(5);
+    }
+  );
+
+  it('a command that fits whole is kept, shown without its backticks', () => {
+    expect(
+      shorten(
+        'Run `salloc --nodes=1 --time=01:00:00` now, then work there.',
+        45
+      )
+    ).toBe('Run salloc --nodes=1 --time=01:00:00 now…');
+    expect(shorten('Run `salloc --nodes=1 --time=01:00:00` now.', 30)).toBe(
+      'Run…'
+    );
+  });
+
+  it('a first word longer than the room is the one place a word is cut', () => {
+    expect(shorten('/very/long/path/without/spaces and more', 10)).toBe(
+      '/very/lon…'
     );
   });
 });

@@ -43,7 +43,10 @@ Options:
                       --ingress trusted-proxy). A name is resolved once and only its
                       first address is bound; addresses printed are that address.
   --port N            TCP port (default 0: any free port)
-  --project-dir D     Project directory (default $${ENV.projectDir} or the working directory)
+  --project-dir D     Project directory (default $${ENV.projectDir}; else, as git
+                      finds a repository, the nearest initialized project at or
+                      above the working directory, else that directory; behind a
+                      proxy, always the working directory)
   --ingress MODE      direct-loopback | notebook-server-proxy | trusted-proxy
                       (default: direct-loopback, on every platform)
   --base-url PATH     URL prefix, such as Jupyter's /user/alice/ (default /)
@@ -66,6 +69,9 @@ into state and changes nothing. Uses the running service for this project when
 there is one (--local: evaluate in this process instead). On a cluster, the
 allocation this terminal runs in (SLURM_JOB_ID, PBS_JOBID, LSB_JOBID, FLUX_JOB_ID)
 is sent to the service, which asks the scheduler whether it is live and yours.
+Without --project-dir or $${ENV.projectDir}, the project is the nearest directory at or
+above the working directory that holds its initialized state (as git finds a
+repository), up to the home directory; else the working directory.
 Exit: 0 when setup can go on (ready, awaiting-confirmation, needs-compute);
 3 when it cannot (blocked, unsupported-interface).`,
   capabilities: `Usage: project-startup capabilities [--json] [--project-dir D] [--local]
