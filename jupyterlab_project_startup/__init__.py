@@ -8,14 +8,18 @@ Three things, as the wheel installs them:
   private Unix socket under ``{base_url}project/``;
 - a Jupyter server extension that checks at start that jupyter-server-proxy (>= 4.1) and
   Node.js (>= 20) are there, and serves ``{base_url}api/project-startup/diagnostics``, from
-  which the panel shows why the sidecar cannot start.
+  which the panel shows why the sidecar cannot start;
+- the ``project-startup`` command (``command.py``), the bundled sidecar's command line.
+
+Importing the package imports neither tornado nor importlib.metadata (together about 0.2 s
+with Debian's Python): the command and the notebook client need neither, so those imports wait
+for the server extension, the proxy entry and ``__version__``.
 """
 
 import atexit
+import functools
 import json
 import os
-
-from tornado.web import HTTPError
 
 from .checks import (
     DIAGNOSTICS_FILE_ENV,
@@ -33,7 +37,8 @@ NODE_RUNTIME = os.path.join(HERE, "node")
 SIDECAR_BIN = os.path.join(NODE_RUNTIME, "bin", "project-startup.js")
 
 
-def _read_version():
+@functools.cache
+def _version():
     try:
         from importlib.metadata import PackageNotFoundError, version
 
@@ -53,7 +58,12 @@ def _read_version():
     return "0.0.0"
 
 
-__version__ = _read_version()
+def __getattr__(name):
+    # PEP 562: ``jupyterlab_project_startup.__version__`` (jupyter server extension list reads
+    # it) is read on first use.
+    if name == "__version__":
+        return _version()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _jupyter_labextension_paths():
@@ -62,14 +72,6 @@ def _jupyter_labextension_paths():
 
 def _jupyter_server_extension_points():
     return [{"module": "jupyterlab_project_startup"}]
-
-
-class NodeUnavailable(HTTPError):
-    """Node.js is missing or too old: jupyter-server-proxy answers 500 and the server logs this
-    one line (what is wrong and how to fix it), without a traceback."""
-
-    def __init__(self, message):
-        super().__init__(500, message.replace("%", "%%"))
 
 
 def _runtime_dir():
@@ -81,9 +83,14 @@ def _runtime_dir():
 def _sidecar_command():
     # Called by jupyter-server-proxy at each launch, so a Node installed (or PROJECT_STARTUP_NODE
     # set) since the server started is found; the same check feeds the diagnostics route.
+    from .launch_log import LAUNCH_FAILURES, NodeUnavailable
+
     node = check_node()
     if node["problem"] is not None:
-        raise NodeUnavailable(node_error_message(node["problem"]))
+        # Raised at each request while the cause lasts; logged once (launch_log.py).
+        message = node_error_message(node["problem"])
+        raise NodeUnavailable(message, first=LAUNCH_FAILURES.failed(message))
+    LAUNCH_FAILURES.succeeded()
     return [
         escape_template(node["path"]),
         escape_template(SIDECAR_BIN),
@@ -123,6 +130,7 @@ def _load_jupyter_server_extension(serverapp):
     from jupyter_server.utils import url_path_join
 
     from .handlers import DIAGNOSTICS_ROUTE, DiagnosticsHandler
+    from .launch_log import quiet_repeated_launch_failures
 
     log = serverapp.log
     base_url = serverapp.base_url
@@ -142,7 +150,7 @@ def _load_jupyter_server_extension(serverapp):
         log.info(
             "jupyterlab-project-startup %s: jupyter-server-proxy %s, Node.js %s (%s); the service is at %s, "
             "its diagnostics at %s",
-            __version__,
+            _version(),
             server_proxy["version"],
             node["version"],
             node["path"],
@@ -153,14 +161,15 @@ def _load_jupyter_server_extension(serverapp):
         log.warning(
             "jupyterlab-project-startup %s: the Project Startup service cannot start until this is fixed; "
             "the panel shows the same from %s",
-            __version__,
+            _version(),
             diagnostics_url,
         )
 
     serverapp.web_app.settings["project_startup"] = {
-        "version": __version__,
+        "version": _version(),
         "diagnostics_file": diagnostics_file,
         "jpserver_extensions": dict(getattr(serverapp, "jpserver_extensions", {}) or {}),
     }
     serverapp.web_app.add_handlers(".*$", [(diagnostics_url, DiagnosticsHandler)])
+    quiet_repeated_launch_failures(serverapp.web_app)
     atexit.register(remove_quietly, diagnostics_file)

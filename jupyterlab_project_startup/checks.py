@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections import namedtuple
 
 from .private_file import read_private_text
 
@@ -19,11 +20,32 @@ SERVER_PROXY_REQUIRED_TEXT = ">=4.1"
 DIAGNOSTICS_FILE_ENV = "PROJECT_STARTUP_DIAGNOSTICS_FILE"
 LOG_TAIL_LINES = 20
 
-NODE_FIX = (
-    "Install Node.js 20 or newer (22 or 24 recommended) where the Jupyter server runs and put it "
-    f"on its PATH, or set {NODE_ENV} to the path of that node executable; then restart the "
-    "Jupyter server."
+
+# Where the Node.js that check_node finds will run, in the words of its problems: under the
+# Jupyter server (the proxy entry, the start-up check, the diagnostics) or in a terminal (the
+# wheel's `project-startup` command). The rule that finds Node is the same for both.
+NodeContext = namedtuple("NodeContext", "needs path runs_in install then")
+JUPYTER_SERVER = NodeContext(
+    needs="the Project Startup service",
+    path="the Jupyter server's PATH",
+    runs_in="the Jupyter server",
+    install="where the Jupyter server runs and put it on its PATH",
+    then="; then restart the Jupyter server",
 )
+COMMAND = NodeContext(
+    needs="the project-startup command",
+    path="PATH",
+    runs_in="the command",
+    install="and put it on PATH",
+    then="",
+)
+
+
+def _node_fix(where):
+    return (
+        f"Install Node.js 20 or newer (22 or 24 recommended) {where.install}, or set {NODE_ENV} "
+        f"to the path of that node executable{where.then}."
+    )
 
 
 def _problem(code, title, detail, fix):
@@ -57,45 +79,61 @@ def _is_relative_path(text):
     return not os.path.isabs(text) and any(sep in text for sep in separators)
 
 
-def check_node(env=None):
-    """Find Node.js ($PROJECT_STARTUP_NODE first, then PATH) and check its version.
+def locate_node(env=None, where=JUPYTER_SERVER):
+    """Where Node.js is: ``(path, None)``, or ``(None, (detail, fix))`` when it is not found.
 
-    Returns ``{"path", "version", "problem"}``; ``problem`` is None when it is usable. ``path`` is
-    always absolute: a bare name is looked up on PATH (absolute entries only, find_on_path) and a
-    relative path is refused, since the proxy would run whatever sits at that path below the
-    Jupyter server's working directory."""
+    $PROJECT_STARTUP_NODE first, then PATH. ``path`` is always absolute: a bare name is looked
+    up on PATH (absolute entries only, find_on_path) and a relative path is refused, since it
+    would run whatever sits at that path below the working directory."""
     env = os.environ if env is None else env
     override = env.get(NODE_ENV, "")
     if override and _is_relative_path(override):
-        path = None
-        missing = (
-            f"{NODE_ENV} is set to {override}, a relative path: it would name a different file in "
-            "whatever directory the Jupyter server runs in.",
-            f"Set {NODE_ENV} to the absolute path of Node.js 20 or newer (for example /usr/bin/node) "
-            "or a command name on the Jupyter server's PATH, or unset it; then restart the Jupyter server.",
+        return None, (
+            (
+                f"{NODE_ENV} is set to {override}, a relative path: it would name a different file in "
+                f"whatever directory {where.runs_in} runs in."
+            ),
+            (
+                f"Set {NODE_ENV} to the absolute path of Node.js 20 or newer (for example /usr/bin/node) "
+                f"or a command name on {where.path}, or unset it{where.then}."
+            ),
         )
-    elif override:
+    if override:
         # A bare name is looked up on PATH like a command; anything else is an absolute path.
         path = find_on_path(override, env.get("PATH")) if not os.path.isabs(override) else override
-        usable = path is not None and os.path.isfile(path) and os.access(path, os.X_OK)
-        missing = None if usable else (
+        if path is not None and os.path.isfile(path) and os.access(path, os.X_OK):
+            return path, None
+        return None, (
             f"{NODE_ENV} is set to {override}, which is not an executable file"
-            + ("" if os.path.isabs(override) else " in an absolute directory on the Jupyter server's PATH")
+            + ("" if os.path.isabs(override) else f" in an absolute directory on {where.path}")
             + ".",
-            f"Set {NODE_ENV} to the path of Node.js 20 or newer (for example /usr/bin/node), "
-            "or unset it to use the node on the Jupyter server's PATH; then restart the Jupyter server.",
+            (
+                f"Set {NODE_ENV} to the path of Node.js 20 or newer (for example /usr/bin/node), "
+                f"or unset it to use the node on {where.path}{where.then}."
+            ),
         )
-    else:
-        path = find_on_path("node", env.get("PATH"))
-        missing = None if path is not None else (
-            "Node.js 20 or newer is needed to run the Project Startup service, and there is "
-            f"no `node` on the Jupyter server's PATH and no {NODE_ENV}.",
-            NODE_FIX,
-        )
+    path = find_on_path("node", env.get("PATH"))
+    if path is not None:
+        return path, None
+    return None, (
+        f"Node.js 20 or newer is needed to run {where.needs}, and there is no `node` on {where.path} "
+        + f"and no {NODE_ENV}.",
+        _node_fix(where),
+    )
+
+
+def check_node(env=None, where=JUPYTER_SERVER):
+    """Find Node.js (locate_node) and check that it runs and is 20 or newer.
+
+    Returns ``{"path", "version", "problem"}``; ``problem`` is None when it is usable; ``where``
+    words the problem for the Jupyter server (the default) or for the terminal command."""
+    path, missing = locate_node(env, where)
     if missing is not None:
         return {"path": None, "version": None, "problem": _problem("node-missing", "Node.js was not found", *missing)}
     try:
-        answer = subprocess.run([path, "--version"], capture_output=True, timeout=15, stdin=subprocess.DEVNULL)
+        answer = subprocess.run(
+            [path, "--version"], capture_output=True, timeout=15, stdin=subprocess.DEVNULL, check=False
+        )
         # Bytes, decoded leniently: whatever the executable prints (not UTF-8 included) is only
         # ever "not a Node.js version", never an exception that stops the extension loading.
         printed = answer.stdout.decode("utf-8", "replace")
@@ -112,7 +150,7 @@ def check_node(env=None):
         return {
             "path": path,
             "version": None,
-            "problem": _problem("node-missing", "Node.js does not run", f"{reason}.", NODE_FIX),
+            "problem": _problem("node-missing", "Node.js does not run", f"{reason}.", _node_fix(where)),
         }
     text = ".".join(str(part) for part in version)
     if version[: len(NODE_REQUIRED)] < NODE_REQUIRED:
@@ -122,8 +160,8 @@ def check_node(env=None):
             "problem": _problem(
                 "node-too-old",
                 f"Node.js {text} is too old",
-                f"The Project Startup service needs Node.js 20 or newer; {path} is {text}.",
-                NODE_FIX,
+                f"{where.needs[0].upper()}{where.needs[1:]} needs Node.js 20 or newer; {path} is {text}.",
+                _node_fix(where),
             ),
         }
     return {"path": path, "version": text, "problem": None}
@@ -140,7 +178,8 @@ def check_server_proxy(enabled=None):
     ``enabled`` is the server's ``jpserver_extensions`` (None: not known)."""
     version = None
     try:
-        from importlib.metadata import PackageNotFoundError, version as dist_version
+        from importlib.metadata import PackageNotFoundError
+        from importlib.metadata import version as dist_version
 
         try:
             version = dist_version("jupyter-server-proxy")

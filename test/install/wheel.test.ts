@@ -6,6 +6,7 @@
 // Node missing, Node too old, jupyter-server-proxy missing, each answered by the diagnostics
 // route with the problem and its fix, while the server keeps serving everything else; and a bad
 // setting, which the sidecar itself answers (503 misconfigured) and the diagnostics route reports.
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { interpretDiagnostics } from '../../src/responses';
@@ -136,6 +137,8 @@ describe('the wheel', () => {
         'jupyterlab_project_startup/checks.py',
         'jupyterlab_project_startup/private_file.py',
         'jupyterlab_project_startup/client.py',
+        'jupyterlab_project_startup/command.py',
+        'jupyterlab_project_startup/launch_log.py',
         'jupyterlab_project_startup/discovery.py',
         'jupyterlab_project_startup/display.py',
         'jupyterlab_project_startup/manifest_words.json',
@@ -178,6 +181,9 @@ describe('the wheel', () => {
     );
     expect(entryPoints).toMatch(
       /\[jupyter_serverproxy_servers\]\s*\nproject = jupyterlab_project_startup:setup_project_startup/
+    );
+    expect(entryPoints).toMatch(
+      /\[console_scripts\]\s*\nproject-startup = jupyterlab_project_startup\.command:main/
     );
     const metadata = fs.readFileSync(
       path.join(
@@ -297,6 +303,117 @@ describe('the wheel', () => {
     expect(imported.output.trim().split('\n').pop()).toMatch(
       /\/venv\/lib\/python3\.\d+\/site-packages\/jupyterlab_project_startup\/client\.py$/
     );
+  });
+
+  describe('the `project-startup` command it installs (item 3 of issue 22)', () => {
+    const command = () => path.join(root, 'venv', 'bin', 'project-startup');
+    /** A terminal's environment: PATH /usr/bin:/bin (which has node) unless `env` says otherwise. */
+    const terminal = (env: Record<string, string> = {}) => {
+      const home = path.join(root, 'command-home');
+      fs.mkdirSync(path.join(home, 'project'), { recursive: true });
+      return {
+        cwd: path.join(home, 'project'),
+        env: {
+          PATH: '/usr/bin:/bin',
+          HOME: home,
+          LANG: 'C.UTF-8',
+          PROJECT_STARTUP_RUNTIME_DIR: path.join(home, 'runtime'),
+          ...env
+        },
+        encoding: 'utf8' as const,
+        timeout: 30000
+      };
+    };
+
+    it('runs the bundled sidecar: --version, capabilities --json, and its exit code', () => {
+      const version = spawnSync(command(), ['--version'], terminal());
+      expect(version.stderr).toBe('');
+      expect(version.stdout.trim()).toBe(PACKAGE_VERSION);
+      expect(version.status).toBe(0);
+
+      const capabilities = spawnSync(
+        command(),
+        ['capabilities', '--json'],
+        terminal()
+      );
+      expect(capabilities.status).toBe(0);
+      expect(JSON.parse(capabilities.stdout)).toMatchObject({
+        platform: { id: 'generic' },
+        capabilities: expect.arrayContaining([
+          expect.objectContaining({ id: 'gateway-ingress-modes' })
+        ])
+      });
+      // The sidecar's own exit code comes back: init refuses a terminal confirmation here (3).
+      const init = spawnSync(command(), ['init'], {
+        ...terminal(),
+        input: '\n'
+      });
+      expect(init.stderr).toMatch(/^Error \(confirmation-not-allowed\)/m);
+      expect(init.status).toBe(3);
+    });
+
+    it('becomes Node itself (exec): the same process, and a signal reaches the sidecar directly', async () => {
+      const socket = path.join(root, 'command-serve.sock');
+      const child = spawn(
+        command(),
+        ['serve', '--unix-socket', socket],
+        terminal()
+      );
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const exited = new Promise<number | null>(resolve =>
+        child.once('exit', code => resolve(code))
+      );
+      try {
+        const deadline = Date.now() + 20000;
+        while (!output.includes('Listening:') && Date.now() < deadline) {
+          await new Promise(resolve => setTimeout(resolve, 50));
+        }
+        expect(output).toContain(`Listening: unix socket ${socket}`);
+        expect(fs.realpathSync(`/proc/${child.pid}/exe`)).toBe(
+          fs.realpathSync('/usr/bin/node')
+        );
+        child.kill('SIGTERM');
+        expect(await exited).toBe(0);
+        expect(output).toMatch(/"message":"stopping","signal":"SIGTERM"/);
+      } finally {
+        child.kill('SIGKILL');
+      }
+    }, 30000);
+
+    it('without Node: one line on stderr saying what is missing and how to fix it, exit 2; PROJECT_STARTUP_NODE is honoured', () => {
+      const emptyBin = path.join(root, 'command-empty-bin');
+      fs.mkdirSync(emptyBin, { recursive: true });
+      const missing = spawnSync(
+        command(),
+        ['--version'],
+        terminal({ PATH: emptyBin })
+      );
+      expect(missing.status).toBe(2);
+      expect(missing.stdout).toBe('');
+      expect(missing.stderr.split('\n')).toEqual([
+        'project-startup: Node.js was not found: Node.js 20 or newer is needed to run the project-startup command, and there is no `node` on PATH and no PROJECT_STARTUP_NODE. Install Node.js 20 or newer (22 or 24 recommended) and put it on PATH, or set PROJECT_STARTUP_NODE to the path of that node executable.',
+        ''
+      ]);
+      const named = spawnSync(
+        command(),
+        ['--version'],
+        terminal({ PATH: emptyBin, PROJECT_STARTUP_NODE: '/usr/bin/node' })
+      );
+      expect(named.stdout.trim()).toBe(PACKAGE_VERSION);
+      expect(named.status).toBe(0);
+      // The proxy entry's rule: a relative path is refused, whatever the directory holds.
+      const relative = spawnSync(
+        command(),
+        ['--version'],
+        terminal({ PROJECT_STARTUP_NODE: 'bin/node' })
+      );
+      expect(relative.status).toBe(2);
+      expect(relative.stderr).toMatch(
+        /^project-startup: Node\.js was not found: PROJECT_STARTUP_NODE is set to bin\/node, a relative path/
+      );
+    });
   });
 
   describe('a Jupyter server from the venv with only jupyter-server-proxy enabled', () => {
@@ -515,6 +632,76 @@ describe('the wheel', () => {
       expect(p.detail).toContain(missing);
       expect(p.fix).toContain('PROJECT_STARTUP_NODE');
       expect(report.sidecar.state).toBe('not-started');
+    }, 60000);
+
+    it('Node missing: one log entry per cause of the failed launches, not one per poll (item 10 of issue 22)', async () => {
+      const nodeBin = path.join(root, 'log-node-bin');
+      fs.mkdirSync(nodeBin, { recursive: true });
+      const j = await startJupyter({
+        python,
+        label: 'node-missing-log',
+        path: nodeBin
+      });
+      await expectLogged(
+        j,
+        /jupyterlab-project-startup: Node\.js was not found\./
+      );
+      // A 404 marks a point in the log: once its line is there, every line logged before it is too.
+      let marks = 0;
+      const mark = async (): Promise<string> => {
+        const marker = `project-startup-log-mark-${++marks}`;
+        expect(
+          (await httpRequest(`${j.base}${marker}`, { headers: auth(j) })).status
+        ).toBe(404);
+        expect(await logged(j, marker)).toContain(marker);
+        return marker;
+      };
+      /** The lines logged while `polls` run, without the closing mark's. */
+      const linesDuring = async (polls: () => Promise<void>) => {
+        await mark(); // also the first error page's one-time line, which is not about Node
+        const from = j.logs().length;
+        await polls();
+        const marker = await mark();
+        const lines = j.logs().slice(from).trimEnd().split('\n');
+        expect(lines.pop()).toContain(marker);
+        return lines;
+      };
+      const poll = async (times: number, expectInBody: string) => {
+        for (let i = 0; i < times; i++) {
+          const answer = await httpRequest(
+            `${j.base}project/${i % 2 ? 'health' : 'startup?interface=notebook'}`,
+            { headers: auth(j) }
+          );
+          expect(answer.status).toBe(500);
+          // Every answer still carries the cause (Jupyter's error page), logged or not.
+          expect(answer.text).toContain(expectInBody);
+        }
+      };
+
+      const missing = await linesDuring(() => poll(6, 'Node.js was not found'));
+      expect(missing).toEqual([
+        expect.stringMatching(
+          /^\[W [^\]]*\] 500 GET \/user\/alice\/project\/startup: Node\.js was not found: .*no `node` on the Jupyter server's PATH/
+        )
+      ]);
+
+      // The cause changes (an old Node appears on PATH): logged once more, then quiet again.
+      fs.writeFileSync(
+        path.join(nodeBin, 'node'),
+        '#!/bin/sh\necho v18.0.0\n',
+        {
+          mode: 0o755
+        }
+      );
+      const tooOld = await linesDuring(() =>
+        poll(4, 'Node.js 18.0.0 is too old')
+      );
+      expect(tooOld).toEqual([
+        expect.stringMatching(
+          /^\[W [^\]]*\] 500 GET \/user\/alice\/project\/startup: Node\.js 18\.0\.0 is too old: /
+        )
+      ]);
+      expect(j.logs()).not.toMatch(/Traceback|"User-Agent"/);
     }, 60000);
 
     it('Node too old: a stand-in `node` on PATH that says v18.0.0', async () => {

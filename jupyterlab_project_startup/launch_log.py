@@ -1,0 +1,100 @@
+"""One log entry per cause of a failed sidecar launch, not one per request.
+
+While Node.js is missing, every request to ``{base_url}project/`` (the panel and the status bar
+poll it) makes jupyter-server-proxy call the entry point's command, which raises NodeUnavailable.
+Left to Jupyter, each such request logs about eight lines: tornado's warning with the message,
+then jupyter_server's log_request, which for any 5xx dumps the request's headers as indented
+JSON (five or six lines) and logs the access line at error level. With the server extension
+loaded, the first failure (and a later one only when its cause changed) logs one line instead:
+the status, the path (without its query, which may hold a token) and the cause with its fix;
+the repeats log the access line at debug level, as Jupyter logs its successful requests.
+"""
+
+import logging
+import sys
+
+from tornado.web import HTTPError
+
+
+class NodeUnavailable(HTTPError):
+    """Node.js is missing or too old: jupyter-server-proxy answers 500 with this message (the
+    error page shows it) and, when the cause is new, the server logs it as one line without a
+    traceback."""
+
+    def __init__(self, message, first):
+        super().__init__(500, message.replace("%", "%%"))
+        self.message = message
+        # Whether this failure's cause is new (LaunchFailures.failed): only then is it logged.
+        self.first = first
+
+
+class LaunchFailures:
+    """The cause of the last failed launch: jupyter-server-proxy launches under its own lock, on
+    the server's event loop, so a launch's outcome is recorded before the next one starts."""
+
+    def __init__(self):
+        self._last_cause = None
+
+    def failed(self, cause):
+        """Records a failed launch; True when it is the first or its cause differs from the last."""
+        new = cause != self._last_cause
+        self._last_cause = cause
+        return new
+
+    def succeeded(self):
+        # A later failure, even with the same cause as before, is news again.
+        self._last_cause = None
+
+
+LAUNCH_FAILURES = LaunchFailures()
+
+
+def _launch_failure_being_answered():
+    # tornado logs an error (log_exception) and the request (log_function, from finish()) while
+    # handling the exception that failed the request, inside its `except`: sys.exc_info() is it.
+    error = sys.exc_info()[1]
+    return error if isinstance(error, NodeUnavailable) else None
+
+
+class _DropLaunchFailureWarning(logging.Filter):
+    """Drops tornado's per-request warning for NodeUnavailable: log_launch_failure says it once."""
+
+    def filter(self, record):
+        return _launch_failure_being_answered() is None
+
+
+def log_launch_failure(handler, log_request):
+    """The server's log_function: a failed launch as one line when its cause is new, at debug
+    level when it repeats; every other request as Jupyter logs it (``log_request``)."""
+    error = _launch_failure_being_answered()
+    if error is None:
+        log_request(handler)
+        return
+    request = handler.request
+    if error.first:
+        handler.log.warning("%d %s %s: %s", handler.get_status(), request.method, request.path, error.message)
+    else:
+        handler.log.debug(
+            "%d %s %s: the Project Startup service still cannot start (logged when it began)",
+            handler.get_status(),
+            request.method,
+            request.path,
+        )
+
+
+def quiet_repeated_launch_failures(web_app):
+    """Installs log_launch_failure in the server's tornado application (once)."""
+    settings = web_app.settings
+    log_request = settings.get("log_function")
+    if log_request is None or getattr(log_request, "_project_startup", False):
+        # Not jupyter_server's application (it always sets one), or installed already.
+        return
+
+    def log_function(handler):
+        log_launch_failure(handler, log_request)
+
+    log_function._project_startup = True
+    settings["log_function"] = log_function
+    tornado_warnings = logging.getLogger("tornado.general")
+    if not any(isinstance(f, _DropLaunchFailureWarning) for f in tornado_warnings.filters):
+        tornado_warnings.addFilter(_DropLaunchFailureWarning())
