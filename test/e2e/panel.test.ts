@@ -1169,9 +1169,16 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
       .click();
     await waitForStatus(p, 'Setup phase: Blocked.');
     await pause(300);
-    expect(calls.slice(before).map(describeCall)).toEqual([
-      `GET ${STARTUP_PATH}?interface=notebook`
-    ]);
+    // The click asks the service; the same click may also activate the panel (the dialog had
+    // the focus), whose quiet refresh shares the request in flight or, when that one already
+    // answered (a loaded machine delays Lumino's activate-request), asks once more: only
+    // startup GETs, one or two, never anything else.
+    const afterRefresh = calls.slice(before).map(describeCall);
+    expect(afterRefresh.length).toBeGreaterThanOrEqual(1);
+    expect(afterRefresh.length).toBeLessThanOrEqual(2);
+    expect(new Set(afterRefresh)).toEqual(
+      new Set([`GET ${STARTUP_PATH}?interface=notebook`])
+    );
     expect(await panel(p).getByRole('alert').count()).toBe(0);
     const answer = await projection(s);
     expect(answer.phase).toBe('blocked');
