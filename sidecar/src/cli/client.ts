@@ -226,17 +226,7 @@ class RemoteClient implements ProjectClient {
       );
     }
     if (status >= 400) {
-      const problem = json as Problem;
-      const {
-        type: _t,
-        title: _ti,
-        status: _s,
-        detail,
-        code,
-        instance: _i,
-        ...extensions
-      } = problem;
-      throw new ProblemError(code, detail, extensions);
+      throw ProblemError.fromProblem(json as Problem);
     }
     return { status, json: json as T };
   }

@@ -21,16 +21,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 function problemOf(status: number, json: unknown, where: string): ProblemError {
   const problem = (json ?? {}) as Partial<Problem>;
   if (typeof problem.code === 'string' && typeof problem.detail === 'string') {
-    const {
-      type: _t,
-      title: _ti,
-      status: _s,
-      detail,
-      code,
-      instance: _i,
-      ...extensions
-    } = problem as Problem;
-    return new ProblemError(code, detail, extensions);
+    return ProblemError.fromProblem(problem as Problem);
   }
   return new ProblemError('internal', `${where} answered HTTP ${status}.`);
 }

@@ -112,6 +112,21 @@ export class ProblemError extends Error {
   toProblem(instance?: string): Problem {
     return problemOf(this.code, this.message, this.extensions, instance);
   }
+
+  /** The error a service's problem body stands for: toProblem's inverse (its members beside the
+   * standard ones are the extensions). */
+  static fromProblem(problem: Problem): ProblemError {
+    const {
+      type: _t,
+      title: _ti,
+      status: _s,
+      detail,
+      code,
+      instance: _i,
+      ...extensions
+    } = problem;
+    return new ProblemError(code, detail, extensions);
+  }
 }
 
 export function problemOf(
