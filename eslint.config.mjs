@@ -50,7 +50,7 @@ export default defineConfig([
       // The validators and lists generated from the JSON Schemas (node scripts/schema-code.js).
       'sidecar/src/core/generated',
       'jupyterlab_project_startup',
-      'test/e2e/*/build',
+      'test/system/e2e/*/build',
       'test-artifacts',
       '.project-startup'
     ]
@@ -148,7 +148,7 @@ export default defineConfig([
   {
     // Browser scripts: the sidecar's setup and API pages, and the e2e host apps (bundled by
     // webpack as ES modules).
-    files: ['sidecar/static/*.js', 'style/*.js', 'test/e2e/*/{bootstrap,index,federated}.js'],
+    files: ['sidecar/static/*.js', 'style/*.js', 'test/system/e2e/*/{bootstrap,index,federated}.js'],
     languageOptions: {
       globals: {
         ...globals.browser
@@ -156,7 +156,7 @@ export default defineConfig([
     }
   },
   {
-    files: ['style/*.js', 'test/e2e/*/{bootstrap,index,federated}.js'],
+    files: ['style/*.js', 'test/system/e2e/*/{bootstrap,index,federated}.js'],
     languageOptions: {
       sourceType: 'module'
     }

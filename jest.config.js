@@ -1,8 +1,7 @@
 /** Jest: TypeScript through ts-jest; real servers on loopback, so tests run in node. */
 
-module.exports = {
+const base = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.tsx?$': ['ts-jest', { tsconfig: '<rootDir>/test/tsconfig.json' }],
@@ -30,8 +29,29 @@ module.exports = {
   transformIgnorePatterns: [
     '/node_modules/(?!(@jupyterlab|@jupyter|@microsoft|@rjsf|exenv-es6)/)'
   ],
-  moduleNameMapper: { '\\.css$': '<rootDir>/test/helpers/style-stub.js' },
+  moduleNameMapper: { '\\.css$': '<rootDir>/test/helpers/style-stub.js' }
+};
+
+// Three lanes (docs/testing.md): `unit` is pure (no processes, no network), `service` runs real
+// sidecar processes, `system` runs browsers, JupyterHub, Slurm and installs. The prerequisites
+// check (Debian's Jupyter, Chromium, Slurm…) stops a full run of the two lanes that need them at
+// once, with the install command; the unit lane needs none of it.
+const PREREQUISITES = '<rootDir>/test/helpers/prerequisites.js';
+module.exports = {
   testTimeout: 30000,
-  // Stops a full run at once, with the install command, on a machine without the Debian packages.
-  globalSetup: '<rootDir>/test/helpers/prerequisites.js'
+  projects: [
+    { ...base, displayName: 'unit', roots: ['<rootDir>/test/unit'] },
+    {
+      ...base,
+      displayName: 'service',
+      roots: ['<rootDir>/test/service'],
+      globalSetup: PREREQUISITES
+    },
+    {
+      ...base,
+      displayName: 'system',
+      roots: ['<rootDir>/test/system'],
+      globalSetup: PREREQUISITES
+    }
+  ]
 };

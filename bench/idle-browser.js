@@ -7,7 +7,7 @@
 //
 //   npm run build && npm run build:e2e-app && npm run bench:idle-browser
 //
-// It uses the browser tests' helpers (test/e2e/helpers.ts, loaded through TypeScript's
+// It uses the browser tests' helpers (test/system/e2e/helpers.ts, loaded through TypeScript's
 // transpiler): the real JupyterLab 4 front end on Debian's Jupyter Server with the real
 // jupyter-server-proxy, installed by `project-startup jupyter install --user`, at base_url
 // /user/alice/. Phases: every page visible for BENCH_BROWSER_SECONDS, then every page hidden
@@ -23,7 +23,7 @@ const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
 
-/** Loads test/e2e/helpers.ts (and anything .ts it imports) as CommonJS, types stripped. */
+/** Loads test/system/e2e/helpers.ts (and anything .ts it imports) as CommonJS, types stripped. */
 function requireTypeScript(file) {
   const ts = require('typescript');
   const previous = require.extensions['.ts'];

@@ -4,7 +4,7 @@ The capability manifest is shown in the command line's words (``project-startup 
 the platform policy, every capability with its values, each model source with whether it is
 secret-backed and its approval modes, and both sentences of the credential boundary. The words
 come from ``manifest_words.json``, generated from the sidecar's core/manifest-words.ts, so the
-two cannot drift (test/manifest-words.test.ts).
+two cannot drift (test/service/manifest-words.test.ts).
 """
 
 import html

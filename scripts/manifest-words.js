@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The Python client shows a manifest in the same words as the command line: this writes
 // jupyterlab_project_startup/manifest_words.json from sidecar/src/core/manifest-words.ts (as
-// compiled to sidecar/dist by `npm run build:sidecar`). test/manifest-words.test.ts fails when
+// compiled to sidecar/dist by `npm run build:sidecar`). test/service/manifest-words.test.ts fails when
 // the two differ.
 //
 //   node scripts/manifest-words.js

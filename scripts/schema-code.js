@@ -12,7 +12,7 @@
 //
 //   node scripts/schema-code.js generate   writes both (npm run build:sidecar runs it before tsc)
 //   node scripts/schema-code.js check      fails when the committed files differ from what
-//                                          generate would write (test/schema-code.test.ts)
+//                                          generate would write (test/service/schema-code.test.ts)
 //
 // Both files are committed, like sidecar/schemas/api-types.d.ts, so the type check and the tests
 // of a fresh clone need no build; the build writes them again, so a changed schema reaches the

@@ -6,7 +6,7 @@
 // module; a function's length runs from its first line to its last, nested functions included.
 //
 //   node scripts/sizes.js            the five largest files and the five longest functions
-//   node scripts/sizes.js --json     every file and every function, as JSON (test/sizes.test.ts)
+//   node scripts/sizes.js --json     every file and every function, as JSON (test/service/sizes.test.ts)
 //   --root DIR                       measure the three trees below DIR instead of this checkout
 'use strict';
 

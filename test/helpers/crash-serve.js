@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// TEST-ONLY entry of the crash-safety tests (test/reliability/crash.test.ts): runs the real
+// TEST-ONLY entry of the crash-safety tests (test/service/reliability/crash.test.ts): runs the real
 // `project-startup serve` (the compiled sidecar/dist, as the command does) with a hook that kills
 // the process with SIGKILL when initialize's state creation reaches the named step. The shipped
 // program has no such switch: only this file, which is not in the package, passes the hook.

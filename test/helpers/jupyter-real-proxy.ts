@@ -8,8 +8,8 @@ import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
-import { SIDECAR_SERVE_ARGS } from '../e2e/helpers';
-import { delay } from '../reliability/support';
+import { SIDECAR_SERVE_ARGS } from '../system/e2e/helpers';
+import { delay } from '../service/reliability/support';
 import { BIN, REPO_ROOT } from './cli';
 import { CLOSED_URL, freePort, tempRoot } from './harness';
 

@@ -1,6 +1,6 @@
 // Notebooks run the way a person's are: in a kernel the Jupyter server starts (its child, with
 // the server's environment and nothing of the test's), importing this project's Python package
-// as an installed package would be importable. See test/e2e/run_notebook_in_server.py.
+// as an installed package would be importable. See test/system/e2e/run_notebook_in_server.py.
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -144,7 +144,7 @@ export function runInServerKernel(options: {
 }
 
 /**
- * Runs one of the e2e runner scripts (test/e2e/run_*.py) in a process group of its own, with the
+ * Runs one of the e2e runner scripts (test/system/e2e/run_*.py) in a process group of its own, with the
  * credential in RUNNER_AUTHORIZATION (the kernel or terminal it drives never sees it); the whole
  * group is killed when the time bound passes.
  */

@@ -1,4 +1,4 @@
-// Commands typed into a real JupyterLab terminal (see test/e2e/run_in_terminal.py): the shell is
+// Commands typed into a real JupyterLab terminal (see test/system/e2e/run_in_terminal.py): the shell is
 // the Jupyter server's child with the server's environment, nothing of the test's.
 import * as fs from 'node:fs';
 import * as os from 'node:os';

@@ -1,7 +1,7 @@
 // The words in which a capability manifest is shown to a person, one copy: the command line's
 // `capabilities` (cli/format.ts) reads them here, and the Python client reads the copy that
 // `node scripts/manifest-words.js` generates from this module
-// (jupyterlab_project_startup/manifest_words.json; test/manifest-words.test.ts keeps them equal).
+// (jupyterlab_project_startup/manifest_words.json; test/service/manifest-words.test.ts keeps them equal).
 // `{name}` marks a value filled in.
 
 export const MANIFEST_WORDS = {

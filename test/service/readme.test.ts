@@ -1,0 +1,192 @@
+// The README tells the truth: its quick start starts the service and says where it is, its test
+// command is the one CI runs, and every curl example works against a running service.
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { buildOpenApi } from '../../sidecar/src/http/openapi';
+import {
+  killAllChildren,
+  makeSandbox,
+  REPO_ROOT,
+  runProcess,
+  startServe
+} from '../helpers/cli';
+import { request } from '../helpers/harness';
+
+const README = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+
+/** The fenced ```sh blocks of the section that starts with `heading`. */
+function shellBlocks(heading: string): string[] {
+  const start = README.indexOf(`\n${heading}\n`);
+  expect(start).toBeGreaterThan(-1);
+  const rest = README.slice(start + heading.length + 2);
+  const section = rest.slice(
+    0,
+    rest.search(/\n## /) === -1 ? undefined : rest.search(/\n## /)
+  );
+  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map(m => m[1].trim());
+}
+
+/** Shell commands of a block: comments dropped, continuation lines joined. */
+function commands(block: string): string[] {
+  return block
+    .replace(/\\\n\s*/g, ' ')
+    .split('\n')
+    .map(line => line.trim())
+    .filter(line => line !== '' && !line.startsWith('#'));
+}
+
+afterEach(() => killAllChildren());
+
+describe('README', () => {
+  it('names one test command, .ci/run, which CI runs and which runs npm test', () => {
+    expect(shellBlocks('## Tests')).toEqual(['bash .ci/run']);
+    const pkg = JSON.parse(
+      fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')
+    ) as { scripts: Record<string, string> };
+    expect(pkg.scripts.test).toContain('jest');
+    expect(fs.readFileSync(path.join(REPO_ROOT, '.ci', 'run'), 'utf8')).toMatch(
+      /^npm test\b/m
+    );
+  });
+
+  it('quick start: `npx project-startup serve` runs the service and prints where to reach it', async () => {
+    const [quickStart] = shellBlocks('## Quick start');
+    expect(quickStart).toBe('npm ci && npx project-startup serve');
+    const sandbox = makeSandbox();
+    // The second half of the one-liner, in the checkout as the README says (npm ci already ran).
+    const child = spawn('npx', ['project-startup', 'serve'], {
+      cwd: REPO_ROOT,
+      env: {
+        ...sandbox.env,
+        PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin`,
+        npm_config_offline: 'true'
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true
+    });
+    try {
+      let out = '';
+      child.stdout
+        ?.setEncoding('utf8')
+        .on('data', (chunk: string) => (out += chunk));
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`no Listening line: ${out}`)),
+          30000
+        );
+        child.stdout?.on('data', () => {
+          const match =
+            /^Listening: (http:\/\/127\.0\.0\.1:\d+\/project\/)$/m.exec(out);
+          if (match) {
+            clearTimeout(timer);
+            resolve(match[1]);
+          }
+        });
+        child.once('exit', code =>
+          reject(new Error(`npx exited ${code}: ${out}`))
+        );
+      });
+      const health = await request(`${url}health`);
+      expect(health.status).toBe(200);
+      expect(health.json.status).toBe('pass');
+      expect(out).toMatch(/^Project: /m);
+      expect(out).toMatch(/project-startup url/);
+    } finally {
+      process.kill(-(child.pid as number), 'SIGTERM');
+      sandbox.remove();
+    }
+  }, 40000);
+
+  it('documents every route of the OpenAPI document', () => {
+    const routes = Object.keys(
+      (buildOpenApi('/', '0') as { paths: Record<string, unknown> }).paths
+    ).map(p => p.replace('/project/', ''));
+    for (const route of routes) {
+      expect(README).toContain(`| \`${route}`);
+    }
+  });
+
+  it('every curl example works against the service started as the README shows', async () => {
+    const sandbox = makeSandbox();
+    try {
+      const [setup, examples] = shellBlocks('## Endpoints');
+      const setupCommands = commands(setup);
+      expect(setupCommands[0]).toMatch(
+        /^export PROJECT_STARTUP_TOKEN=\$\(node -p /
+      );
+      expect(setupCommands[1]).toBe('npx project-startup serve --port 8765 &');
+      // Same token recipe, a free port instead of 8765 so tests never collide.
+      const token = (
+        await runProcess(
+          'bash',
+          [
+            '--norc',
+            '--noprofile',
+            '-c',
+            `${setupCommands[0]}; printf %s "$PROJECT_STARTUP_TOKEN"`
+          ],
+          {
+            env: { PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin` },
+            cwd: sandbox.root
+          }
+        )
+      ).stdout;
+      expect(token).toMatch(/^[0-9a-f]{64}$/);
+      const serve = await startServe(['--port', '0'], {
+        env: { ...sandbox.env, PROJECT_STARTUP_TOKEN: token },
+        cwd: sandbox.projectDir
+      });
+      const steps = commands(examples).map(c =>
+        c.replace(/\/home\/you\/project/g, sandbox.projectDir)
+      );
+      expect(
+        steps.filter(c => c.startsWith('curl')).length
+      ).toBeGreaterThanOrEqual(8);
+      const script = [
+        'set -euo pipefail',
+        `TOKEN=${token}`,
+        `URL=${serve.url}`,
+        ...steps.map(c => `${c}\necho; echo @@@`)
+      ].join('\n');
+      const run = await runProcess(
+        'bash',
+        ['--norc', '--noprofile', '-c', script],
+        {
+          env: { PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin` },
+          cwd: sandbox.projectDir,
+          timeoutMs: 20000
+        }
+      );
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      const outputs = run.stdout.split('@@@\n').map(o => o.trim());
+      steps.forEach((step, i) => {
+        const output = outputs[i];
+        if (step.startsWith('ETAG=')) {
+          expect(output).toBe('');
+        } else if (step.includes('If-None-Match')) {
+          expect(output).toBe('304');
+        } else {
+          // JSON, and neither a problem (numeric status >= 400) nor a JSON-RPC error.
+          const body = JSON.parse(output) as
+            Record<string, unknown> | Record<string, unknown>[];
+          for (const item of Array.isArray(body) ? body : [body]) {
+            expect(item).not.toHaveProperty('error');
+            expect(typeof item.status === 'number' && item.status >= 400).toBe(
+              false
+            );
+          }
+        }
+      });
+      // The initialize example really created the state.
+      expect(
+        fs.statSync(path.join(sandbox.projectDir, '.project-startup')).mode &
+          0o777
+      ).toBe(0o700);
+      await serve.stop();
+    } finally {
+      sandbox.remove();
+    }
+  }, 40000);
+});

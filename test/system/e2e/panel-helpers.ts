@@ -1,0 +1,394 @@
+// What the browser tests of the project's own extension share (panel, notifications, live,
+// live-allocation, Notebook 7, the wheel's lab): where the extension lives under Jupyter's
+// base_url, its settings file and proxy entry, and the page-side steps (the panel, its phase,
+// its commands through window.jupyterapp, the palette, the notifications' action), so each test
+// says only what it checks.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { expectAccessible } from './axe';
+import {
+  Browser,
+  checkPrerequisites,
+  httpRequest,
+  LabServer,
+  launchBrowser,
+  PageProblem,
+  PageProblems,
+  PROJECT_LABEXTENSION,
+  stopAllLabServers
+} from './helpers';
+import type { StartupProjection } from '../../../src/tokens';
+
+/** Jupyter's base_url in these tests (as JupyterHub gives a user's server). */
+export const BASE_URL = '/user/alice/';
+export const STARTUP_PATH = `${BASE_URL}project/startup`;
+export const INITIALIZE_PATH = `${BASE_URL}project/initialize`;
+/** The Python package's diagnostics route (a 404 where only the npm package is installed). */
+export const DIAGNOSTICS_PATH = `${BASE_URL}api/project-startup/diagnostics`;
+export const PACKAGE = 'jupyterlab-project-startup';
+export const PLUGIN = `${PACKAGE}:plugin`;
+export const PANEL = '#jp-project-startup-panel';
+export const GUIDE = '#jp-project-startup-user-guide';
+export const STATUS_ITEM = '.jp-ProjectStartup-statusItem';
+export const STATUS_BUTTON = `${STATUS_ITEM} [role="button"]`;
+
+/** Fails (with what to do) when the project's prebuilt extension has not been built. */
+export function checkExtensionBuilt(): void {
+  if (!fs.existsSync(path.join(PROJECT_LABEXTENSION, 'package.json'))) {
+    throw new Error(
+      `The project's prebuilt extension is missing (${PROJECT_LABEXTENSION}): run \`npm run build\` first.`
+    );
+  }
+}
+
+/** The user's settings file of the plugin (JupyterLab's user-settings directory). */
+export function pluginSettingsFile(dirs: LabServer['dirs']): string {
+  return path.join(dirs.settings, PACKAGE, 'plugin.jupyterlab-settings');
+}
+
+/** The person's own settings for the plugin (JupyterLab's user-settings directory), added to those written before. */
+export function writePluginSetting(
+  dirs: LabServer['dirs'],
+  values: Record<string, unknown>
+): void {
+  const file = pluginSettingsFile(dirs);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const before: Record<string, unknown> = fs.existsSync(file)
+    ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>)
+    : {};
+  fs.writeFileSync(file, JSON.stringify({ ...before, ...values }, null, 2));
+}
+
+/** The `project` entry in the files `jupyter install` wrote, changed by `change`. */
+function editProxyEntry(
+  dirs: LabServer['dirs'],
+  change: (entry: Record<string, unknown>) => void
+): void {
+  for (const file of [
+    path.join(dirs.config, 'jupyter_server_config.json'),
+    path.join(dirs.config, 'jupyter_server_config.d', `${PACKAGE}.json`)
+  ]) {
+    const config = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+      ServerProxy: { servers: { project: Record<string, unknown> } };
+    };
+    change(config.ServerProxy.servers.project);
+    fs.writeFileSync(file, JSON.stringify(config, null, 2));
+  }
+}
+
+/**
+ * Removes the `project` entry `jupyter install` wrote (the extension stays installed), as when
+ * it was removed or the install was only half done: Jupyter has nothing at {base_url}project/.
+ */
+export function removeProxyEntry(dirs: LabServer['dirs']): void {
+  fs.rmSync(path.join(dirs.config, 'jupyter_server_config.json'));
+  fs.rmSync(path.join(dirs.config, 'jupyter_server_config.d'), {
+    recursive: true
+  });
+}
+
+/**
+ * Makes the `project` entry's command exit non-zero before it listens, as a broken install
+ * would: the sidecar's script is missing, so Node says "Cannot find module" and exits 1. (A bad
+ * PROJECT_STARTUP_* setting no longer does this under the proxy: the sidecar stays up and
+ * answers 503 misconfigured, see test/system/e2e/misconfigured-proxy.test.ts.) The proxy's own default
+ * start-up timeout (5 s) instead of the installed 20 s keeps the test short; the proxy restarts
+ * the failing command until then.
+ */
+export function breakProxyEntry(dirs: LabServer['dirs']): void {
+  editProxyEntry(dirs, entry => {
+    const [node, , ...args] = entry.command as string[];
+    entry.command = [node, missingSidecarScript(dirs), ...args];
+    entry.timeout = 5;
+  });
+}
+
+/** The sidecar script breakProxyEntry names: it does not exist. */
+export function missingSidecarScript(dirs: LabServer['dirs']): string {
+  return path.join(dirs.root, 'removed', 'project-startup.js');
+}
+
+/** The service's own answer for the notebook interface, through Jupyter (a GET changes nothing). */
+export async function projection(
+  server: Pick<LabServer, 'base' | 'token'>
+): Promise<StartupProjection> {
+  const answer = await httpRequest(
+    `${server.base}project/startup?interface=notebook`,
+    { headers: { authorization: `token ${server.token}` } }
+  );
+  expect(answer.status).toBe(200);
+  return answer.json;
+}
+
+/**
+ * Problems a page may have where the service answers `status`: that answer of
+ * {base_url}project/startup (and Chromium's console line), then the panel's request to the
+ * Python package's diagnostics route, a 404 here (npm install: no server extension).
+ */
+export function startupStatus(
+  status: number
+): (problem: PageProblem) => boolean {
+  return problem =>
+    ((problem.path === STARTUP_PATH && problem.status === status) ||
+      (problem.path === DIAGNOSTICS_PATH && problem.status === 404)) &&
+    (problem.kind === 'http' || problem.kind === 'console-error');
+}
+
+export async function pause(ms: number): Promise<void> {
+  await new Promise(resolve => setTimeout(resolve, ms));
+}
+
+export function panel(page: Page): Locator {
+  return page.locator(PANEL);
+}
+
+/** Waits (bounded) for the panel's phase badge. */
+export async function waitForPhase(
+  page: Page,
+  phase: string,
+  timeoutMs = 30000
+): Promise<void> {
+  await panel(page)
+    .locator(`.jp-ProjectStartup-phaseBadge.jp-mod-${phase}`)
+    .waitFor({ state: 'visible', timeout: timeoutMs });
+}
+
+/**
+ * axe-core on the panel: nothing serious or critical under WCAG 2.1 A/AA (./axe.ts), with the
+ * viewport grown to the whole content of the element that scrolls (the panel's content region
+ * inside its MainAreaWidget where there is one, else the panel).
+ */
+export async function expectPanelAccessible(
+  page: Page,
+  name: string
+): Promise<void> {
+  const region = `${PANEL} .jp-ProjectStartup-region`;
+  const fit = (await page.locator(region).count()) > 0 ? region : PANEL;
+  await expectAccessible(page, name, [PANEL], { fit });
+}
+
+/** The application as these tests read it in the page (window.jupyterapp). */
+interface PageApp {
+  commands: {
+    keyBindings: readonly { command: string }[];
+    isEnabled(id: string): boolean;
+    execute(id: string, args: unknown): Promise<unknown>;
+  };
+}
+
+/** Whether a command of window.jupyterapp is enabled. */
+export function commandEnabled(page: Page, id: string): Promise<boolean> {
+  return page.evaluate(command => {
+    const g = globalThis as unknown as { jupyterapp: PageApp };
+    return g.jupyterapp.commands.isEnabled(command);
+  }, id);
+}
+
+/**
+ * Starts a command of window.jupyterapp without waiting for it (a dialog it opens stays open);
+ * its result, once there, is in window.e2eLastResult.
+ */
+export function execute(
+  page: Page,
+  command: string,
+  args: Record<string, unknown> = {}
+): Promise<void> {
+  return page.evaluate(
+    ([id, a]) => {
+      const g = globalThis as unknown as {
+        jupyterapp: PageApp;
+        e2eLastResult?: unknown;
+      };
+      g.e2eLastResult = undefined;
+      void g.jupyterapp.commands
+        .execute(id, a)
+        .then(result => (g.e2eLastResult = result));
+    },
+    [command, args] as const
+  );
+}
+
+/** Opens "Open Project Startup" from the command palette with the keyboard only. */
+export async function openFromPalette(page: Page): Promise<void> {
+  // The shortcut exists once the host's shortcuts plugin has read its settings.
+  await page.waitForFunction(
+    () => {
+      const g = globalThis as unknown as { jupyterapp: PageApp };
+      return g.jupyterapp.commands.keyBindings.some(
+        b => b.command === 'apputils:activate-command-palette'
+      );
+    },
+    undefined,
+    { timeout: 20000, polling: 100 }
+  );
+  await chooseFromPalette(
+    page,
+    'Open Project Startup',
+    'Open Project Startup',
+    {
+      keyboard: true
+    }
+  );
+}
+
+/**
+ * Opens the modal command palette with its shortcut, types `query` and runs the first item
+ * showing `itemText`: with Enter on the active item (`keyboard`), else with a click; `onShown`
+ * runs once the item shows. The palette closes whenever any command runs
+ * (ModalCommandPalette.hideAndReset), and on a loaded machine JupyterLab's own start-up route
+ * (`router:tree`) can run a moment after the page looks ready (measured: 120-300 ms after the
+ * palette opened, at a load average of 12): a palette closed under the test is opened again, at
+ * most three times.
+ */
+export async function chooseFromPalette(
+  page: Page,
+  query: string,
+  itemText: string,
+  options: { keyboard?: boolean; onShown?: () => Promise<void> } = {}
+): Promise<void> {
+  const palette = page.locator('.jp-ModalCommandPalette');
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await page.keyboard.press('Control+Shift+C');
+      await palette.waitFor({ state: 'visible' });
+      await palette.locator('input').fill(query, { timeout: 5000 });
+      const item = palette
+        .locator(
+          options.keyboard
+            ? '.lm-CommandPalette-item.lm-mod-active'
+            : '.lm-CommandPalette-item'
+        )
+        .filter({ hasText: itemText })
+        .first();
+      await item.waitFor({ state: 'visible', timeout: 10000 });
+      await options.onShown?.();
+      if (options.keyboard) {
+        await page.keyboard.press('Enter');
+      } else {
+        await item.click({ timeout: 5000 });
+      }
+      await palette.waitFor({ state: 'hidden', timeout: 10000 });
+      return;
+    } catch (error) {
+      if (attempt >= 3 || (await palette.isVisible())) {
+        throw error;
+      }
+    }
+  }
+}
+
+/**
+ * Outside awaiting-confirmation the panel does not open by itself: the state's notification
+ * does, with its "Open Project Startup" action (which also closes it; test/system/e2e/notifications.test.ts).
+ */
+export async function openFromNotification(
+  page: Page,
+  timeoutMs = 30000
+): Promise<void> {
+  const button = page.locator(
+    '.jp-toastContainer .Toastify__toast .jp-toast-button',
+    { hasText: 'Open Project Startup' }
+  );
+  await button.waitFor({ state: 'visible', timeout: timeoutMs });
+  await button.click();
+  await button.waitFor({ state: 'detached', timeout: 10000 });
+}
+
+/** A new page of `browser` with its problems recorded (1280 wide, `height` tall). */
+export async function newProblemPage(
+  browser: Browser | undefined,
+  height = 1000
+): Promise<{ page: Page; problems: PageProblems }> {
+  const page = await (browser as Browser).newPage();
+  await page.setViewportSize({ width: 1280, height });
+  return { page, problems: new PageProblems(page) };
+}
+
+/** Fails, listing them with the tail of the server's log, on the page's problems `allowed` does not admit. */
+function expectOnlyProblems(
+  problems: PageProblems | undefined,
+  server: { logs(): string } | undefined,
+  allowed: (problem: PageProblem) => boolean = () => false
+): void {
+  const found = (problems as PageProblems).unexpected(allowed);
+  if (found.length > 0) {
+    throw new Error(
+      `page problems:\n  ${found.join('\n  ')}\n--- server log (tail) ---\n${server?.logs().slice(-3000)}`
+    );
+  }
+}
+
+/** What a describe block of pageSuite tests gets: its pages and their problems. */
+export interface PageSuite {
+  /** A new page with its problems recorded (the test's previous page, if any, closed). */
+  newPage(): Promise<Page>;
+  /** Fails on the current page's problems that `allowed` (or the suite's `alwaysAllowed`) does not admit. */
+  expectOnlyProblems(allowed?: (problem: PageProblem) => boolean): void;
+  /** The current page's problems. */
+  problems(): PageProblems | undefined;
+}
+
+/**
+ * The hooks of a describe block whose tests each start a Jupyter server (kept by the test in its
+ * own variable, read through `server`) and open pages of it in one Chromium: Chromium launched
+ * once after the checks (Chromium, Jupyter, the built extension; then `prepare`); after each
+ * test the page closed and the server stopped (`forgetServer` clears the test's variable); at
+ * the end the browser closed and any server left stopped.
+ */
+export function pageSuite(options: {
+  server: () => { stop(): Promise<unknown>; logs(): string } | undefined;
+  forgetServer: () => void;
+  /** The viewport's height (1280 wide). */
+  height?: number;
+  /**
+   * Whether to check first for Chromium, Jupyter, the host app and the extension built from this
+   * checkout (default); false where the extension comes from elsewhere (a wheel's data files).
+   */
+  checkBuilt?: boolean;
+  /** More checks before Chromium starts. */
+  prepare?: () => void;
+  /** Problems the host itself has, admitted in every test. */
+  alwaysAllowed?: (problem: PageProblem) => boolean;
+}): PageSuite {
+  let browser: Browser | undefined;
+  let page: Page | undefined;
+  let problems: PageProblems | undefined;
+  const always = options.alwaysAllowed ?? (() => false);
+
+  beforeAll(async () => {
+    if (options.checkBuilt ?? true) {
+      checkPrerequisites();
+      checkExtensionBuilt();
+    }
+    options.prepare?.();
+    browser = await launchBrowser();
+  }, 90000);
+
+  afterEach(async () => {
+    await page?.close().catch(() => undefined);
+    page = undefined;
+    await options.server()?.stop();
+    options.forgetServer();
+  }, 60000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stopAllLabServers();
+  }, 60000);
+
+  return {
+    newPage: async () => {
+      await page?.close().catch(() => undefined);
+      ({ page, problems } = await newProblemPage(browser, options.height));
+      return page;
+    },
+    expectOnlyProblems: (allowed = () => false) =>
+      expectOnlyProblems(
+        problems,
+        options.server(),
+        problem => allowed(problem) || always(problem)
+      ),
+    problems: () => problems
+  };
+}
