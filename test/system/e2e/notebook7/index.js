@@ -14,11 +14,7 @@ import {
   PAGES,
   SHARED_BY_LEFT_OUT
 } from './extensions.gen.js';
-import {
-  federatedExtensions,
-  loadFederated,
-  pluginsOf
-} from './federated.js';
+import { federatedExtensions, loadFederated, pluginsOf } from './federated.js';
 import './style.js';
 
 export async function main(failedFederated) {
