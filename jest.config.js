@@ -51,7 +51,8 @@ module.exports = {
       ...base,
       displayName: 'system',
       roots: ['<rootDir>/test/system'],
-      globalSetup: PREREQUISITES
+      // The prerequisites, then the real Jupyter stack with this checkout's wheel.
+      globalSetup: '<rootDir>/test/helpers/system-setup.js'
     }
   ]
 };

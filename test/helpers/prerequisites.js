@@ -67,7 +67,7 @@ module.exports = async function prerequisites(globalConfig, projectConfig) {
   const ignored = projectConfig?.testPathIgnorePatterns ?? [];
   const chosen =
     (globalConfig.testPathPattern ?? '') !== '' ||
-    ignored.some(pattern => pattern.includes('e2e'));
+    ignored.some(pattern => pattern.includes('system'));
   if (chosen || process.env.PROJECT_STARTUP_SKIP_PREREQUISITES === '1') {
     return;
   }
@@ -76,7 +76,7 @@ module.exports = async function prerequisites(globalConfig, projectConfig) {
     throw new Error(
       `npm test drives real Jupyter, JupyterHub, Chromium, Slurm and keyring services, and this machine lacks: ${missing.join(', ')}.\n` +
         "Run `bash .ci/run` (the README's test command): it installs the Debian packages with apt-get, then runs npm ci and npm test.\n" +
-        "To run only the service's own suites, which need none of them: npx jest --testPathIgnorePatterns '/test/(e2e|hub|cluster|credentials|install|python)/'"
+        'To run only the pure suites, which need none of them: npm run test:unit'
     );
   }
 };
