@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
 import { SIDECAR_SERVE_ARGS } from '../system/e2e/helpers';
-import { delay } from '../service/reliability/support';
+import { delay } from './wait';
 import { BIN, REPO_ROOT } from './cli';
 import { CLOSED_URL, freePort, tempRoot } from './harness';
 

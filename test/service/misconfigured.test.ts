@@ -22,6 +22,7 @@ import {
   trackedSandboxes
 } from '../helpers/cli';
 import { expectValid } from '../helpers/schemas';
+import { waitFor } from '../helpers/wait';
 
 const sandbox = trackedSandboxes();
 afterEach(() => killAllChildren());
@@ -142,21 +143,6 @@ function overSocket(
   });
 }
 
-/** Resolves once `check` holds, polling every 50 ms; rejects after `timeoutMs`. */
-async function until(
-  check: () => boolean,
-  timeoutMs: number,
-  what: string
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    }
-    await new Promise(resolve => setTimeout(resolve, 50));
-  }
-}
-
 describe('`serve` with a bad setting', () => {
   const BAD = { PROJECT_STARTUP_REQUEST_TIMEOUT_MS: '15s-not-a-number' };
   const MESSAGE =
@@ -199,12 +185,11 @@ describe('`serve` with a bad setting', () => {
     );
     let exitCode: number | null | undefined;
     void exited.then(code => (exitCode = code));
-    await until(
+    await waitFor(
       () =>
         /not started: a configuration error/.test(stderr) ||
         exitCode !== undefined,
-      20000,
-      'the misconfigured listener'
+      { what: 'the misconfigured listener', timeoutMs: 20000 }
     );
     expect(exitCode).toBeUndefined();
 

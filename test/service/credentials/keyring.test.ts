@@ -25,6 +25,7 @@ import {
 } from '../../helpers/cli';
 import { expectValid } from '../../helpers/schemas';
 import type { StartupProjection } from '../../../sidecar/src/core/api-types';
+import { waitFor } from '../../helpers/wait';
 
 const hex = () => randomBytes(12).toString('hex');
 const SYSTEM_PATH = '/usr/bin:/bin';
@@ -91,24 +92,6 @@ async function stopDaemon(daemon: Daemon | undefined): Promise<void> {
   });
 }
 
-async function until<T>(
-  what: string,
-  timeoutMs: number,
-  attempt: () => Promise<T | undefined>
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await attempt();
-    if (value !== undefined) {
-      return value;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`${what} did not happen within ${timeoutMs} ms`);
-    }
-    await new Promise(resolve => setTimeout(resolve, 50));
-  }
-}
-
 /** A private session bus: no standard service directories, so nothing is ever auto-started. */
 async function startBus(
   dir: string
@@ -137,16 +120,15 @@ async function startBus(
     [`--config-file=${config}`, '--nofork', '--print-address=1'],
     { PATH: SYSTEM_PATH }
   );
-  const address = await until(
-    'the session bus printing its address',
-    10000,
-    async () => {
+  const address = await waitFor(
+    () => {
       const line = /^(unix:\S+)$/m.exec(daemon.output());
       if (daemon.child.exitCode !== null) {
         throw new Error(`dbus-daemon exited: ${daemon.output()}`);
       }
       return line ? line[1] : undefined;
-    }
+    },
+    { what: 'the session bus printing its address', timeoutMs: 10000 }
   );
   return { daemon, address };
 }
@@ -222,18 +204,21 @@ beforeAll(async () => {
     'fake-login-password'
   );
   const keyring = session.keyring;
-  await until('the Secret Service appearing on the bus', 10000, async () => {
-    if (keyring.child.exitCode !== null) {
-      throw new Error(`gnome-keyring-daemon exited: ${keyring.output()}`);
-    }
-    const r = await dbusSend(env, [
-      '--dest=org.freedesktop.DBus',
-      '/',
-      'org.freedesktop.DBus.NameHasOwner',
-      'string:org.freedesktop.secrets'
-    ]);
-    return /boolean true/.test(r.stdout) ? true : undefined;
-  });
+  await waitFor(
+    async () => {
+      if (keyring.child.exitCode !== null) {
+        throw new Error(`gnome-keyring-daemon exited: ${keyring.output()}`);
+      }
+      const r = await dbusSend(env, [
+        '--dest=org.freedesktop.DBus',
+        '/',
+        'org.freedesktop.DBus.NameHasOwner',
+        'string:org.freedesktop.secrets'
+      ]);
+      return /boolean true/.test(r.stdout);
+    },
+    { what: 'the Secret Service appearing on the bus', timeoutMs: 10000 }
+  );
   const collections = await dbusSend(env, [
     '--dest=org.freedesktop.secrets',
     '/org/freedesktop/secrets',

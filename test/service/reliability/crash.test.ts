@@ -20,7 +20,8 @@ import {
   CREATION_STEPS,
   CreationStep
 } from '../../../sidecar/src/observe/state';
-import { alive, eventually, tree } from './support';
+import { waitFor } from '../../helpers/wait';
+import { alive, tree } from './support';
 
 const sandbox = trackedSandboxes();
 const TOKEN = 'crash-test-token-0123456789abcdef0123456789';
@@ -147,14 +148,12 @@ describe.each(PLATFORMS)('a crash at each step of initialize: $name', p => {
 
       const answer = await initialize(crashing.url, body);
       expect(answer).toBeUndefined(); // the process died before answering
-      expect(
-        await eventually(
-          () =>
-            crashing.child.signalCode !== null ||
-            crashing.child.exitCode !== null,
-          200
-        )
-      ).toBe(true);
+      await waitFor(
+        () =>
+          crashing.child.signalCode !== null ||
+          crashing.child.exitCode !== null,
+        { what: 'the crashing sidecar to exit', timeoutMs: 10000 }
+      );
       expect(crashing.child.signalCode).toBe('SIGKILL');
       expect(alive(pid)).toBe(false);
 

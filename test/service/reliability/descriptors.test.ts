@@ -29,14 +29,13 @@ import {
 } from '../../helpers/cli';
 import {
   alive,
-  delay,
-  eventually,
   Exchange,
   exchange,
   intFromEnv,
   openFdsOf,
   rawHttp
 } from './support';
+import { delay, waitFor } from '../../helpers/wait';
 
 const DESCRIPTOR_LIMIT = 256;
 /** Idle connections the flood opens: several times the descriptor limit. */
@@ -221,9 +220,10 @@ describe.each(MODES)(
       const target = targetOf(server);
       const f = await flood(target, FLOOD);
       // The connections beyond the limit were closed by the service, not left to exhaust it.
-      expect(
-        await eventually(() => f.closed() > FLOOD - DESCRIPTOR_LIMIT, 300)
-      ).toBe(true);
+      await waitFor(() => f.closed() > FLOOD - DESCRIPTOR_LIMIT, {
+        what: 'the service to close the connections beyond its limit',
+        timeoutMs: 15000
+      });
       const fds = openFdsOf(pid) as number;
       expect(fds).toBeLessThan(DESCRIPTOR_LIMIT);
 
@@ -260,12 +260,10 @@ describe.each(MODES)(
       // Out of descriptors: the service can accept nothing more (libuv closes what it cannot keep).
       // It accepts at its own pace: on a busy machine the flood (connected once in the listen
       // backlog) ends before the service has caught up, so wait for it, bounded.
-      expect(
-        await eventually(
-          () => (openFdsOf(pid) ?? 0) >= DESCRIPTOR_LIMIT - 1,
-          300
-        )
-      ).toBe(true);
+      await waitFor(() => (openFdsOf(pid) ?? 0) >= DESCRIPTOR_LIMIT - 1, {
+        what: 'the service to accept connections up to its descriptor limit',
+        timeoutMs: 15000
+      });
       // The earliest connections are the first accepted, so those kept: requests go on them.
       const open = f.sockets.filter(
         socket => !socket.destroyed && socket.readyState === 'open'

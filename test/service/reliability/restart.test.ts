@@ -18,7 +18,8 @@ import {
   stopAllLabServers
 } from '../../system/e2e/helpers';
 import { expectValid } from '../../helpers/schemas';
-import { alive, delay, eventually, intFromEnv } from './support';
+import { delay, waitFor } from '../../helpers/wait';
+import { alive, intFromEnv } from './support';
 
 const KILLS = intFromEnv('PROJECT_STARTUP_RESTART_KILLS', 2, 1, 10);
 const POLLERS = 4;
@@ -139,17 +140,18 @@ describe('the sidecar killed under the notebook-server proxy', () => {
         }
       }
 
-      expect(await eventually(() => !alive(victim.pid), 100)).toBe(true);
+      await waitFor(() => !alive(victim.pid), {
+        what: 'the killed sidecar to be gone',
+        timeoutMs: 5000
+      });
       const health = await httpRequest(`${api}health`, { headers: auth() });
       expect(health.status).toBe(200);
       expect(seenInstances.has(health.json.instanceId)).toBe(false);
       seenInstances.add(health.json.instanceId);
-      expect(
-        await eventually(
-          () => runtimeInfo(s())?.instanceId === health.json.instanceId,
-          100
-        )
-      ).toBe(true);
+      await waitFor(
+        () => runtimeInfo(s())?.instanceId === health.json.instanceId,
+        { what: "the new sidecar's runtime file", timeoutMs: 5000 }
+      );
       info = runtimeInfo(s());
       expect(info?.pid).not.toBe(victim.pid);
       expect(alive((info as RuntimeInfo).pid)).toBe(true);

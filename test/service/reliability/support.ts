@@ -26,25 +26,6 @@ export function intFromEnv(
   return value;
 }
 
-export function delay(ms: number): Promise<void> {
-  return new Promise(resolve => setTimeout(resolve, ms));
-}
-
-/** Polls `check` every `stepMs` until it holds, at most `attempts` times; false if it never did. */
-export async function eventually(
-  check: () => boolean | Promise<boolean>,
-  attempts: number,
-  stepMs = 50
-): Promise<boolean> {
-  for (let i = 0; i < attempts; i += 1) {
-    if (await check()) {
-      return true;
-    }
-    await delay(stepMs);
-  }
-  return false;
-}
-
 export interface Exchange {
   /** 0 when the connection closed without a (final) response. */
   status: number;

@@ -18,7 +18,8 @@ import {
   startServe
 } from '../../helpers/cli';
 import { freePort } from '../../helpers/harness';
-import { eventually, exchange, rawHttp, tree } from '../reliability/support';
+import { waitFor } from '../../helpers/wait';
+import { exchange, rawHttp, tree } from '../reliability/support';
 import { expectProblemAnswer, JSON_TYPE } from './support';
 
 afterEach(killAllChildren);
@@ -280,9 +281,10 @@ describe('notebook-server proxy on a Unix socket', () => {
       ?.setEncoding('utf8')
       .on('data', (chunk: string) => (stdout += chunk));
     try {
-      expect(
-        await eventually(() => /^Listening: unix socket /m.test(stdout), 200)
-      ).toBe(true);
+      await waitFor(() => /^Listening: unix socket /m.test(stdout), {
+        what: 'the sidecar to listen on its Unix socket',
+        timeoutMs: 10000
+      });
       const r = await exchange(
         { socketPath },
         rawHttp('GET', '/project/startup?interface=notebook', [

@@ -15,7 +15,7 @@ import {
   trackedServices
 } from '../../helpers/harness';
 import { expectProblem } from '../../helpers/schemas';
-import { delay } from '../reliability/support';
+import { delay } from '../../helpers/wait';
 
 const start = trackedServices('each');
 

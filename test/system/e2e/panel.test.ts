@@ -41,7 +41,7 @@ import {
   waitForSplashGone
 } from './helpers';
 import { CHECK_IDS } from '../../helpers/harness';
-import { eventually } from '../../service/reliability/support';
+import { waitFor } from '../../helpers/wait';
 import { expectAccessible, focusRingContrast as ringContrast } from './axe';
 import {
   BASE_URL,
@@ -944,8 +944,10 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     // the answer: wait for it, bounded.
     const gaveUp =
       /500 GET \/user\/alice\/project\/startup\?interface=notebook\S* \(127\.0\.0\.1\): could not start project in time/;
-    await eventually(() => gaveUp.test(s.logs()), 100);
-    expect(s.logs()).toMatch(gaveUp);
+    await waitFor(() => gaveUp.test(s.logs()), {
+      what: "the proxy's log line for the given-up launch",
+      timeoutMs: 5000
+    });
     expect(s.logs()).not.toContain(s.token);
     await screenshot(p, 'panel-failing');
     await expectPanelAccessible(p, 'panel-failing');
