@@ -17,7 +17,9 @@ for the JupyterLab panel. The server is found the way a kernel can find it:
    this user's (README, "How a client finds its Jupyter server"; the same rule as the command
    line's sidecar/src/cli/jupyter-discovery.ts): the server whose process started this kernel (its
    pid is the kernel's parent, which jupyter_client also passes as ``JPY_PARENT_PID``), or the
-   only one whose root directory holds the current directory.
+   only one whose root directory holds this project: the nearest initialized project at or above
+   the current directory, as the command line finds it (project_search.py), else the current
+   directory.
 
 Requests never follow a redirect to another origin (the token would go with it) and never go
 through an HTTP proxy from the environment: the token goes to the server named, and only there.
@@ -47,6 +49,7 @@ __all__ = [
 
 from .discovery import _own_server, _running_servers, _runtime_dir, _server_holding
 from .display import Result, _e
+from .project_search import working_project
 
 URL_ENV = "PROJECT_STARTUP_JUPYTER_URL"
 TOKEN_ENV = "PROJECT_STARTUP_JUPYTER_TOKEN"
@@ -287,18 +290,17 @@ def find_server(environ=None):
     server = _own_server(servers, env)
     if server is not None:
         return Connection(server["url"], server["token"], "the runtime file of the Jupyter server that started this kernel")
-    try:
-        cwd = os.getcwd()
-    except OSError:
-        cwd = ""
-    server = _server_holding(servers, cwd)
+    # The project this notebook is in (from a subdirectory too), found as the command line finds
+    # it; the server is the one whose root directory holds it.
+    project = working_project(env) or ""
+    server = _server_holding(servers, project)
     if server is not None:
         return Connection(server["url"], server["token"], "the runtime file of the only Jupyter server serving {}".format(server["root_dir"]))
     if not servers:
         detail = "No running Jupyter server of yours was found in Jupyter's runtime files (jpserver-*.json in {}), and no JupyterHub environment is set.".format(_runtime_dir(env))
     else:
         detail = "{} Jupyter servers are running ({}); none of them started this process, and not exactly one serves {}.".format(
-            len(servers), ", ".join(s["url"] for s in servers), cwd
+            len(servers), ", ".join(s["url"] for s in servers), project or "the working directory"
         )
     if refused:
         detail += " Not used, so no token was sent there: {}.".format("; ".join(refused))
