@@ -36,7 +36,19 @@ from .checks import (
 PACKAGE_NAME = "jupyterlab-project-startup"
 HERE = os.path.dirname(os.path.abspath(__file__))
 NODE_RUNTIME = os.path.join(HERE, "node")
-SIDECAR_BIN = os.path.join(NODE_RUNTIME, "bin", "project-startup.js")
+# The wheel's staged copy (hatch_build.py); in a checkout on sys.path (the Python checks), the
+# checkout's own bin/, which runs its npm-built bundle.
+SIDECAR_BIN = next(
+    (
+        candidate
+        for candidate in (
+            os.path.join(NODE_RUNTIME, "bin", "project-startup.js"),
+            os.path.join(os.path.dirname(HERE), "bin", "project-startup.js"),
+        )
+        if os.path.isfile(candidate)
+    ),
+    os.path.join(NODE_RUNTIME, "bin", "project-startup.js"),
+)
 
 
 @functools.cache
