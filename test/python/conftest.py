@@ -91,13 +91,16 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
-@pytest.fixture
-def jupyter(tmp_path):
-    """Starts real Jupyter servers: ``jupyter(root_dir=..., cwd=..., server_proxy=..., env=...)``."""
-    started = []
+class JupyterStarter:
+    """Starts real Jupyter servers under ``directory``; ``stop_all`` ends them."""
 
-    def start(root_dir, cwd, server_proxy=SERVER_PROXY_4_4, env=None):
-        base = tmp_path / f"jupyter-{len(started)}"
+    def __init__(self, directory):
+        self.directory = directory
+        self.started = []
+
+    def __call__(self, root_dir, cwd, server_proxy=SERVER_PROXY_4_4, env=None):
+        started = self.started
+        base = self.directory / f"jupyter-{len(started)}"
         dirs = {name: base / name for name in ("config", "data", "runtime", "home", "site")}
         for directory in dirs.values():
             directory.mkdir(parents=True)
@@ -160,9 +163,25 @@ def jupyter(tmp_path):
         _wait_until_answering(server)
         return server
 
-    yield start
-    for server in started:
-        server.stop()
+    def stop_all(self):
+        for server in self.started:
+            server.stop()
+
+
+@pytest.fixture
+def jupyter(tmp_path):
+    """``jupyter(root_dir=..., cwd=..., server_proxy=..., env=...)``: a real Jupyter server."""
+    starter = JupyterStarter(tmp_path)
+    yield starter
+    starter.stop_all()
+
+
+@pytest.fixture(scope="module")
+def module_jupyter(tmp_path_factory):
+    """The same, shared by a module's tests (a start takes seconds)."""
+    starter = JupyterStarter(tmp_path_factory.mktemp("jupyter"))
+    yield starter
+    starter.stop_all()
 
 
 def _wait_for_url(process, runtime_dir, log_path):
