@@ -24,12 +24,13 @@ export PROJECT_STARTUP_VENDOR_DIR="$(cd "$VENDOR" && pwd)"
 export PYTHONDONTWRITEBYTECODE=1
 
 status=0
+ruff_status=0
 started=$SECONDS
-"$PYTHON" -m ruff check --no-cache . || status=1
-"$PYTHON" -m ruff format --no-cache --check . || status=1
+"$PYTHON" -m ruff check --no-cache . || ruff_status=1
+"$PYTHON" -m ruff format --no-cache --check . || ruff_status=1
 report="$(mktemp -d)"
 trap 'rm -rf "$report"' EXIT
-"$PYTHON" -m pytest -p no:cacheprovider -q --junitxml="$report/pytest.xml" "$@" || status=1
+"$PYTHON" -m pytest -p no:cacheprovider -q --junitxml="$report/pytest.xml" "$@" || status=$?
 counts="$("$PYTHON" - "$report/pytest.xml" <<'PY'
 import sys
 import xml.etree.ElementTree as ET
@@ -45,5 +46,5 @@ print(f"{tests - failures - errors - skipped} passed, {failures} failed, {errors
 PY
 )"
 files="$("$PYTHON" -m ruff check --no-cache --show-files . 2>/dev/null | grep -c '\.py$')"
-echo "== python checks: ruff over $files files ($([ $status -eq 0 ] && echo clean || echo see above)); pytest: $counts; $((SECONDS - started)) s"
-exit $status
+echo "== python checks: ruff over $files files ($([ $ruff_status -eq 0 ] && echo clean || echo 'findings above')); pytest: $counts (exit $status); $((SECONDS - started)) s"
+[ $ruff_status -eq 0 ] && [ $status -eq 0 ]
