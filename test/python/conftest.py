@@ -98,7 +98,7 @@ class JupyterStarter:
         self.directory = directory
         self.started = []
 
-    def __call__(self, root_dir, cwd, server_proxy=SERVER_PROXY_4_4, env=None):
+    def __call__(self, root_dir, cwd, server_proxy=SERVER_PROXY_4_4, env=None, app="jupyter_server"):
         started = self.started
         base = self.directory / f"jupyter-{len(started)}"
         dirs = {name: base / name for name in ("config", "data", "runtime", "home", "site")}
@@ -138,7 +138,7 @@ class JupyterStarter:
         command = [
             sys.executable,
             "-m",
-            "jupyter_server",
+            app,  # jupyter_server, or jupyterlab: `jupyter lab`
             "--no-browser",
             "--ip=127.0.0.1",
             "--port=0",

@@ -23,14 +23,14 @@ def dirs(tmp_path):
 
 @pytest.fixture(scope="module")
 def shared(module_jupyter, tmp_path_factory):
-    """One server with jupyter-server-proxy 4.4.0, its root directory apart from its working
-    directory, for the tests that only read: (server, root)."""
+    """One `jupyter lab` with jupyter-server-proxy 4.4.0, its root directory apart from its
+    working directory, for the tests that only read: (server, root)."""
     base = tmp_path_factory.mktemp("shared")
     root = base / "root with {braces}"
     elsewhere = base / "elsewhere"
     root.mkdir()
     elsewhere.mkdir()
-    return module_jupyter(root_dir=root, cwd=elsewhere), root
+    return module_jupyter(root_dir=root, cwd=elsewhere, app="jupyterlab"), root
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +44,7 @@ def shared_4_1(module_jupyter, tmp_path_factory):
 
 def test_the_project_is_jupyters_root_directory_not_its_working_directory(shared):
     server, root = shared
+    assert "JupyterLab application directory" in server.log()  # `jupyter lab`, not a bare server
     startup = server.json(STARTUP)
     assert startup["projectPath"] == os.path.realpath(root)
     assert startup["statePath"] == os.path.join(os.path.realpath(root), ".project-startup")
