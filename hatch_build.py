@@ -61,7 +61,9 @@ def stage_node_runtime(root, node_dir):
             "run `npm run build` (or `npm run build:wheel`)."
         )
     compiled = os.path.join(root, "sidecar", "dist", "cli", "main.js")
-    if os.path.isfile(compiled) and os.path.getmtime(compiled) > os.path.getmtime(os.path.join(bundle, BUNDLE_FILES[0])):
+    if os.path.isfile(compiled) and os.path.getmtime(compiled) > os.path.getmtime(
+        os.path.join(bundle, BUNDLE_FILES[0])
+    ):
         # bin/project-startup.js would run the newer compiled code in a checkout, but the wheel
         # carries only the bundle: it must not be older.
         raise RuntimeError(

@@ -23,18 +23,32 @@ import os
 
 from .checks import (
     DIAGNOSTICS_FILE_ENV,
+    PROJECT_DIR_ENV,
     check_node,
     check_server_proxy,
     diagnostics_file_path,
     escape_template,
     node_error_message,
     remove_quietly,
+    server_proxy_culling_caveat,
 )
 
 PACKAGE_NAME = "jupyterlab-project-startup"
 HERE = os.path.dirname(os.path.abspath(__file__))
 NODE_RUNTIME = os.path.join(HERE, "node")
-SIDECAR_BIN = os.path.join(NODE_RUNTIME, "bin", "project-startup.js")
+# The wheel's staged copy (hatch_build.py); in a checkout on sys.path (the Python checks), the
+# checkout's own bin/, which runs its npm-built bundle.
+SIDECAR_BIN = next(
+    (
+        candidate
+        for candidate in (
+            os.path.join(NODE_RUNTIME, "bin", "project-startup.js"),
+            os.path.join(os.path.dirname(HERE), "bin", "project-startup.js"),
+        )
+        if os.path.isfile(candidate)
+    ),
+    os.path.join(NODE_RUNTIME, "bin", "project-startup.js"),
+)
 
 
 @functools.cache
@@ -104,8 +118,44 @@ def _sidecar_command():
     ]
 
 
+# The root directory of the Jupyter server this package's server extension loaded into
+# (ServerApp.root_dir: --ServerApp.root_dir, --notebook-dir, Zero to JupyterHub's notebookDir).
+_SERVER_ROOT_DIR = None
+
+
+def _jupyter_root_dir():
+    """The Jupyter server's root directory: what its file browser shows, so the project the
+    panel offers to initialize is the directory the person sees. Recorded when the server
+    extension loads; without it (the extension disabled), the ServerApp singleton's, when there
+    is one. None outside a Jupyter server."""
+    if _SERVER_ROOT_DIR is not None:
+        return _SERVER_ROOT_DIR
+    try:
+        from jupyter_server.serverapp import ServerApp
+    except ImportError:
+        return None
+    if not ServerApp.initialized():
+        return None
+    root = getattr(ServerApp.instance(), "root_dir", None)
+    return root if isinstance(root, str) and root else None
+
+
+def sidecar_environment(environ, root_dir, runtime_dir):
+    """The variables the sidecar is launched with, besides the Jupyter server's own.
+
+    The project is Jupyter's root directory, not the server's working directory (which a hub or
+    ``--ServerApp.root_dir`` leaves elsewhere), unless the operator named one: a
+    PROJECT_STARTUP_PROJECT_DIR in the server's environment is inherited as it is."""
+    env = {DIAGNOSTICS_FILE_ENV: escape_template(diagnostics_file_path(runtime_dir))}
+    if root_dir is not None and not environ.get(PROJECT_DIR_ENV):
+        env[PROJECT_DIR_ENV] = escape_template(root_dir)
+    return env
+
+
 def _sidecar_environment():
-    return {DIAGNOSTICS_FILE_ENV: escape_template(diagnostics_file_path(_runtime_dir()))}
+    # Called by jupyter-server-proxy at each launch (the launch is lazy): the server extension
+    # has loaded by then and recorded the root directory.
+    return sidecar_environment(os.environ, _jupyter_root_dir(), _runtime_dir())
 
 
 def setup_project_startup():
@@ -132,8 +182,11 @@ def _load_jupyter_server_extension(serverapp):
     from .handlers import DIAGNOSTICS_ROUTE, DiagnosticsHandler
     from .launch_log import quiet_repeated_launch_failures
 
+    global _SERVER_ROOT_DIR
     log = serverapp.log
     base_url = serverapp.base_url
+    root_dir = getattr(serverapp, "root_dir", None)
+    _SERVER_ROOT_DIR = root_dir if isinstance(root_dir, str) and root_dir else None
     diagnostics_file = diagnostics_file_path(_runtime_dir())
     # A report left by an earlier server with the same pid is not about this one.
     remove_quietly(diagnostics_file)
@@ -145,6 +198,11 @@ def _load_jupyter_server_extension(serverapp):
             log.warning(
                 "jupyterlab-project-startup: %s. %s Fix: %s", problem["title"], problem["detail"], problem["fix"]
             )
+    if server_proxy["problem"] is None:
+        # Once, at start: the operator who reads the log is the one who can upgrade it.
+        caveat = server_proxy_culling_caveat(server_proxy["version"])
+        if caveat is not None:
+            log.warning("jupyterlab-project-startup: %s", caveat)
     diagnostics_url = url_path_join(base_url, DIAGNOSTICS_ROUTE)
     if server_proxy["problem"] is None and node["problem"] is None:
         log.info(

@@ -18,6 +18,8 @@ NODE_REQUIRED_TEXT = ">=20"
 SERVER_PROXY_REQUIRED = (4, 1)
 SERVER_PROXY_REQUIRED_TEXT = ">=4.1"
 DIAGNOSTICS_FILE_ENV = "PROJECT_STARTUP_DIAGNOSTICS_FILE"
+# The sidecar's project directory setting (sidecar/src/config.ts, ENV.projectDir).
+PROJECT_DIR_ENV = "PROJECT_STARTUP_PROJECT_DIR"
 LOG_TAIL_LINES = 20
 
 
@@ -233,6 +235,26 @@ def check_server_proxy(enabled=None):
             ),
         }
     return {"version": version, "problem": None}
+
+
+# jupyter-server-proxy 4.3 brought a server entry's ``update_last_activity``; before it, every
+# proxied request counts as the person's activity.
+SERVER_PROXY_ACTIVITY_OPTION = (4, 3)
+
+
+def server_proxy_culling_caveat(version):
+    """The warning for an operator whose jupyter-server-proxy (``version``, as check_server_proxy
+    read it) cannot keep the panel's polls from counting as activity; None from 4.3 on."""
+    text = str(version or "")
+    parsed = _version_tuple(text if text.count(".") >= 2 else text + ".0")
+    if parsed is None or parsed[:2] >= SERVER_PROXY_ACTIVITY_OPTION:
+        return None
+    return (
+        f"jupyter-server-proxy {text} counts every request to the Project Startup service as "
+        "activity (update_last_activity needs 4.3 or newer), so an open Project Startup panel, "
+        "which polls it, keeps JupyterHub's idle culler from stopping this server. "
+        "Fix: pip install -U 'jupyter-server-proxy>=4.3', then restart the Jupyter server."
+    )
 
 
 def diagnostics_file_path(runtime_dir, server_pid=None):

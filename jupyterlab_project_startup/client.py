@@ -17,7 +17,9 @@ for the JupyterLab panel. The server is found the way a kernel can find it:
    this user's (README, "How a client finds its Jupyter server"; the same rule as the command
    line's sidecar/src/cli/jupyter-discovery.ts): the server whose process started this kernel (its
    pid is the kernel's parent, which jupyter_client also passes as ``JPY_PARENT_PID``), or the
-   only one whose root directory holds the current directory.
+   only one whose root directory holds this project: the nearest initialized project at or above
+   the current directory, as the command line finds it (project_search.py), else the current
+   directory.
 
 Requests never follow a redirect to another origin (the token would go with it) and never go
 through an HTTP proxy from the environment: the token goes to the server named, and only there.
@@ -47,9 +49,10 @@ __all__ = [
 
 from .discovery import _own_server, _running_servers, _runtime_dir, _server_holding
 from .display import Result, _e
+from .project_search import working_project
 
 URL_ENV = "PROJECT_STARTUP_JUPYTER_URL"
-TOKEN_ENV = "PROJECT_STARTUP_JUPYTER_TOKEN"
+TOKEN_ENV = "PROJECT_STARTUP_JUPYTER_TOKEN"  # noqa: S105 - a variable's name, not a token
 PROXY_PATH = "project/"
 INSTALL_FIX = (
     "Ask the operator of this Jupyter server to install the package (`pip install "
@@ -72,18 +75,18 @@ class ProjectStartupError(Exception):
         super().__init__(self._text())
 
     def _text(self):
-        text = "{} ({}): {}".format(self.title, self.code, self.detail)
+        text = f"{self.title} ({self.code}): {self.detail}"
         if self.fix:
             text += " To fix: " + self.fix
         return text
 
     def _repr_html_(self):
         parts = [
-            "<div><strong>{}</strong> <code>{}</code>".format(_e(self.title), _e(self.code)),
-            "<p>{}</p>".format(_e(self.detail)),
+            f"<div><strong>{_e(self.title)}</strong> <code>{_e(self.code)}</code>",
+            f"<p>{_e(self.detail)}</p>",
         ]
         if self.fix:
-            parts.append("<p><em>To fix:</em> {}</p>".format(_e(self.fix)))
+            parts.append(f"<p><em>To fix:</em> {_e(self.fix)}</p>")
         parts.append("</div>")
         return "".join(parts)
 
@@ -100,8 +103,8 @@ class Connection:
             raise ProjectStartupError(
                 "jupyter-url-invalid",
                 "Not a Jupyter server's address",
-                "{} is not an http:// or https:// address (from {}).".format(repr(url)[:200], source),
-                "Give the Jupyter server's base URL, such as client.connect(url=\"http://127.0.0.1:8888/\", token=...).",
+                f"{repr(url)[:200]} is not an http:// or https:// address (from {source}).",
+                'Give the Jupyter server\'s base URL, such as client.connect(url="http://127.0.0.1:8888/", token=...).',
             )
         if not url.endswith("/"):
             url += "/"
@@ -111,7 +114,7 @@ class Connection:
         self.source = source
 
     def __repr__(self):
-        return "Connection(url={!r}, source={!r})".format(self.url, self.source)
+        return f"Connection(url={self.url!r}, source={self.source!r})"
 
     @property
     def service_url(self):
@@ -127,7 +130,8 @@ class Connection:
             headers["Authorization"] = "token " + self.token
         if data is not None:
             headers["Content-Type"] = "application/json"
-        request = urllib.request.Request(url, data=data, method=method, headers=headers)
+        # Only http:// and https:// (Connection refuses any other scheme).
+        request = urllib.request.Request(url, data=data, method=method, headers=headers)  # noqa: S310
         try:
             with _OPENER.open(request, timeout=TIMEOUT_S) as response:
                 return json.loads(response.read().decode("utf-8"))
@@ -138,16 +142,16 @@ class Connection:
             raise ProjectStartupError(
                 "jupyter-unreachable",
                 "The Jupyter server does not answer",
-                "{} {} failed: {}.".format(method, url, reason),
-                "Check that the Jupyter server ({}) is running; to use another one, call "
-                "client.connect(url=..., token=...).".format(self.source),
+                f"{method} {url} failed: {reason}.",
+                f"Check that the Jupyter server ({self.source}) is running; to use another one, call "
+                "client.connect(url=..., token=...).",
             ) from None
         except ValueError:
             raise ProjectStartupError(
                 "not-json",
                 "The answer is not JSON",
-                "{} {} did not answer with JSON.".format(method, url),
-                "Check that {} is a Jupyter server's base URL.".format(self.url),
+                f"{method} {url} did not answer with JSON.",
+                f"Check that {self.url} is a Jupyter server's base URL.",
             ) from None
 
     def _problem(self, error, url):
@@ -167,15 +171,19 @@ class Connection:
             # The sidecar's problem details: its own remedy, when it gives one.
             fix = problem.get("fix") or problem.get("remedy") or _fix_for(problem)
             return ProjectStartupError(
-                problem.get("code"), problem.get("title", "Request refused"),
-                problem.get("detail", ""), fix, error.code, problem,
+                problem.get("code"),
+                problem.get("title", "Request refused"),
+                problem.get("detail", ""),
+                fix,
+                error.code,
+                problem,
             )
         if error.code == 404 and PROXY_PATH in urllib.parse.urlparse(url).path:
             return ProjectStartupError(
                 "not-enabled",
                 "Project Startup is not enabled on this Jupyter server",
-                "The Jupyter server at {} answered 404 for {}: no Project Startup service is set up "
-                "behind it.".format(self.url, url),
+                f"The Jupyter server at {self.url} answered 404 for {url}: no Project Startup service is set up "
+                "behind it.",
                 INSTALL_FIX,
                 404,
             )
@@ -183,14 +191,14 @@ class Connection:
             return ProjectStartupError(
                 "jupyter-refused",
                 "The Jupyter server refused the request",
-                "{} answered {} ({}); the token from {} is not accepted.".format(url, error.code, error.reason, self.source),
-                "Pass the server's token: client.connect(url=..., token=...), or set {} and {}.".format(URL_ENV, TOKEN_ENV),
+                f"{url} answered {error.code} ({error.reason}); the token from {self.source} is not accepted.",
+                f"Pass the server's token: client.connect(url=..., token=...), or set {URL_ENV} and {TOKEN_ENV}.",
                 error.code,
             )
         return ProjectStartupError(
-            "http-{}".format(error.code),
-            "The Jupyter server answered {}".format(error.code),
-            "{} answered {} ({}).".format(url, error.code, error.reason),
+            f"http-{error.code}",
+            f"The Jupyter server answered {error.code}",
+            f"{url} answered {error.code} ({error.reason}).",
             "The Project Startup panel in JupyterLab shows the service's diagnostics; the sidecar's "
             "log is in the Jupyter server's log.",
             error.code,
@@ -203,7 +211,11 @@ def _origin(url):
         port = parts.port
     except ValueError:
         port = None
-    return (parts.scheme.lower(), (parts.hostname or "").lower(), port or {"http": 80, "https": 443}.get(parts.scheme.lower()))
+    return (
+        parts.scheme.lower(),
+        (parts.hostname or "").lower(),
+        port or {"http": 80, "https": 443}.get(parts.scheme.lower()),
+    )
 
 
 class _SameOriginRedirects(urllib.request.HTTPRedirectHandler):
@@ -220,11 +232,9 @@ class _SameOriginRedirects(urllib.request.HTTPRedirectHandler):
             raise ProjectStartupError(
                 "jupyter-redirected",
                 "The Jupyter server redirected to another address",
-                "{} {} answered {} with a redirect to {}; the token was not sent there.".format(
-                    req.get_method(), req.full_url, code, _origin_text(target)
-                ),
-                "Connect to the address that serves the Jupyter server itself: "
-                "client.connect(url=..., token=...).",
+                f"{req.get_method()} {req.full_url} answered {code} with a redirect to "
+                f"{_origin_text(target)}; the token was not sent there.",
+                "Connect to the address that serves the Jupyter server itself: client.connect(url=..., token=...).",
                 code,
             )
         return super().redirect_request(req, fp, code, msg, headers, newurl)
@@ -232,7 +242,7 @@ class _SameOriginRedirects(urllib.request.HTTPRedirectHandler):
 
 def _origin_text(url):
     scheme, host, port = _origin(url)
-    return "{}://{}:{}".format(scheme, host, port)
+    return f"{scheme}://{host}:{port}"
 
 
 # No HTTP proxy from the environment: the token goes straight to the Jupyter server named.
@@ -281,24 +291,36 @@ def find_server(environ=None):
         # Only the prefix: the running server's own address, from its runtime file.
         server = _own_server(_running_servers(env), env)
         if server is not None:
-            return Connection(server["url"], env["JUPYTERHUB_API_TOKEN"], "Jupyter's runtime file and $JUPYTERHUB_API_TOKEN")
+            return Connection(
+                server["url"], env["JUPYTERHUB_API_TOKEN"], "Jupyter's runtime file and $JUPYTERHUB_API_TOKEN"
+            )
     refused = []
     servers = _running_servers(env, refused)
     server = _own_server(servers, env)
     if server is not None:
-        return Connection(server["url"], server["token"], "the runtime file of the Jupyter server that started this kernel")
-    try:
-        cwd = os.getcwd()
-    except OSError:
-        cwd = ""
-    server = _server_holding(servers, cwd)
+        return Connection(
+            server["url"], server["token"], "the runtime file of the Jupyter server that started this kernel"
+        )
+    # The project this notebook is in (from a subdirectory too), found as the command line finds
+    # it; the server is the one whose root directory holds it.
+    project = working_project(env) or ""
+    server = _server_holding(servers, project)
     if server is not None:
-        return Connection(server["url"], server["token"], "the runtime file of the only Jupyter server serving {}".format(server["root_dir"]))
+        return Connection(
+            server["url"],
+            server["token"],
+            "the runtime file of the only Jupyter server serving {}".format(server["root_dir"]),
+        )
     if not servers:
-        detail = "No running Jupyter server of yours was found in Jupyter's runtime files (jpserver-*.json in {}), and no JupyterHub environment is set.".format(_runtime_dir(env))
+        detail = (
+            "No running Jupyter server of yours was found in Jupyter's runtime files "
+            f"(jpserver-*.json in {_runtime_dir(env)}), and no JupyterHub environment is set."
+        )
     else:
-        detail = "{} Jupyter servers are running ({}); none of them started this process, and not exactly one serves {}.".format(
-            len(servers), ", ".join(s["url"] for s in servers), cwd
+        urls = ", ".join(s["url"] for s in servers)
+        detail = (
+            f"{len(servers)} Jupyter servers are running ({urls}); none of them started this process, "
+            f"and not exactly one serves {project or 'the working directory'}."
         )
     if refused:
         detail += " Not used, so no token was sent there: {}.".format("; ".join(refused))
@@ -307,7 +329,7 @@ def find_server(environ=None):
         "No Jupyter server found",
         detail,
         "Run this in a notebook of the Jupyter server you mean, or name it: "
-        "client.connect(url=\"http://127.0.0.1:8888/\", token=...), or set {} and {}.".format(URL_ENV, TOKEN_ENV),
+        f'client.connect(url="http://127.0.0.1:8888/", token=...), or set {URL_ENV} and {TOKEN_ENV}.',
     )
 
 
@@ -337,21 +359,26 @@ def initialize(confirm):
             "confirmation-missing",
             "Initialization needs your confirmation",
             "initialize() creates the project's private state only when you confirm it.",
-            "Read client.startup() (the project and state paths it names), then call "
-            "client.initialize(confirm=True).",
+            "Read client.startup() (the project and state paths it names), then call client.initialize(confirm=True).",
         )
     connection = _connection_or_find()
     projection = startup("notebook")
     action = projection.get("nextAction") or {}
     request = action.get("request")
     if isinstance(confirm, dict):
-        body = {"interface": "notebook", "confirm": {"projectPath": confirm.get("projectPath"), "statePath": confirm.get("statePath")}}
+        body = {
+            "interface": "notebook",
+            "confirm": {"projectPath": confirm.get("projectPath"), "statePath": confirm.get("statePath")},
+        }
         path = request["path"] if request else None
     elif request:
         body, path = request["body"], request["path"]
     elif projection.get("phase") == "ready":
         # Already initialized: the same confirmation again answers 200 with the record.
-        body = {"interface": "notebook", "confirm": {"projectPath": projection.get("projectPath"), "statePath": projection.get("statePath")}}
+        body = {
+            "interface": "notebook",
+            "confirm": {"projectPath": projection.get("projectPath"), "statePath": projection.get("statePath")},
+        }
         path = None
     else:
         raise _cannot_confirm_here(projection, action)
@@ -371,7 +398,7 @@ def _cannot_confirm_here(projection, action):
     elif phase == "unsupported-interface":
         code, title = "interface-not-offered", "This platform does not offer the notebook interface"
     else:
-        code, title = "not-ready", "Not ready to initialize (phase {})".format(phase)
+        code, title = "not-ready", f"Not ready to initialize (phase {phase})"
     detail = "{}. {}".format(action.get("title", ""), action.get("detail", "")).strip()
     ways = [
         "{}: {}".format(way.get("label"), way.get("how"))

@@ -29,7 +29,7 @@ def main(argv=None):
     if os.name == "posix":
         sys.stdout.flush()
         sys.stderr.flush()
-        os.execv(node["path"], command)
+        os.execv(node["path"], command)  # noqa: S606 - the absolute node that check_node ran
     try:
         return subprocess.call(command)
     except KeyboardInterrupt:

@@ -52,18 +52,18 @@ def _jupyter_process_refusal(pid, port, file_written):
         return "this platform cannot tell who owns a process"
     owner = _process_owner(pid)
     if owner is None:
-        return "process {}{}".format(pid, _NOT_RUNNING)
+        return f"process {pid}{_NOT_RUNNING}"
     if owner != os.getuid():
-        return "process {} belongs to another user (uid {})".format(pid, owner)
+        return f"process {pid} belongs to another user (uid {owner})"
     started = _process_start(pid)
     if started is None:
-        return "the start time of process {} cannot be read".format(pid)
+        return f"the start time of process {pid} cannot be read"
     # A process start is known to 10 ms (/proc) or 1 s (ps), and a runtime directory on a network
     # file system takes its times from the file server's clock: 2 s of slack (as in Node).
     if started > file_written + _START_SLACK_S:
-        return "process {} started after its runtime file was written: it is not the server that wrote it".format(pid)
+        return f"process {pid} started after its runtime file was written: it is not the server that wrote it"
     if _listener_belongs_to(pid, port) is False:
-        return "process {} does not hold the listener on port {}".format(pid, port)
+        return f"process {pid} does not hold the listener on port {port}"
     return None
 
 
@@ -71,7 +71,9 @@ def _ps(field, pid):
     try:
         answer = subprocess.run(
             ["ps", "-o", field + "=", "-p", str(pid)],
-            capture_output=True, timeout=2, stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=2,
+            stdin=subprocess.DEVNULL,
         )
     except (OSError, subprocess.SubprocessError):
         return None
@@ -81,7 +83,7 @@ def _ps(field, pid):
 def _process_owner(pid):
     if sys.platform.startswith("linux"):
         try:
-            return os.stat("/proc/{}".format(pid)).st_uid
+            return os.stat(f"/proc/{pid}").st_uid
         except OSError:
             return None
     out = _ps("uid", pid)
@@ -92,12 +94,12 @@ def _process_start(pid):
     """When the process started, in seconds since the epoch; None when it cannot be told."""
     if sys.platform.startswith("linux"):
         try:
-            with open("/proc/{}/stat".format(pid), "rb") as f:
+            with open(f"/proc/{pid}/stat", "rb") as f:
                 stat = f.read().decode("ascii", "replace")
             with open("/proc/uptime", "rb") as f:
                 uptime = float(f.read().split()[0])
             # Field 22, counted after the parenthesised command name (which may hold spaces).
-            ticks = int(stat[stat.rindex(")") + 2:].split(" ")[19])
+            ticks = int(stat[stat.rindex(")") + 2 :].split(" ")[19])
             return time.time() - (uptime - ticks / os.sysconf("SC_CLK_TCK"))
         except (OSError, ValueError, IndexError):
             return None
@@ -131,7 +133,7 @@ def _listener_belongs_to(pid, port):
     """True, False, or None where the platform cannot tell."""
     if sys.platform.startswith("linux"):
         inodes = _listening_inodes(port)
-        fd_dir = "/proc/{}/fd".format(pid)
+        fd_dir = f"/proc/{pid}/fd"
         try:
             fds = os.listdir(fd_dir)[:4096]
         except OSError:
@@ -149,8 +151,10 @@ def _listener_belongs_to(pid, port):
         return None
     try:
         answer = subprocess.run(
-            [lsof, "-nP", "-a", "-p", str(pid), "-iTCP:{}".format(port), "-sTCP:LISTEN", "-t"],
-            capture_output=True, timeout=5, stdin=subprocess.DEVNULL,
+            [lsof, "-nP", "-a", "-p", str(pid), f"-iTCP:{port}", "-sTCP:LISTEN", "-t"],
+            capture_output=True,
+            timeout=5,
+            stdin=subprocess.DEVNULL,
         )
     except (OSError, subprocess.SubprocessError):
         return None
@@ -174,7 +178,11 @@ def _running_servers(env=None, refused=None):
         try:
             stat = os.stat(path)
             # Only what this user wrote and nobody else can change: its token goes to its address.
-            if (hasattr(os, "getuid") and stat.st_uid != os.getuid()) or stat.st_mode & 0o022 or stat.st_size > 64 * 1024:
+            if (
+                (hasattr(os, "getuid") and stat.st_uid != os.getuid())
+                or stat.st_mode & 0o022
+                or stat.st_size > 64 * 1024
+            ):
                 continue
             with open(path, "rb") as f:
                 info = json.loads(f.read().decode("utf-8"))
@@ -196,12 +204,19 @@ def _running_servers(env=None, refused=None):
         refusal = _jupyter_process_refusal(pid, port, stat.st_mtime)
         if refusal is not None:
             if not refusal.endswith(_NOT_RUNNING):
-                refused.append("{}: {}".format(path, refusal))
+                refused.append(f"{path}: {refusal}")
             continue
         token = info.get("token")
         root = info.get("root_dir", info.get("notebook_dir"))
-        servers.append({"url": url, "token": token if isinstance(token, str) else "", "pid": pid,
-                        "root_dir": root if isinstance(root, str) else None, "file": path})
+        servers.append(
+            {
+                "url": url,
+                "token": token if isinstance(token, str) else "",
+                "pid": pid,
+                "root_dir": root if isinstance(root, str) else None,
+                "file": path,
+            }
+        )
     return servers
 
 
@@ -224,7 +239,8 @@ def _own_server(servers, env=None):
 def _server_holding(servers, directory):
     """The only server whose root directory holds ``directory`` (none when two do)."""
     holding = [
-        s for s in servers
+        s
+        for s in servers
         if s["root_dir"] and (directory == s["root_dir"] or directory.startswith(s["root_dir"].rstrip(os.sep) + os.sep))
     ]
     return holding[0] if len(holding) == 1 else None

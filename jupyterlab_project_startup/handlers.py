@@ -36,8 +36,12 @@ class DiagnosticsHandler(APIHandler):
             report = await IOLoop.current().run_in_executor(None, collect, self.settings["project_startup"])
         except Exception as error:
             # An HTTPError: APIHandler answers it as JSON without the traceback it adds otherwise.
-            self.log.warning("jupyterlab-project-startup: the diagnostics failed: %s: %s", error.__class__.__name__, error)
-            raise tornado.web.HTTPError(500, f"the diagnostics could not be collected ({error.__class__.__name__})") from None
+            self.log.warning(
+                "jupyterlab-project-startup: the diagnostics failed: %s: %s", error.__class__.__name__, error
+            )
+            raise tornado.web.HTTPError(
+                500, f"the diagnostics could not be collected ({error.__class__.__name__})"
+            ) from None
         self.set_header("Content-Type", "application/json")
         self.set_header("Cache-Control", "no-store")
         self.finish(json.dumps(report))

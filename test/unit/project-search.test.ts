@@ -1,6 +1,7 @@
 // The rule that finds the project above the working directory (core/project-search.ts), over
 // looks that count themselves: nearest first, one look per level, the full inspection only where
 // a private directory of ours stands, the ceilings, and which ingress searches at all.
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { StateInspection } from '../../sidecar/src/core/observations';
 import {
@@ -23,14 +24,15 @@ function search(
   workingDir: string,
   markers: Record<string, StateMarkerLook>,
   initialized: string[],
-  homeDir: string | undefined = '/home/alice'
+  homeDir: string | undefined = '/home/alice',
+  userUid = 1000
 ) {
   const looked: string[] = [];
   const inspected: string[] = [];
   const found = findProjectDir({
     workingDir,
     homeDir,
-    userUid: 1000,
+    userUid,
     statePathOf: c => path.join(c, '.project-startup'),
     lookAtMarker: p => {
       looked.push(p);
@@ -104,5 +106,65 @@ describe('finding the project above the working directory', () => {
     expect(searchesUpward('direct-loopback')).toBe(true);
     expect(searchesUpward('notebook-server-proxy')).toBe(false);
     expect(searchesUpward('trusted-proxy')).toBe(false);
+  });
+});
+
+// The rule's test vectors, shared with its Python twin (jupyterlab_project_startup/
+// project_search.py, run by test/python/test_project_search.py): one rule in two languages.
+interface SearchCase {
+  name: string;
+  workingDir: string;
+  homeDir: string | null;
+  userUid: number;
+  markers: Record<string, StateMarkerLook>;
+  initialized: string[];
+  found: string;
+  looked: string[];
+  inspected: string[];
+}
+const CASES = JSON.parse(
+  fs.readFileSync(
+    path.join(__dirname, '..', 'fixtures', 'project-search-cases.json'),
+    'utf8'
+  )
+) as {
+  search: SearchCase[];
+  candidates: {
+    workingDir: string;
+    homeDir: string | null;
+    candidates: string[];
+  }[];
+  markers: { look: StateMarkerLook; userUid: number; ours: boolean }[];
+};
+
+describe('the shared test vectors (test/fixtures/project-search-cases.json)', () => {
+  it.each(CASES.search.map(c => [c.name, c] as const))('%s', (_name, c) => {
+    const r = search(
+      c.workingDir,
+      c.markers,
+      c.initialized,
+      c.homeDir ?? undefined,
+      c.userUid
+    );
+    expect(r).toEqual({
+      found: c.found,
+      looked: c.looked,
+      inspected: c.inspected
+    });
+  });
+
+  it.each(CASES.candidates.map(c => [c.workingDir, c.homeDir, c] as const))(
+    'candidates from %s with home %s',
+    (_dir, _home, c) => {
+      expect(searchCandidates(c.workingDir, c.homeDir ?? undefined)).toEqual(
+        c.candidates
+      );
+    }
+  );
+
+  it('markers: ours only as a real, private directory of this user', () => {
+    expect(CASES.markers.map(m => markerMayBeOurs(m.look, m.userUid))).toEqual(
+      CASES.markers.map(m => m.ours)
+    );
   });
 });

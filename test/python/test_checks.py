@@ -1,0 +1,147 @@
+"""checks.py: finding Node.js, checking it and jupyter-server-proxy, the culling caveat, and the
+sidecar's launch environment (the project follows Jupyter's root directory)."""
+
+import json
+import os
+import stat
+
+import pytest
+
+from jupyterlab_project_startup import sidecar_environment
+from jupyterlab_project_startup.checks import (
+    COMMAND,
+    DIAGNOSTICS_FILE_ENV,
+    PROJECT_DIR_ENV,
+    check_node,
+    diagnostics_report,
+    escape_template,
+    find_on_path,
+    locate_node,
+    read_sidecar_state,
+    server_proxy_culling_caveat,
+)
+
+
+def fake_node(directory, printed, exit_code=0, name="node"):
+    """An executable that answers --version as a Node.js would (or would not)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / name
+    path.write_text(f"#!/bin/sh\nprintf '%s\\n' '{printed}'\nexit {exit_code}\n", encoding="utf-8")
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_locate_node_takes_the_setting_first_then_path(tmp_path):
+    on_path = fake_node(tmp_path / "bin", "v22.1.0")
+    chosen = fake_node(tmp_path / "other", "v20.0.0")
+    assert locate_node({"PATH": str(tmp_path / "bin")}) == (on_path, None)
+    assert locate_node({"PATH": str(tmp_path / "bin"), "PROJECT_STARTUP_NODE": chosen}) == (chosen, None)
+    # A bare name is looked up on PATH like a command.
+    fake_node(tmp_path / "bin", "v22.1.0", name="node22")
+    assert locate_node({"PATH": str(tmp_path / "bin"), "PROJECT_STARTUP_NODE": "node22"}) == (
+        str(tmp_path / "bin" / "node22"),
+        None,
+    )
+
+
+def test_locate_node_refuses_relative_paths_and_relative_path_entries(tmp_path, monkeypatch):
+    fake_node(tmp_path / "bin", "v22.1.0")
+    monkeypatch.chdir(tmp_path)
+    path, missing = locate_node({"PATH": "bin:."})
+    assert path is None
+    assert "no `node` on the Jupyter server's PATH" in missing[0]
+    path, missing = locate_node({"PATH": "/nonexistent", "PROJECT_STARTUP_NODE": "bin/node"})
+    assert path is None
+    assert "a relative path" in missing[0]
+    assert find_on_path("node", ":bin") is None
+
+
+def test_locate_node_names_a_setting_that_is_not_an_executable(tmp_path):
+    plain = tmp_path / "node"
+    plain.write_text("not a program", encoding="utf-8")
+    plain.chmod(stat.S_IRUSR | stat.S_IWUSR)
+    path, missing = locate_node({"PATH": "/nonexistent", "PROJECT_STARTUP_NODE": str(plain)}, COMMAND)
+    assert path is None
+    assert missing[0] == f"PROJECT_STARTUP_NODE is set to {plain}, which is not an executable file."
+    assert "unset it to use the node on PATH." in missing[1]
+
+
+@pytest.mark.parametrize(
+    ("printed", "exit_code", "code", "title"),
+    [
+        ("v22.11.0", 0, None, None),
+        ("v20.0.0", 0, None, None),
+        ("v18.19.1", 0, "node-too-old", "Node.js 18.19.1 is too old"),
+        ("something else", 0, "node-missing", "Node.js does not run"),
+        ("v22.11.0", 3, "node-missing", "Node.js does not run"),
+    ],
+)
+def test_check_node_runs_it_and_reads_its_version(tmp_path, printed, exit_code, code, title):
+    node = fake_node(tmp_path / "bin", printed, exit_code)
+    result = check_node({"PATH": str(tmp_path / "bin")})
+    assert result["path"] == node
+    if code is None:
+        assert result["problem"] is None
+        assert result["version"] == printed[1:]
+    else:
+        assert result["problem"]["code"] == code
+        assert result["problem"]["title"] == title
+        assert "PROJECT_STARTUP_NODE" in result["problem"]["fix"]
+
+
+def test_check_node_without_any_node():
+    result = check_node({"PATH": "/nonexistent"})
+    assert result == {"path": None, "version": None, "problem": result["problem"]}
+    assert result["problem"]["code"] == "node-missing"
+
+
+@pytest.mark.parametrize(
+    ("version", "warned"),
+    [("4.1.2", True), ("4.1.1-0.dev", True), ("4.2", True), ("4.3.0", False), ("4.4.0", False), ("5.0.0", False)],
+)
+def test_the_culling_caveat_names_jupyter_server_proxy_before_4_3(version, warned):
+    caveat = server_proxy_culling_caveat(version)
+    assert (caveat is not None) is warned
+    if warned:
+        assert caveat.startswith(f"jupyter-server-proxy {version} counts every request")
+        assert "idle culler" in caveat
+        assert "jupyter-server-proxy>=4.3" in caveat
+
+
+def test_the_sidecar_serves_jupyters_root_directory_unless_the_operator_named_one(tmp_path):
+    runtime = str(tmp_path / "runtime")
+    env = sidecar_environment({}, "/srv/notebooks/{team}", runtime)
+    # Braces are literal for jupyter-server-proxy, which formats every value.
+    assert env[PROJECT_DIR_ENV] == "/srv/notebooks/{{team}}"
+    assert env[DIAGNOSTICS_FILE_ENV].startswith(escape_template(runtime) + os.sep)
+    assert PROJECT_DIR_ENV not in sidecar_environment({PROJECT_DIR_ENV: "/chosen"}, "/srv/notebooks", runtime)
+    assert PROJECT_DIR_ENV not in sidecar_environment({}, None, runtime)
+
+
+def test_the_entry_point_asks_the_proxy_not_to_count_polls_as_activity():
+    from jupyterlab_project_startup import setup_project_startup
+
+    entry = setup_project_startup()
+    assert entry["update_last_activity"] is False
+    assert entry["unix_socket"] is True
+    assert callable(entry["command"])
+    assert callable(entry["environment"])
+
+
+def test_sidecar_state_is_read_only_from_a_private_file(tmp_path):
+    report = tmp_path / "report.json"
+    report.write_text(
+        json.dumps({"state": "failed", "lastError": "boom", "logTail": ["a", 1, "b"]}),
+        encoding="utf-8",
+    )
+    report.chmod(0o644)
+    assert read_sidecar_state(str(report))["state"] == "not-started"
+    report.chmod(0o600)
+    state = read_sidecar_state(str(report))
+    assert state["state"] == "failed"
+    assert state["lastError"] == "boom"
+    assert state["logTail"] == ["a", "b"]
+    node = {"path": "/usr/bin/node", "version": "22.0.0", "problem": None}
+    answer = diagnostics_report("1.0.0", node, {"version": "4.4.0", "problem": None}, state)
+    assert answer["ok"] is False
+    assert [p["code"] for p in answer["problems"]] == ["sidecar-failed"]
