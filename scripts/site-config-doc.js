@@ -85,11 +85,7 @@ function typeText(node) {
     return 'array of strings';
   }
   const bounds =
-    node.minimum !== undefined
-      ? ` (${node.minimum} to ${node.maximum})`
-      : node.maxLength !== undefined && node.type === 'string'
-        ? ''
-        : '';
+    node.minimum !== undefined ? ` (${node.minimum} to ${node.maximum})` : '';
   return `${node.type}${bounds}`;
 }
 

@@ -121,29 +121,36 @@ export function loadSiteConfig(
 
 /**
  * The platform the file's model sources are checked against: the setting (variable, else the
- * file's), else the one the environment's evidence selects, as the service will.
+ * file's), else the one the environment's evidence selects, as the service will. Undefined for
+ * a platform setting that is no platform (selectPlatform reports it where the service starts).
  */
 export function sitePlatform(
   env: Env,
   platformSetting: string | undefined
 ): PlatformId | undefined {
-  if (platformSetting !== undefined && !isPlatformId(platformSetting)) {
-    return undefined; // reported where the setting is read (selectPlatform's own message)
+  if (platformSetting !== undefined) {
+    return isPlatformId(platformSetting) ? platformSetting : undefined;
   }
-  const evidence = gatherPlatformEvidence(env);
-  return selectPlatform({ ...evidence, operatorSetting: platformSetting })
-    .platform;
+  return selectPlatform(gatherPlatformEvidence(env)).platform;
 }
 
-/** The loaded file's problems, with the matrix's for the platform selected. */
+/**
+ * The loaded file's problems, with the matrix's for the platform selected. The platform is
+ * asked for only when the file names model sources (the evidence costs a few stat calls).
+ */
 export function siteProblems(
   loaded: LoadedSiteConfig,
-  platform: PlatformId | undefined
+  platform: () => PlatformId | undefined
 ): SiteProblem[] {
+  const file = loaded.file;
+  const selected =
+    file !== undefined && file.document.modelSources !== undefined
+      ? platform()
+      : undefined;
   return [
     ...loaded.problems,
-    ...(loaded.file !== undefined && platform !== undefined
-      ? matrixProblems(loaded.file, platform)
+    ...(file !== undefined && selected !== undefined
+      ? matrixProblems(file, selected)
       : [])
   ];
 }

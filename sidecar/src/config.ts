@@ -167,7 +167,7 @@ export function resolveConfig(
   const loaded = site ?? loadSiteConfig(options.config, env, cwd, realHome);
   const settings = new LayeredSettings(env, loaded.file);
   const platform = settings.platform();
-  const problems = siteProblems(loaded, sitePlatform(env, platform));
+  const problems = siteProblems(loaded, () => sitePlatform(env, platform));
   if (problems.length > 0) {
     throw new SiteConfigError(problems);
   }

@@ -92,7 +92,9 @@ export function checkConfiguration(
   );
   const platformSetting =
     io.env[PLATFORM_SETTING] || valueOfFile(loaded, 'PROJECT_STARTUP_PLATFORM');
-  const problems = siteProblems(loaded, sitePlatform(io.env, platformSetting));
+  const problems = siteProblems(loaded, () =>
+    sitePlatform(io.env, platformSetting)
+  );
   const base = {
     file: loaded.file?.path,
     looked: loaded.looked.map(c => `${c.path} (${c.scope})`),
