@@ -67,7 +67,7 @@ describe('project-startup config check', () => {
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       const lines = r.stdout.split('\n');
-      expect(lines[0]).toBe(`Site configuration: ${file}`);
+      expect(lines[0]).toBe(`Site configuration: ${file} (flag:--config)`);
       expect(lines).toContainEqual(
         expect.stringMatching(
           new RegExp(`^  file:${file}:3 +platform=${platform}$`)
@@ -101,6 +101,7 @@ describe('project-startup config check', () => {
     expect(r.stdout).not.toContain(token);
     const report = JSON.parse(r.stdout);
     expect(report.file).toBe(file);
+    expect(report.foundBy).toBe('flag:--config');
     expect(report.problems).toEqual([]);
     expect(report.settings).toContainEqual({
       key: 'PROJECT_STARTUP_TOKEN',
@@ -248,7 +249,9 @@ describe('project-startup config check', () => {
       cwd: s.projectDir
     });
     expect(read.code).toBe(0);
-    expect(read.stdout).toContain(`Site configuration: ${linkToTheirs}`);
+    expect(read.stdout).toContain(
+      `Site configuration: ${linkToTheirs} (the user Jupyter config directory)`
+    );
     expect(read.stdout).toMatch(
       new RegExp(`file:${linkToTheirs}:1 +policy\\.lowRiskAutomation=denied`)
     );
@@ -268,6 +271,9 @@ describe('project-startup config check', () => {
       cwd: s.projectDir
     });
     expect(fromEnv.code).toBe(0);
+    expect(fromEnv.stdout.split('\n')[0]).toMatch(
+      /env-config\/project-startup\.json \(the environment Jupyter config directory\)$/
+    );
     expect(fromEnv.stdout).toMatch(
       /env-config\/project-startup\.json:1 +limits\.probeTimeoutMs=600/
     );

@@ -48,7 +48,10 @@ export interface ConfigReport {
   looked: string[];
   problems: SiteProblem[];
   settings: EffectiveSetting[];
-  manifest: Manifest | undefined;
+  /** How the file was found: named by --config or the variable, or which Jupyter directory. */
+  foundBy: string | undefined;
+  /** null while there are problems. */
+  manifest: Manifest | null;
 }
 
 export async function configCommand(args: string[], io: Io): Promise<number> {
@@ -97,11 +100,12 @@ export function checkConfiguration(
   );
   const base = {
     file: loaded.file?.path,
+    foundBy: foundBy(loaded, options.config),
     looked: loaded.looked.map(c => `${c.path} (${c.scope})`),
     problems
   };
   if (problems.length > 0) {
-    return { ...base, settings: [], manifest: undefined };
+    return { ...base, settings: [], manifest: null };
   }
   let config: ServiceConfig;
   let manifest: Manifest;
@@ -127,10 +131,25 @@ export function checkConfiguration(
         }
       ],
       settings: [],
-      manifest: undefined
+      manifest: null
     };
   }
   return { ...base, settings: effectiveSettings(config, io.env), manifest };
+}
+
+function foundBy(
+  loaded: LoadedSiteConfig,
+  flag: string | undefined
+): string | undefined {
+  const scope = loaded.looked.find(c => c.path === loaded.file?.path)?.scope;
+  switch (scope) {
+    case undefined:
+      return undefined;
+    case 'explicit':
+      return flag !== undefined ? 'flag:--config' : `env:${SITE_CONFIG_ENV}`;
+    default:
+      return `the ${scope} Jupyter config directory`;
+  }
 }
 
 function valueOfFile(
@@ -216,7 +235,7 @@ export function formatReport(report: ConfigReport): string {
   const out: string[] = [];
   out.push(
     report.file !== undefined
-      ? `Site configuration: ${terminalSafe(report.file)}`
+      ? `Site configuration: ${terminalSafe(report.file)} (${report.foundBy})`
       : report.problems.length > 0
         ? `Site configuration: ${terminalSafe(report.problems[0].file)} (refused)`
         : `Site configuration: none found (looked in ${report.looked.map(terminalSafe).join(', ') || `nothing: JUPYTER_NO_CONFIG is set; name one with --config or ${SITE_CONFIG_ENV}`})`
@@ -239,7 +258,7 @@ export function formatReport(report: ConfigReport): string {
       `  ${originText(setting.origin).padEnd(width)}  ${terminalSafe(setting.key)}=${terminalSafe(setting.value)}`
     );
   }
-  if (report.manifest !== undefined) {
+  if (report.manifest !== null) {
     out.push('', 'Manifest that would result:');
     const formatted = (
       require('./format') as typeof import('./format')
