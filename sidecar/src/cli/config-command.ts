@@ -170,7 +170,8 @@ export function effectiveSettings(
   const values: Record<SiteVariable, string | undefined> = {
     PROJECT_STARTUP_PLATFORM: config.platform,
     PROJECT_STARTUP_LOW_RISK_AUTOMATION: config.lowRiskAutomation,
-    PROJECT_STARTUP_APPROVED_STORAGE: config.approvedStorage.join(':'),
+    PROJECT_STARTUP_APPROVED_STORAGE:
+      config.approvedStorage.join(':') || undefined,
     PROJECT_STARTUP_LOCAL_RUNTIME_URL: config.runtimeUrls['local-lightweight'],
     PROJECT_STARTUP_SERVING_RUNTIME_URL:
       config.runtimeUrls['high-throughput-serving'],
