@@ -10,11 +10,34 @@ import {
   LowRiskAutomationPolicy
 } from './core/vocabulary';
 import { SettingError } from './config-errors';
+import {
+  LayeredSettings,
+  loadSiteConfig,
+  LoadedSiteConfig,
+  SiteConfigError,
+  modelSourceOrigins,
+  siteProblems,
+  sitePlatform
+} from './config-site';
+import {
+  SettingOrigin,
+  SITE_CONFIG_ENV,
+  siteModelSources,
+  SiteModelSources
+} from './core/site-config';
 import { realOrResolved, resolveProjectDir } from './project-dir';
 import { searchesUpward } from './core/project-search';
 import { findInitializedProject } from './observe/project-search';
 
 export { ConfigError, SettingError } from './config-errors';
+export { SiteConfigError } from './config-site';
+export {
+  checkServiceToken,
+  isPatternSecret,
+  SECRET_MIN_DISTINCT_CHARACTERS,
+  TOKEN_MAX_LENGTH,
+  TOKEN_MIN_LENGTH
+} from './config-token';
 
 export interface ServeOptions {
   host?: string;
@@ -25,6 +48,8 @@ export interface ServeOptions {
   unixSocket?: string;
   /** --allow-unauthenticated-tcp: the notebook-server-proxy ingress on a TCP port. */
   allowUnauthenticatedTcp?: boolean;
+  /** --config: the site configuration file, instead of $PROJECT_STARTUP_CONFIG or the search. */
+  config?: string;
 }
 
 export interface RateLimit {
@@ -69,6 +94,14 @@ export interface ServiceConfig {
   /** How many proxies of the operator's each append to X-Forwarded-For (trusted-proxy ingress). */
   trustedProxyHops: number;
   logLevel: LogLevel;
+  /** The platform setting ($PROJECT_STARTUP_PLATFORM, else the site file's); undefined: from evidence. */
+  platform: string | undefined;
+  /** What the site file says of each model source (issue 23); {} without a file. */
+  modelSources: SiteModelSources;
+  /** The site configuration file read, if any. */
+  siteConfigFile: string | undefined;
+  /** Where each setting's value came from, by variable name (or flag, for flags only). */
+  origins: Readonly<Record<string, SettingOrigin>>;
 }
 
 export const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
@@ -100,7 +133,8 @@ export const ENV = {
   sessionIdleSeconds: 'PROJECT_STARTUP_SESSION_IDLE_SECONDS',
   sessionMaxSeconds: 'PROJECT_STARTUP_SESSION_MAX_SECONDS',
   trustedProxyHops: 'PROJECT_STARTUP_TRUSTED_PROXY_HOPS',
-  logLevel: 'PROJECT_STARTUP_LOG_LEVEL'
+  logLevel: 'PROJECT_STARTUP_LOG_LEVEL',
+  config: SITE_CONFIG_ENV
 } as const;
 
 /** Two hours since the last request, twelve hours at most: a working day, not a week. */
@@ -110,52 +144,6 @@ export const DEFAULT_SESSION_LIMITS: SessionLimits = {
 };
 const WEEK_SECONDS = 7 * 24 * 3600;
 
-/**
- * What a service token may be: 16 to 1024 characters of RFC 6750's b64token (letters, digits,
- * `-._~+/`, then optional `=` padding), the only characters `Authorization: Bearer` can carry.
- * 16 is the trusted-proxy secret's minimum too; a generated token has 64 hex digits.
- */
-export const TOKEN_MIN_LENGTH = 16;
-export const TOKEN_MAX_LENGTH = 1024;
-const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
-
-/**
- * A secret set by hand (PROJECT_STARTUP_TOKEN, the trusted proxy's secret) must hold at least
- * this many different characters. It refuses placeholders and patterns (one letter 16 times,
- * "abab...", "1234" repeated) and never a random secret: 16 random hex digits have fewer than 5
- * different ones about once in two million. It is no estimate of randomness ("password12345678"
- * passes); a stronger test would refuse some random secrets or be hard to explain, so the
- * messages name a generator instead.
- */
-export const SECRET_MIN_DISTINCT_CHARACTERS = 5;
-
-/** Whether a hand-set secret has too few different characters to be anything but a pattern. */
-export function isPatternSecret(secret: string): boolean {
-  return new Set(secret).size < SECRET_MIN_DISTINCT_CHARACTERS;
-}
-
-/** The token from PROJECT_STARTUP_TOKEN, if it follows the rules; the message never shows it. */
-export function checkServiceToken(token: string): string {
-  const rule = `a token of ${TOKEN_MIN_LENGTH} to ${TOKEN_MAX_LENGTH} characters from A-Z a-z 0-9 - . _ ~ + / (optionally ending in =), which "Authorization: Bearer" can carry, with at least ${SECRET_MIN_DISTINCT_CHARACTERS} different characters`;
-  const fix = `Generate one with \`node -p "require('crypto').randomBytes(32).toString('hex')"\`, or unset ${ENV.token} to have one generated.`;
-  if (token.length < TOKEN_MIN_LENGTH || token.length > TOKEN_MAX_LENGTH) {
-    throw new SettingError(
-      `${ENV.token} is ${token.length < TOKEN_MIN_LENGTH ? 'too short' : 'too long'}: it must be ${rule}. ${fix}`
-    );
-  }
-  if (!B64TOKEN.test(token)) {
-    throw new SettingError(
-      `${ENV.token} holds a character it may not: it must be ${rule}. ${fix}`
-    );
-  }
-  if (isPatternSecret(token)) {
-    throw new SettingError(
-      `${ENV.token} has fewer than ${SECRET_MIN_DISTINCT_CHARACTERS} different characters, a pattern rather than a secret: it must be ${rule}. ${fix}`
-    );
-  }
-  return token;
-}
-
 type Env = Readonly<Record<string, string | undefined>>;
 
 function setting(env: Env, name: string): string | undefined {
@@ -163,14 +151,26 @@ function setting(env: Env, name: string): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
+/**
+ * The configuration: for each value the flag, else the variable, else the site configuration
+ * file (config-site.ts), else the default. `site`: the file as loaded already (config check).
+ */
 export function resolveConfig(
   options: ServeOptions,
   env: Env,
-  cwd = process.cwd()
+  cwd = process.cwd(),
+  site?: LoadedSiteConfig
 ): ServiceConfig {
   // Each part checks its settings in this order, so the first wrong one is the one reported.
   const homeDir = setting(env, 'HOME') ?? safeHomedir();
   const realHome = homeDir === undefined ? undefined : realOrResolved(homeDir);
+  const loaded = site ?? loadSiteConfig(options.config, env, cwd, realHome);
+  const settings = new LayeredSettings(env, loaded.file);
+  const platform = settings.platform();
+  const problems = siteProblems(loaded, () => sitePlatform(env, platform));
+  if (problems.length > 0) {
+    throw new SiteConfigError(problems);
+  }
   const named = options.projectDir ?? setting(env, ENV.projectDir);
   const resolved = resolveProjectDir(named ?? cwd, cwd);
   // Unnamed, the project is found upward from the working directory, as git finds a repository.
@@ -178,7 +178,7 @@ export function resolveConfig(
     named === undefined && searchesUpward(options.ingress)
       ? findInitializedProject(resolved, realHome, env)
       : resolved;
-  const policy = policySettings(env);
+  const policy = policySettings(settings);
   const listening = listenSettings(options, cwd);
   const runtimeDir = runtimeDirectory(env, homeDir);
   return {
@@ -187,43 +187,78 @@ export function resolveConfig(
     ...policy,
     ...listening,
     runtimeDir,
-    trustedProxySecretFile: setting(env, ENV.trustedProxySecretFile),
-    secretsDir: setting(env, ENV.secretsDir),
-    managedIdentityUrl: optionalUrl(env, ENV.managedIdentityUrl),
+    trustedProxySecretFile: settings.get(ENV.trustedProxySecretFile),
+    secretsDir: settings.get(ENV.secretsDir),
+    managedIdentityUrl: optionalUrl(settings, ENV.managedIdentityUrl),
     runtimeUrls: {
       'local-lightweight':
-        optionalUrl(env, ENV.localRuntimeUrl) ??
+        optionalUrl(settings, ENV.localRuntimeUrl) ??
         DEFAULT_RUNTIME_URLS['local-lightweight'],
       'high-throughput-serving':
-        optionalUrl(env, ENV.servingRuntimeUrl) ??
+        optionalUrl(settings, ENV.servingRuntimeUrl) ??
         DEFAULT_RUNTIME_URLS['high-throughput-serving']
     },
-    ...limitSettings(env),
-    logLevel: parseLogLevel(setting(env, ENV.logLevel) ?? 'info')
+    ...limitSettings(settings),
+    logLevel: parseLogLevel(settings.get(ENV.logLevel) ?? 'info'),
+    platform,
+    modelSources: siteModelSources(loaded.file),
+    siteConfigFile: loaded.file?.path,
+    origins: {
+      ...settings.origins,
+      ...flagOrigins(options, env),
+      ...modelSourceOrigins(loaded)
+    }
   };
+}
+
+/** The origins of the values flags can set: the flag, else (the project) its variable, else the default. */
+function flagOrigins(
+  options: ServeOptions,
+  env: Env
+): Record<string, SettingOrigin> {
+  const flags: [keyof ServeOptions, string][] = [
+    ['host', '--host'],
+    ['port', '--port'],
+    ['ingress', '--ingress'],
+    ['baseUrl', '--base-url'],
+    ['unixSocket', '--unix-socket'],
+    ['projectDir', '--project-dir']
+  ];
+  const origins: Record<string, SettingOrigin> = {};
+  for (const [option, flag] of flags) {
+    origins[flag] =
+      options[option] !== undefined
+        ? { source: 'flag', name: flag }
+        : option === 'projectDir' && setting(env, ENV.projectDir) !== undefined
+          ? { source: 'env', name: ENV.projectDir }
+          : { source: 'default' };
+  }
+  return origins;
 }
 
 /** The platform policy an operator may set: low-risk automation and the approved storage. */
 function policySettings(
-  env: Env
+  settings: LayeredSettings
 ): Pick<ServiceConfig, 'lowRiskAutomation' | 'approvedStorage'> {
-  const lowRisk = setting(env, ENV.lowRiskAutomation);
+  const lowRisk = settings.get(ENV.lowRiskAutomation);
   if (
     lowRisk !== undefined &&
     lowRisk !== 'permitted' &&
     lowRisk !== 'denied'
   ) {
-    throw new SettingError(
-      `${ENV.lowRiskAutomation} must be "permitted" or "denied".`
+    throw settings.refuse(
+      ENV.lowRiskAutomation,
+      'must be "permitted" or "denied".'
     );
   }
-  const approvedStorage = (setting(env, ENV.approvedStorage) ?? '')
+  const approvedStorage = (settings.get(ENV.approvedStorage) ?? '')
     .split(':')
     .filter(p => p !== '')
     .map(p => {
       if (!path.isAbsolute(p)) {
-        throw new SettingError(
-          `${ENV.approvedStorage} holds a relative path; list absolute directories separated by ":".`
+        throw settings.refuse(
+          ENV.approvedStorage,
+          'holds a relative path; list absolute directories separated by ":".'
         );
       }
       return realOrResolved(p);
@@ -287,7 +322,7 @@ function runtimeDirectory(env: Env, homeDir: string | undefined): string {
 
 /** The bounds: probe and request time, connections, rate limits, sessions, proxy hops. */
 function limitSettings(
-  env: Env
+  env: LayeredSettings
 ): Pick<
   ServiceConfig,
   | 'probeTimeoutMs'
@@ -301,7 +336,7 @@ function limitSettings(
   return {
     probeTimeoutMs: parseBoundedInt(env, ENV.probeTimeoutMs, 1000, 50, 30000),
     maxConnections:
-      setting(env, ENV.maxConnections) === undefined
+      env.get(ENV.maxConnections) === undefined
         ? undefined
         : parseBoundedInt(env, ENV.maxConnections, 0, 1, 65536),
     requestTimeoutMs: parseBoundedInt(
@@ -311,14 +346,8 @@ function limitSettings(
       1000,
       300000
     ),
-    initializeRateLimit: parseRateLimit(
-      setting(env, ENV.initializeRateLimit) ?? '30/60',
-      ENV.initializeRateLimit
-    ),
-    allocationRateLimit: parseRateLimit(
-      setting(env, ENV.allocationRateLimit) ?? '6/60',
-      ENV.allocationRateLimit
-    ),
+    initializeRateLimit: parseRateLimit(env, ENV.initializeRateLimit, '30/60'),
+    allocationRateLimit: parseRateLimit(env, ENV.allocationRateLimit, '6/60'),
     sessions: {
       idleSeconds: parseBoundedInt(
         env,
@@ -376,8 +405,11 @@ function parsePort(value: string | number): number {
   return n;
 }
 
-function optionalUrl(env: Env, name: string): string | undefined {
-  const value = setting(env, name);
+function optionalUrl(
+  settings: LayeredSettings,
+  name: string
+): string | undefined {
+  const value = settings.get(name);
   if (value === undefined) {
     return undefined;
   }
@@ -385,42 +417,46 @@ function optionalUrl(env: Env, name: string): string | undefined {
   try {
     url = new URL(value);
   } catch {
-    throw new SettingError(`${name} must be an http:// or https:// URL.`);
+    throw settings.refuse(name, 'must be an http:// or https:// URL.');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new SettingError(`${name} must be an http:// or https:// URL.`);
+    throw settings.refuse(name, 'must be an http:// or https:// URL.');
   }
   return url.toString();
 }
 
 function parseBoundedInt(
-  env: Env,
+  settings: LayeredSettings,
   name: string,
   fallback: number,
   min: number,
   max: number
 ): number {
-  const value = setting(env, name);
+  const value = settings.get(name);
   if (value === undefined) {
     return fallback;
   }
   const n = /^\d+$/.test(value) ? Number(value) : NaN;
   if (!(n >= min && n <= max)) {
-    throw new SettingError(
-      `${name} must be a whole number from ${min} to ${max}.`
+    throw settings.refuse(
+      name,
+      `must be a whole number from ${min} to ${max}.`
     );
   }
   return n;
 }
 
-function parseRateLimit(value: string, name: string): RateLimit {
+function parseRateLimit(
+  settings: LayeredSettings,
+  name: string,
+  fallback: string
+): RateLimit {
+  const value = settings.get(name) ?? fallback;
   const match = /^(\d+)\/(\d+)$/.exec(value);
   const count = match ? Number(match[1]) : NaN;
   const seconds = match ? Number(match[2]) : NaN;
   if (!(count >= 1 && count <= 100000 && seconds >= 1 && seconds <= 86400)) {
-    throw new SettingError(
-      `${name} must look like 30/60 (requests per seconds).`
-    );
+    throw settings.refuse(name, 'must look like 30/60 (requests per seconds).');
   }
   return { count, seconds };
 }

@@ -119,10 +119,15 @@ export class StartupService {
   constructor(options: ServiceOptions) {
     const { config, env } = options;
     this.config = config;
-    const evidence = gatherPlatformEvidence(
+    const gathered = gatherPlatformEvidence(
       env,
       options.fileExists ?? realFileExists
     );
+    // The platform setting is the variable's, else the site configuration file's (config.ts).
+    const evidence = {
+      ...gathered,
+      operatorSetting: config.platform ?? gathered.operatorSetting
+    };
     this.decision = selectPlatform(evidence);
     this.adapter = adapterFor(this.decision.platform);
     this.manifest = prepareManifest(

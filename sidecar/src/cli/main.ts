@@ -5,7 +5,8 @@ import {
   ENV,
   resolveConfig,
   ServeOptions,
-  SettingError
+  SettingError,
+  SiteConfigError
 } from '../config';
 import {
   DIAGNOSTICS_FILE_ENV,
@@ -29,6 +30,7 @@ import { VERSION } from '../version';
 import { InterfaceId, labelOf } from '../core/vocabulary';
 import { signInLine, urlAnswer } from '../core/sign-in';
 import { init } from './init-command';
+import { configCommand } from './config-command';
 import { jupyter } from './jupyter-command';
 import { EXIT, HELP, Io, parse, usage } from './usage';
 
@@ -70,6 +72,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
         return await serveReporting(rest, io);
       case 'jupyter':
         return jupyter(rest, io);
+      case 'config':
+        return configCommand(rest, io);
       case 'status':
       case 'capabilities':
       case 'init':
@@ -78,8 +82,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
       default:
         throw usage(
           command.startsWith('-')
-            ? `No command before the option "${command}"; options follow a command, as in \`project-startup status --json\`. Commands: serve, status, capabilities, init, url, jupyter.`
-            : `Unknown command "${command}". Commands: serve, status, capabilities, init, url, jupyter.`
+            ? `No command before the option "${command}"; options follow a command, as in \`project-startup status --json\`. Commands: serve, status, capabilities, init, url, jupyter, config.`
+            : `Unknown command "${command}". Commands: serve, status, capabilities, init, url, jupyter, config.`
         );
     }
   } catch (error) {
@@ -230,7 +234,8 @@ async function serve(
     ingress: { type: 'string' },
     'base-url': { type: 'string' },
     'unix-socket': { type: 'string' },
-    'allow-unauthenticated-tcp': { type: 'boolean' }
+    'allow-unauthenticated-tcp': { type: 'boolean' },
+    config: { type: 'string' }
   });
   if (values.help) {
     io.stdout.write(`${HELP.serve}\n`);
@@ -243,7 +248,8 @@ async function serve(
     ingress: values.ingress as string | undefined,
     baseUrl: values['base-url'] as string | undefined,
     unixSocket: values['unix-socket'] as string | undefined,
-    allowUnauthenticatedTcp: values['allow-unauthenticated-tcp'] === true
+    allowUnauthenticatedTcp: values['allow-unauthenticated-tcp'] === true,
+    config: values.config as string | undefined
   };
   try {
     return await serveConfigured(options, io, onListening);
@@ -278,7 +284,10 @@ async function serveMisconfiguredUntilStopped(
     listener = await serveMisconfigured(
       options.unixSocket as string,
       io.cwd,
-      misconfiguredProblem(error.message)
+      misconfiguredProblem(
+        error.message,
+        error instanceof SiteConfigError ? error.problems : []
+      )
     );
   } catch (listenError) {
     report(listenError, io);

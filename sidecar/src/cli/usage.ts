@@ -24,6 +24,7 @@ Commands:
   init           Show what would be created, ask, then create the project state
   url            Print the setup page address with a one-time login token
   jupyter        install | uninstall the JupyterLab extension and the proxy entry
+  config         check: validate the site configuration, show each value's origin
 
 Run \`project-startup <command> --help\` for a command's options.
 Global: --help, --version
@@ -51,6 +52,8 @@ Options:
                       (default: direct-loopback, on every platform)
   --base-url PATH     URL prefix, such as Jupyter's /user/alice/ (default /)
   --unix-socket PATH  Listen on a Unix socket instead of TCP
+  --config PATH       The site configuration file (default $${ENV.config}, else
+                      project-startup.json in Jupyter's config directories)
   --allow-unauthenticated-tcp
                       Allow --ingress notebook-server-proxy on a TCP port, where it
                       checks no credentials and every local user can call it
@@ -101,6 +104,14 @@ the interpreter of \`jupyter\` on PATH; without one, jupyter_core's rules are fo
   --sys-prefix  the sys.prefix directories of the Python that runs Jupyter (share/jupyter, etc/jupyter)
   --prefix P    P/share/jupyter and P/etc/jupyter
   --skip-proxy-check  install even when that Python lacks jupyter-server-proxy >=4.1`,
+  config: `Usage: project-startup config check [--json] [--config PATH]
+
+Checks the site configuration file: --config PATH, else $${ENV.config}, else the first
+project-startup.json in Jupyter's config directories (user, environment, system; see
+docs/site-configuration.md). Names every problem with its file, line, key and fix; then
+prints each value of the effective configuration with its origin (flag, environment
+variable, file, default; secrets only as set or unset) and the manifest that would result.
+Exit: 0 when clean, 2 on any problem.`,
   url: `Usage: project-startup url [--project-dir D]
 
 Prints the setup page address of the running service with its one-time login token,

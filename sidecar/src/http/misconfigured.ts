@@ -8,6 +8,7 @@ import * as http from 'node:http';
 import * as path from 'node:path';
 import type { ServeOptions } from '../config';
 import { Problem, problemOf } from '../core/problems';
+import type { SiteProblem } from '../core/site-config';
 import { sendProblem } from './respond';
 import { claimSocketPath, listenOnUnixSocket } from './unix-socket';
 
@@ -53,7 +54,20 @@ export function configurationProblem(message: string): Problem {
  * configuration message itself (written by config.ts and friends, which never echo a value they
  * refused); the fix says where an operator changes it.
  */
-export function misconfiguredProblem(message: string): Problem {
+export function misconfiguredProblem(
+  message: string,
+  site: readonly SiteProblem[] = []
+): Problem {
+  if (site.length > 0) {
+    // The site configuration file: its path, the first problem's line and key, and its fix.
+    const [first] = site;
+    return problemOf('misconfigured', message, {
+      setting: first.key === '' ? first.file : first.key,
+      file: first.file,
+      ...(first.line === undefined ? {} : { line: first.line }),
+      fix: `${first.fix} Then restart the Jupyter server (\`project-startup config check\` lists every problem).`
+    });
+  }
   const setting = settingNamed(message);
   const fix =
     setting === undefined

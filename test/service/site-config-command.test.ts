@@ -1,0 +1,409 @@
+// The site configuration file through the real command line (issue 23): `config check` on a
+// good file and on bad ones (exit code, every problem line), the file's trust (mode, owner of a
+// symlink's target: files made as uid 65534, which needs root as CI runs), where it is found,
+// and `serve` with a bad file: exit 2 in a terminal, `misconfigured` behind the proxy's flags.
+import { ChildProcess, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as path from 'node:path';
+import {
+  BIN,
+  killAllChildren,
+  looksLikeStack,
+  REPO_ROOT,
+  runCli,
+  trackedSandboxes
+} from '../helpers/cli';
+import { OTHER_UID } from '../helpers/listener-as-user';
+import { expectValid } from '../helpers/schemas';
+
+const sandbox = trackedSandboxes();
+afterEach(() => killAllChildren());
+
+const EXAMPLES = path.join(REPO_ROOT, 'docs', 'examples', 'site-config');
+
+/** A sandbox whose Jupyter config directories are its own (nothing of the machine's is read). */
+function site() {
+  const s = sandbox();
+  const configDir = path.join(s.root, 'jupyter-config');
+  fs.mkdirSync(configDir);
+  const env: Record<string, string> = {
+    ...s.env,
+    JUPYTER_CONFIG_DIR: configDir
+  };
+  // The sandbox points the runtime URLs at a closed port by variable; the file's would lose.
+  delete env.PROJECT_STARTUP_LOCAL_RUNTIME_URL;
+  delete env.PROJECT_STARTUP_SERVING_RUNTIME_URL;
+  const write = (name: string, text: string, mode = 0o600): string => {
+    const file = path.join(s.root, name);
+    fs.writeFileSync(file, text, { mode });
+    fs.chmodSync(file, mode);
+    return file;
+  };
+  return { ...s, env, configDir, write };
+}
+
+const BAD = `{
+  "platfrom": "generic",
+  "modelSources": {
+    "vendor-api-a": { "label": "OpenAI\\u0007 API", "arranged": "yes" },
+    "institution-ai-gateway": { "address": "https://alice:hunter2@ai.example.edu/v1" }
+  },
+  "storage": { "approvedRoots": ["projects"] },
+  "limits": { "probeTimeoutMs": 5 }
+}
+`;
+
+describe('project-startup config check', () => {
+  test.each(['generic', 'hosted-notebook', 'cluster'])(
+    'the %s example: exit 0, each value with its origin, the manifest that would result',
+    async platform => {
+      const s = site();
+      const file = path.join(EXAMPLES, `${platform}.json`);
+      const r = await runCli(['config', 'check', '--config', file], {
+        env: { ...s.env, PROJECT_STARTUP_PROBE_TIMEOUT_MS: '3000' },
+        cwd: s.projectDir
+      });
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      const lines = r.stdout.split('\n');
+      expect(lines[0]).toBe(`Site configuration: ${file} (flag:--config)`);
+      expect(lines).toContainEqual(
+        expect.stringMatching(
+          new RegExp(`^  file:${file}:3 +platform=${platform}$`)
+        )
+      );
+      // The variable wins over the file, and says so.
+      expect(lines).toContainEqual(
+        expect.stringMatching(
+          /^ {2}env:PROJECT_STARTUP_PROBE_TIMEOUT_MS +limits\.probeTimeoutMs=3000$/
+        )
+      );
+      expect(lines).toContainEqual(
+        expect.stringMatching(/^ {2}default +PROJECT_STARTUP_TOKEN=unset/)
+      );
+      expect(r.stdout).toMatch(
+        /Manifest that would result:\n {2}Capabilities of the /
+      );
+      expect(r.stdout).toContain('selected by operator-setting');
+    }
+  );
+
+  test('--json: the same report as data; the token only as set, never its value', async () => {
+    const s = site();
+    const file = path.join(EXAMPLES, 'cluster.json');
+    const token = 'a-secret-token-0123456789abcdef';
+    const r = await runCli(['config', 'check', '--json', '--config', file], {
+      env: { ...s.env, PROJECT_STARTUP_TOKEN: token },
+      cwd: s.projectDir
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toContain(token);
+    const report = JSON.parse(r.stdout);
+    expect(report.file).toBe(file);
+    expect(report.foundBy).toBe('flag:--config');
+    expect(report.problems).toEqual([]);
+    expect(report.settings).toContainEqual({
+      key: 'PROJECT_STARTUP_TOKEN',
+      variable: 'PROJECT_STARTUP_TOKEN',
+      value: 'set',
+      origin: { source: 'env', name: 'PROJECT_STARTUP_TOKEN' }
+    });
+    expect(report.settings).toContainEqual({
+      key: 'modelSources.institution-ai-gateway.label',
+      variable: '',
+      value: 'Acme Research Computing AI Gateway',
+      origin: { source: 'file', path: file, line: expect.any(Number) }
+    });
+    expectValid('Manifest', report.manifest);
+    expect(report.manifest.platform.id).toBe('cluster');
+  });
+
+  test('a bad file: exit 2 and every problem, each with file, line, key and fix; no value echoed', async () => {
+    const s = site();
+    const file = s.write('site.json', BAD);
+    const r = await runCli(['config', 'check', '--config', file], {
+      env: s.env,
+      cwd: s.projectDir
+    });
+    expect(r.code).toBe(2);
+    expect(r.stdout).not.toContain('hunter2');
+    const problems = r.stdout.split('\n').filter(l => l.startsWith('  '));
+    expect(problems).toEqual([
+      `  ${file}:2: platfrom is not a known key at the top level. Fix: Did you mean "platform"? Rename it, or remove it.`,
+      expect.stringMatching(
+        new RegExp(
+          `^  ${file}:4: modelSources\\.vendor-api-a\\.label holds a control character .*Fix: `
+        )
+      ),
+      expect.stringMatching(
+        new RegExp(
+          `^  ${file}:4: modelSources\\.vendor-api-a\\.arranged is a string; it must be true or false\\. Fix: `
+        )
+      ),
+      expect.stringMatching(
+        new RegExp(
+          `^  ${file}:5: modelSources\\.institution-ai-gateway\\.address holds credentials .*Fix: Remove the credentials`
+        )
+      ),
+      expect.stringMatching(
+        new RegExp(
+          `^  ${file}:7: storage\\.approvedRoots\\.0 is not an absolute path\\. Fix: `
+        )
+      ),
+      expect.stringMatching(
+        new RegExp(
+          `^  ${file}:8: limits\\.probeTimeoutMs is 5, outside 50 to 30000\\. Fix: `
+        )
+      )
+    ]);
+    expect(r.stdout).toContain('6 problems:');
+    expect(r.stdout).not.toContain('Effective configuration');
+  });
+
+  test('malformed JSON: exit 2, the line and column', async () => {
+    const s = site();
+    const file = s.write('site.json', '{\n  "platform": "generic",\n}\n');
+    const r = await runCli(['config', 'check', '--config', file], {
+      env: s.env,
+      cwd: s.projectDir
+    });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain(`  ${file}:3:1: not valid JSON`);
+  });
+
+  test("the seed's matrix: a source the platform lacks is refused, naming the rule", async () => {
+    const s = site();
+    const file = s.write(
+      'site.json',
+      JSON.stringify(
+        {
+          platform: 'cluster',
+          modelSources: { 'vendor-api-a': { label: 'OpenAI API' } }
+        },
+        null,
+        2
+      )
+    );
+    const r = await runCli(['config', 'check', '--config', file], {
+      env: s.env,
+      cwd: s.projectDir
+    });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(
+      /:4: modelSources\.vendor-api-a: the Cluster platform \(cluster\) has no vendor-api-a source \(the seed's capability matrix/
+    );
+  });
+
+  test('a file readable by others that holds a secret is refused; made private, only the unknown key is', async () => {
+    const s = site();
+    const text =
+      '{\n  "policy": {},\n  "apiToken": "sk-0123456789abcdefghij"\n}\n';
+    const file = s.write('site.json', text, 0o644);
+    const run = () =>
+      runCli(['config', 'check', '--config', file], {
+        env: s.env,
+        cwd: s.projectDir
+      });
+    const open = await run();
+    expect(open.code).toBe(2);
+    expect(open.stdout).not.toContain('sk-0123456789');
+    expect(open.stdout).toContain(
+      `  ${file}: apiToken: the file is readable by others (mode 0644) and apiToken looks like a secret`
+    );
+    fs.chmodSync(file, 0o600);
+    const closed = await run();
+    expect(closed.code).toBe(2);
+    expect(closed.stdout).not.toContain('readable by others');
+    expect(closed.stdout).toContain('apiToken is not a known key');
+  });
+
+  test("a symbolic link to another user's file is refused; to one's own, it is read", async () => {
+    const s = site();
+    const theirs = s.write(
+      'theirs.json',
+      '{"policy": {"lowRiskAutomation": "denied"}}',
+      0o644
+    );
+    fs.chownSync(theirs, OTHER_UID, OTHER_UID);
+    const mine = s.write(
+      'mine.json',
+      '{"policy": {"lowRiskAutomation": "denied"}}',
+      0o644
+    );
+    const linkToTheirs = path.join(s.configDir, 'project-startup.json');
+    fs.symlinkSync(theirs, linkToTheirs);
+    // Found by the search (the user's config directory), as an operator would place it.
+    const refused = await runCli(['config', 'check'], {
+      env: s.env,
+      cwd: s.projectDir
+    });
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toContain(
+      `  ${linkToTheirs}: a symbolic link to a file owned by another user (uid ${OTHER_UID})`
+    );
+    fs.unlinkSync(linkToTheirs);
+    fs.symlinkSync(mine, linkToTheirs);
+    const read = await runCli(['config', 'check'], {
+      env: s.env,
+      cwd: s.projectDir
+    });
+    expect(read.code).toBe(0);
+    expect(read.stdout).toContain(
+      `Site configuration: ${linkToTheirs} (the user Jupyter config directory)`
+    );
+    expect(read.stdout).toMatch(
+      new RegExp(`file:${linkToTheirs}:1 +policy\\.lowRiskAutomation=denied`)
+    );
+  });
+
+  test('found as Jupyter finds config: the user directory before $JUPYTER_CONFIG_PATH; none found says where it looked', async () => {
+    const s = site();
+    const envDir = path.join(s.root, 'env-config');
+    fs.mkdirSync(envDir);
+    fs.writeFileSync(
+      path.join(envDir, 'project-startup.json'),
+      '{"limits": {"probeTimeoutMs": 600}}'
+    );
+    const env = { ...s.env, JUPYTER_CONFIG_PATH: envDir };
+    const fromEnv = await runCli(['config', 'check'], {
+      env,
+      cwd: s.projectDir
+    });
+    expect(fromEnv.code).toBe(0);
+    expect(fromEnv.stdout.split('\n')[0]).toMatch(
+      /env-config\/project-startup\.json \(the environment Jupyter config directory\)$/
+    );
+    expect(fromEnv.stdout).toMatch(
+      /env-config\/project-startup\.json:1 +limits\.probeTimeoutMs=600/
+    );
+    fs.writeFileSync(
+      path.join(s.configDir, 'project-startup.json'),
+      '{"limits": {"probeTimeoutMs": 700}}'
+    );
+    const fromUser = await runCli(['config', 'check'], {
+      env,
+      cwd: s.projectDir
+    });
+    expect(fromUser.stdout).toMatch(
+      /jupyter-config\/project-startup\.json:1 +limits\.probeTimeoutMs=700/
+    );
+    const none = await runCli(['config', 'check'], {
+      env: {
+        ...env,
+        JUPYTER_CONFIG_PATH: '',
+        JUPYTER_CONFIG_DIR: path.join(s.root, 'empty')
+      },
+      cwd: s.projectDir
+    });
+    expect(none.code).toBe(0);
+    expect(none.stdout).toMatch(
+      /^Site configuration: none found \(looked in .*empty\/project-startup\.json \(user\), \/usr\/local\/etc\/jupyter\/project-startup\.json \(system\)/
+    );
+  });
+});
+
+describe('`serve` with a bad site configuration file', () => {
+  test('in a terminal: exits 2 with the same message, nothing started', async () => {
+    const s = site();
+    const file = s.write('site.json', BAD);
+    const r = await runCli(['serve', '--config', file], {
+      env: s.env,
+      cwd: s.projectDir
+    });
+    expect(r.code).toBe(2);
+    expect(r.timedOut).toBe(false);
+    expect(r.stderr).toMatch(
+      /^project-startup: The site configuration is refused \(6 problems\):\n/
+    );
+    expect(r.stderr).toContain(`${file}:2: platfrom is not a known key`);
+    expect(r.stderr).not.toContain('hunter2');
+    expect(looksLikeStack(r.stderr)).toBe(false);
+    expect(r.stdout).not.toMatch(/Listening:/);
+  });
+
+  test("behind the proxy's flags: stays up and answers misconfigured with the file, line, key and fix", async () => {
+    const s = site();
+    const file = s.write(
+      'site.json',
+      '{\n  "sessions": { "idleSecond": 60 }\n}\n'
+    );
+    const socket = path.join(s.root, 'project.sock');
+    const child: ChildProcess = spawn(
+      process.execPath,
+      [
+        BIN,
+        'serve',
+        '--ingress',
+        'notebook-server-proxy',
+        '--unix-socket',
+        socket
+      ],
+      {
+        cwd: s.projectDir,
+        env: { ...s.env, PROJECT_STARTUP_CONFIG: file },
+        stdio: ['ignore', 'pipe', 'pipe']
+      }
+    );
+    let stderr = '';
+    child.stderr?.setEncoding('utf8').on('data', c => (stderr += c));
+    const exited = new Promise<number | null>(resolve =>
+      child.once('exit', code => resolve(code))
+    );
+    try {
+      const deadline = Date.now() + 20000;
+      while (
+        !/not started: a configuration error/.test(stderr) &&
+        child.exitCode === null
+      ) {
+        if (Date.now() > deadline) {
+          throw new Error('no misconfigured listener within 20 s');
+        }
+        await new Promise(resolve => setTimeout(resolve, 50));
+      }
+      expect(child.exitCode).toBeNull();
+      const answer = await getOverSocket(socket, '/project/health');
+      expect(answer.status).toBe(503);
+      const problem = JSON.parse(answer.text);
+      expectValid('Problem', problem);
+      expect(problem).toMatchObject({
+        code: 'misconfigured',
+        setting: 'sessions.idleSecond',
+        file,
+        line: 2
+      });
+      expect(problem.detail).toBe(
+        `The site configuration is refused: ${file}:2: sessions.idleSecond is not a known key in sessions. Fix: Did you mean "idleSeconds"? Rename it, or remove it.`
+      );
+      expect(problem.fix).toMatch(
+        /^Did you mean "idleSeconds"\? .*restart the Jupyter server/
+      );
+      expect(stderr).toContain(problem.detail);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+  }, 40000);
+});
+
+function getOverSocket(
+  socketPath: string,
+  urlPath: string
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      { socketPath, path: urlPath, timeout: 10000 },
+      response => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, text })
+        );
+      }
+    );
+    request.on('timeout', () => request.destroy(new Error('timed out')));
+    request.on('error', reject);
+    request.end();
+  });
+}
