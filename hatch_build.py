@@ -87,7 +87,8 @@ def stage_node_runtime(root, node_dir):
         raise RuntimeError(f"the API docs page's files are not built ({api_docs}): run `npm run build:sidecar`.")
     shutil.copytree(api_docs, os.path.join(node_dir, "sidecar", "dist", "api-docs"))
     # The licenses of the packages in the bundle (scripts/third-party-licenses.js), beside it.
-    shutil.copy2(os.path.join(root, "sidecar", "dist", "THIRD_PARTY_LICENSES.md"), os.path.join(node_dir, "sidecar", "dist"))
+    licenses = os.path.join(root, "sidecar", "dist", "THIRD_PARTY_LICENSES.md")
+    shutil.copy2(licenses, os.path.join(node_dir, "sidecar", "dist"))
     shutil.copytree(os.path.join(root, "sidecar", "static"), os.path.join(node_dir, "sidecar", "static"))
     shutil.copytree(
         os.path.join(root, "sidecar", "schemas"),
