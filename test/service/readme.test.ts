@@ -42,15 +42,18 @@ function commands(block: string): string[] {
 afterEach(() => killAllChildren());
 
 describe('the docs', () => {
-  it('names one test command, .ci/run, which CI runs and which runs npm test', () => {
+  it('names one test command, .ci/run, which CI runs and which runs what npm test runs, lane by lane', () => {
     expect(shellBlocks('## Tests', DOC.testing)).toEqual(['bash .ci/run']);
     const pkg = JSON.parse(
       fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')
     ) as { scripts: Record<string, string> };
-    expect(pkg.scripts.test).toContain('jest');
-    expect(fs.readFileSync(path.join(REPO_ROOT, '.ci', 'run'), 'utf8')).toMatch(
-      /^npm test\b/m
-    );
+    expect(pkg.scripts.test).toBe('npm run test:prepare && jest');
+    // .ci/run runs what `npm test` runs, lane by lane: the builds and checks, then each lane.
+    const ci = fs.readFileSync(path.join(REPO_ROOT, '.ci', 'run'), 'utf8');
+    expect(ci).toMatch(/\bnpm run test:prepare\b/);
+    for (const lane of ['unit', 'service', 'system']) {
+      expect(ci).toMatch(new RegExp(`npx jest --selectProjects ${lane}\\b`));
+    }
   });
 
   it('quick start: `npx project-startup serve` runs the service and prints where to reach it', async () => {
