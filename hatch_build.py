@@ -8,6 +8,7 @@ bin/project-startup.js runs unchanged (the bundle finds ../../static, ../../sche
     node/bin/project-startup.js
     node/sidecar/dist/bundle/{project-startup.js,project-startup.cache}
     node/sidecar/dist/api-docs/*           Swagger UI for the API docs page
+    node/sidecar/dist/THIRD_PARTY_LICENSES.md  the licenses of the packages in the bundle
     node/sidecar/static/*
     node/sidecar/schemas/*.json
 
@@ -85,6 +86,9 @@ def stage_node_runtime(root, node_dir):
     if not os.path.isfile(os.path.join(api_docs, "swagger-ui-bundle.js")):
         raise RuntimeError(f"the API docs page's files are not built ({api_docs}): run `npm run build:sidecar`.")
     shutil.copytree(api_docs, os.path.join(node_dir, "sidecar", "dist", "api-docs"))
+    # The licenses of the packages in the bundle (scripts/third-party-licenses.js), beside it.
+    licenses = os.path.join(root, "sidecar", "dist", "THIRD_PARTY_LICENSES.md")
+    shutil.copy2(licenses, os.path.join(node_dir, "sidecar", "dist"))
     shutil.copytree(os.path.join(root, "sidecar", "static"), os.path.join(node_dir, "sidecar", "static"))
     shutil.copytree(
         os.path.join(root, "sidecar", "schemas"),

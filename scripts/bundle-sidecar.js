@@ -119,6 +119,18 @@ function main(argv) {
     if (stats.hasWarnings()) {
       process.stderr.write(`${stats.toString('errors-warnings')}\n`);
     }
+    // The bundle's input files, for scripts/third-party-licenses.js (the bundled packages' licenses).
+    fs.writeFileSync(
+      path.join(ROOT, 'sidecar', 'dist', 'bundle-inputs.json'),
+      JSON.stringify(
+        [...stats.compilation.modules]
+          .flatMap(m => (m.modules ?? [m]).map(x => x.resource))
+          .filter(Boolean)
+          .sort(),
+        null,
+        1
+      )
+    );
     // The code cache runs the bundle's `serve`: in a process of its own, ended when written.
     const cache = spawnSync(
       process.execPath,

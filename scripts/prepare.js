@@ -14,7 +14,8 @@ const OUTPUTS = [
   'sidecar/dist/cli/main.js',
   'sidecar/dist/bundle/project-startup.js',
   'sidecar/dist/bundle/project-startup.cache',
-  'sidecar/dist/api-docs/swagger-ui-bundle.js'
+  'sidecar/dist/api-docs/swagger-ui-bundle.js',
+  'sidecar/dist/THIRD_PARTY_LICENSES.md'
 ];
 const INPUTS = [
   'sidecar/src',
@@ -23,6 +24,7 @@ const INPUTS = [
   'sidecar/tsconfig.json',
   'scripts/bundle-sidecar.js',
   'scripts/api.js',
+  'scripts/third-party-licenses.js',
   'bin/project-startup.js',
   'package.json',
   'package-lock.json'

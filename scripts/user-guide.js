@@ -1,28 +1,29 @@
 #!/usr/bin/env node
-// Ships the README's user section with the extension: hub users have no network and there is
-// no published URL, so the Help menu's "Project Startup user guide" shows this copy.
+// Ships the user guide (docs/user-guide.md) with the extension: hub users have no network and
+// there is no published URL, so the Help menu's "Project Startup user guide" shows this copy.
 //
-//   node scripts/user-guide.js [generate]   writes src/user-guide.ts from README.md (build:lib runs it)
-//   node scripts/user-guide.js check        exits 1 when src/user-guide.ts differs from README.md
+//   node scripts/user-guide.js [generate]   writes src/user-guide.ts from docs/user-guide.md (build:lib runs it)
+//   node scripts/user-guide.js check        exits 1 when src/user-guide.ts differs from docs/user-guide.md
 //
-// The section runs from its heading to the next heading of the same level (##).
+// The guide runs from its heading to the next heading of the same or a higher level.
 'use strict';
 
 const fs = require('node:fs');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
-const README = path.join(ROOT, 'README.md');
+const GUIDE = path.join(ROOT, 'docs', 'user-guide.md');
 const MODULE = path.join(ROOT, 'src', 'user-guide.ts');
 const HEADING = '## Using Project Startup in JupyterLab and Notebook';
+const LEVEL = HEADING.indexOf(' ');
 
-/** The section of `readme` under HEADING (heading included), without trailing blank lines. */
-function extractSection(readme) {
-  const lines = readme.replace(/\r\n/g, '\n').split('\n');
+/** The section of `markdown` under HEADING (heading included), without trailing blank lines. */
+function extractSection(markdown) {
+  const lines = markdown.replace(/\r\n/g, '\n').split('\n');
   const start = lines.findIndex(line => line.trim() === HEADING);
   if (start < 0) {
     throw new Error(
-      `README.md has no heading "${HEADING}": the Help menu's user guide is that section. Restore the heading (or change HEADING in scripts/user-guide.js and src/help.ts).`
+      `docs/user-guide.md has no heading "${HEADING}": the Help menu's user guide is that section. Restore the heading (or change HEADING in scripts/user-guide.js and src/help.ts).`
     );
   }
   let end = lines.length;
@@ -30,7 +31,11 @@ function extractSection(readme) {
   for (let i = start + 1; i < lines.length; i++) {
     if (/^(```|~~~)/.test(lines[i])) {
       fenced = !fenced;
-    } else if (!fenced && /^#{1,2} /.test(lines[i])) {
+    } else if (
+      !fenced &&
+      /^#{1,6} /.test(lines[i]) &&
+      lines[i].indexOf(' ') <= LEVEL
+    ) {
       end = i;
       break;
     }
@@ -41,15 +46,15 @@ function extractSection(readme) {
 /** The TypeScript module holding `section`. */
 function moduleText(section) {
   return (
-    '// Generated from README.md by scripts/user-guide.js (`npm run build:lib` or `npm run guide:generate`); do not edit.\n' +
+    '// Generated from docs/user-guide.md by scripts/user-guide.js (`npm run build:lib` or `npm run guide:generate`); do not edit.\n' +
     '\n' +
-    `/** The README's section "${HEADING.slice(3)}" (Markdown), shown by the Help menu's user guide. */\n` +
+    `/** docs/user-guide.md, "${HEADING.slice(LEVEL + 1)}" (Markdown), shown by the Help menu's user guide. */\n` +
     `export const USER_GUIDE_MARKDOWN = ${JSON.stringify(section)};\n`
   );
 }
 
 function expected() {
-  return moduleText(extractSection(fs.readFileSync(README, 'utf8')));
+  return moduleText(extractSection(fs.readFileSync(GUIDE, 'utf8')));
 }
 
 function main(argv) {
@@ -63,7 +68,7 @@ function main(argv) {
       if (current !== text) {
         fs.writeFileSync(MODULE, text);
         process.stdout.write(
-          `user-guide: wrote ${path.relative(ROOT, MODULE)} from README.md\n`
+          `user-guide: wrote ${path.relative(ROOT, MODULE)} from docs/user-guide.md\n`
         );
       }
     } else if (mode === 'check') {
@@ -72,12 +77,12 @@ function main(argv) {
         : '';
       if (current !== expected()) {
         process.stderr.write(
-          `user-guide: ${path.relative(ROOT, MODULE)} differs from README.md's user section: run \`npm run guide:generate\` and commit it.\n`
+          `user-guide: ${path.relative(ROOT, MODULE)} differs from docs/user-guide.md: run \`npm run guide:generate\` and commit it.\n`
         );
         return 1;
       }
       process.stdout.write(
-        `user-guide: ${path.relative(ROOT, MODULE)} matches README.md\n`
+        `user-guide: ${path.relative(ROOT, MODULE)} matches docs/user-guide.md\n`
       );
     } else {
       process.stderr.write(
@@ -96,4 +101,4 @@ if (require.main === module) {
   process.exitCode = main(process.argv.slice(2));
 }
 
-module.exports = { HEADING, extractSection, moduleText, expected };
+module.exports = { HEADING, GUIDE, extractSection, moduleText, expected };

@@ -11,7 +11,7 @@ export namespace CommandIDs {
   /** Show the confirmation dialog and, on accept, initialize the project. */
   export const initialize = 'project-startup:initialize';
 
-  /** Open the user guide (the README's user section, shipped with the extension): Help menu. */
+  /** Open the user guide (docs/user-guide.md, shipped with the extension): Help menu. */
   export const userGuide = 'project-startup:user-guide';
 }
 

@@ -1,5 +1,5 @@
-// The Help menu's "Project Startup user guide": the README's user section, shipped with the
-// extension (src/user-guide.ts, generated from README.md) because hub users often have no
+// The Help menu's "Project Startup user guide": docs/user-guide.md's section, shipped with the
+// extension (src/user-guide.ts, generated from docs/user-guide.md) because hub users often have no
 // network and there is no published URL. Rendered by JupyterLab's own Markdown renderer
 // (untrusted, so sanitized) when the app has a rendermime registry, else shown as plain text.
 // The Help entry is registered at start; the guide's text loads (import()) when first opened.

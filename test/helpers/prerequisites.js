@@ -75,7 +75,7 @@ module.exports = async function prerequisites(globalConfig, projectConfig) {
   if (missing.length > 0) {
     throw new Error(
       `npm test drives real Jupyter, JupyterHub, Chromium, Slurm and keyring services, and this machine lacks: ${missing.join(', ')}.\n` +
-        "Run `bash .ci/run` (the README's test command): it installs the Debian packages with apt-get, then runs npm ci and npm test.\n" +
+        'Run `bash .ci/run` (the test command of docs/testing.md): it installs the Debian packages with apt-get, then runs npm ci and npm test.\n' +
         'To run only the pure suites, which need none of them: npm run test:unit'
     );
   }

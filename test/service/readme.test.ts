@@ -1,5 +1,6 @@
-// The README tells the truth: its quick start starts the service and says where it is, its test
-// command is the one CI runs, and every curl example works against a running service.
+// The docs tell the truth: the quick start (docs/contributing.md) starts the service and says
+// where it is, the test command (docs/testing.md) is the one CI runs, and every curl example of
+// docs/http-api.md works against a running service.
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -12,14 +13,16 @@ import {
   startServe
 } from '../helpers/cli';
 import { request } from '../helpers/harness';
+import { DOC } from '../helpers/readme-sections';
 
-const README = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+const HTTP_API = fs.readFileSync(DOC.httpApi, 'utf8');
 
-/** The fenced ```sh blocks of the section that starts with `heading`. */
-function shellBlocks(heading: string): string[] {
-  const start = README.indexOf(`\n${heading}\n`);
+/** The fenced ```sh blocks of the section of `file` that starts with `heading`. */
+function shellBlocks(heading: string, file: string): string[] {
+  const doc = fs.readFileSync(file, 'utf8');
+  const start = doc.indexOf(`\n${heading}\n`);
   expect(start).toBeGreaterThan(-1);
-  const rest = README.slice(start + heading.length + 2);
+  const rest = doc.slice(start + heading.length + 2);
   const section = rest.slice(
     0,
     rest.search(/\n## /) === -1 ? undefined : rest.search(/\n## /)
@@ -38,23 +41,26 @@ function commands(block: string): string[] {
 
 afterEach(() => killAllChildren());
 
-describe('README', () => {
-  it('names one test command, .ci/run, which CI runs and which runs npm test', () => {
-    expect(shellBlocks('## Tests')).toEqual(['bash .ci/run']);
+describe('the docs', () => {
+  it('names one test command, .ci/run, which CI runs and which runs what npm test runs, lane by lane', () => {
+    expect(shellBlocks('## Tests', DOC.testing)).toEqual(['bash .ci/run']);
     const pkg = JSON.parse(
       fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')
     ) as { scripts: Record<string, string> };
-    expect(pkg.scripts.test).toContain('jest');
-    expect(fs.readFileSync(path.join(REPO_ROOT, '.ci', 'run'), 'utf8')).toMatch(
-      /^npm test\b/m
-    );
+    expect(pkg.scripts.test).toBe('npm run test:prepare && jest');
+    // .ci/run runs what `npm test` runs, lane by lane: the builds and checks, then each lane.
+    const ci = fs.readFileSync(path.join(REPO_ROOT, '.ci', 'run'), 'utf8');
+    expect(ci).toMatch(/\bnpm run test:prepare\b/);
+    for (const lane of ['unit', 'service', 'system']) {
+      expect(ci).toMatch(new RegExp(`npx jest --selectProjects ${lane}\\b`));
+    }
   });
 
   it('quick start: `npx project-startup serve` runs the service and prints where to reach it', async () => {
-    const [quickStart] = shellBlocks('## Quick start');
+    const [quickStart] = shellBlocks('## Quick start', DOC.contributing);
     expect(quickStart).toBe('npm ci && npx project-startup serve');
     const sandbox = makeSandbox();
-    // The second half of the one-liner, in the checkout as the README says (npm ci already ran).
+    // The second half of the one-liner, in the checkout as the quick start says (npm ci already ran).
     const child = spawn('npx', ['project-startup', 'serve'], {
       cwd: REPO_ROOT,
       env: {
@@ -103,14 +109,14 @@ describe('README', () => {
       (buildOpenApi('/', '0') as { paths: Record<string, unknown> }).paths
     ).map(p => p.replace('/project/', ''));
     for (const route of routes) {
-      expect(README).toContain(`| \`${route}`);
+      expect(HTTP_API).toContain(`| \`${route}`);
     }
   });
 
-  it('every curl example works against the service started as the README shows', async () => {
+  it('every curl example works against the service started as docs/http-api.md shows', async () => {
     const sandbox = makeSandbox();
     try {
-      const [setup, examples] = shellBlocks('## Endpoints');
+      const [setup, examples] = shellBlocks('## Endpoints', DOC.httpApi);
       const setupCommands = commands(setup);
       expect(setupCommands[0]).toMatch(
         /^export PROJECT_STARTUP_TOKEN=\$\(node -p /

@@ -27,7 +27,7 @@ import {
   printedJson,
   runInServerKernel
 } from '../../helpers/kernel';
-import { readmeCodeBlocks } from '../../helpers/readme-sections';
+import { DOC, readmeCodeBlocks } from '../../helpers/readme-sections';
 
 const RUN_TIMEOUT_MS = 150000;
 
@@ -330,9 +330,11 @@ print(json.dumps({"cell": "refused", "platform": projection["platform"], "phase"
 
   test('the README\'s "From a notebook" examples run as written in a cell', async () => {
     // All but the JupyterHub example (test/system/hub/hub-notebook.test.ts runs that one).
-    const blocks = readmeCodeBlocks('From a notebook', 'python').filter(
-      b => !b.startsWith('# On JupyterHub')
-    );
+    const blocks = readmeCodeBlocks(
+      'From a notebook',
+      'python',
+      DOC.notebooksAndTerminals
+    ).filter(b => !b.startsWith('# On JupyterHub'));
     expect(blocks.length).toBeGreaterThanOrEqual(4);
     const result = await run(alice, 'notebook-readme', blocks);
     if (result.code !== 0) {

@@ -14,7 +14,7 @@ import {
   startLabServer,
   stopAllLabServers
 } from './helpers';
-import { readmeCodeBlocks } from '../../helpers/readme-sections';
+import { DOC, readmeCodeBlocks } from '../../helpers/readme-sections';
 import { runInTerminal } from '../../helpers/terminal';
 
 describe('project-startup in a JupyterLab terminal finds the sidecar behind its Jupyter server', () => {
@@ -116,7 +116,8 @@ describe('project-startup in a JupyterLab terminal finds the sidecar behind its 
   test('the README\'s "From a terminal in JupyterLab" curl example (plain Jupyter server) runs as written', async () => {
     const blocks = readmeCodeBlocks(
       'From a terminal in JupyterLab',
-      'sh'
+      'sh',
+      DOC.notebooksAndTerminals
     ).filter(b => !b.startsWith('# On JupyterHub'));
     expect(blocks.length).toBeGreaterThanOrEqual(1);
     const results = await type(blocks);

@@ -13,7 +13,7 @@ import {
   printedJson,
   runInServerKernel
 } from '../../helpers/kernel';
-import { readmeCodeBlocks } from '../../helpers/readme-sections';
+import { DOC, readmeCodeBlocks } from '../../helpers/readme-sections';
 import { runInTerminal } from '../../helpers/terminal';
 import { Hub, HUB_ARTIFACTS, startHub, stopAllHubs } from './hub';
 
@@ -177,9 +177,11 @@ describe("a notebook cell in the hub's single-user server reaches the sidecar wi
   }, 200000);
 
   test("the README's JupyterHub notebook example runs as written in a cell", async () => {
-    const blocks = readmeCodeBlocks('From a notebook', 'python').filter(b =>
-      b.startsWith('# On JupyterHub')
-    );
+    const blocks = readmeCodeBlocks(
+      'From a notebook',
+      'python',
+      DOC.notebooksAndTerminals
+    ).filter(b => b.startsWith('# On JupyterHub'));
     expect(blocks).toHaveLength(1);
     const result = await run('hub-notebook-readme', blocks);
     if (result.code !== 0) {
@@ -195,7 +197,8 @@ describe("a notebook cell in the hub's single-user server reaches the sidecar wi
   test("the README's JupyterHub curl example runs as written in a terminal of the single-user server", async () => {
     const blocks = readmeCodeBlocks(
       'From a terminal in JupyterLab',
-      'sh'
+      'sh',
+      DOC.notebooksAndTerminals
     ).filter(b => b.startsWith('# On JupyterHub'));
     expect(blocks).toHaveLength(1);
     const [result] = await runInTerminal({
