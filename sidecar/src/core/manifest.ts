@@ -69,6 +69,21 @@ export function modelSourceValue(
   };
 }
 
+/** The model credential boundary: the same row on every platform and at every site. */
+function boundaryRow() {
+  return {
+    id: 'model-credential-boundary' as const,
+    label: 'Model credential boundary',
+    values: [
+      {
+        id: 'application-scrubbed' as const,
+        label: labelOf('application-scrubbed'),
+        ...BOUNDARY_DETAIL
+      }
+    ]
+  };
+}
+
 /**
  * The manifest of the platform `adapter` at a site. `site` can only rename and narrow: the rows
  * are the platform's own (a source the platform lacks is never read from it), the approval
@@ -125,17 +140,7 @@ export function buildManifest(
         'Credential backends',
         adapter.credentialBackends
       ),
-      {
-        id: 'model-credential-boundary',
-        label: 'Model credential boundary',
-        values: [
-          {
-            id: 'application-scrubbed',
-            label: labelOf('application-scrubbed'),
-            ...BOUNDARY_DETAIL
-          }
-        ]
-      },
+      boundaryRow(),
       {
         id: 'model-sources',
         label: 'Model sources',
