@@ -4,7 +4,8 @@ The capability manifest is shown in the command line's words (``project-startup 
 the platform policy, every capability with its values, each model source with whether it is
 secret-backed and its approval modes, and both sentences of the credential boundary. The words
 come from ``manifest_words.json``, generated from the sidecar's core/manifest-words.ts, so the
-two cannot drift (test/service/manifest-words.test.ts).
+two cannot drift (test/service/manifest-words.test.ts); the names of the model sources are the
+site's, as the manifest gives them, never from that file.
 """
 
 import html
@@ -72,14 +73,25 @@ def _projection_html(p):
     return "".join(out)
 
 
+def _model_source_words(value):
+    """A model source as core/manifest-words.ts's modelSourceWords says it: the site's name (with
+    its address), then "not arranged at this site" or secret-backed and the approval modes."""
+    label = str(value.get("label"))
+    if isinstance(value.get("address"), str):
+        label = _fill("addressed", label=label, address=value["address"])
+    if value.get("arranged") is False:
+        return _fill("notArranged", label=label)
+    return _fill(
+        "modelSource", label=label,
+        secret=WORDS["secretBacked"] if value.get("secretBacked") else WORDS["credentialFree"],
+        modes=", ".join(str(m) for m in value["approvalModeLabels"]),
+    )
+
+
 def _value_words(capability, value):
     """One value in the command line's words: a model source, the boundary, or a plain value."""
     if isinstance(value.get("approvalModeLabels"), list):
-        return _fill(
-            "modelSource", label=value.get("label"),
-            secret=WORDS["secretBacked"] if value.get("secretBacked") else WORDS["credentialFree"],
-            modes=", ".join(str(m) for m in value["approvalModeLabels"]),
-        )
+        return _model_source_words(value)
     if isinstance(value.get("excludes"), str):
         return _fill("boundary", label=value.get("label"), excludes=value["excludes"],
                      doesNotIsolate=value.get("doesNotIsolate") or "").rstrip()

@@ -35,19 +35,63 @@ function fail(message) {
   process.exit(1);
 }
 
-/** The OpenAPI document as the service serves it at base URL "/". */
-function buildDocument() {
-  const compiled = path.join(ROOT, 'sidecar', 'dist', 'http', 'openapi.js');
+/**
+ * The site whose manifest the document shows as the example answer of getCapabilities: a
+ * workstation where the operator named the gateway, gave its address and arranged three of the
+ * six sources. A running service shows its own manifest there instead (http/app.ts).
+ */
+const EXAMPLE_SITE = {
+  'service-managed': { arranged: true },
+  'institution-ai-gateway': {
+    label: 'Example University AI Gateway',
+    address: 'https://ai.example.edu/v1',
+    arranged: true
+  },
+  'vendor-api-a': { label: 'Example Vendor API', arranged: true }
+};
+
+/** The compiled module `relative` of sidecar/dist. */
+function compiledModule(...relative) {
+  const compiled = path.join(ROOT, 'sidecar', 'dist', ...relative);
   if (!fs.existsSync(compiled)) {
     fail(
       `${path.relative(ROOT, compiled)} is missing: run \`npm run build:sidecar\` first.`
     );
   }
-  const { buildOpenApi } = require(compiled);
+  return require(compiled);
+}
+
+/** The manifest of EXAMPLE_SITE, as the service builds it. */
+function exampleManifest() {
+  const { buildManifest } = compiledModule('core', 'manifest.js');
+  const { adapterFor } = compiledModule('core', 'platforms', 'index.js');
+  const { selectPlatform } = compiledModule('core', 'platforms', 'rules.js');
+  const decision = selectPlatform({
+    present: new Set(),
+    operatorSetting: 'generic'
+  });
+  const adapter = adapterFor('generic');
+  return buildManifest(
+    adapter,
+    decision,
+    adapter.defaultLowRiskAutomation,
+    EXAMPLE_SITE
+  );
+}
+
+/** The OpenAPI document as the service serves it at base URL "/", without an example answer. */
+function buildSchemaDocument() {
+  const { buildOpenApi } = compiledModule('http', 'openapi.js');
   const { version } = JSON.parse(
     fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')
   );
   return buildOpenApi('/', version);
+}
+
+/** The document with EXAMPLE_SITE's manifest as getCapabilities' example answer. */
+function buildDocument() {
+  const { withManifestExample } = compiledModule('http', 'openapi.js');
+  return withManifestExample(buildSchemaDocument(), exampleManifest());
 }
 
 function writeDocument(document) {
@@ -151,9 +195,9 @@ async function main(argv) {
     lint();
     return;
   }
-  const document = buildDocument();
-  writeDocument(document);
-  const types = await generateTypes(document);
+  writeDocument(buildDocument());
+  // The types are the schemas': an example answer adds nothing to them.
+  const types = await generateTypes(buildSchemaDocument());
   if (command === 'generate') {
     fs.writeFileSync(TYPES, types);
     process.stdout.write(
@@ -173,7 +217,13 @@ async function main(argv) {
   lint();
 }
 
-module.exports = { buildDocument, generateTypes, HEADER, TYPES };
+module.exports = {
+  buildDocument,
+  EXAMPLE_SITE,
+  generateTypes,
+  HEADER,
+  TYPES
+};
 
 if (require.main === module) {
   main(process.argv.slice(2)).catch(error =>

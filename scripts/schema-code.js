@@ -66,6 +66,10 @@ const LISTS = {
     'startup',
     '/$defs/compute/properties/allocation/properties/scheduler/enum'
   ],
+  ADDRESSED_MODEL_SOURCES: [
+    'manifest',
+    '/$defs/modelSourceValue/dependentSchemas/address/properties/id/enum'
+  ],
   GATEWAY_METHODS: ['gateway-request', '/$defs/request/properties/method/enum'],
   PROBLEM_CODE_IDS: ['problem', '/properties/code/enum']
 };

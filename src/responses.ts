@@ -215,7 +215,10 @@ function manifestFields(manifest: unknown): string[] {
           v.approvalModes.every(isString) &&
           (v.approvalModeLabels === undefined ||
             (Array.isArray(v.approvalModeLabels) &&
-              v.approvalModeLabels.every(isString)))
+              v.approvalModeLabels.every(isString))) &&
+          // Both since manifest 1.1.0 (a site's names), so absent from older services.
+          (v.arranged === undefined || typeof v.arranged === 'boolean') &&
+          (v.address === undefined || isString(v.address))
         );
       }
       if (row.id === 'model-credential-boundary') {

@@ -275,11 +275,18 @@ export interface components {
             /** @description What the boundary does not isolate. */
             doesNotIsolate: string;
         };
-        /** @description A model source. Secret-backed sources allow Review Every Action only; credential-free service-managed inference may also allow Low-Risk Automation where platform policy permits it. */
+        /** @description A model source of the platform, named as this site names it (the seed's label unless the site configuration gives one). Secret-backed sources allow Review Every Action only; credential-free service-managed inference may also allow Low-Risk Automation where platform policy permits it. A site configuration can rename a source, mark it not arranged or give its address; it cannot add a source or change its approval modes. */
         ManifestModelSourceValue: {
             /** @enum {unknown} */
             id: "service-managed" | "institution-ai-gateway" | "vendor-consumer-sign-in" | "vendor-api-a" | "vendor-api-b" | "compatible-service";
             label: components["schemas"]["ManifestLabel"];
+            /** @description Whether this site has arranged the source, so a person can use it here (false: the platform has it, this site does not offer it). Absent from services before manifest 1.1.0: arranged. With no site configuration every source is arranged; once the site configuration marks any source arranged, the sources it does not mark so are not. */
+            arranged?: boolean;
+            /**
+             * Format: uri
+             * @description Where the site's own route lives, as the site configuration gives it: an https URL without credentials, only for institution-ai-gateway and compatible-service.
+             */
+            address?: string;
             /** @description Whether the route needs a provider credential. */
             secretBacked: boolean;
             approvalModes: ("review-every-action" | "low-risk-automation")[];

@@ -134,7 +134,8 @@ export class StartupService {
       buildManifest(
         this.adapter,
         this.decision,
-        config.lowRiskAutomation ?? this.adapter.defaultLowRiskAutomation
+        config.lowRiskAutomation ?? this.adapter.defaultLowRiskAutomation,
+        config.modelSources
       )
     );
     this.placement = this.adapter.placeState(config.projectDir, config.homeDir);

@@ -62,17 +62,30 @@
     });
   }
 
+  // A model source as core/manifest-words.ts's modelSourceWords says it: the site's name for it
+  // (with its address), then "not arranged at this site" or secret-backed and approval modes.
+  function modelSourceText(v) {
+    var name =
+      typeof v.address === 'string'
+        ? v.label + ' (' + v.address + ')'
+        : v.label;
+    if (v.arranged === false) {
+      return name + ': not arranged at this site';
+    }
+    return (
+      name +
+      ': ' +
+      (v.secretBacked ? 'secret-backed' : 'credential-free') +
+      '; approval modes: ' +
+      v.approvalModeLabels.join(', ')
+    );
+  }
+
   // The whole manifest in words, by the rules the command line's `capabilities` follows: each
   // capability with its values, each model source with its approval modes, the boundary in full.
   function valueText(capability, v) {
     if (Array.isArray(v.approvalModeLabels)) {
-      return (
-        v.label +
-        ': ' +
-        (v.secretBacked ? 'secret-backed' : 'credential-free') +
-        '; approval modes: ' +
-        v.approvalModeLabels.join(', ')
-      );
+      return modelSourceText(v);
     }
     if (typeof v.excludes === 'string') {
       return v.label + ': ' + v.excludes + ' ' + (v.doesNotIsolate || '');

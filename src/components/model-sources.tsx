@@ -22,6 +22,46 @@ export function approvalModeLabel(
   }
 }
 
+/**
+ * One model source: the site's name for it as the manifest gives it (a site-given name is shown
+ * as written, not translated) with its address, then whether it is secret-backed and its
+ * approval modes, or, for a source this site has not arranged, only that.
+ */
+function ModelSourceRow(props: {
+  source: ModelSourceValue;
+  trans: Trans;
+}): JSX.Element {
+  const { source, trans } = props;
+  // A service before manifest 1.1.0 sends no `arranged`: every source it lists is arranged.
+  const arranged = source.arranged !== false;
+  return (
+    <tr data-source-id={source.id} data-arranged={String(arranged)}>
+      <th scope="row">
+        {source.label}
+        {source.address === undefined ? null : (
+          <span className={cls('sourceAddress')}>{source.address}</span>
+        )}
+      </th>
+      {arranged ? (
+        <>
+          <td>{yesNo(source.secretBacked, trans)}</td>
+          <td>
+            {listOf(
+              source.approvalModes.map((_m, i) =>
+                approvalModeLabel(source, i, trans)
+              )
+            )}
+          </td>
+        </>
+      ) : (
+        <td colSpan={2} className={cls('notArranged')}>
+          {trans.__('Not arranged at this site')}
+        </td>
+      )}
+    </tr>
+  );
+}
+
 export function ModelSourcesTable(props: {
   sources: ModelSourceValue[];
   caption: string;
@@ -41,17 +81,7 @@ export function ModelSourcesTable(props: {
         </thead>
         <tbody>
           {sources.map(source => (
-            <tr key={source.id} data-source-id={source.id}>
-              <th scope="row">{source.label}</th>
-              <td>{yesNo(source.secretBacked, trans)}</td>
-              <td>
-                {listOf(
-                  source.approvalModes.map((_m, i) =>
-                    approvalModeLabel(source, i, trans)
-                  )
-                )}
-              </td>
-            </tr>
+            <ModelSourceRow key={source.id} source={source} trans={trans} />
           ))}
         </tbody>
       </table>

@@ -17,7 +17,7 @@ function isBoundary(
   return capability.id === 'model-credential-boundary';
 }
 
-/** A capability's values in words: labels, the default marked. */
+/** A capability's values in words: labels, the default and the sources not arranged marked. */
 function CapabilityValues(props: {
   capability: Capability;
   trans: Trans;
@@ -33,6 +33,10 @@ function CapabilityValues(props: {
         <li key={v.id} data-value-id={v.id}>
           {v.label}
           {fallback === v.id ? ` ${trans.__('(default)')}` : null}
+          {/* A model source the platform has and this site has not arranged: not offered. */}
+          {'arranged' in v && v.arranged === false
+            ? ` ${trans.__('(not arranged at this site)')}`
+            : null}
         </li>
       ))}
     </ul>

@@ -10,6 +10,14 @@ import { PLATFORM_IDS } from '../../sidecar/src/core/vocabulary';
 import { REPO_ROOT } from '../helpers/cli';
 import { request, trackedServices } from '../helpers/harness';
 import { runPackagePython } from '../helpers/package-python';
+import {
+  GATEWAY_ADDRESS,
+  GATEWAY_LABEL,
+  manifestAt,
+  SITE_NAMES,
+  VENDOR_A_LABEL,
+  VENDOR_B_LABEL
+} from '../helpers/site-names';
 
 jest.setTimeout(60000);
 const start = trackedServices('each');
@@ -72,3 +80,25 @@ test.each(PLATFORM_IDS.map(p => [p]))(
     }
   }
 );
+
+test("the Python client names the model sources as the site's manifest does, in the terminal's words", () => {
+  const manifest = manifestAt('generic', SITE_NAMES);
+  const shown = pythonManifestText(manifest)
+    .split('\n')
+    .map(l => l.trim())
+    .filter(Boolean);
+  const detailLines = formatManifest(manifest)
+    .split('\n')
+    .filter(l => l.startsWith('    '))
+    .map(l => l.trim());
+  expect(detailLines).toContain(
+    `${GATEWAY_LABEL} (${GATEWAY_ADDRESS}): secret-backed; approval modes: Review Every Action`
+  );
+  expect(detailLines).toContain(`${VENDOR_B_LABEL}: not arranged at this site`);
+  for (const l of detailLines) {
+    expect(shown).toContain(l);
+  }
+  expect(shown).toContain(
+    `${VENDOR_A_LABEL}: secret-backed; approval modes: Review Every Action`
+  );
+});

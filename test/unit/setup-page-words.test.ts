@@ -10,6 +10,14 @@ import { buildManifest } from '../../sidecar/src/core/manifest';
 import { adapterFor } from '../../sidecar/src/core/platforms';
 import { selectPlatform } from '../../sidecar/src/core/platforms/rules';
 import { PLATFORM_IDS, PlatformId } from '../../sidecar/src/core/vocabulary';
+import {
+  GATEWAY_ADDRESS,
+  GATEWAY_LABEL,
+  manifestAt,
+  SITE_NAMES,
+  VENDOR_A_LABEL,
+  VENDOR_B_LABEL
+} from '../helpers/site-names';
 
 const STATIC = path.join(__dirname, '..', '..', 'sidecar', 'static');
 
@@ -106,5 +114,29 @@ describe.each(
       .filter(l => l.startsWith('    '))) {
       expect(items).toContain(terminalLine.trim());
     }
+  });
+});
+
+describe("the setup page names the model sources as the site's manifest does", () => {
+  it('the site labels, the gateway address and a source not arranged, in the terminal words', async () => {
+    const manifest = manifestAt('generic', SITE_NAMES);
+    const list = await renderPage(manifest);
+    const items = [...list.querySelectorAll('li')].map(li =>
+      (li.textContent ?? '').trim()
+    );
+    expect(items).toContain(
+      `${GATEWAY_LABEL} (${GATEWAY_ADDRESS}): secret-backed; approval modes: Review Every Action`
+    );
+    expect(items).toContain(
+      `${VENDOR_A_LABEL}: secret-backed; approval modes: Review Every Action`
+    );
+    expect(items).toContain(`${VENDOR_B_LABEL}: not arranged at this site`);
+    expect(items).toContain(GATEWAY_LABEL);
+    for (const terminalLine of formatManifest(manifest)
+      .split('\n')
+      .filter(l => l.startsWith('    '))) {
+      expect(items).toContain(terminalLine.trim());
+    }
+    expect(list.textContent).not.toMatch(/Vendor API A|Vendor API B/);
   });
 });

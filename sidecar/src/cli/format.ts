@@ -5,7 +5,11 @@ import type { Manifest } from '../core/manifest';
 import type { Problem } from '../core/problems';
 import type { Projection } from '../core/projection';
 import { forTheCommandLine } from '../core/reach';
-import { fillWords, MANIFEST_WORDS } from '../core/manifest-words';
+import {
+  fillWords,
+  MANIFEST_WORDS,
+  modelSourceWords
+} from '../core/manifest-words';
 import { line, terminalSafe, terminalSafeLines } from '../core/terminal-text';
 import { labelOf } from '../core/vocabulary';
 
@@ -130,12 +134,12 @@ function capabilityLines(
     line`  ${capability.label}`,
     ...values.map(v =>
       Array.isArray(v.approvalModeLabels)
-        ? line`    ${fillWords('modelSource', {
+        ? line`    ${modelSourceWords({
             label: v.label,
-            secret: v.secretBacked
-              ? MANIFEST_WORDS.secretBacked
-              : MANIFEST_WORDS.credentialFree,
-            modes: (v.approvalModeLabels as string[]).join(', ')
+            arranged: typeof v.arranged === 'boolean' ? v.arranged : undefined,
+            address: typeof v.address === 'string' ? v.address : undefined,
+            secretBacked: v.secretBacked === true,
+            approvalModeLabels: v.approvalModeLabels as string[]
           })}`
         : line`    ${fillWords('boundary', {
             label: v.label,

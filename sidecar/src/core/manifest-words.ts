@@ -12,6 +12,8 @@ export const MANIFEST_WORDS = {
   policy: 'low-risk automation: {policy} by platform policy',
   defaultValue: '{label} (default)',
   modelSource: '{label}: {secret}; approval modes: {modes}',
+  notArranged: '{label}: not arranged at this site',
+  addressed: '{label} ({address})',
   secretBacked: 'secret-backed',
   credentialFree: 'credential-free',
   boundary: '{label}: {excludes} {doesNotIsolate}'
@@ -27,4 +29,38 @@ export function fillWords(
   return MANIFEST_WORDS[word].replace(/\{(\w+)\}/g, (whole, name: string) =>
     Object.prototype.hasOwnProperty.call(values, name) ? values[name] : whole
   );
+}
+
+/** What modelSourceWords reads of a model source of the manifest. */
+export interface ModelSourceWordsInput {
+  label: string;
+  arranged?: boolean;
+  address?: string;
+  secretBacked: boolean;
+  approvalModeLabels: readonly string[];
+}
+
+/**
+ * A model source in words: the site's name for it (with its address, where it has one), then
+ * either that this site has not arranged it or whether it is secret-backed and its approval
+ * modes. A manifest without `arranged` (a service before 1.1.0) means arranged.
+ */
+export function modelSourceWords(source: ModelSourceWordsInput): string {
+  const label =
+    source.address === undefined
+      ? source.label
+      : fillWords('addressed', {
+          label: source.label,
+          address: source.address
+        });
+  if (source.arranged === false) {
+    return fillWords('notArranged', { label });
+  }
+  return fillWords('modelSource', {
+    label,
+    secret: source.secretBacked
+      ? MANIFEST_WORDS.secretBacked
+      : MANIFEST_WORDS.credentialFree,
+    modes: source.approvalModeLabels.join(', ')
+  });
 }

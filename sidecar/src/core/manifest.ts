@@ -10,10 +10,12 @@ import {
   LowRiskAutomationPolicy,
   SCHEMA_VERSION
 } from './vocabulary';
+import { SiteModelSources, siteSourceName } from './site-names';
 
 /** The manifest: sidecar/schemas/manifest.schema.json. */
 export type { Manifest };
 
+/** The boundary's two sentences: constants, which no site configuration reaches. */
 const BOUNDARY_DETAIL = {
   excludes:
     'Provider credentials are kept out of supported tools and out of every persisted or interface state.',
@@ -38,31 +40,60 @@ function values<Id extends string>(
   return ids.map(id => ({ id, label: labelOf(id) }));
 }
 
+/**
+ * One model source of the platform, named as the site names it. The approval modes follow the
+ * seed's rule whatever the site says: only credential-free service-managed inference may skip
+ * per-action review, and only where the platform policy permits it; every secret-backed route
+ * reviews every action.
+ */
 export function modelSourceValue(
   id: ModelSourceValue['id'],
-  policy: LowRiskAutomationPolicy
+  policy: LowRiskAutomationPolicy,
+  site: SiteModelSources = {}
 ): ModelSourceValue {
-  // Only credential-free service-managed inference may skip per-action review, and only
-  // where the platform policy permits it; every secret-backed route reviews every action.
   const secretBacked = id !== 'service-managed';
   const approvalModes: ApprovalModeId[] =
     !secretBacked && policy === 'permitted'
       ? ['review-every-action', 'low-risk-automation']
       : ['review-every-action'];
+  const { label, arranged, address } = siteSourceName(id, site);
   // The labels too, so every interface can say "Review Every Action" without a table of its own.
   return {
     id,
-    label: labelOf(id),
+    label,
+    arranged,
+    ...(address === undefined ? {} : { address }),
     secretBacked,
     approvalModes,
     approvalModeLabels: approvalModes.map(mode => APPROVAL_MODE_LABELS[mode])
   };
 }
 
+/** The model credential boundary: the same row on every platform and at every site. */
+function boundaryRow() {
+  return {
+    id: 'model-credential-boundary' as const,
+    label: 'Model credential boundary',
+    values: [
+      {
+        id: 'application-scrubbed' as const,
+        label: labelOf('application-scrubbed'),
+        ...BOUNDARY_DETAIL
+      }
+    ]
+  };
+}
+
+/**
+ * The manifest of the platform `adapter` at a site. `site` can only rename and narrow: the rows
+ * are the platform's own (a source the platform lacks is never read from it), the approval
+ * modes are modelSourceValue's rule and the boundary's sentences are constants.
+ */
 export function buildManifest(
   adapter: PlatformAdapter,
   decision: PlatformDecision,
-  policy: LowRiskAutomationPolicy
+  policy: LowRiskAutomationPolicy,
+  site: SiteModelSources = {}
 ): Manifest {
   const row = <Row extends string, Id extends string>(
     id: Row,
@@ -109,27 +140,23 @@ export function buildManifest(
         'Credential backends',
         adapter.credentialBackends
       ),
-      {
-        id: 'model-credential-boundary',
-        label: 'Model credential boundary',
-        values: [
-          {
-            id: 'application-scrubbed',
-            label: labelOf('application-scrubbed'),
-            ...BOUNDARY_DETAIL
-          }
-        ]
-      },
+      boundaryRow(),
       {
         id: 'model-sources',
         label: 'Model sources',
-        values: adapter.modelSources.map(id => modelSourceValue(id, policy))
+        values: adapter.modelSources.map(id =>
+          modelSourceValue(id, policy, site)
+        )
       },
-      row(
-        'built-in-connections',
-        'Built-in institution-managed connection',
-        adapter.builtInConnections
-      )
+      {
+        id: 'built-in-connections',
+        label: 'Built-in institution-managed connection',
+        // The connection is the gateway model source: the site's name for it.
+        values: adapter.builtInConnections.map(id => ({
+          id,
+          label: siteSourceName(id, site).label
+        }))
+      }
     ]
   };
 }

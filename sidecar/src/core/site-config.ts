@@ -10,17 +10,9 @@ import { parseErrorPosition, pointerLines } from './site-config-text';
 
 export type ModelSourceId = (typeof ALL_MODEL_SOURCES)[number];
 
-/**
- * What the file says of one model source: issue 23's hand-off to the manifest builder. The
- * "names" side declares the same shape in core/site-names.ts; once both are merged this becomes
- * a re-export of that one.
- */
-export interface SiteModelSource {
-  label?: string;
-  address?: string;
-  arranged?: boolean;
-}
-export type SiteModelSources = Partial<Record<ModelSourceId, SiteModelSource>>;
+/** What the file says of each model source: the hand-off to the manifest builder (site-names.ts). */
+import type { SiteModelSources } from './site-names';
+export type { SiteModelSource, SiteModelSources } from './site-names';
 
 /** The file's name in each Jupyter config directory. */
 export const SITE_CONFIG_FILE_NAME = 'project-startup.json';

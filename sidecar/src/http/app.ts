@@ -13,7 +13,7 @@ import { ProblemError } from '../core/problems';
 import { EncodedBodies } from './encoded-bodies';
 import type { AppContext, AppOptions } from './exchange';
 import { createGate, gateLocals } from './gate';
-import { buildOpenApi } from './openapi';
+import { buildOpenApi, withManifestExample } from './openapi';
 import { readStaticFiles } from './pages';
 import { answerFailure } from './respond';
 import { ROUTES } from './route-table';
@@ -41,7 +41,10 @@ function createContext(options: AppOptions): AppContext {
       platform: service.adapter.id
     }),
     openApiJson: JSON.stringify(
-      buildOpenApi(service.config.baseUrl, service.version)
+      withManifestExample(
+        buildOpenApi(service.config.baseUrl, service.version),
+        service.manifest.manifest
+      )
     ),
     files: readStaticFiles(ROUTES)
   };

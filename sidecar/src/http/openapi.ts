@@ -9,6 +9,7 @@
 // `#/components/schemas/...`. Nothing here is written by hand twice.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { Manifest } from '../core/manifest';
 import type { Route } from './exchange';
 import {
   Operation,
@@ -216,4 +217,27 @@ export function buildOpenApi(
       schemas: schemaComponents(load)
     }
   };
+}
+
+/**
+ * `document` with `manifest` as the example answer of getCapabilities: the service shows its
+ * own manifest there, so the API docs name the model sources as this site does.
+ */
+export function withManifestExample(
+  document: Record<string, unknown>,
+  manifest: Manifest
+): Record<string, unknown> {
+  const copy = structuredClone(document);
+  type Answer = { content?: Record<string, Record<string, unknown>> };
+  const paths = copy.paths as Record<
+    string,
+    Record<string, { operationId?: string; responses?: Record<string, Answer> }>
+  >;
+  for (const operation of Object.values(paths).flatMap(Object.values)) {
+    const json = operation.responses?.['200']?.content?.['application/json'];
+    if (operation.operationId === 'getCapabilities' && json !== undefined) {
+      json.example = manifest;
+    }
+  }
+  return copy;
 }

@@ -47,6 +47,12 @@ export const APPROVAL_MODES = [
 /** startup.schema.json#/$defs/compute/properties/allocation/properties/scheduler/enum */
 export const SCHEDULERS = ['slurm', 'pbs', 'lsf', 'flux'] as const;
 
+/** manifest.schema.json#/$defs/modelSourceValue/dependentSchemas/address/properties/id/enum */
+export const ADDRESSED_MODEL_SOURCES = [
+  'institution-ai-gateway',
+  'compatible-service'
+] as const;
+
 /** gateway-request.schema.json#/$defs/request/properties/method/enum */
 export const GATEWAY_METHODS = [
   'project.capabilities',
