@@ -38,13 +38,15 @@ def _html(data):
         action = data.get("nextAction") or {}
         return "<div><p><strong>{}</strong>; phase {}.</p><p><strong>Next:</strong> {}. {}</p></div>".format(
             _e("Initialized" if data.get("created") else "Already initialized, nothing changed"),
-            _e(data.get("phase")), _e(action.get("title")), _e(action.get("detail")),
+            _e(data.get("phase")),
+            _e(action.get("title")),
+            _e(action.get("detail")),
         )
     if "readinessChecks" in data or "nextAction" in data:
         return _projection_html(data)
     if "capabilities" in data:
         return _capabilities_html(data)
-    return "<pre>{}</pre>".format(_e(json.dumps(data, indent=2)))
+    return f"<pre>{_e(json.dumps(data, indent=2))}</pre>"
 
 
 def _projection_html(p):
@@ -52,20 +54,25 @@ def _projection_html(p):
     out = [
         "<div>",
         "<h4>Project Startup: {}</h4>".format(_e(p.get("phase"))),
-        "<p>Project <code>{}</code>, state <code>{}</code>, platform <code>{}</code>, interface <code>{}</code></p>".format(
-            _e(p.get("projectPath")), _e(p.get("statePath")), _e(p.get("platform")), _e(p.get("interface"))
-        ),
+        (
+            "<p>Project <code>{}</code>, state <code>{}</code>, platform <code>{}</code>, interface <code>{}</code></p>"
+        ).format(_e(p.get("projectPath")), _e(p.get("statePath")), _e(p.get("platform")), _e(p.get("interface"))),
         "<p><strong>Next:</strong> {}. {}</p>".format(_e(action.get("title")), _e(action.get("detail"))),
     ]
     if action.get("command"):
         out.append("<p>Command: <code>{}</code></p>".format(_e(action["command"])))
     checks = p.get("readinessChecks") or []
     if checks:
-        out.append("<table><thead><tr><th>Check</th><th>Status</th><th>Observed</th><th>Remedy</th></tr></thead><tbody>")
+        out.append(
+            "<table><thead><tr><th>Check</th><th>Status</th><th>Observed</th><th>Remedy</th></tr></thead><tbody>"
+        )
         for check in checks:
             out.append(
                 "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>".format(
-                    _e(check.get("title")), _e(check.get("status")), _e(check.get("observed")), _e(check.get("remedy", ""))
+                    _e(check.get("title")),
+                    _e(check.get("status")),
+                    _e(check.get("observed")),
+                    _e(check.get("remedy", "")),
                 )
             )
         out.append("</tbody></table>")
@@ -82,7 +89,8 @@ def _model_source_words(value):
     if value.get("arranged") is False:
         return _fill("notArranged", label=label)
     return _fill(
-        "modelSource", label=label,
+        "modelSource",
+        label=label,
         secret=WORDS["secretBacked"] if value.get("secretBacked") else WORDS["credentialFree"],
         modes=", ".join(str(m) for m in value["approvalModeLabels"]),
     )
@@ -93,8 +101,12 @@ def _value_words(capability, value):
     if isinstance(value.get("approvalModeLabels"), list):
         return _model_source_words(value)
     if isinstance(value.get("excludes"), str):
-        return _fill("boundary", label=value.get("label"), excludes=value["excludes"],
-                     doesNotIsolate=value.get("doesNotIsolate") or "").rstrip()
+        return _fill(
+            "boundary",
+            label=value.get("label"),
+            excludes=value["excludes"],
+            doesNotIsolate=value.get("doesNotIsolate") or "",
+        ).rstrip()
     if capability.get("default") is not None and capability.get("default") == value.get("id"):
         return _fill("defaultValue", label=value.get("label"))
     return str(value.get("label") or value.get("id"))
@@ -106,8 +118,16 @@ def _capability_rows(c):
     rows = []
     for capability in c.get("capabilities") or []:
         values = [v for v in capability.get("values") or [] if isinstance(v, dict)]
-        detailed = any(isinstance(v.get("approvalModeLabels"), list) or isinstance(v.get("excludes"), str) for v in values)
-        rows.append((str(capability.get("label") or capability.get("id")), [_value_words(capability, v) for v in values], detailed))
+        detailed = any(
+            isinstance(v.get("approvalModeLabels"), list) or isinstance(v.get("excludes"), str) for v in values
+        )
+        rows.append(
+            (
+                str(capability.get("label") or capability.get("id")),
+                [_value_words(capability, v) for v in values],
+                detailed,
+            )
+        )
     return rows
 
 
@@ -115,12 +135,14 @@ def _capabilities_html(c):
     platform = c.get("platform") or {}
     policy = (c.get("policy") or {}).get("lowRiskAutomation")
     out = [
-        "<div><h4>{}</h4>".format(_e(_fill("heading", platform=platform.get("label") or platform.get("id"), platformId=platform.get("id")))),
+        "<div><h4>{}</h4>".format(
+            _e(_fill("heading", platform=platform.get("label") or platform.get("id"), platformId=platform.get("id")))
+        ),
         "<p>{}</p>".format(_e(_fill("policy", policy=policy))),
         "<table><tbody>",
     ]
     for label, words, detailed in _capability_rows(c):
-        cell = "<ul>{}</ul>".format("".join("<li>{}</li>".format(_e(w)) for w in words)) if detailed else _e("; ".join(words))
-        out.append("<tr><th>{}</th><td>{}</td></tr>".format(_e(label), cell))
+        cell = "<ul>{}</ul>".format("".join(f"<li>{_e(w)}</li>" for w in words)) if detailed else _e("; ".join(words))
+        out.append(f"<tr><th>{_e(label)}</th><td>{cell}</td></tr>")
     out.append("</tbody></table></div>")
     return "".join(out)
