@@ -86,6 +86,8 @@ interface StackRun extends HubStackInfo {
   singleUserCmd: string[];
   /** PATH of the hub, so of the single-user server, its terminals and the sidecar. */
   path: string;
+  /** More of the single-user server's environment. */
+  spawnerEnv: Record<string, string>;
   /** PYTHONPATH giving the single-user server the real jupyter-server-proxy ('' when installed). */
   serverProxyPythonPath: string;
   command(argv: string[]): { command: string; args: string[] };
@@ -387,6 +389,7 @@ function debian12Stack(root: string, dirs: Hub['dirs']): StackRun {
     singleUserCmd: [SINGLEUSER],
     path: '/usr/bin:/bin',
     serverProxyPythonPath: serverProxyLocation(PYTHON).pythonPath,
+    spawnerEnv: {},
     command: argv => ({ command: argv[0], args: argv.slice(1) }),
     release: () => {}
   };
@@ -402,6 +405,8 @@ function debian13Stack(root: string): StackRun {
   const trixie = trixieRoot();
   const venv = trixieVenv(trixie, realStack().wheel);
   const shared = [root, VENDORED_SERVER_PROXY];
+  const tmp = path.join(root, 'tmp');
+  fs.mkdirSync(tmp, { mode: 0o700 });
   return {
     stack: 'debian-13',
     install: 'wheel',
@@ -412,6 +417,9 @@ function debian13Stack(root: string): StackRun {
     singleUserCmd: [venv.python, '-m', 'jupyterhub.singleuser'],
     path: `${venv.bin}:/usr/bin:/bin`,
     serverProxyPythonPath: VENDORED_SERVER_PROXY,
+    // The proxy's socket directories and the kernels' files go with the hub's directory, not
+    // into the shared root's /tmp.
+    spawnerEnv: { TMPDIR: tmp },
     command: argv => inTrixie(trixie, argv, shared),
     // Only the per-hub directory: the vendored one may be a mount point of another hub running now.
     release: () => forgetShared(trixie, [root])
@@ -596,6 +604,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
       PROJECT_STARTUP_LOG_LEVEL: 'debug',
       PROJECT_STARTUP_LOCAL_RUNTIME_URL: CLOSED_URL,
       PROJECT_STARTUP_SERVING_RUNTIME_URL: CLOSED_URL,
+      ...run.spawnerEnv,
       ...options.spawnerEnv
     };
     const configFile = path.join(dirs.hub, 'jupyterhub_config.py');

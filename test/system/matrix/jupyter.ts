@@ -9,6 +9,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { RealStack } from '../../helpers/real-stack';
+import { httpRequest } from '../e2e/helpers';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 export const MATRIX_ARTIFACTS = path.join(
@@ -162,23 +163,14 @@ export async function startJupyter(options: {
     })
   );
   const origin = `http://127.0.0.1:${port}`;
-  const request: Jupyter['request'] = async (rest, init = {}) => {
-    const response = await fetch(`${origin}${base}${rest}`, {
+  // Node's http without an agent (no keep-alive socket outlives the test).
+  const request: Jupyter['request'] = (rest, init = {}) =>
+    httpRequest(`${origin}${base}${rest}`, {
       method: init.method ?? 'GET',
       headers: { authorization: `token ${token}`, ...init.headers },
       body: init.body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(20000)
+      timeoutMs: 20000
     });
-    const text = await response.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: response.status, text, json };
-  };
   const stop = async () => {
     if (!exited) {
       try {

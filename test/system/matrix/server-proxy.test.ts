@@ -3,7 +3,8 @@
 // 4.4.0, the highest here, each under the real stack's `jupyter lab` (JupyterLab 4.6.4,
 // jupyter_server 2.21.1) with this checkout's wheel pip-installed. The proxy finds the wheel's
 // `jupyter_serverproxy_servers` entry point and launches the sidecar on a Unix socket; the
-// manifest and the panel's startup answer come back through it.
+// manifest and the panel's startup answer come back through it, and the panel opens in the real
+// JupyterLab (Debian's Chromium) with what it got through that proxy.
 //
 // And the culling caveat, measured: jupyter-server-proxy < 4.3 has no `update_last_activity`, so
 // every proxied request (each poll of an open panel) moves the server's last activity, which
@@ -15,6 +16,10 @@ import {
   VENDORED_SERVER_PROXY_4_1
 } from '../../helpers/real-stack';
 import { expectValid } from '../../helpers/schemas';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { chromium } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_FLAGS } from '../e2e/helpers';
 import { Jupyter, serverProxyVersion, startJupyter } from './jupyter';
 
 interface Cell {
@@ -119,6 +124,37 @@ describe.each(CELLS)(
       const socket = argv[argv.indexOf('--unix-socket') + 1];
       expect(fs.statSync(socket).isSocket()).toBe(true);
     }, 60000);
+
+    test('the panel opens itself in the real JupyterLab through this proxy, awaiting confirmation', async () => {
+      // Debian's Chromium with a fresh profile (the e2e helpers' launcher also wants their npm host app).
+      const profile = fs.mkdtempSync(
+        path.join(os.tmpdir(), 'ps-matrix-chromium-')
+      );
+      const browser = await chromium.launchPersistentContext(profile, {
+        executablePath: CHROMIUM,
+        headless: true,
+        args: CHROMIUM_FLAGS,
+        timeout: 60000,
+        env: { PATH: '/usr/bin:/bin', HOME: profile, LANG: 'C.UTF-8' }
+      });
+      try {
+        const page = await browser.newPage();
+        await page.goto(
+          `${j().origin}${j().base}lab/workspaces/matrix-${cell.version}?token=${j().token}`,
+          { waitUntil: 'domcontentloaded', timeout: 60000 }
+        );
+        const badge = page.locator(
+          '#jp-project-startup-panel .jp-ProjectStartup-phaseBadge'
+        );
+        await badge.waitFor({ state: 'visible', timeout: 60000 });
+        expect((await badge.textContent())?.trim()).toBe(
+          'Awaiting confirmation'
+        );
+      } finally {
+        await browser.close().catch(() => undefined);
+        fs.rmSync(profile, { recursive: true, force: true });
+      }
+    }, 120000);
 
     test(`proxied polls ${cell.pollsCountAsActivity ? 'move' : 'leave'} the server's last activity (what a hub's idle culler reads)`, async () => {
       // The sidecar is up (the test above); a first proxied request, then the mark.
