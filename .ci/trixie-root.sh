@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A Debian 13 (trixie) root for the version matrix (docs/compatibility.md): JupyterHub 5.2,
 # jupyter_server 2.15, Python 3.13 and Node 20 from Debian's own packages, made once with
-# mmdebstrap and kept outside the clone (about 5 minutes and 450 MB the first time).
+# mmdebstrap and kept outside the clone (5 to 12 minutes and about 900 MB the first time).
 #
 #   bash .ci/trixie-root.sh            makes it if needed, prints its path
 #
