@@ -1,8 +1,13 @@
-// A real JupyterHub for the hosted-notebook tests: Debian's jupyterhub 3.0.0 with Debian's
-// configurable-http-proxy (node-configurable-http-proxy), on 127.0.0.1, everything in one
-// temporary directory (database, cookie secret, PID files, generated jupyterhub_config.py, the
-// single-user servers' Jupyter config and data directories, alice's home). Nothing of the
-// developer's environment is inherited.
+// A real JupyterHub for the hosted-notebook tests, on one of two stacks (HubStack):
+// - 'debian-12': Debian 12's jupyterhub 3.0.0 with its configurable-http-proxy and jupyter_server
+//   1.23, the project installed with its own command (`project-startup jupyter install --user`);
+// - 'debian-13': Debian 13's jupyterhub 5.2 on jupyter_server 2.15 and Python 3.13, in the root of
+//   .ci/trixie-root.sh (../matrix/trixie.ts), the project installed as an operator installs the
+//   wheel (pip, into a venv the single-user server runs from).
+// On 127.0.0.1, everything in one temporary directory (database, cookie secret, PID files,
+// generated jupyterhub_config.py, the single-user servers' Jupyter config and data directories,
+// alice's home), shared with the Debian 13 root at the same path. Nothing of the developer's
+// environment is inherited.
 //
 // What is real: the hub, its proxy, its DummyAuthenticator login, SimpleLocalProcessSpawner,
 // Debian's jupyterhub-singleuser (jupyter_server 1.23 with the hub's OAuth), the hub's API and
@@ -33,6 +38,13 @@ import {
   REPO_ROOT,
   serverProxyLocation
 } from '../e2e/helpers';
+import { realStack, VENDORED_SERVER_PROXY } from '../../helpers/real-stack';
+import {
+  forgetShared,
+  inTrixie,
+  trixieRoot,
+  trixieVenv
+} from '../matrix/trixie';
 
 export const HUB_ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts', 'hub');
 export const JUPYTERHUB = '/usr/bin/jupyterhub';
@@ -47,6 +59,40 @@ export const SIDECAR_CLI = path.join(
   'cli',
   'main.js'
 );
+
+/** Which JupyterHub, jupyter_server and Python the hub runs on, and how the project is installed. */
+export type HubStack = 'debian-12' | 'debian-13';
+
+/** What ran, for the record and for the checks that differ by install route. */
+export interface HubStackInfo {
+  stack: HubStack;
+  /** `command`: `project-startup jupyter install --user`; `wheel`: pip-installed into the single-user server's venv. */
+  install: 'command' | 'wheel';
+  versions: {
+    python: string;
+    jupyter_server: string;
+    jupyterhub: string;
+    node: string;
+  };
+  /** The Python that runs the single-user server (for 'wheel', the venv's, inside the root). */
+  python: string;
+  /** The Debian 13 root the processes run in ('' for Debian 12: the machine itself). */
+  root: string;
+}
+
+/** How one stack installs the project and runs the hub's commands. */
+interface StackRun extends HubStackInfo {
+  installOutput: string;
+  singleUserCmd: string[];
+  /** PATH of the hub, so of the single-user server, its terminals and the sidecar. */
+  path: string;
+  /** More of the single-user server's environment. */
+  spawnerEnv: Record<string, string>;
+  /** PYTHONPATH giving the single-user server the real jupyter-server-proxy ('' when installed). */
+  serverProxyPythonPath: string;
+  command(argv: string[]): { command: string; args: string[] };
+  release(): void;
+}
 
 export const HUB_APT_PACKAGES = ['jupyterhub', 'node-configurable-http-proxy'];
 
@@ -218,6 +264,8 @@ export interface Hub {
   };
   pids: { hub: number; proxy?: number; singleUser?: number };
   timings: HubTimings;
+  /** The stack it ran on, its versions and the install route. */
+  stackInfo: HubStackInfo;
   /** The install command's output, for the record. */
   installOutput: string;
   /** Everything the hub, its proxy, the single-user server, jupyter-server-proxy and the sidecar wrote (stdout and stderr). */
@@ -236,6 +284,8 @@ export interface HubOptions {
   spawnerEnv?: Record<string, string>;
   /** Name of the log kept in test-artifacts/hub/ (default "hub"). */
   label?: string;
+  /** Default 'debian-12'. */
+  stack?: HubStack;
   /** Bound for the hub to come up and for the spawn (each; default 30 s). */
   timeoutMs?: number;
 }
@@ -245,8 +295,9 @@ function hubConfig(options: {
   dirs: Hub['dirs'];
   user: string;
   spawnerEnv: Record<string, string>;
+  singleUserCmd: string[];
 }): string {
-  const { ports, dirs, user, spawnerEnv } = options;
+  const { ports, dirs, user, spawnerEnv, singleUserCmd } = options;
   const env = Object.entries(spawnerEnv)
     .map(([k, v]) => `    ${py(k)}: ${py(v)},`)
     .join('\n');
@@ -275,7 +326,7 @@ c.Authenticator.allowed_users = {${py(user)}}
 
 c.JupyterHub.spawner_class = "simple"
 c.SimpleLocalProcessSpawner.home_dir_template = ${py(path.join(dirs.homes, '{username}'))}
-c.Spawner.cmd = [${py(SINGLEUSER)}]
+c.Spawner.cmd = [${singleUserCmd.map(py).join(', ')}]
 c.Spawner.args = ["--allow-root"]
 c.Spawner.start_timeout = 30
 c.Spawner.http_timeout = 30
@@ -292,9 +343,96 @@ c.JupyterHub.load_roles = [
 `;
 }
 
+/** Debian 12's hub, jupyter_server 1.23 and Python; the operator's install command writes the proxy entry. */
+function debian12Stack(root: string, dirs: Hub['dirs']): StackRun {
+  const install = spawnSync(
+    process.execPath,
+    [BIN, 'jupyter', 'install', '--user'],
+    {
+      cwd: root,
+      env: {
+        PATH: '/usr/bin:/bin',
+        HOME: path.join(root, 'operator-home'),
+        LANG: 'C.UTF-8',
+        JUPYTER_CONFIG_DIR: dirs.jupyterConfig,
+        JUPYTER_DATA_DIR: dirs.jupyterData,
+        PYTHONDONTWRITEBYTECODE: '1'
+      },
+      encoding: 'utf8',
+      timeout: 30000
+    }
+  );
+  const installOutput = `${install.stdout}${install.stderr}`;
+  if (install.status !== 0) {
+    throw new Error(
+      `\`project-startup jupyter install --user\` failed (status ${install.status}, signal ${install.signal}):\n${installOutput}`
+    );
+  }
+  const probe = spawnSync(
+    PYTHON,
+    [
+      '-c',
+      'import json, platform, jupyter_server, jupyterhub; print(json.dumps({"python": platform.python_version(), "jupyter_server": jupyter_server.__version__, "jupyterhub": jupyterhub.__version__}))'
+    ],
+    { encoding: 'utf8', timeout: 20000, env: { PATH: '/usr/bin:/bin' } }
+  );
+  return {
+    stack: 'debian-12',
+    install: 'command',
+    versions: {
+      ...(JSON.parse(probe.stdout) as Omit<HubStackInfo['versions'], 'node'>),
+      node: process.versions.node
+    },
+    python: PYTHON,
+    root: '',
+    installOutput,
+    singleUserCmd: [SINGLEUSER],
+    path: '/usr/bin:/bin',
+    serverProxyPythonPath: serverProxyLocation(PYTHON).pythonPath,
+    spawnerEnv: {},
+    command: argv => ({ command: argv[0], args: argv.slice(1) }),
+    release: () => {}
+  };
+}
+
+/**
+ * Debian 13's hub 5.2, jupyter_server 2.15, Python 3.13 and Node 20 in the root of
+ * .ci/trixie-root.sh; the single-user server runs from a venv holding this checkout's wheel,
+ * whose entry point gives the proxy its `project` server. `root` is shared with the Debian 13
+ * root at its own path, and so is the vendored jupyter-server-proxy 4.4.0.
+ */
+function debian13Stack(root: string): StackRun {
+  const trixie = trixieRoot();
+  const venv = trixieVenv(trixie, realStack().wheel);
+  const shared = [root, VENDORED_SERVER_PROXY];
+  const tmp = path.join(root, 'tmp');
+  fs.mkdirSync(tmp, { mode: 0o700 });
+  return {
+    stack: 'debian-13',
+    install: 'wheel',
+    versions: venv.versions,
+    python: venv.python,
+    root: trixie,
+    installOutput: venv.installOutput,
+    singleUserCmd: [venv.python, '-m', 'jupyterhub.singleuser'],
+    path: `${venv.bin}:/usr/bin:/bin`,
+    serverProxyPythonPath: VENDORED_SERVER_PROXY,
+    // The proxy's socket directories and the kernels' files go with the hub's directory, not
+    // into the shared root's /tmp.
+    spawnerEnv: { TMPDIR: tmp },
+    command: argv => inTrixie(trixie, argv, shared),
+    // Only the per-hub directory: the vendored one may be a mount point of another hub running now.
+    release: () => forgetShared(trixie, [root])
+  };
+}
+
 /** Brings up the hub, installs the project for the single-user servers, spawns the user's server. */
 export async function startHub(options: HubOptions = {}): Promise<Hub> {
-  checkHubPrerequisites();
+  const stack = options.stack ?? 'debian-12';
+  if (stack === 'debian-12') {
+    checkHubPrerequisites();
+  }
+  let release = () => {};
   const user = options.user ?? 'alice';
   const timeoutMs = options.timeoutMs ?? 30000;
   const label = options.label ?? 'hub';
@@ -377,6 +515,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
       path.join(HUB_ARTIFACTS, `${label}.log`),
       `# jupyterhub pid ${pids.hub}, proxy pid ${pids.proxy}, single-user pid ${pids.singleUser}; timings ${JSON.stringify(hub.timings)}\n${log}`
     );
+    release();
     fs.rmSync(root, { recursive: true, force: true });
   };
 
@@ -391,6 +530,13 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     dirs,
     pids,
     timings: { installMs: 0, hubUpMs: 0, spawnMs: 0 },
+    stackInfo: {
+      stack,
+      install: stack === 'debian-13' ? 'wheel' : 'command',
+      versions: { python: '', jupyter_server: '', jupyterhub: '', node: '' },
+      python: PYTHON,
+      root: ''
+    },
     installOutput: '',
     logs: () => log,
     api: (method, apiPath, body) =>
@@ -414,35 +560,21 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   };
 
   try {
-    // 1. The operator's install, into the Jupyter directories the single-user servers will use.
-    const installEnv = {
-      PATH: '/usr/bin:/bin',
-      HOME: path.join(root, 'operator-home'),
-      LANG: 'C.UTF-8',
-      JUPYTER_CONFIG_DIR: dirs.jupyterConfig,
-      JUPYTER_DATA_DIR: dirs.jupyterData,
-      PYTHONDONTWRITEBYTECODE: '1'
-    };
+    // 1. The project, installed for the single-user servers the stack's way.
     const installStart = Date.now();
-    const install = spawnSync(
-      process.execPath,
-      [BIN, 'jupyter', 'install', '--user'],
-      {
-        cwd: root,
-        env: installEnv,
-        encoding: 'utf8',
-        timeout: 30000
-      }
-    );
+    const run =
+      stack === 'debian-13' ? debian13Stack(root) : debian12Stack(root, dirs);
+    release = run.release;
     hub.timings.installMs = Date.now() - installStart;
-    hub.installOutput = `${install.stdout}${install.stderr}`;
-    if (install.status !== 0) {
-      throw new Error(
-        `\`project-startup jupyter install --user\` failed (status ${install.status}, signal ${install.signal}):\n${hub.installOutput}`
-      );
-    }
+    hub.installOutput = run.installOutput;
+    hub.stackInfo = {
+      stack: run.stack,
+      install: run.install,
+      versions: run.versions,
+      python: run.python,
+      root: run.root
+    };
     // 2. jupyter-server-proxy, enabled the way its own install enables it (the file its wheel ships).
-    const serverProxy = serverProxyLocation(PYTHON);
     fs.mkdirSync(path.join(dirs.jupyterConfig, 'jupyter_server_config.d'), {
       recursive: true
     });
@@ -464,23 +596,32 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
       JUPYTER_DATA_DIR: dirs.jupyterData,
       JUPYTER_PLATFORM_DIRS: '0',
       // Where jupyter-server-proxy is imported from when it is not installed (the vendored copy).
-      ...(serverProxy.pythonPath ? { PYTHONPATH: serverProxy.pythonPath } : {}),
+      ...(run.serverProxyPythonPath
+        ? { PYTHONPATH: run.serverProxyPythonPath }
+        : {}),
       PYTHONDONTWRITEBYTECODE: '1',
       // The sidecar inherits the single-user server's environment through the proxy.
       PROJECT_STARTUP_LOG_LEVEL: 'debug',
       PROJECT_STARTUP_LOCAL_RUNTIME_URL: CLOSED_URL,
       PROJECT_STARTUP_SERVING_RUNTIME_URL: CLOSED_URL,
+      ...run.spawnerEnv,
       ...options.spawnerEnv
     };
     const configFile = path.join(dirs.hub, 'jupyterhub_config.py');
     fs.writeFileSync(
       configFile,
-      hubConfig({ ports: hub.ports, dirs, user, spawnerEnv })
+      hubConfig({
+        ports: hub.ports,
+        dirs,
+        user,
+        spawnerEnv,
+        singleUserCmd: run.singleUserCmd
+      })
     );
 
     // 4. The hub, in its own process group; secrets reach it through its environment only.
     const env: Record<string, string> = {
-      PATH: '/usr/bin:/bin',
+      PATH: run.path,
       HOME: dirs.hub,
       LANG: 'C.UTF-8',
       NODE_PATH: DEBIAN_NODE_PATH,
@@ -489,7 +630,8 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
       HUB_TEST_PASSWORD: hub.password
     };
     const spawnedAt = Date.now();
-    child = spawn(PYTHON, [JUPYTERHUB, '-f', configFile], {
+    const hubCommand = run.command([PYTHON, JUPYTERHUB, '-f', configFile]);
+    child = spawn(hubCommand.command, hubCommand.args, {
       cwd: dirs.hub,
       env,
       detached: true,
@@ -640,12 +782,22 @@ export async function browserLogin(
       }
     }
   };
+  // The form first, as a browser loads it: JupyterHub 4.1 and later refuse a login POST without
+  // the form's _xsrf field and cookie (3.0 has neither and ignores them).
+  const form = await httpRequest(`${hub.publicUrl}/hub/login`);
+  keep(form);
+  session.trail.push(`${form.status} GET /hub/login`);
+  const xsrf = /name="_xsrf" value="([^"]+)"/.exec(form.text)?.[1];
   const login = await httpRequest(`${hub.publicUrl}/hub/login`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      ...(cookies.size > 0 ? { cookie: session.header() } : {})
+    },
     body: new URLSearchParams({
       username: hub.user,
-      password: hub.password
+      password: hub.password,
+      ...(xsrf ? { _xsrf: xsrf } : {})
     }).toString()
   });
   keep(login);
