@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // Bundles the compiled sidecar (sidecar/dist, from `tsc -p sidecar/tsconfig.json`) for
-// production: sidecar/dist/bundle/project-startup.js, with express and its dependencies, which
-// bin/project-startup.js runs when it exists. One file to read instead of a module tree to find,
-// read and compile. Express is in the bundle because a request must never read code from disk
-// (under a flood of connections no descriptor may be left to read it); it is evaluated, from
-// memory, only when a request first leaves the fast lane (see sidecar/src/http/app.ts), as what
-// only other commands need (the client, the jupyter installer) is evaluated only by them. Last, it starts the bundle once and saves V8's
+// production: sidecar/dist/bundle/project-startup.js, with the router package (express 5's own
+// router, which the HTTP layer runs on node:http), which bin/project-startup.js runs when it
+// exists. One file to read instead of a module tree to find, read and compile. The router is in
+// the bundle because a request must never read code from disk (under a flood of connections no
+// descriptor may be left to read it); it is evaluated, from memory, when the app is made, once
+// the server listens (sidecar/src/http/server.ts), as what only other commands need (the client,
+// the jupyter installer) is evaluated only by them. Last, it starts the bundle once and saves V8's
 // code cache of that start beside it (sidecar/dist/bundle/project-startup.cache), which the bin
 // hands to V8.
 //
@@ -97,15 +98,7 @@ function main(argv) {
       // Module ids from module paths: the same input gives the same bundle (and code cache).
       moduleIds: 'deterministic'
     },
-    stats: 'errors-warnings',
-    // Express's view engine loads template engines by name at run time; the sidecar renders no
-    // views, so that dynamic require is never reached.
-    ignoreWarnings: [
-      {
-        module: /node_modules[\\/]express[\\/]lib[\\/]view\.js/,
-        message: /the request of a dependency is an expression/
-      }
-    ]
+    stats: 'errors-warnings'
   });
 
   compiler.run((error, stats) => {

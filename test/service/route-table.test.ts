@@ -1,8 +1,8 @@
-// The one route table (sidecar/src/http/route-table.ts) is the only list of routes: the express
-// router the service runs, the OpenAPI document's paths, the 405 answers' Allow and the routes
+// The one route table (sidecar/src/http/route-table.ts) is the only list of routes: the router
+// the service runs, the OpenAPI document's paths, the 405 answers' Allow and the routes
 // that answer without credentials must all say what the table says. A route added to the
 // router, the document or the operations alone fails here.
-import type { Router } from 'express';
+import type { Router } from 'router';
 import { ROUTES } from '../../sidecar/src/http/route-table';
 import {
   buildOpenApi,
@@ -18,15 +18,15 @@ interface RouterLayer {
   handle: { stack?: RouterLayer[] };
 }
 
-/** path -> methods (lower case; `_all` for the 405 catch-all) of every route express holds. */
-function expressRoutes(stack: RouterLayer[]): Map<string, string[]> {
+/** path -> methods (lower case; `_all` for the 405 catch-all) of every route the router holds. */
+function routerRoutes(stack: RouterLayer[]): Map<string, string[]> {
   const found = new Map<string, string[]>();
   for (const layer of stack) {
     if (layer.route !== undefined) {
       expect(found.has(layer.route.path)).toBe(false);
       found.set(layer.route.path, Object.keys(layer.route.methods).sort());
     } else if (layer.handle.stack !== undefined) {
-      for (const [path, methods] of expressRoutes(layer.handle.stack)) {
+      for (const [path, methods] of routerRoutes(layer.handle.stack)) {
         expect(found.has(path)).toBe(false);
         found.set(path, methods);
       }
@@ -54,12 +54,12 @@ describe('the route table', () => {
     }
   });
 
-  it('is what the running express application routes, and nothing else', async () => {
+  it('is what the running application routes, and nothing else', async () => {
     const svc = await start();
     const app = svc.running.app as unknown as {
       router: Router;
     };
-    const routed = expressRoutes(app.router.stack as unknown as RouterLayer[]);
+    const routed = routerRoutes(app.router.stack as unknown as RouterLayer[]);
     const expected = new Map(
       ROUTES.map(route => [
         route.path,

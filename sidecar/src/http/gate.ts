@@ -4,13 +4,13 @@
 // credentials, unless the route table marks the route public. Each refusal is a thrown
 // ProblemError, answered by the app's error handler (respond.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { NextFunction, Request, Response } from 'express';
 import { ProblemError } from '../core/problems';
 import { addressTokenRefusal, addressTokenRule } from '../core/sign-in';
 import { labelOf } from '../core/vocabulary';
 import type { AppContext, Route } from './exchange';
 import { originForm, RequestIdentity } from './ingress';
 import { sendSignInPage } from './pages';
+import { sendRedirect } from './redirect';
 import { sendJson, setCommonHeaders } from './respond';
 import { routeAt } from './route-table';
 import { wantsHtml } from './routes';
@@ -26,9 +26,19 @@ export interface GateLocals {
   identity?: RequestIdentity;
 }
 
-export function gateLocals(response: Response): GateLocals {
-  return response.locals as GateLocals;
+/** Each exchange's locals, by its response (what express kept as `response.locals`). */
+const LOCALS = new WeakMap<ServerResponse, GateLocals>();
+
+export function gateLocals(response: ServerResponse): GateLocals {
+  let locals = LOCALS.get(response);
+  if (locals === undefined) {
+    locals = { instance: '', query: EMPTY_QUERY };
+    LOCALS.set(response, locals);
+  }
+  return locals;
 }
+
+const EMPTY_QUERY = new URLSearchParams();
 
 /** The answer of jupyter-server-proxy's readiness poll (GET / behind the notebook server). */
 const READY = '{"status":"pass"}';
@@ -49,7 +59,7 @@ export function instancePath(raw: string): string {
 function logWhenFinished(
   app: AppContext,
   request: IncomingMessage,
-  response: Response
+  response: ServerResponse
 ): void {
   const started = process.hrtime.bigint();
   response.on('finish', () => {
@@ -67,12 +77,16 @@ function logWhenFinished(
  * poll, the sign-in page) or calls `next` for the router; refusals are thrown.
  */
 export function createGate(app: AppContext) {
-  return (request: Request, response: Response, next: NextFunction): void => {
+  return (
+    request: IncomingMessage,
+    response: ServerResponse,
+    next: () => void
+  ): void => {
     setCommonHeaders(response);
     if (app.logger.enabled('debug')) {
       logWhenFinished(app, request, response);
     }
-    const url = originForm(request.url);
+    const url = originForm(request.url ?? '/');
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     const locals = gateLocals(response);
@@ -89,7 +103,7 @@ export function createGate(app: AppContext) {
       return;
     }
     const search = q === -1 ? '' : url.slice(q);
-    const routePath = pathBelowPrefix(app, response, path, search);
+    const routePath = pathBelowPrefix(app, request, response, path, search);
     if (routePath === undefined) {
       return;
     }
@@ -129,13 +143,14 @@ function answerReadinessPoll(
  */
 function pathBelowPrefix(
   app: AppContext,
-  response: Response,
+  request: IncomingMessage,
+  response: ServerResponse,
   path: string,
   search: string
 ): string | undefined {
   const { prefix } = app;
   if (path === prefix) {
-    response.redirect(308, `${prefix}/${search}`);
+    sendRedirect(request, response, 308, `${prefix}/${search}`);
     return undefined;
   }
   if (!path.startsWith(`${prefix}/`)) {
@@ -195,7 +210,7 @@ function refuseSetupPageWithoutBrowserRoute(
 function authenticate(
   app: AppContext,
   request: IncomingMessage,
-  response: Response,
+  response: ServerResponse,
   path: string,
   locals: GateLocals
 ): boolean {
@@ -217,7 +232,7 @@ function authenticate(
   if (locals.identity.via === 'query-token' && wantsHtml(request)) {
     locals.query.delete('token');
     const rest = locals.query.toString();
-    response.redirect(303, `${path}${rest ? `?${rest}` : ''}`);
+    sendRedirect(request, response, 303, `${path}${rest ? `?${rest}` : ''}`);
     return false;
   }
   return true;

@@ -54,17 +54,16 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-/** The ingress the service runs on, and whether its platform offers it. */
-function chooseIngress(config: ServiceConfig, service: StartupService) {
-  // Direct loopback on every platform unless asked otherwise (the manifest's default ingress is
-  // the operator's contract; it is not what a plain `serve` on a TCP port may open).
-  const ingress: IngressMode = config.ingress ?? 'direct-loopback';
-  // An ingress the platform does not offer still answers, read-only: behind a notebook server
-  // on a cluster node the panel must be able to say "use the terminal" rather than fail.
-  return { ingress, offered: service.adapter.ingressModes.includes(ingress) };
+/**
+ * The ingress the service runs on. Direct loopback on every platform unless asked otherwise (the
+ * manifest's default ingress is the operator's contract; it is not what a plain `serve` on a TCP
+ * port may open). One the platform does not offer still answers, read-only: behind a notebook
+ * server on a cluster node the panel must be able to say "use the terminal" rather than fail.
+ */
+function chosenIngress(config: ServiceConfig): IngressMode {
+  return config.ingress ?? 'direct-loopback';
 }
 
-/** The HTTP server of the app, with its connection cap and its own answers. */
 /**
  * The request listener of a server that listens before its app is built: a request that arrives
  * first waits for the app. Listening first lets the proxy's first readiness check connect
@@ -250,11 +249,15 @@ function logStart(
   });
 }
 
-export async function startService(
-  options: StartOptions
-): Promise<RunningService> {
+/** The service and its app, made once the server listens (so a readiness check waits for them). */
+function createServiceAndApp(
+  options: StartOptions,
+  logger: Logger,
+  guard: IngressGuard,
+  token: string | undefined,
+  promptKey: string
+): { service: StartupService; app: http.RequestListener } {
   const { config, env } = options;
-  const logger = options.logger ?? createLogger(config.logLevel);
   const service = new StartupService({
     config,
     env,
@@ -262,33 +265,49 @@ export async function startService(
     onCreationStep: options.onCreationStep,
     stateTraversal: options.stateTraversal
   });
-  const { ingress, offered } = chooseIngress(config, service);
+  const app = createApp({
+    service,
+    guard,
+    logger,
+    rateLimiter: new RateLimiter(config.initializeRateLimit),
+    claimRateLimiter: allocationRateLimiter(config.allocationRateLimit),
+    proofKey: token,
+    promptKey: new SecretMatcher(promptKey)
+  });
+  return { service, app };
+}
+
+export async function startService(
+  options: StartOptions
+): Promise<RunningService> {
+  const { config, env } = options;
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const ingress = chosenIngress(config);
   const address = await resolveBindAddress(config, ingress);
   const { guard, token } = createGuard(ingress, config, env);
   // The command line's proof that its confirmation prompt was answered on a TTY: only in the
   // private runtime file, never printed, logged or taken from the environment.
   const promptKey = randomBytes(32).toString('base64url');
+  // Listening comes first: the service (platform evidence, the manifest) and the app (the
+  // router, the API description, the page's files) are made while a readiness check waits.
   const { listener, attach } = appWhenReady();
   const server = createHttpServer(config, logger, listener);
   ensureRuntimeDir(config.runtimeDir); // fail before listening, not after
   const unixListener = await listen(server, config, address);
-  let app: http.RequestListener;
+  let made: { service: StartupService; app: http.RequestListener };
   try {
-    app = createApp({
-      service,
-      guard,
-      logger,
-      rateLimiter: new RateLimiter(config.initializeRateLimit),
-      claimRateLimiter: allocationRateLimiter(config.allocationRateLimit),
-      proofKey: token,
-      promptKey: new SecretMatcher(promptKey)
-    });
-    attach(app);
+    made = createServiceAndApp(options, logger, guard, token, promptKey);
+    attach(made.app);
   } catch (error) {
+    // A refused setting is answered by the misconfigured listener, which claims the socket:
+    // give it up, and drop whatever connected meanwhile (it would wait for an app forever).
     unixListener?.release();
     server.close();
+    server.closeAllConnections();
     throw error;
   }
+  const { service, app } = made;
+  const offered = service.adapter.ingressModes.includes(ingress);
   const { url, port, listening } = whereListening(server, config, guard);
   const reached = { mode: ingress, listening, offered };
   await verifyBrowserUrl(service, reached, url);
