@@ -235,6 +235,13 @@ export interface LabServerOptions {
    */
   disabledExtensions?: string[];
   /**
+   * Whether the project's wheel is installed (default true: the real stack's venv as
+   * real-stack-setup.js made it). False runs the same JupyterLab from a view of that venv without
+   * the wheel (no labextension, proxy entry point, server extension or `project-startup`): the
+   * stack of someone who installs the npm package instead, or has not installed the project.
+   */
+  wheel?: boolean;
+  /**
    * Runs once the server's directories exist and before it starts (after `serverProxy` and
    * `labextensions` are in place), e.g. to run `project-startup jupyter install --user` into
    * them (see jupyterInstall). What it returns is added to the server's environment last.
@@ -347,6 +354,67 @@ function writeServerProxyEnabled(dir: string): void {
   );
 }
 
+/** Symlinks in `to` to every entry of `from` but those `skip` names. */
+function linkAllBut(from: string, to: string, skip: (name: string) => boolean) {
+  fs.mkdirSync(to, { recursive: true });
+  for (const name of fs.readdirSync(from)) {
+    if (!skip(name)) {
+      fs.symlinkSync(path.join(from, name), path.join(to, name));
+    }
+  }
+}
+
+/**
+ * The real stack's venv without the project's wheel, as a venv of symlinks in `dir` (its own
+ * pyvenv.cfg, so Python takes `dir` as sys.prefix): every package, labextension and
+ * jupyter_server_config.d file of the venv but the wheel's.
+ */
+export function venvWithoutWheel(stack: RealStack, dir: string): RealStack {
+  const lib = `python${stack.versions.python.split('.').slice(0, 2).join('.')}`;
+  fs.mkdirSync(path.join(dir, 'bin'), { recursive: true });
+  fs.copyFileSync(
+    path.join(stack.venv, 'pyvenv.cfg'),
+    path.join(dir, 'pyvenv.cfg')
+  );
+  fs.symlinkSync(
+    fs.realpathSync(stack.python),
+    path.join(dir, 'bin', 'python')
+  );
+  linkAllBut(
+    path.join(stack.venv, 'lib', lib, 'site-packages'),
+    path.join(dir, 'lib', lib, 'site-packages'),
+    name => name.startsWith('jupyterlab_project_startup')
+  );
+  const share = path.join(stack.venv, 'share', 'jupyter');
+  linkAllBut(
+    share,
+    path.join(dir, 'share', 'jupyter'),
+    name => name === 'labextensions'
+  );
+  linkAllBut(
+    path.join(share, 'labextensions'),
+    path.join(dir, 'share', 'jupyter', 'labextensions'),
+    name => name === 'jupyterlab-project-startup'
+  );
+  const etc = path.join(stack.venv, 'etc', 'jupyter');
+  linkAllBut(
+    etc,
+    path.join(dir, 'etc', 'jupyter'),
+    name => name === 'jupyter_server_config.d'
+  );
+  linkAllBut(
+    path.join(etc, 'jupyter_server_config.d'),
+    path.join(dir, 'etc', 'jupyter', 'jupyter_server_config.d'),
+    name => name.startsWith('jupyterlab_project_startup')
+  );
+  return {
+    ...stack,
+    venv: dir,
+    python: path.join(dir, 'bin', 'python'),
+    bin: path.join(dir, 'bin')
+  };
+}
+
 /** The command line of the real `jupyter lab` for these directories. */
 async function realLabCommand(
   stack: RealStack,
@@ -356,7 +424,9 @@ async function realLabCommand(
 ): Promise<string[]> {
   const asRoot = process.getuid?.() === 0;
   return [
-    path.join(stack.bin, 'jupyter-lab'),
+    stack.python,
+    '-m',
+    'jupyterlab',
     '--no-browser',
     '--ServerApp.ip=127.0.0.1',
     `--ServerApp.port=${await freePort()}`,
@@ -410,12 +480,16 @@ export async function startLabServer(
   } else {
     checkPrerequisites();
   }
-  const stack = assembled ? undefined : realStack();
+  const baseUrl = options.baseUrl ?? '/lab-e2e/';
+  const root = tempRoot('ps-e2e-');
+  const stack = assembled
+    ? undefined
+    : options.wheel === false
+      ? venvWithoutWheel(realStack(), path.join(root, 'venv-without-wheel'))
+      : realStack();
   const serverProxy = serverProxyLocation(
     options.python ?? stack?.python ?? PYTHON
   );
-  const baseUrl = options.baseUrl ?? '/lab-e2e/';
-  const root = tempRoot('ps-e2e-');
   const dirs = {
     root,
     config: path.join(root, 'config'),

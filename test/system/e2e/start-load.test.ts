@@ -1,5 +1,5 @@
-// What the extension costs a page, end to end, in the real JupyterLab 4.6.4 front end
-// (test/system/e2e/app) and Notebook 7's tree page (test/system/e2e/notebook7), each in Debian's Chromium
+// What the extension costs a page, end to end, in the real `jupyter lab` (JupyterLab 4.6.4 on
+// jupyter_server 2.21.1, pip-installed) and Notebook 7's tree page (test/system/e2e/notebook7), each in Debian's Chromium
 // against jupyter_server 1.23 at base_url /user/alice/ with the real sidecar behind the real
 // jupyter-server-proxy (`project-startup jupyter install --user`):
 //
@@ -150,7 +150,7 @@ function expectLeanStart(atStart: string[]): void {
   expect(atStart).not.toContain(lazy.components);
 }
 
-describe('what the extension costs JupyterLab: its start and each opening of the panel (Chromium, jupyter_server 1.23, base_url /user/alice/)', () => {
+describe('what the extension costs JupyterLab: its start and each opening of the panel (Chromium, jupyter_server 2.21.1, base_url /user/alice/)', () => {
   let server: LabServer | undefined;
   const { newPage, expectOnlyProblems } = pageSuite({
     server: () => server,
