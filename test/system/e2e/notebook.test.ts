@@ -18,7 +18,8 @@ import {
   jupyterInstall,
   LabServer,
   startLabServer,
-  stopAllLabServers
+  stopAllLabServers,
+  VENDORED_SERVER_PROXY
 } from './helpers';
 import {
   displayedHtml,
@@ -103,8 +104,12 @@ describe('notebook cells reach the sidecar through their own Jupyter server, wit
       // JupyterLab as pip installs it, without the wheel: its entry point and server extension
       // would otherwise be there.
       wheel: false,
-      prepare: dirs =>
-        void installForUser(dirs.home, path.join(dirs.root, 'site'))
+      prepare: dirs => {
+        const site = path.join(dirs.root, 'site');
+        installForUser(dirs.home, site);
+        // A venv reads no user site-packages: the client comes from PYTHONPATH, beside the proxy.
+        return { PYTHONPATH: `${VENDORED_SERVER_PROXY}:${site}` };
+      }
     });
     alice = await startLabServer({
       baseUrl: '/user/alice/',
