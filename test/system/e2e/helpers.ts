@@ -213,7 +213,10 @@ export interface LabServerOptions {
   env?: Record<string, string>;
   /** Name for the server log in test-artifacts/e2e/ (default "lab-server"). */
   label?: string;
-  /** How long to wait for the server to answer (default 30 s). */
+  /**
+   * How long to wait for the server to answer (default 60 s: the real `jupyter lab` answered
+   * after 12-19 s on a loaded 2-core machine).
+   */
   timeoutMs?: number;
   /**
    * Runs the assembled host instead of the real stack: lab_server.py (or `script`) with this
@@ -663,7 +666,8 @@ export async function startLabServer(
   };
   started.add(server);
 
-  const deadline = spawnedAt + (options.timeoutMs ?? 30000);
+  const startTimeoutMs = options.timeoutMs ?? 60000;
+  const deadline = spawnedAt + startTimeoutMs;
   const failStart = async (why: string): Promise<never> => {
     await server.stop(2000);
     throw new Error(
@@ -680,9 +684,7 @@ export async function startLabServer(
       );
     }
     if (Date.now() > deadline) {
-      return failStart(
-        `did not listen within ${options.timeoutMs ?? 30000} ms`
-      );
+      return failStart(`did not listen within ${startTimeoutMs} ms`);
     }
     try {
       port = (JSON.parse(fs.readFileSync(infoFile, 'utf8')) as { port: number })
@@ -707,7 +709,7 @@ export async function startLabServer(
     }
     if (Date.now() > deadline) {
       return failStart(
-        `did not answer ${server.base}api/status within ${options.timeoutMs ?? 30000} ms`
+        `did not answer ${server.base}api/status within ${startTimeoutMs} ms`
       );
     }
     await delay(50);
