@@ -10,6 +10,7 @@ export const PYTHON = '/usr/bin/python3';
 export const RUNNER = path.join(
   REPO_ROOT,
   'test',
+  'system',
   'e2e',
   'run_notebook_in_server.py'
 );

@@ -8,6 +8,7 @@ import { REPO_ROOT, runRunner } from './kernel';
 export const TERMINAL_RUNNER = path.join(
   REPO_ROOT,
   'test',
+  'system',
   'e2e',
   'run_in_terminal.py'
 );

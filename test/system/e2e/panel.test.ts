@@ -672,10 +672,15 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 2.21
       platform: 'generic',
       confirmation: {
         interface: 'notebook',
-        method: 'jupyterlab-dialog',
+        // A standalone `jupyter lab` puts its token in the page config (JupyterLab's labapp.py;
+        // not under JupyterHub), so every request of the page carries "Authorization: token":
+        // the sidecar records what it observed, a call with a credential (http-api), not the
+        // cookie-and-XSRF page (jupyterlab-dialog, which cross-origin.test.ts checks).
+        method: 'http-api',
         ingress: 'notebook-server-proxy'
       }
     });
+    expect(config.token).toBe(s.token);
     expect(recordText).not.toContain(s.token);
     expect((await projection(s)).phase).toBe('ready');
     await screenshot(p, 'panel-ready');
