@@ -23,6 +23,7 @@ import type { Page } from 'playwright-core';
 import {
   ARTIFACTS,
   jupyterInstall,
+  jupyterServer1Noise,
   LabServer,
   openLab,
   PROJECT_LABEXTENSION,
@@ -237,7 +238,10 @@ describe('what the extension costs Notebook 7: its start and each opening of the
     server: () => server,
     forgetServer: () => (server = undefined),
     prepare: () => void checkNotebook7Built(),
-    alwaysAllowed: isNotebook7HostRace
+    // Still the Notebook 7 stand-in on jupyter_server 1.x (the "nb" engineer moves it): its
+    // /api/me and events noise is no longer filtered by PageProblems.
+    alwaysAllowed: problem =>
+      isNotebook7HostRace(problem) || jupyterServer1Noise(problem)
   });
 
   test("the start loads no panel code; an opening of the panel's tab costs one request; two at once make one tab", async () => {
