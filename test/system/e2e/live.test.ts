@@ -1,6 +1,6 @@
-// The live state end to end: the project's prebuilt extension in the real JupyterLab 4.6.4 front
-// end in Debian's headless Chromium, against Debian's jupyter_server 1.23 at base_url
-// /user/alice/, with the real sidecar behind the real jupyter-server-proxy (put in place by
+// The live state end to end: the project's prebuilt extension in the real `jupyter lab`
+// (JupyterLab 4.6.4 on jupyter_server 2.21.1, pip-installed) in Debian's headless Chromium, at
+// base_url /user/alice/, with the real sidecar behind the real jupyter-server-proxy (put in place by
 // `project-startup jupyter install --user`). The person's settings set refreshInterval to 1 s.
 // With no click at all, the open panel and the status bar item follow the service:
 //
@@ -230,7 +230,7 @@ const READY = 'Setup phase: Ready.';
 const BLOCKED = 'Setup phase: Blocked.';
 const FAILING = /^The Project Startup service (is failing|cannot start: .+)\.$/;
 
-describe('live state: the panel and the status bar follow the service without a click (Chromium, jupyter_server 1.23, real jupyter-server-proxy)', () => {
+describe('live state: the panel and the status bar follow the service without a click (Chromium, jupyter_server 2.21.1, real jupyter-server-proxy)', () => {
   let browser: Browser | undefined;
   let server: LabServer | undefined;
   let page: Page | undefined;

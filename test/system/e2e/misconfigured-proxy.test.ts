@@ -1,5 +1,5 @@
-// A bad PROJECT_STARTUP_* setting behind the real jupyter-server-proxy 4.x (vendor) on Debian's
-// jupyter_server: the proxy restarts a backend that exits non-zero at once and without back-off
+// A bad PROJECT_STARTUP_* setting behind the real jupyter-server-proxy 4.x (vendor) on the real
+// `jupyter lab` (jupyter_server 2.21.1): the proxy restarts a backend that exits non-zero at once and without back-off
 // until its start timeout, so a sidecar that exits on a configuration error was launched about 80
 // times per request (and again for every poll of an open panel), and the request got the
 // proxy's bare 500 after 20 s. Launched with the proxy's flags, the sidecar now stays up on its

@@ -1,5 +1,5 @@
 // The notebook interface from inside a notebook, as a person's notebook runs: a real .ipynb
-// executed in a kernel that the Jupyter server itself starts (Debian's ipykernel, kernelspec
+// executed in a kernel that the Jupyter server itself starts (the venv's ipykernel, kernelspec
 // python3, the server's child with the server's environment), whose cells import this project's
 // Python client (`from jupyterlab_project_startup import client`, importable as an installed
 // package is) and reach the sidecar through Jupyter (base_url /user/alice/) and the real
@@ -18,7 +18,8 @@ import {
   jupyterInstall,
   LabServer,
   startLabServer,
-  stopAllLabServers
+  stopAllLabServers,
+  VENDORED_SERVER_PROXY
 } from './helpers';
 import {
   displayedHtml,
@@ -100,8 +101,15 @@ describe('notebook cells reach the sidecar through their own Jupyter server, wit
     bob = await startLabServer({
       baseUrl: '/user/bob/',
       label: 'notebook-not-enabled',
-      prepare: dirs =>
-        void installForUser(dirs.home, path.join(dirs.root, 'site'))
+      // JupyterLab as pip installs it, without the wheel: its entry point and server extension
+      // would otherwise be there.
+      wheel: false,
+      prepare: dirs => {
+        const site = path.join(dirs.root, 'site');
+        installForUser(dirs.home, site);
+        // A venv reads no user site-packages: the client comes from PYTHONPATH, beside the proxy.
+        return { PYTHONPATH: `${VENDORED_SERVER_PROXY}:${site}` };
+      }
     });
     alice = await startLabServer({
       baseUrl: '/user/alice/',

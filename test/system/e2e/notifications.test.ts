@@ -1,6 +1,6 @@
 // "Quiet until it can help", end to end: the project's prebuilt extension in the real
-// JupyterLab 4.6.4 front end (test/system/e2e/app) in Debian's Chromium, against Debian's
-// jupyter_server 1.23 at base_url /user/alice/ with the real jupyter-server-proxy, set up by the
+// `jupyter lab` (JupyterLab 4.6.4 on jupyter_server 2.21.1, pip-installed) in Debian's Chromium,
+// at base_url /user/alice/ with the real jupyter-server-proxy, set up by the
 // operator's own `project-startup jupyter install --user` (helpers.ts jupyterInstall).
 //
 //   not enabled (no proxy entry): a toast with the problem, the fix and both actions, no panel;
@@ -12,7 +12,7 @@
 //   blocked: a warning naming the failing check and its remedy;
 //   awaiting confirmation: the panel opens by itself and nothing toasts;
 //   the Help menu's "Project Startup user guide" opens the README's user section, rendered by
-//   JupyterLab's Markdown renderer (the test host provides the rendermime registry).
+//   JupyterLab's Markdown renderer.
 //
 // Screenshots: test-artifacts/e2e/notification-*.png and user-guide.png; axe-core scans the
 // toasts and the guide (WCAG 2.1 A/AA, ./axe.ts).
@@ -54,7 +54,7 @@ function toast(page: Page, text: string): Locator {
   });
 }
 
-describe('notifications and the user guide in JupyterLab (Chromium, jupyter_server 1.23, base_url /user/alice/)', () => {
+describe('notifications and the user guide in JupyterLab (Chromium, jupyter_server 2.21.1, base_url /user/alice/)', () => {
   let server: LabServer | undefined;
   const { newPage, expectOnlyProblems } = pageSuite({
     server: () => server,
@@ -76,6 +76,9 @@ describe('notifications and the user guide in JupyterLab (Chromium, jupyter_serv
     server = await startLabServer({
       baseUrl: BASE_URL,
       label: 'notifications-not-enabled-server',
+      // JupyterLab as pip installs it, without the wheel: its entry point and server extension
+      // would otherwise be there.
+      wheel: false,
       prepare: dirs => {
         jupyterInstall(dirs);
         removeProxyEntry(dirs);
@@ -156,6 +159,9 @@ describe('notifications and the user guide in JupyterLab (Chromium, jupyter_serv
     server = await startLabServer({
       baseUrl: BASE_URL,
       label: 'notifications-failing-server',
+      // JupyterLab as pip installs it, without the wheel: its entry point and server extension
+      // would otherwise be there.
+      wheel: false,
       prepare: dirs => {
         jupyterInstall(dirs);
         breakProxyEntry(dirs);

@@ -1,6 +1,6 @@
-// The notebook interface end to end: the project's prebuilt extension in the real JupyterLab
-// 4.6.4 front end (test/system/e2e/app), in Debian's headless Chromium, against Debian's jupyter_server
-// 1.23 with Jupyter's base_url /user/alice/, and the real sidecar behind the real
+// The notebook interface end to end: the project's prebuilt extension in the real `jupyter lab`
+// (JupyterLab 4.6.4 on jupyter_server 2.21.1, pip-installed with the project's wheel), in
+// Debian's headless Chromium, with Jupyter's base_url /user/alice/, and the real sidecar behind the real
 // jupyter-server-proxy. Both are put in place by the operator's own command, `project-startup jupyter
 // install --user`, run with JUPYTER_CONFIG_DIR / JUPYTER_DATA_DIR set to the server's
 // directories before it starts. The Jupyter server's root_dir and working directory is the
@@ -124,7 +124,7 @@ function recordSidecarCalls(page: Page): {
   return { calls, statuses };
 }
 
-/** What `jupyter install` wrote for jupyter_server 1.x, checked as the operator guide says. */
+/** What `jupyter install` wrote, checked as the operator guide says. */
 function expectInstalled(dirs: LabServer['dirs']): void {
   const config = JSON.parse(
     fs.readFileSync(
@@ -393,7 +393,7 @@ async function screenshotOffers(page: Page, name: string): Promise<void> {
   }
 }
 
-describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23, base_url /user/alice/)', () => {
+describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 2.21.1, base_url /user/alice/)', () => {
   let server: LabServer | undefined;
   // Each page's viewport (1280 × 1000) is tall enough for the whole panel.
   const { newPage, expectOnlyProblems, problems } = pageSuite({
@@ -428,7 +428,9 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
       { timeout: 30000 }
     );
     await openLab(p, s);
-    // The extension is a federated one, loaded from $JUPYTER_DATA_DIR/labextensions.
+    // The extension is a federated one (beside those the Notebook 7 and Pygments wheels install),
+    // listed once though the wheel installed it too: the copy in $JUPYTER_DATA_DIR/labextensions
+    // comes first on Jupyter's search path.
     const config = await p.evaluate(() =>
       JSON.parse(
         document.getElementById('jupyter-config-data')?.textContent ?? '{}'
@@ -436,8 +438,10 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     );
     expect(config.baseUrl).toBe(BASE_URL);
     expect(
-      config.federated_extensions.map((e: { name: string }) => e.name)
-    ).toEqual([PACKAGE]);
+      config.federated_extensions.filter(
+        (e: { name: string }) => e.name === PACKAGE
+      )
+    ).toHaveLength(1);
     // The preflight asked the sidecar through the proxy under the base URL, and (setting off)
     // the panel did not open by itself.
     expect((await firstStartup).status()).toBe(200);
@@ -668,10 +672,15 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
       platform: 'generic',
       confirmation: {
         interface: 'notebook',
-        method: 'jupyterlab-dialog',
+        // A standalone `jupyter lab` puts its token in the page config (JupyterLab's labapp.py;
+        // not under JupyterHub), so every request of the page carries "Authorization: token":
+        // the sidecar records what it observed, a call with a credential (http-api), not the
+        // cookie-and-XSRF page (jupyterlab-dialog, which cross-origin.test.ts checks).
+        method: 'http-api',
         ingress: 'notebook-server-proxy'
       }
     });
+    expect(config.token).toBe(s.token);
     expect(recordText).not.toContain(s.token);
     expect((await projection(s)).phase).toBe('ready');
     await screenshot(p, 'panel-ready');
@@ -826,6 +835,9 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     server = await startPanelServer({
       baseUrl: BASE_URL,
       label: 'panel-not-enabled-server',
+      // JupyterLab as pip installs it, without the wheel: its entry point and server extension
+      // would otherwise be there.
+      wheel: false,
       prepare: dirs => {
         jupyterInstall(dirs);
         removeProxyEntry(dirs);
@@ -879,6 +891,9 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 1.23
     server = await startPanelServer({
       baseUrl: BASE_URL,
       label: 'panel-failing-server',
+      // JupyterLab as pip installs it, without the wheel: its entry point and server extension
+      // would otherwise be there.
+      wheel: false,
       prepare: dirs => {
         jupyterInstall(dirs);
         breakProxyEntry(dirs);

@@ -1,5 +1,5 @@
-// The real jupyter-server-proxy 4.x (installed, else ../shared/vendor/python) on Debian's
-// jupyter_server 1.23 in front of the real sidecar: the facts the notebook-server-proxy ingress
+// The real jupyter-server-proxy 4.x (../shared/vendor/python) on the real `jupyter lab`
+// (jupyter_server 2.21.1) in front of the real sidecar: the facts the notebook-server-proxy ingress
 // is built on (shared/spec/jupyter-environment.md), checked here so that a proxy release that
 // changes one of them fails a test instead of opening a hole:
 // - Jupyter authenticates every request before the proxy does anything (nothing is launched for

@@ -1,7 +1,6 @@
 // The extension's settings in JupyterLab's own Settings Editor (its form, rendered from
-// schema/plugin.json by @jupyterlab/settingeditor-extension), in Notebook 7's tree page built
-// from the npm packages (test/system/e2e/notebook7; the JupyterLab host app has no settings editor),
-// in Debian's Chromium against jupyter_server 1.23 at base_url /user/alice/:
+// schema/plugin.json by @jupyterlab/settingeditor-extension), in the real `jupyter lab`
+// (JupyterLab 4.6.4 on jupyter_server 2.21.1), in Debian's Chromium at base_url /user/alice/:
 //   - "Silenced notifications" offers each kind by its title (the schema's oneOf choices), not
 //     by its id;
 //   - choosing one is saved through the Jupyter server's settings API, which validates with JSON
@@ -9,7 +8,13 @@
 // Screenshot: test-artifacts/e2e/settings-editor.png.
 import * as fs from 'node:fs';
 import type { Page } from 'playwright-core';
-import { jupyterInstall, screenshot } from './helpers';
+import {
+  jupyterInstall,
+  LabServer,
+  openLab,
+  screenshot,
+  startLabServer
+} from './helpers';
 import {
   BASE_URL,
   pageSuite,
@@ -17,13 +22,6 @@ import {
   pluginSettingsFile,
   writePluginSetting
 } from './panel-helpers';
-import {
-  checkNotebook7Built,
-  isNotebook7HostRace,
-  Notebook7Server,
-  openNotebookTree,
-  startNotebook7Server
-} from './notebook7-helpers';
 
 /** The titles of schema/plugin.json's mutedNotifications choices. */
 const KIND_TITLES = (
@@ -49,17 +47,15 @@ async function openSettingsEditor(page: Page): Promise<void> {
   });
 }
 
-describe('the settings in the Settings Editor (Notebook 7 tree page; Chromium, jupyter_server 1.23, base_url /user/alice/)', () => {
-  let server: Notebook7Server | undefined;
+describe('the settings in the Settings Editor (JupyterLab; Chromium, jupyter_server 2.21.1, base_url /user/alice/)', () => {
+  let server: LabServer | undefined;
   const { newPage, expectOnlyProblems } = pageSuite({
     server: () => server,
-    forgetServer: () => (server = undefined),
-    prepare: () => void checkNotebook7Built(),
-    alwaysAllowed: isNotebook7HostRace
+    forgetServer: () => (server = undefined)
   });
 
   test('"Silenced notifications" shows each kind by its title, and a choice is saved', async () => {
-    server = await startNotebook7Server({
+    server = await startLabServer({
       baseUrl: BASE_URL,
       label: 'settings-editor-server',
       prepare: dirs => {
@@ -69,8 +65,7 @@ describe('the settings in the Settings Editor (Notebook 7 tree page; Chromium, j
     });
     const s = server;
     const p = await newPage();
-    const host = await openNotebookTree(p, s);
-    expect(host.errors).toEqual([]);
+    await openLab(p, s);
     await openSettingsEditor(p);
     const plugin = p
       .locator('.jp-PluginList-entry')

@@ -1,5 +1,5 @@
-// What the extension costs a page, end to end, in the real JupyterLab 4.6.4 front end
-// (test/system/e2e/app) and Notebook 7's tree page (test/system/e2e/notebook7), each in Debian's Chromium
+// What the extension costs a page, end to end, in the real `jupyter lab` (JupyterLab 4.6.4 on
+// jupyter_server 2.21.1, pip-installed) and Notebook 7's tree page (test/system/e2e/notebook7), each in Debian's Chromium
 // against jupyter_server 1.23 at base_url /user/alice/ with the real sidecar behind the real
 // jupyter-server-proxy (`project-startup jupyter install --user`):
 //
@@ -23,6 +23,7 @@ import type { Page } from 'playwright-core';
 import {
   ARTIFACTS,
   jupyterInstall,
+  jupyterServer1Noise,
   LabServer,
   openLab,
   PROJECT_LABEXTENSION,
@@ -150,7 +151,7 @@ function expectLeanStart(atStart: string[]): void {
   expect(atStart).not.toContain(lazy.components);
 }
 
-describe('what the extension costs JupyterLab: its start and each opening of the panel (Chromium, jupyter_server 1.23, base_url /user/alice/)', () => {
+describe('what the extension costs JupyterLab: its start and each opening of the panel (Chromium, jupyter_server 2.21.1, base_url /user/alice/)', () => {
   let server: LabServer | undefined;
   const { newPage, expectOnlyProblems } = pageSuite({
     server: () => server,
@@ -237,7 +238,10 @@ describe('what the extension costs Notebook 7: its start and each opening of the
     server: () => server,
     forgetServer: () => (server = undefined),
     prepare: () => void checkNotebook7Built(),
-    alwaysAllowed: isNotebook7HostRace
+    // Still the Notebook 7 stand-in on jupyter_server 1.x (the "nb" engineer moves it): its
+    // /api/me and events noise is no longer filtered by PageProblems.
+    alwaysAllowed: problem =>
+      isNotebook7HostRace(problem) || jupyterServer1Noise(problem)
   });
 
   test("the start loads no panel code; an opening of the panel's tab costs one request; two at once make one tab", async () => {
