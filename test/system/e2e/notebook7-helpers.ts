@@ -25,7 +25,7 @@ import {
   CLOSED_URL,
   LabServer,
   PageProblem,
-  serverProxyLocation
+  ServerProxyLocation
 } from './helpers';
 
 /**
@@ -198,6 +198,26 @@ function status(url: string, token: string): Promise<number> {
   });
 }
 
+/**
+ * The vendored jupyter-server-proxy the stack's venv runs with (pip cannot install it here), read
+ * from its _version.py rather than by importing it (an import probe can take over its 20 s on a
+ * busy machine).
+ */
+function vendoredServerProxy(): ServerProxyLocation {
+  const file = path.join(
+    VENDORED_SERVER_PROXY,
+    'jupyter_server_proxy',
+    '_version.py'
+  );
+  const version = /__version__ = "([^"]+)"/.exec(
+    fs.readFileSync(file, 'utf8')
+  )?.[1];
+  if (!version?.startsWith('4.')) {
+    throw new Error(`${file} names no jupyter-server-proxy 4.x version`);
+  }
+  return { pythonPath: VENDORED_SERVER_PROXY, version, file };
+}
+
 /** The server's environment: fresh Jupyter directories, the token, the venv's bin first on PATH. */
 function serverEnv(
   stack: RealStack,
@@ -209,13 +229,13 @@ function serverEnv(
   if (options.serverProxyEnabled ?? true) {
     writeServerProxyEnabled(proxyConfig);
   }
-  const { pythonPath } = serverProxyLocation(stack.python);
+  const { pythonPath } = vendoredServerProxy();
   return {
     PATH: `${stack.bin}:/usr/bin:/bin`,
     HOME: dirs.home,
     LANG: 'C.UTF-8',
     PYTHONDONTWRITEBYTECODE: '1',
-    ...(pythonPath ? { PYTHONPATH: pythonPath } : {}),
+    PYTHONPATH: pythonPath,
     TMPDIR: dirs.tmp,
     PYDEVD_DISABLE_FILE_VALIDATION: '1',
     JUPYTER_TOKEN: token,
@@ -324,7 +344,7 @@ export async function startNotebook7Server(
     pid: child.pid as number,
     startMs: 0,
     dirs,
-    serverProxy: serverProxyLocation(stack.python),
+    serverProxy: vendoredServerProxy(),
     stack,
     ...follow(child, dirs, label, () => server.startMs)
   };
