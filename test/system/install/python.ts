@@ -1,8 +1,7 @@
 // The Python package as an operator installs it: the wheel built from this checkout
 // (scripts/build-wheel.js), `python3 -m venv --system-site-packages`, `pip install --no-index
 // --no-deps <wheel>`, then Debian's jupyter_server 1.23 started from that venv's python with no
-// configuration other than enabling jupyter-server-proxy; installOverStack makes the same install
-// over the real stack (jupyter_server 2.21.1) instead. The real jupyter-server-proxy 4.x
+// configuration other than enabling jupyter-server-proxy. The real jupyter-server-proxy 4.x
 // comes from an installed one where the python has it, else from ../shared/vendor/python (on
 // PYTHONPATH, with PYTHONDONTWRITEBYTECODE=1 so nothing is written there): serverProxyLocation.
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -11,7 +10,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { serverProxyLocation } from '../e2e/helpers';
 import { freePort, tempRoot } from '../../helpers/harness';
-import { realStack } from '../../helpers/real-stack';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 export const PYTHON = '/usr/bin/python3';
@@ -121,52 +119,6 @@ export function installInVenv(wheel: string, venv: string): string {
     [
       '-m',
       'pip',
-      'install',
-      '--no-index',
-      '--no-deps',
-      '--disable-pip-version-check',
-      wheel
-    ],
-    { timeoutMs: 120000 }
-  );
-  return python;
-}
-
-/**
- * A venv of the real stack's Python holding the wheel and, through a .pth file, the stack's
- * packages (JupyterLab 4.6.4, Notebook 7.6.3, jupyter_server 2.21.1: realStack()) except the
- * stack's own copy of this package: so the wheel installed here is the only one Python sees, and
- * installing is seconds, not a resolve from the wheel store. The stack venv is not touched.
- */
-export function installOverStack(wheel: string, venv: string): string {
-  const stack = realStack();
-  run(stack.python, ['-m', 'venv', '--without-pip', venv], {
-    timeoutMs: 120000
-  });
-  const sitePackages = (prefix: string) => {
-    const lib = path.join(prefix, 'lib');
-    return path.join(lib, fs.readdirSync(lib)[0], 'site-packages');
-  };
-  const view = `${venv}-stack-packages`;
-  fs.mkdirSync(view);
-  const stackSite = sitePackages(stack.venv);
-  for (const name of fs.readdirSync(stackSite)) {
-    if (!name.startsWith('jupyterlab_project_startup')) {
-      fs.symlinkSync(path.join(stackSite, name), path.join(view, name));
-    }
-  }
-  fs.writeFileSync(
-    path.join(sitePackages(venv), 'stack-packages.pth'),
-    `${view}\n`
-  );
-  const python = path.join(venv, 'bin', 'python');
-  run(
-    stack.python,
-    [
-      '-m',
-      'pip',
-      '--python',
-      python,
       'install',
       '--no-index',
       '--no-deps',

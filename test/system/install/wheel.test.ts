@@ -1,6 +1,4 @@
-// The Python package, installed as an operator would (the Jupyter server checks and the bad inputs
-// run over the real stack, jupyter_server 2.21.1: installOverStack in ./python.ts; the contents,
-// command, uninstall and JupyterLab-page checks still in the Debian venv below): the wheel built from this checkout, a fresh
+// The Python package, installed as an operator would: the wheel built from this checkout, a fresh
 // `python3 -m venv --system-site-packages`, `pip install --no-index --no-deps <wheel>` (pip
 // cannot resolve the real jupyter-server-proxy's own requirement of jupyter-server >= 1.24 against
 // Debian's 1.23 here), then Debian's jupyter_server started from the venv's python with nothing
@@ -34,7 +32,6 @@ import {
   buildWheel,
   checkPrerequisites,
   installInVenv,
-  installOverStack,
   Jupyter,
   logged,
   PACKAGE_VERSION,
@@ -73,15 +70,12 @@ interface Diagnostics {
 let root: string;
 let wheel: string;
 let python: string;
-/** The same wheel in a venv over the real stack's packages (jupyter_server 2.21.1): installOverStack. */
-let stackPython: string;
 
 beforeAll(() => {
   checkPrerequisites();
   root = tempRoot('ps-wheel-');
   wheel = buildWheel(path.join(root, 'dist'));
   python = installInVenv(wheel, path.join(root, 'venv'));
-  stackPython = installOverStack(wheel, path.join(root, 'stack-venv'));
 }, 300000);
 
 afterAll(async () => {
@@ -425,10 +419,7 @@ describe('the wheel', () => {
   describe('a Jupyter server from the venv with only jupyter-server-proxy enabled', () => {
     let jupyter: Jupyter;
     beforeAll(async () => {
-      jupyter = await startJupyter({
-        python: stackPython,
-        label: 'wheel-installed'
-      });
+      jupyter = await startJupyter({ python, label: 'wheel-installed' });
     }, 60000);
     afterAll(() => jupyter?.stop(), 30000);
 
@@ -607,7 +598,7 @@ describe('the wheel', () => {
       fs.mkdirSync(emptyBin, { recursive: true });
       const missing = path.join(root, 'no-such-dir', 'node');
       const j = await startJupyter({
-        python: stackPython,
+        python,
         label: 'node-missing',
         path: emptyBin,
         env: { PROJECT_STARTUP_NODE: missing }
@@ -647,7 +638,7 @@ describe('the wheel', () => {
       const nodeBin = path.join(root, 'log-node-bin');
       fs.mkdirSync(nodeBin, { recursive: true });
       const j = await startJupyter({
-        python: stackPython,
+        python,
         label: 'node-missing-log',
         path: nodeBin
       });
@@ -721,7 +712,7 @@ describe('the wheel', () => {
         mode: 0o755
       });
       const j = await startJupyter({
-        python: stackPython,
+        python,
         label: 'node-too-old',
         path: `${oldBin}:/usr/bin:/bin`
       });
@@ -750,7 +741,7 @@ describe('the wheel', () => {
 
     it('jupyter-server-proxy missing: the server extension loads without it, warns, and says so', async () => {
       const j = await startJupyter({
-        python: stackPython,
+        python,
         label: 'server-proxy-missing',
         serverProxy: false
       });
@@ -785,7 +776,7 @@ describe('the wheel', () => {
         '__version__ = "3.2.2"\n'
       );
       const j = await startJupyter({
-        python: stackPython,
+        python,
         label: 'server-proxy-too-old',
         serverProxy: false,
         pythonPath: [oldProxy]
@@ -807,10 +798,10 @@ describe('the wheel', () => {
 
     it('jupyter-server-proxy installed but not enabled: said so, with the command that enables it', async () => {
       const j = await startJupyter({
-        python: stackPython,
+        python,
         label: 'server-proxy-disabled',
         serverProxy: false,
-        pythonPath: serverProxyPath(stackPython)
+        pythonPath: serverProxyPath(python)
       });
       expect(
         (
@@ -830,7 +821,7 @@ describe('the wheel', () => {
 
     it('a bad PROJECT_STARTUP_* setting: one launch, 503 misconfigured with the fix at once, and sidecar-failed with its own message', async () => {
       const j = await startJupyter({
-        python: stackPython,
+        python,
         label: 'sidecar-failed',
         env: { PROJECT_STARTUP_PLATFORM: 'nonsense' }
       });
