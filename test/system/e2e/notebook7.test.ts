@@ -1,10 +1,8 @@
-// Project Startup in Jupyter Notebook 7: the project's prebuilt extension in Notebook 7.6's
-// real front end (its tree page, built from Notebook's npm packages by test/system/e2e/notebook7/build.js
-// on JupyterLab 4.6.4), in Debian's headless Chromium, against Debian's jupyter_server 1.23 with
-// base_url /user/alice/ (test/system/e2e/notebook7_server.py stands in for the `notebook` 7 Python
-// package's page handlers, which Debian 12 does not have), and the real sidecar behind the real
-// jupyter-server-proxy, put in place by `project-startup jupyter install --user` as an operator
-// would.
+// Project Startup in Jupyter Notebook 7: Notebook 7.6.3's own `jupyter notebook` (jupyter_server
+// 2.21.1) from the system lane's real stack, with this checkout's wheel pip-installed into its venv
+// as a user installs it (the labextension, the server extension and the `project` proxy entry
+// point: no `project-startup jupyter install`), the real jupyter-server-proxy 4.4.0 (vendored, on
+// PYTHONPATH), base_url /user/alice/, in Debian's headless Chromium.
 //
 // Notebook 7's shell holds one main widget per page and drops any other without a word; on the
 // tree page that widget is the "Files"/"Running" tab panel. The panel must open there, in a tab
@@ -17,12 +15,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { expectAccessible } from './axe';
-import {
-  httpRequest,
-  jupyterInstall,
-  PROJECT_LABEXTENSION,
-  screenshot
-} from './helpers';
+import { httpRequest, screenshot } from './helpers';
 import {
   BASE_URL,
   pageSuite,
@@ -45,7 +38,8 @@ import {
   isNotebook7HostRace,
   Notebook7Server,
   openNotebookTree,
-  startNotebook7Server
+  startNotebook7Server,
+  stopAllNotebook7Servers
 } from './notebook7-helpers';
 
 /** Notebook 7's tree page: its tab panel (INotebookTree) in the shell's main area. */
@@ -67,7 +61,7 @@ function treeTabs(page: Page): Promise<{ labels: string[]; current: string }> {
   }, TREE_TABS);
 }
 
-/** Facts about the app, read in the page (window.jupyterapp: the stand-in sets exposeAppInBrowser). */
+/** Facts about the app, read in the page (window.jupyterapp: the server sets expose_app_in_browser). */
 function appFacts(page: Page): Promise<{
   name: string;
   version: string;
@@ -137,32 +131,35 @@ async function waitOnScreen(
   );
 }
 
-describe('Project Startup in Jupyter Notebook 7 (tree page; Chromium, jupyter_server 1.23, base_url /user/alice/)', () => {
+describe('Project Startup in Jupyter Notebook 7.6.3 (`jupyter notebook`, the wheel installed; tree page; Chromium, base_url /user/alice/)', () => {
   let server: Notebook7Server | undefined;
   let notebook = '';
   const { newPage, expectOnlyProblems } = pageSuite({
     server: () => server,
     forgetServer: () => (server = undefined),
+    // The extension comes from the wheel's data files in the venv, not from this checkout's build.
+    checkBuilt: false,
     prepare: () => {
       notebook = checkNotebook7Built().notebook;
     },
     alwaysAllowed: isNotebook7HostRace
   });
+  afterAll(stopAllNotebook7Servers, 60000);
 
   test('awaiting confirmation: the panel opens by itself in a tab of the tree page; the dialog initializes; ready', async () => {
     server = await startNotebook7Server({
       baseUrl: BASE_URL,
-      label: 'notebook7-generic-server',
-      prepare: dirs => void jupyterInstall(dirs)
+      label: 'notebook7-generic-server'
     });
     const s = server;
     const p = await newPage();
     const host = await openNotebookTree(p, s);
     expect(host.errors).toEqual([]);
-    expect(host.missing).toEqual([]);
     expect(host.page).toBe('tree');
     expect(host.notebook).toBe(notebook);
-    expect(host.federated).toEqual([PACKAGE]);
+    // The wheel's labextension, from the venv's share/jupyter/labextensions.
+    expect(host.federated).toContain(PACKAGE);
+    expect(host.disabled).not.toContain(PACKAGE);
 
     const facts = await appFacts(p);
     expect(facts).toMatchObject({
@@ -183,9 +180,21 @@ describe('Project Startup in Jupyter Notebook 7 (tree page; Chromium, jupyter_se
     await screenshot(p, 'notebook7-awaiting-confirmation');
     await expectPanelAccessible(p, 'notebook7-awaiting-confirmation');
 
+    // The dialog's Cancel creates nothing and leaves the panel awaiting confirmation.
+    const dialog = p.locator('.jp-Dialog');
+    await panel(p).getByRole('button', { name: 'Initialize project' }).click();
+    await dialog.waitFor({ state: 'visible' });
+    await dialog
+      .locator('.jp-Dialog-footer')
+      .getByRole('button', { name: 'Cancel' })
+      .click();
+    await dialog.waitFor({ state: 'detached' });
+    expect(fs.readdirSync(s.dirs.project)).toEqual([]);
+    expect((await projection(s)).phase).toBe('awaiting-confirmation');
+    await waitForPhase(p, 'awaiting-confirmation');
+
     // Initialize through the dialog.
     await panel(p).getByRole('button', { name: 'Initialize project' }).click();
-    const dialog = p.locator('.jp-Dialog');
     await dialog.waitFor({ state: 'visible' });
     await expect(
       dialog.locator('.jp-Dialog-header').textContent()
@@ -232,10 +241,8 @@ describe('Project Startup in Jupyter Notebook 7 (tree page; Chromium, jupyter_se
     server = await startNotebook7Server({
       baseUrl: BASE_URL,
       label: 'notebook7-palette-server',
-      prepare: dirs => {
-        jupyterInstall(dirs);
-        writePluginSetting(dirs, { openWhenAwaitingConfirmation: false });
-      }
+      prepare: dirs =>
+        writePluginSetting(dirs, { openWhenAwaitingConfirmation: false })
     });
     const p = await newPage();
     const firstStartup = p.waitForResponse(
@@ -284,10 +291,8 @@ describe('Project Startup in Jupyter Notebook 7 (tree page; Chromium, jupyter_se
     server = await startNotebook7Server({
       baseUrl: BASE_URL,
       label: 'notebook7-guide-server',
-      prepare: dirs => {
-        jupyterInstall(dirs);
-        writePluginSetting(dirs, { openWhenAwaitingConfirmation: false });
-      }
+      prepare: dirs =>
+        writePluginSetting(dirs, { openWhenAwaitingConfirmation: false })
     });
     const p = await newPage();
     const host = await openNotebookTree(p, server);
@@ -328,11 +333,10 @@ describe('Project Startup in Jupyter Notebook 7 (tree page; Chromium, jupyter_se
     expectOnlyProblems();
   }, 120000);
 
-  test("the stand-in serves Notebook 7's tree page as the notebook package does: authenticated, Notebook's page config", async () => {
+  test("Notebook 7's own server with the wheel installed: authenticated pages, the page config, the wheel's server extension and proxy entry", async () => {
     server = await startNotebook7Server({
       baseUrl: BASE_URL,
-      label: 'notebook7-pages-server',
-      labextensions: [PROJECT_LABEXTENSION]
+      label: 'notebook7-pages-server'
     });
     const s = server;
     fs.mkdirSync(path.join(s.dirs.project, 'data'));
@@ -340,13 +344,11 @@ describe('Project Startup in Jupyter Notebook 7 (tree page; Chromium, jupyter_se
     const anonymous = await httpRequest(s.treeUrl);
     expect(anonymous.status).toBe(302);
     expect(anonymous.headers.location).toContain(`${BASE_URL}login?next=`);
+    const auth = { authorization: `token ${s.token}` };
     // The base URL goes to the tree (Notebook's default_url).
-    const root = await httpRequest(s.base, {
-      headers: { authorization: `token ${s.token}` }
-    });
+    const root = await httpRequest(s.base, { headers: auth });
     expect(root.status).toBe(302);
     expect(root.headers.location?.replace(/\?$/, '')).toBe(`${BASE_URL}tree`);
-    const auth = { authorization: `token ${s.token}` };
     const page = await httpRequest(`${s.treeUrl}/data`, { headers: auth });
     expect(page.status).toBe(200);
     const config = JSON.parse(
@@ -360,30 +362,46 @@ describe('Project Startup in Jupyter Notebook 7 (tree page; Chromium, jupyter_se
       notebookPage: 'tree',
       treePath: 'data',
       baseUrl: BASE_URL,
-      frontendUrl: BASE_URL,
       fullStaticUrl: `${BASE_URL}static/notebook`,
       fullLabextensionsUrl: `${BASE_URL}lab/extensions`,
       exposeAppInBrowser: true
     });
-    expect(
-      config.federated_extensions.map((e: { name: string }) => e.name)
-    ).toEqual([PACKAGE]);
-    expect(page.text).not.toContain(s.token);
-    // A directory that is not there, and a file (this stand-in has only the tree page): 404.
-    fs.writeFileSync(path.join(s.dirs.project, 'notes.txt'), 'x');
+    const wheelExtension = (
+      config.federated_extensions as { name: string; load: string }[]
+    ).find(e => e.name === PACKAGE);
+    expect(wheelExtension).toBeDefined();
+    // (Notebook 7, like JupyterLab, writes the token of a token-authenticated request into the
+    // page config: the stand-in did not, and claimed the opposite.)
+    expect(config.token).toBe(s.token);
+    // The labextension's entry point is served from the venv's data files.
+    const remote = await httpRequest(
+      `${s.base}lab/extensions/${PACKAGE}/${wheelExtension?.load}`,
+      { headers: auth }
+    );
+    expect(remote.status).toBe(200);
+    expect(remote.text).toContain(PACKAGE);
+    // A directory that is not there: 404.
     expect(
       (await httpRequest(`${s.treeUrl}/missing`, { headers: auth })).status
     ).toBe(404);
-    expect(
-      (await httpRequest(`${s.treeUrl}/notes.txt`, { headers: auth })).status
-    ).toBe(404);
-  }, 60000);
+    // The wheel's server extension answers its diagnostics route: the proxy and Node are found.
+    const diagnostics = await httpRequest(
+      `${s.base}api/project-startup/diagnostics`,
+      {
+        headers: auth
+      }
+    );
+    expect(diagnostics.status).toBe(200);
+    // The wheel's proxy entry point (no `jupyter install`): the sidecar answers through the proxy.
+    expect((await projection(s)).phase).toBe('awaiting-confirmation');
+    expect(s.logs()).toMatch(/jupyterlab_project_startup/);
+  }, 90000);
 
   test("Notebook 7 renders JupyterLab's notifications (apputils-extension's notification plugin) as toasts", async () => {
     server = await startNotebook7Server({
       baseUrl: BASE_URL,
       label: 'notebook7-notify-server',
-      labextensions: [PROJECT_LABEXTENSION]
+      serverProxyEnabled: false
     });
     const p = await newPage();
     const host = await openNotebookTree(p, server);
@@ -406,7 +424,7 @@ describe('Project Startup in Jupyter Notebook 7 (tree page; Chromium, jupyter_se
     await toast.waitFor({ state: 'visible', timeout: 20000 });
     await waitOnScreen(p, toast);
     await screenshot(p, 'notebook7-notification');
-    // Not enabled here (no proxy entry): the start-up check's 404s are expected.
+    // jupyter-server-proxy not enabled here: the start-up check's 404 is expected.
     expectOnlyProblems(
       problem =>
         (problem.path === STARTUP_PATH || problem.path === DIAGNOSTICS_PATH) &&
@@ -414,11 +432,11 @@ describe('Project Startup in Jupyter Notebook 7 (tree page; Chromium, jupyter_se
     );
   }, 120000);
 
-  test('not enabled (no proxy entry): a notification names Project Startup; the panel does not open by itself', async () => {
+  test('jupyter-server-proxy not enabled (nothing at {base_url}project/): a notification names Project Startup; the panel does not open by itself', async () => {
     server = await startNotebook7Server({
       baseUrl: BASE_URL,
       label: 'notebook7-not-enabled-server',
-      labextensions: [PROJECT_LABEXTENSION]
+      serverProxyEnabled: false
     });
     const p = await newPage();
     const host = await openNotebookTree(p, server);
