@@ -315,6 +315,8 @@ describe('npm package: npm pack → npm install -g → project-startup jupyter i
     server = await startLabServer({
       baseUrl: BASE_URL,
       label: 'npm-package-server',
+      // The same real JupyterLab without the wheel: what serves the project is the npm package.
+      wheel: false,
       env: {
         JUPYTER_PATH: path.join(jupyterPrefix, 'share', 'jupyter'),
         JUPYTER_CONFIG_PATH: path.join(jupyterPrefix, 'etc', 'jupyter')
