@@ -196,7 +196,7 @@ describe('the wheel', () => {
     );
     expect(metadata).toMatch(/^Requires-Python: >=3\.9$/m);
     expect(metadata).toMatch(/^Requires-Dist: jupyter-server-proxy>=4\.1$/m);
-    expect(metadata).toMatch(/^Requires-Dist: jupyter-server>=1\.23$/m);
+    expect(metadata).toMatch(/^Requires-Dist: jupyter-server>=2\.4$/m);
     // The licence travels with the wheel (BSD-3-Clause asks that binary redistributions carry it).
     expect(metadata).toMatch(/^License: BSD-3-Clause$/m);
     expect(metadata).toMatch(/^License-File: LICENSE$/m);
