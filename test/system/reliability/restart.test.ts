@@ -16,10 +16,10 @@ import {
   sidecarServerEntry,
   startLabServer,
   stopAllLabServers
-} from '../../system/e2e/helpers';
+} from '../e2e/helpers';
 import { expectValid } from '../../helpers/schemas';
 import { delay, waitFor } from '../../helpers/wait';
-import { alive, intFromEnv } from './support';
+import { alive, intFromEnv } from '../../service/reliability/support';
 
 const KILLS = intFromEnv('PROJECT_STARTUP_RESTART_KILLS', 2, 1, 10);
 const POLLERS = 4;
