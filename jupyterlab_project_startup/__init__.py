@@ -121,6 +121,8 @@ def _sidecar_command():
 # The root directory of the Jupyter server this package's server extension loaded into
 # (ServerApp.root_dir: --ServerApp.root_dir, --notebook-dir, Zero to JupyterHub's notebookDir).
 _SERVER_ROOT_DIR = None
+# The variables c.ProjectStartup.* sets (configurable.py), read when the server extension loads.
+_CONFIGURED_VARIABLES = {}
 
 
 def _jupyter_root_dir():
@@ -140,13 +142,15 @@ def _jupyter_root_dir():
     return root if isinstance(root, str) and root else None
 
 
-def sidecar_environment(environ, root_dir, runtime_dir):
+def sidecar_environment(environ, root_dir, runtime_dir, configured=None):
     """The variables the sidecar is launched with, besides the Jupyter server's own.
 
     The project is Jupyter's root directory, not the server's working directory (which a hub or
     ``--ServerApp.root_dir`` leaves elsewhere), unless the operator named one: a
-    PROJECT_STARTUP_PROJECT_DIR in the server's environment is inherited as it is."""
-    env = {DIAGNOSTICS_FILE_ENV: escape_template(diagnostics_file_path(runtime_dir))}
+    PROJECT_STARTUP_PROJECT_DIR in the server's environment is inherited as it is. `configured`:
+    the variables Jupyter's configuration sets (c.ProjectStartup.*, configurable.py)."""
+    env = {name: escape_template(value) for name, value in (configured or {}).items()}
+    env[DIAGNOSTICS_FILE_ENV] = escape_template(diagnostics_file_path(runtime_dir))
     if root_dir is not None and not environ.get(PROJECT_DIR_ENV):
         env[PROJECT_DIR_ENV] = escape_template(root_dir)
     return env
@@ -155,7 +159,7 @@ def sidecar_environment(environ, root_dir, runtime_dir):
 def _sidecar_environment():
     # Called by jupyter-server-proxy at each launch (the launch is lazy): the server extension
     # has loaded by then and recorded the root directory.
-    return sidecar_environment(os.environ, _jupyter_root_dir(), _runtime_dir())
+    return sidecar_environment(os.environ, _jupyter_root_dir(), _runtime_dir(), _CONFIGURED_VARIABLES)
 
 
 def setup_project_startup():
@@ -177,13 +181,16 @@ def setup_project_startup():
 
 
 def _load_jupyter_server_extension(serverapp):
+    # Here, not at the top: the notebook client imports this package in kernels without Jupyter.
     from jupyter_server.utils import url_path_join
 
+    from .configurable import ProjectStartup, configured_variables
     from .handlers import DIAGNOSTICS_ROUTE, DiagnosticsHandler
     from .launch_log import quiet_repeated_launch_failures
 
-    global _SERVER_ROOT_DIR
+    global _SERVER_ROOT_DIR, _CONFIGURED_VARIABLES
     log = serverapp.log
+    _CONFIGURED_VARIABLES = configured_variables(ProjectStartup(parent=serverapp), os.environ)
     base_url = serverapp.base_url
     root_dir = getattr(serverapp, "root_dir", None)
     _SERVER_ROOT_DIR = root_dir if isinstance(root_dir, str) and root_dir else None

@@ -98,7 +98,7 @@ class JupyterStarter:
         self.directory = directory
         self.started = []
 
-    def __call__(self, root_dir, cwd, server_proxy=SERVER_PROXY_4_4, env=None, app="jupyter_server"):
+    def __call__(self, root_dir, cwd, server_proxy=SERVER_PROXY_4_4, env=None, app="jupyter_server", args=()):
         started = self.started
         base = self.directory / f"jupyter-{len(started)}"
         dirs = {name: base / name for name in ("config", "data", "runtime", "home", "site")}
@@ -144,6 +144,7 @@ class JupyterStarter:
             "--port=0",
             f"--IdentityProvider.token={token}",
             f"--ServerApp.root_dir={root_dir}",
+            *args,
         ]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             command.append("--allow-root")
