@@ -16,6 +16,7 @@ import {
 } from '../helpers/cli';
 import { OTHER_UID } from '../helpers/listener-as-user';
 import { expectValid } from '../helpers/schemas';
+import { waitFor } from '../helpers/wait';
 
 const sandbox = trackedSandboxes();
 afterEach(() => killAllChildren());
@@ -351,16 +352,12 @@ describe('`serve` with a bad site configuration file', () => {
       child.once('exit', code => resolve(code))
     );
     try {
-      const deadline = Date.now() + 20000;
-      while (
-        !/not started: a configuration error/.test(stderr) &&
-        child.exitCode === null
-      ) {
-        if (Date.now() > deadline) {
-          throw new Error('no misconfigured listener within 20 s');
-        }
-        await new Promise(resolve => setTimeout(resolve, 50));
-      }
+      await waitFor(
+        () =>
+          /not started: a configuration error/.test(stderr) ||
+          child.exitCode !== null,
+        { what: 'the misconfigured listener', timeoutMs: 20000 }
+      );
       expect(child.exitCode).toBeNull();
       const answer = await getOverSocket(socket, '/project/health');
       expect(answer.status).toBe(503);

@@ -12,6 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { runLog, startServe, trackedSandboxes } from '../../helpers/cli';
 import { HttpResult, request } from '../../helpers/harness';
+import { waitFor } from '../../helpers/wait';
 
 jest.setTimeout(60000);
 
@@ -139,12 +140,12 @@ function expectRateLimited(r: HttpResult): void {
   expect(r.json.detail).toMatch(/try again in \d+ s/);
 }
 
-const waitFor = async (what: () => boolean, timeoutMs = 20000) => {
-  const until = Date.now() + timeoutMs;
-  while (!what() && Date.now() < until) {
-    await new Promise(resolve => setTimeout(resolve, 100));
-  }
-};
+/** Every scheduler query asked for has been spawned (the one wait helper, bounded). */
+const spawnsCaughtUp = (sc: { spawns(): number; calls(): unknown[] }) =>
+  waitFor(() => sc.spawns() === sc.calls().length, {
+    what: 'every scheduler query to be spawned',
+    timeoutMs: 20000
+  });
 
 describe('a caller naming many job ids', () => {
   it('40 distinct job ids start at most the per-client limit of squeue processes (6 per 60 s by default); the rest are 429 rate-limited', async () => {
@@ -162,7 +163,7 @@ describe('a caller naming many job ids', () => {
     for (const r of refused) {
       expectRateLimited(r);
     }
-    await waitFor(() => sc.spawns() === sc.calls().length);
+    await spawnsCaughtUp(sc);
     expect(sc.spawns()).toBeLessThanOrEqual(allowed);
     expect(sc.mostAtOnce()).toBeLessThanOrEqual(2);
     // The stand-in was asked for the state and the owner of the named jobs only.
@@ -192,7 +193,7 @@ describe('a caller naming many job ids', () => {
       expect(r.json.compute.allocation).toMatchObject({ live: true });
     }
     const elapsedSeconds = (Date.now() - began) / 1000;
-    await waitFor(() => sc.spawns() === sc.calls().length);
+    await spawnsCaughtUp(sc);
     // Each answer is kept about 2 s: at most one refresh per id and started 2 s, not 20.
     expect(sc.spawns() - before).toBeLessThanOrEqual(
       2 * (Math.ceil(elapsedSeconds / 2) + 1)
@@ -214,7 +215,7 @@ describe('a caller naming many job ids', () => {
         'The scheduler is already being asked about 2 other jobs; try again in 1 s.'
       );
     }
-    await waitFor(() => sc.spawns() === sc.calls().length);
+    await spawnsCaughtUp(sc);
     expect(sc.spawns()).toBeLessThanOrEqual(12);
     expect(sc.mostAtOnce()).toBeLessThanOrEqual(2);
     expect(sc.alive()).toBe(true);
@@ -229,7 +230,7 @@ describe('a caller naming many job ids', () => {
     const rpc = await startupOverGateway(sc, 'slurm:8002');
     expect(rpc.status).toBe(200);
     expect(rpc.json.error.data).toMatchObject({ code: 'rate-limited' });
-    await waitFor(() => sc.spawns() === sc.calls().length);
+    await spawnsCaughtUp(sc);
     expect(sc.spawns()).toBe(1);
     expect((await sc.stop()).timedOut).toBe(false);
   });

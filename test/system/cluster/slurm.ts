@@ -15,6 +15,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { delay } from '../../helpers/wait';
 
 /** Executables this module needs, with the Debian package that ships each. */
 const REQUIRED: ReadonlyArray<[string, string]> = [
@@ -118,8 +119,6 @@ export function run(
 function summarize(r: CommandResult): string {
   return `exit ${r.code}${r.signal ? ` signal ${r.signal}` : ''}${r.timedOut ? ' (timed out)' : ''}; stdout: ${r.stdout.trim()}; stderr: ${r.stderr.trim()}`;
 }
-
-const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
 
 /** A TCP port nothing listens on right now (slurm daemons bind every address, so check all). */
 function freePort(): Promise<number> {
@@ -411,7 +410,7 @@ export async function startSlurmCluster(
       if (left.code !== 0 || left.stdout.trim() === '') {
         return;
       }
-      await sleep(200);
+      await delay(200);
     }
     await slurm('scancel', ['--signal=KILL', '--full', ...ids]);
   };
@@ -546,7 +545,7 @@ export async function startSlurmCluster(
           `munged did not create ${mungeSocket} within ${startTimeoutMs} ms\n${logTail()}`
         );
       }
-      await sleep(50);
+      await delay(50);
     }
 
     const ctld = startDaemon('slurmctld', '/usr/sbin/slurmctld', [
@@ -581,7 +580,7 @@ export async function startSlurmCluster(
           `node ${nodeName} did not become idle within ${startTimeoutMs} ms (last sinfo: ${summarize(lastSinfo)})\n${logTail()}`
         );
       }
-      await sleep(200);
+      await delay(200);
     }
     const startupMs = Date.now() - began;
 
@@ -647,7 +646,7 @@ export async function startSlurmCluster(
               `job ${jobId} did not reach ${states.join('/')} within ${timeoutMs} ms (last state: ${state ?? 'unknown'})\n${logTail()}`
             );
           }
-          await sleep(200);
+          await delay(200);
         }
       },
       async cancel(jobId) {

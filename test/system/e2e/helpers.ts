@@ -29,6 +29,7 @@ import {
 } from 'playwright-core';
 import { starvedServe } from '../../helpers/cli';
 import { realStack, RealStack } from '../../helpers/real-stack';
+import { delay } from '../../helpers/wait';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 export const E2E_DIR = __dirname;
@@ -300,10 +301,6 @@ export interface LabServer {
 
 function tempRoot(prefix: string): string {
   return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise(resolve => setTimeout(resolve, ms));
 }
 
 /** One GET on loopback that resolves with the status (0 on a connection error). */

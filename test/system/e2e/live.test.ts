@@ -55,6 +55,7 @@ import {
   writePluginSetting
 } from './panel-helpers';
 import { expectAccessible } from './axe';
+import { waitFor } from '../../helpers/wait';
 
 /** How long the page may take to show a change: many 1 s intervals, and the backoff's cap (10 s). */
 const FOLLOW_MS = 30000;
@@ -87,20 +88,6 @@ function alive(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-async function eventually(
-  check: () => boolean,
-  timeoutMs: number
-): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (check()) {
-      return true;
-    }
-    await pause(100);
-  }
-  return check();
 }
 
 /** The panel's live region (role=status) and the status bar item's text, as the page shows them. */
@@ -425,7 +412,10 @@ describe('live state: the panel and the status bar follow the service without a 
     fs.chmodSync(s().dirs.sidecarRuntime, 0o770);
     try {
       process.kill(victim.pid, 'SIGKILL');
-      expect(await eventually(() => !alive(victim.pid), 10000)).toBe(true);
+      await waitFor(() => !alive(victim.pid), {
+        what: 'the killed sidecar to be gone',
+        timeoutMs: 10000
+      });
       await waitForShown(p(), FAILING, 'Project: Failing');
       const now = await shown(p());
       expect(now.tooltip).toMatch(FAILING);
@@ -491,9 +481,10 @@ describe('live state: the panel and the status bar follow the service without a 
     const seen = problemCount();
     // Polling: more requests come while the page is visible.
     const before = startupRequests.length;
-    expect(
-      await eventually(() => startupRequests.length >= before + 2, 15000)
-    ).toBe(true);
+    await waitFor(() => startupRequests.length >= before + 2, {
+      what: 'two more polls while the page is visible',
+      timeoutMs: 15000
+    });
     await p().evaluate(() => {
       Object.defineProperty(document, 'visibilityState', {
         configurable: true,
@@ -516,9 +507,10 @@ describe('live state: the panel and the status bar follow the service without a 
       document.dispatchEvent(new Event('visibilitychange'));
     });
     expect(await p().evaluate(() => document.visibilityState)).toBe('visible');
-    expect(
-      await eventually(() => startupRequests.length > hiddenFrom, 5000)
-    ).toBe(true);
+    await waitFor(() => startupRequests.length > hiddenFrom, {
+      what: 'a poll once the page is visible again',
+      timeoutMs: 5000
+    });
     await waitForShown(p(), READY, 'Project: Ready');
     expect(problemsSince(seen)).toEqual([]);
   }, 60000);

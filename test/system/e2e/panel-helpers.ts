@@ -19,6 +19,7 @@ import {
   stopAllLabServers
 } from './helpers';
 import type { StartupProjection } from '../../../src/tokens';
+import { delay } from '../../helpers/wait';
 
 /** Jupyter's base_url in these tests (as JupyterHub gives a user's server). */
 export const BASE_URL = '/user/alice/';
@@ -135,9 +136,8 @@ export function startupStatus(
     (problem.kind === 'http' || problem.kind === 'console-error');
 }
 
-export async function pause(ms: number): Promise<void> {
-  await new Promise(resolve => setTimeout(resolve, ms));
-}
+/** Pacing between steps: the one helper's delay (test/helpers/wait.ts), under the suites' name. */
+export const pause = delay;
 
 export function panel(page: Page): Locator {
   return page.locator(PANEL);

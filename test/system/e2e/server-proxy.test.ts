@@ -27,6 +27,7 @@ import {
   startLabServer,
   stopAllLabServers
 } from './helpers';
+import { waitFor } from '../../helpers/wait';
 
 function alive(pid: number): boolean {
   try {
@@ -34,20 +35,6 @@ function alive(pid: number): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-async function until(
-  check: () => boolean | Promise<boolean>,
-  timeoutMs: number,
-  what: string
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    }
-    await new Promise(resolve => setTimeout(resolve, 50));
   }
 }
 
@@ -307,7 +294,10 @@ describe('the real jupyter-server-proxy in front of the sidecar', () => {
     const info = sidecarRuntime(s()) as { pid: number };
     expect(alive(info.pid)).toBe(true);
     process.kill(info.pid, 'SIGTERM'); // the sidecar stops cleanly: exit 0
-    await until(() => !alive(info.pid), 10000, 'the sidecar to stop');
+    await waitFor(() => !alive(info.pid), {
+      what: 'the sidecar to stop',
+      timeoutMs: 10000
+    });
     for (let i = 0; i < 3; i += 1) {
       const answer = await httpRequest(`${api()}health`, { headers: auth() });
       expect(answer.status).toBe(500);
@@ -338,8 +328,14 @@ describe('the sidecar ends with the Jupyter server', () => {
       const socket = sidecarSocket(server) as string;
       expect(fs.existsSync(socket)).toBe(true);
       process.kill(server.pid, 'SIGTERM'); // not the group: the proxy itself must end the sidecar
-      await until(() => !server.running(), 15000, 'the server to exit');
-      await until(() => !alive(sidecar), 5000, 'the sidecar to end');
+      await waitFor(() => !server.running(), {
+        what: 'the server to exit',
+        timeoutMs: 15000
+      });
+      await waitFor(() => !alive(sidecar), {
+        what: 'the sidecar to end',
+        timeoutMs: 5000
+      });
       expect(fs.existsSync(socket)).toBe(false);
       // The sidecar removes its socket as it stops. jupyter-server-proxy 4.4 leaves the private
       // directory it made for the socket (mkdtemp, 0700), empty: nothing of ours is left in it.

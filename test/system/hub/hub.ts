@@ -38,6 +38,7 @@ import {
   REPO_ROOT,
   serverProxyLocation
 } from '../e2e/helpers';
+import { delay } from '../../helpers/wait';
 import { realStack, VENDORED_SERVER_PROXY } from '../../helpers/real-stack';
 import {
   forgetShared,
@@ -151,10 +152,6 @@ export function checkHubPrerequisites(): void {
       `The prebuilt labextension is missing (${PROJECT_LABEXTENSION}): run \`npm run build\`.`
     );
   }
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise(resolve => setTimeout(resolve, ms));
 }
 
 /** Waits for `promise`, at most `ms` (the timer is cleared either way, so Jest can exit). */

@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { serverProxyLocation } from '../e2e/helpers';
 import { freePort, tempRoot } from '../../helpers/harness';
+import { delay } from '../../helpers/wait';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 export const PYTHON = '/usr/bin/python3';
@@ -129,8 +130,6 @@ export function installInVenv(wheel: string, venv: string): string {
   );
   return python;
 }
-
-const delay = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
 
 export interface JupyterDirs {
   root: string;
