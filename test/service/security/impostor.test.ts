@@ -7,10 +7,12 @@
 // cannot compute the proof. `project-startup capabilities` and `url` must send it nothing secret.
 import { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Socket } from 'node:net';
 import { connect } from '../../../sidecar/src/cli/client';
 import { request, trackedServices } from '../../helpers/harness';
+import { waitFor } from '../../helpers/wait';
 import {
   CliSandbox,
   runCli,
@@ -66,6 +68,63 @@ interface Impostor {
 
 const spawnImpostor = trackedPythonAs();
 
+// Every suite that takes a pid through ns_last_pid (the Node lines run this file side by side)
+// holds this machine-wide lock while it does: two writers would hand each other's pid to the
+// wrong child, and a child killed but not yet reaped keeps holding the pid it took.
+const NS_LAST_PID_LOCK = path.join(
+  os.tmpdir(),
+  'project-startup-ns-last-pid.lock'
+);
+
+/** Holds the ns_last_pid lock while `body` runs; a holder that died leaves a lock we take over. */
+async function withNsLastPidLock<T>(body: () => Promise<T>): Promise<T> {
+  await waitFor(
+    () => {
+      try {
+        fs.mkdirSync(NS_LAST_PID_LOCK);
+        fs.writeFileSync(
+          path.join(NS_LAST_PID_LOCK, 'pid'),
+          String(process.pid)
+        );
+        return true;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+          throw error;
+        }
+        let holder = NaN;
+        try {
+          holder = Number(
+            fs.readFileSync(path.join(NS_LAST_PID_LOCK, 'pid'), 'utf8')
+          );
+        } catch {
+          return false; // being taken or let go right now: look again
+        }
+        if (Number.isInteger(holder) && !fs.existsSync(`/proc/${holder}`)) {
+          fs.rmSync(NS_LAST_PID_LOCK, { recursive: true, force: true });
+        }
+        return false;
+      }
+    },
+    { what: 'the ns_last_pid lock', timeoutMs: 60000, intervalMs: 50 }
+  );
+  try {
+    return await body();
+  } finally {
+    fs.rmSync(NS_LAST_PID_LOCK, { recursive: true, force: true });
+  }
+}
+
+/** Resolves once `child` has exited and been reaped, so it no longer holds its pid. */
+function reaped(child: ChildProcess): Promise<void> {
+  return new Promise(resolve => {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      resolve();
+    } else {
+      child.once('exit', () => resolve());
+    }
+  });
+}
+
 /** Starts the impostor on `port` as `uid`, with pid `pid` when the kernel lets us choose it. */
 async function startImpostor(
   port: number,
@@ -74,28 +133,33 @@ async function startImpostor(
   pid: number
 ): Promise<Impostor> {
   const log = impostorLog(uid);
-  // Other processes (parallel suites) may take the pid between the write and the fork: retry,
-  // bounded in count and time.
-  const attempts = 300;
-  const deadline = Date.now() + 12000;
-  for (
-    let attempt = 0;
-    attempt < attempts && Date.now() < deadline;
-    attempt++
-  ) {
-    // The next process made in this pid namespace gets ns_last_pid + 1: the dead service's pid.
-    fs.writeFileSync('/proc/sys/kernel/ns_last_pid', String(pid - 1));
-    const child = spawnImpostor(uid, IMPOSTOR, [String(port), instanceId, log]);
-    if (child.pid !== pid) {
-      child.kill('SIGKILL'); // another process was made in between: try again
-      continue;
-    }
+  return withNsLastPidLock(async () => {
+    // Another process (a parallel suite) may hold the pid for a while, or be made between the
+    // write and the fork: wait for the pid to be free, then try again, bounded in looks and time.
+    const child = await waitFor(
+      async () => {
+        if (fs.existsSync(`/proc/${pid}`)) {
+          return false; // someone else's process holds it now
+        }
+        // The next process made in this pid namespace gets ns_last_pid + 1: the dead service's pid.
+        fs.writeFileSync('/proc/sys/kernel/ns_last_pid', String(pid - 1));
+        const candidate = spawnImpostor(uid, IMPOSTOR, [
+          String(port),
+          instanceId,
+          log
+        ]);
+        if (candidate.pid === pid) {
+          return candidate;
+        }
+        candidate.kill('SIGKILL');
+        await reaped(candidate);
+        return false;
+      },
+      { what: `the impostor with pid ${pid}`, timeoutMs: 30000, intervalMs: 20 }
+    );
     await firstOutput(child, 'the impostor');
     return { child, log, received: () => fs.readFileSync(log, 'utf8') };
-  }
-  throw new Error(
-    `could not give the impostor pid ${pid} in ${attempts} attempts or 12 s`
-  );
+  });
 }
 
 interface Killed {
