@@ -188,6 +188,11 @@ export interface LabServerOptions {
    * them (see jupyterInstall). What it returns is added to the server's environment last.
    */
   prepare?: (dirs: LabServer['dirs']) => Record<string, string> | void;
+  /**
+   * The server's working directory (default the project directory, which is also its
+   * ServerApp.root_dir): another one shows what follows root_dir and what follows the cwd.
+   */
+  workingDir?: (dirs: LabServer['dirs']) => string;
 }
 
 export interface LabServer {
@@ -479,7 +484,7 @@ export async function startLabServer(
     ...(await realLabCommand(stack, options, baseUrl, dirs))
   ];
   const child: ChildProcess = spawn(command, commandArgs, {
-    cwd: dirs.project,
+    cwd: options.workingDir?.(dirs) ?? dirs.project,
     env,
     detached: true, // its own process group: stop() ends the backends with it
     stdio: ['ignore', 'pipe', 'pipe']
