@@ -23,7 +23,11 @@ import {
   Request
 } from 'playwright-core';
 import { starvedServe } from '../../helpers/cli';
-import { realStack, RealStack } from '../../helpers/real-stack';
+import {
+  realStack,
+  RealStack,
+  realStackServerEnv
+} from '../../helpers/real-stack';
 import { delay } from '../../helpers/wait';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -50,7 +54,7 @@ export const VENDORED_SERVER_PROXY = path.resolve(
   'python'
 );
 /** A loopback port that refuses connections, so the sidecar's runtime probes fail fast. */
-export const CLOSED_URL = 'http://127.0.0.1:9/';
+export { CLOSED_URL } from '../../helpers/real-stack';
 
 const APT_STEP =
   'run the apt step of .ci/run (as root: apt-get update && apt-get install -y python3-jupyter-server ' +
@@ -452,24 +456,10 @@ export async function startLabServer(
 
   const token = randomBytes(24).toString('hex');
   const env: Record<string, string> = {
-    // The venv's bin first, as in an activated venv: `project-startup`, `jupyter`, its python.
-    PATH: `${stack.bin}:/usr/bin:/bin`,
-    HOME: dirs.home,
-    LANG: 'C.UTF-8',
-    PYTHONDONTWRITEBYTECODE: '1',
-    ...(serverProxy.pythonPath ? { PYTHONPATH: serverProxy.pythonPath } : {}),
-    TMPDIR: dirs.tmp,
-    // ipykernel's kernelspec imports debugpy, which warns about frozen modules on Python 3.11.
-    PYDEVD_DISABLE_FILE_VALIDATION: '1',
-    JUPYTER_TOKEN: token,
-    JUPYTER_CONFIG_DIR: dirs.config,
-    JUPYTER_DATA_DIR: dirs.data,
-    JUPYTER_RUNTIME_DIR: dirs.runtime,
-    JUPYTER_PLATFORM_DIRS: '0',
-    // For the sidecar, when the proxy launches it (it inherits this environment).
-    PROJECT_STARTUP_RUNTIME_DIR: dirs.sidecarRuntime,
-    PROJECT_STARTUP_LOCAL_RUNTIME_URL: CLOSED_URL,
-    PROJECT_STARTUP_SERVING_RUNTIME_URL: CLOSED_URL,
+    ...realStackServerEnv(stack, dirs, {
+      token,
+      pythonPath: serverProxy.pythonPath
+    }),
     ...options.env,
     ...prepared
   };
