@@ -25,7 +25,11 @@ import {
   siteModelSources,
   SiteModelSources
 } from './core/site-config';
-import { realOrResolved, resolveProjectDir } from './project-dir';
+import {
+  jupyterRootProject,
+  realOrResolved,
+  resolveProjectDir
+} from './project-dir';
 import { searchesUpward } from './core/project-search';
 import { findInitializedProject } from './observe/project-search';
 
@@ -171,7 +175,10 @@ export function resolveConfig(
   if (problems.length > 0) {
     throw new SiteConfigError(problems);
   }
-  const named = options.projectDir ?? setting(env, ENV.projectDir);
+  const named =
+    options.projectDir ??
+    setting(env, ENV.projectDir) ??
+    jupyterRootProject(options.ingress, env);
   const resolved = resolveProjectDir(named ?? cwd, cwd);
   // Unnamed, the project is found upward from the working directory, as git finds a repository.
   const projectDir =
