@@ -248,7 +248,10 @@ describe('the built labextension asks JupyterLab for ranges every JupyterLab 4 s
     expect(remoteEntry).toContain('@jupyterlab/application');
   });
 
-  it('stays within its 30 KiB gzipped budget', () => {
+  // 30 KiB until the checks of the service's answers were generated from the schemas (issue 21
+  // item 4): Ajv's standalone code for the projection, the manifest, the initialize answer and
+  // problems added 7.6 KiB gzipped (27.2 to 34.8 KiB), the price of one source for each rule.
+  it('stays within its 38 KiB gzipped budget', () => {
     const staticDir = path.join(OUTPUT, 'static');
     const gzipped = fs
       .readdirSync(staticDir)
@@ -258,6 +261,6 @@ describe('the built labextension asks JupyterLab for ranges every JupyterLab 4 s
           sum + zlib.gzipSync(fs.readFileSync(path.join(staticDir, f))).length,
         0
       );
-    expect(gzipped).toBeLessThan(30 * 1024);
+    expect(gzipped).toBeLessThan(38 * 1024);
   });
 });
