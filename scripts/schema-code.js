@@ -390,9 +390,8 @@ async function outputs() {
 async function main(command) {
   const files = await outputs();
   if (command === 'generate') {
-    fs.mkdirSync(OUT_DIR, { recursive: true });
-    fs.mkdirSync(path.dirname(RESPONSE_VALIDATORS), { recursive: true });
     for (const [file, text] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
       if (!fs.existsSync(file) || fs.readFileSync(file, 'utf8') !== text) {
         fs.writeFileSync(file, text);
       }

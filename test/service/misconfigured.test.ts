@@ -145,6 +145,54 @@ function overSocket(
   });
 }
 
+/**
+ * `serve` as jupyter-server-proxy launches it (its flags, a Unix socket in a private directory),
+ * with `env` added to the sandbox's: once it reports the misconfigured listener, or has exited.
+ */
+const PROXY_FLAGS = ['--ingress', 'notebook-server-proxy', '--unix-socket'];
+
+async function launchedAsTheProxyWould(
+  s: ReturnType<typeof sandbox>,
+  env: Record<string, string>,
+  args: string[] = []
+) {
+  const socketDir = path.join(s.root, 'sock');
+  fs.mkdirSync(socketDir, { mode: 0o700 });
+  const socket = path.join(socketDir, 'project.sock');
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [BIN, 'serve', ...PROXY_FLAGS, socket, ...args],
+    {
+      cwd: s.projectDir,
+      env: { ...s.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe']
+    }
+  );
+  let stderr = '';
+  let stdout = '';
+  child.stderr?.setEncoding('utf8').on('data', c => (stderr += c));
+  child.stdout?.setEncoding('utf8').on('data', c => (stdout += c));
+  const exited = new Promise<number | null>(resolve =>
+    child.once('exit', code => resolve(code))
+  );
+  let exitCode: number | null | undefined;
+  void exited.then(code => (exitCode = code));
+  await waitFor(
+    () =>
+      /not started: a configuration error/.test(stderr) ||
+      exitCode !== undefined,
+    { what: 'the misconfigured listener', timeoutMs: 20000 }
+  );
+  return {
+    socket,
+    child,
+    exited,
+    exitCode: () => exitCode,
+    stderr: () => stderr,
+    stdout: () => stdout
+  };
+}
+
 describe('`serve` with a bad setting', () => {
   const BAD = { PROJECT_STARTUP_REQUEST_TIMEOUT_MS: '15s-not-a-number' };
   const MESSAGE =
@@ -152,48 +200,14 @@ describe('`serve` with a bad setting', () => {
 
   test("with the proxy's flags: stays up, answers every request with the problem, reports once, stops on SIGTERM", async () => {
     const s = sandbox();
-    const socketDir = path.join(s.root, 'sock');
-    fs.mkdirSync(socketDir, { mode: 0o700 });
-    const socket = path.join(socketDir, 'project.sock');
     const diagnosticsFile = path.join(s.root, 'diagnostics.json');
-    const child: ChildProcess = spawn(
-      process.execPath,
-      [
-        BIN,
-        'serve',
-        '--ingress',
-        'notebook-server-proxy',
-        '--unix-socket',
-        socket,
-        '--base-url',
-        '/user/alice/'
-      ],
-      {
-        cwd: s.projectDir,
-        env: {
-          ...s.env,
-          ...BAD,
-          PROJECT_STARTUP_DIAGNOSTICS_FILE: diagnosticsFile
-        },
-        stdio: ['ignore', 'pipe', 'pipe']
-      }
+    const served = await launchedAsTheProxyWould(
+      s,
+      { ...BAD, PROJECT_STARTUP_DIAGNOSTICS_FILE: diagnosticsFile },
+      ['--base-url', '/user/alice/']
     );
-    let stderr = '';
-    let stdout = '';
-    child.stderr?.setEncoding('utf8').on('data', c => (stderr += c));
-    child.stdout?.setEncoding('utf8').on('data', c => (stdout += c));
-    const exited = new Promise<number | null>(resolve =>
-      child.once('exit', code => resolve(code))
-    );
-    let exitCode: number | null | undefined;
-    void exited.then(code => (exitCode = code));
-    await waitFor(
-      () =>
-        /not started: a configuration error/.test(stderr) ||
-        exitCode !== undefined,
-      { what: 'the misconfigured listener', timeoutMs: 20000 }
-    );
-    expect(exitCode).toBeUndefined();
+    const { socket, child, exited } = served;
+    expect(served.exitCode()).toBeUndefined();
 
     for (const [method, route] of [
       ['GET', '/user/alice/project/health'],
@@ -237,13 +251,13 @@ describe('`serve` with a bad setting', () => {
 
     // Reported once: the message on stderr, as in a terminal, and in the diagnostics file that
     // the Python server extension's diagnostics route reads.
-    expect(stderr.split(MESSAGE).length - 1).toBe(1);
-    expect(stderr).toMatch(
+    expect(served.stderr().split(MESSAGE).length - 1).toBe(1);
+    expect(served.stderr()).toMatch(
       /^project-startup: PROJECT_STARTUP_REQUEST_TIMEOUT_MS/
     );
-    expect(stderr).not.toContain('15s-not-a-number');
-    expect(looksLikeStack(stderr)).toBe(false);
-    expect(stdout).not.toMatch(/Listening:/);
+    expect(served.stderr()).not.toContain('15s-not-a-number');
+    expect(looksLikeStack(served.stderr())).toBe(false);
+    expect(served.stdout()).not.toMatch(/Listening:/);
     const record = JSON.parse(fs.readFileSync(diagnosticsFile, 'utf8'));
     expect(record).toMatchObject({
       state: 'failed',
@@ -389,34 +403,11 @@ describe('a platform setting that names no platform (one check: resolveConfig)',
 
   test("with the proxy's flags: the socket answers misconfigured naming PROJECT_STARTUP_PLATFORM, and no runtime directory is made", async () => {
     const s = sandbox();
-    const socketDir = path.join(s.root, 'sock');
-    fs.mkdirSync(socketDir, { mode: 0o700 });
-    const socket = path.join(socketDir, 'project.sock');
-    const child: ChildProcess = spawn(
-      process.execPath,
-      [
-        BIN,
-        'serve',
-        '--ingress',
-        'notebook-server-proxy',
-        '--unix-socket',
-        socket
-      ],
-      {
-        cwd: s.projectDir,
-        env: { ...s.env, PROJECT_STARTUP_PLATFORM: 'bogus' },
-        stdio: ['ignore', 'ignore', 'pipe']
-      }
-    );
-    let stderr = '';
-    child.stderr?.setEncoding('utf8').on('data', c => (stderr += c));
-    const exited = new Promise<number | null>(resolve =>
-      child.once('exit', code => resolve(code))
-    );
-    await waitFor(() => /not started: a configuration error/.test(stderr), {
-      what: 'the misconfigured listener',
-      timeoutMs: 20000
+    const served = await launchedAsTheProxyWould(s, {
+      PROJECT_STARTUP_PLATFORM: 'bogus'
     });
+    const { socket, child, exited } = served;
+    expect(served.exitCode()).toBeUndefined();
     const answer = await overSocket(socket, '/project/health', 'GET');
     expect(answer.status).toBe(503);
     expect(JSON.parse(answer.text)).toMatchObject({
