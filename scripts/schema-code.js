@@ -13,7 +13,8 @@
 //       may name (startup.schema.json), for the traitlet and the project search
 //   src/generated/response-validators.ts              the extension's Ajv standalone checks of
 //       the service's answers (startup projection, initialize answer, problem details, next
-//       action), from the reader's view of the schemas (readerSchema below)
+//       action; the diagnostics report of jupyterlab_project_startup/diagnostics-report.schema.json),
+//       from the reader's view of the schemas (readerSchema below)
 //
 //   node scripts/schema-code.js generate   writes them all (npm run build:sidecar runs it before tsc)
 //   node scripts/schema-code.js check      fails when the committed files differ from what
@@ -62,8 +63,16 @@ const RESPONSE_SCHEMAS = {
   validateStartupProjection: `${URN}startup`,
   validateInitializeResponse: `${URN}initialize-response`,
   validateProblem: `${URN}problem`,
-  validateNextAction: `${URN}startup#/$defs/nextAction`
+  validateNextAction: `${URN}startup#/$defs/nextAction`,
+  validateDiagnosticsReport: `${URN}diagnostics-report`
 };
+
+/** The Jupyter server extension's answer (not the sidecar's, so not in sidecar/schemas). */
+const DIAGNOSTICS_SCHEMA = path.join(
+  ROOT,
+  'jupyterlab_project_startup',
+  'diagnostics-report.schema.json'
+);
 
 /**
  * What the extension's reader leaves out of the schemas. The writer's bounds (lengths, counts,
@@ -267,6 +276,9 @@ function responseValidatorsSource() {
   ]) {
     ajv.addSchema(readerSchema(readSchema(name)));
   }
+  ajv.addSchema(
+    readerSchema(JSON.parse(fs.readFileSync(DIAGNOSTICS_SCHEMA, 'utf8')))
+  );
   let code = standalone(ajv, RESPONSE_SCHEMAS).replace(/^"use strict";/, '');
   if (/\brequire\(/.test(code)) {
     // webpack would bundle Ajv's runtime module, or fail to find it.

@@ -2,6 +2,7 @@
 // the mapping is tested without a server or JupyterLab. api.ts feeds them what
 // ServerConnection.makeRequest returned.
 import {
+  validateDiagnosticsReport,
   validateInitializeResponse,
   validateNextAction,
   validateProblem,
@@ -10,7 +11,6 @@ import {
 import { invalidFields } from './response-errors';
 import {
   Diagnostics,
-  IDiagnosticsProblem,
   IDiagnosticsReport,
   Failure,
   InitializeResponse,
@@ -191,16 +191,6 @@ export function problemFix(problem: Problem | undefined): string | undefined {
   return isString(value) && value !== '' ? value : undefined;
 }
 
-function isDiagnosticsProblem(value: unknown): value is IDiagnosticsProblem {
-  return (
-    isObject(value) &&
-    isString(value.code) &&
-    isString(value.title) &&
-    isString(value.detail) &&
-    isString(value.fix)
-  );
-}
-
 /** GET {base_url}api/project-startup/diagnostics: the report, unavailable (404) or failed. */
 export function interpretDiagnostics(raw: IRawResponse): Diagnostics {
   if (raw.status === 404) {
@@ -210,27 +200,18 @@ export function interpretDiagnostics(raw: IRawResponse): Diagnostics {
     return { kind: 'failed', url: raw.url, reason: `HTTP ${raw.status}` };
   }
   const json = parseJson(raw.text);
-  const value = json.ok ? json.value : undefined;
-  const sidecar = isObject(value) ? value.sidecar : undefined;
-  if (
-    !isObject(value) ||
-    typeof value.ok !== 'boolean' ||
-    !Array.isArray(value.problems) ||
-    !value.problems.every(isDiagnosticsProblem) ||
-    !isObject(value.node) ||
-    !isObject(value.serverProxy) ||
-    !isObject(sidecar) ||
-    !isString(sidecar.state) ||
-    !Array.isArray(sidecar.logTail) ||
-    !sidecar.logTail.every(isString)
-  ) {
+  // diagnostics-report.schema.json, as the reader sees it.
+  if (!json.ok || !validateDiagnosticsReport(json.value)) {
     return {
       kind: 'failed',
       url: raw.url,
       reason: json.ok ? 'not a diagnostics report' : 'not JSON'
     };
   }
-  return { kind: 'report', report: value as unknown as IDiagnosticsReport };
+  return {
+    kind: 'report',
+    report: json.value as unknown as IDiagnosticsReport
+  };
 }
 
 /**

@@ -6743,3 +6743,545 @@ validate121.evaluated = {
   dynamicProps: false,
   dynamicItems: false
 };
+
+export const validateDiagnosticsReport =
+  validate125 as unknown as IResponseValidator;
+const schema41 = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: 'urn:jupyterlab-project-startup:schema:diagnostics-report',
+  type: 'object',
+  required: ['version', 'ok', 'problems', 'node', 'serverProxy', 'sidecar'],
+  properties: {
+    version: { type: 'string' },
+    ok: { type: 'boolean' },
+    problems: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['code', 'title', 'detail', 'fix'],
+        properties: {
+          code: { type: 'string' },
+          title: { type: 'string' },
+          detail: { type: 'string' },
+          fix: { type: 'string' }
+        }
+      }
+    },
+    node: {
+      type: 'object',
+      required: ['path', 'version', 'required'],
+      properties: {
+        path: { type: ['string', 'null'] },
+        version: { type: ['string', 'null'] },
+        required: { type: 'string' }
+      }
+    },
+    serverProxy: {
+      type: 'object',
+      required: ['version', 'required'],
+      properties: {
+        version: { type: ['string', 'null'] },
+        required: { type: 'string' }
+      }
+    },
+    sidecar: {
+      type: 'object',
+      required: ['state', 'lastError', 'logTail', 'diagnosticsFile'],
+      properties: {
+        state: { type: 'string' },
+        lastError: { type: ['string', 'null'] },
+        logTail: { type: 'array', items: { type: 'string' } },
+        diagnosticsFile: { type: 'string' }
+      }
+    }
+  }
+};
+
+function validate125(
+  data,
+  {
+    instancePath = '',
+    parentData,
+    parentDataProperty,
+    rootData = data,
+    dynamicAnchors = {}
+  } = {}
+) {
+  /*# sourceURL="urn:jupyterlab-project-startup:schema:diagnostics-report" */ let vErrors =
+    null;
+  let errors = 0;
+  const evaluated0 = validate125.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    for (const prop0 of schema41.required) {
+      if (data[prop0] === undefined) {
+        const err0 = {
+          instancePath,
+          schemaPath: '',
+          keyword: 'required',
+          params: { missingProperty: prop0 }
+        };
+        if (vErrors === null) {
+          vErrors = [err0];
+        } else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+    }
+    if (data.version !== undefined) {
+      if (typeof data.version !== 'string') {
+        const err1 = {
+          instancePath: instancePath + '/version',
+          schemaPath: '',
+          keyword: 'type',
+          params: { type: 'string' }
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.ok !== undefined) {
+      if (typeof data.ok !== 'boolean') {
+        const err2 = {
+          instancePath: instancePath + '/ok',
+          schemaPath: '',
+          keyword: 'type',
+          params: { type: 'boolean' }
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.problems !== undefined) {
+      let data2 = data.problems;
+      if (Array.isArray(data2)) {
+        const len0 = data2.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data3 = data2[i0];
+          if (data3 && typeof data3 == 'object' && !Array.isArray(data3)) {
+            for (const prop1 of schema41.properties.problems.items.required) {
+              if (data3[prop1] === undefined) {
+                const err3 = {
+                  instancePath: instancePath + '/problems/' + i0,
+                  schemaPath: '',
+                  keyword: 'required',
+                  params: { missingProperty: prop1 }
+                };
+                if (vErrors === null) {
+                  vErrors = [err3];
+                } else {
+                  vErrors.push(err3);
+                }
+                errors++;
+              }
+            }
+            if (data3.code !== undefined) {
+              if (typeof data3.code !== 'string') {
+                const err4 = {
+                  instancePath: instancePath + '/problems/' + i0 + '/code',
+                  schemaPath: '',
+                  keyword: 'type',
+                  params: { type: 'string' }
+                };
+                if (vErrors === null) {
+                  vErrors = [err4];
+                } else {
+                  vErrors.push(err4);
+                }
+                errors++;
+              }
+            }
+            if (data3.title !== undefined) {
+              if (typeof data3.title !== 'string') {
+                const err5 = {
+                  instancePath: instancePath + '/problems/' + i0 + '/title',
+                  schemaPath: '',
+                  keyword: 'type',
+                  params: { type: 'string' }
+                };
+                if (vErrors === null) {
+                  vErrors = [err5];
+                } else {
+                  vErrors.push(err5);
+                }
+                errors++;
+              }
+            }
+            if (data3.detail !== undefined) {
+              if (typeof data3.detail !== 'string') {
+                const err6 = {
+                  instancePath: instancePath + '/problems/' + i0 + '/detail',
+                  schemaPath: '',
+                  keyword: 'type',
+                  params: { type: 'string' }
+                };
+                if (vErrors === null) {
+                  vErrors = [err6];
+                } else {
+                  vErrors.push(err6);
+                }
+                errors++;
+              }
+            }
+            if (data3.fix !== undefined) {
+              if (typeof data3.fix !== 'string') {
+                const err7 = {
+                  instancePath: instancePath + '/problems/' + i0 + '/fix',
+                  schemaPath: '',
+                  keyword: 'type',
+                  params: { type: 'string' }
+                };
+                if (vErrors === null) {
+                  vErrors = [err7];
+                } else {
+                  vErrors.push(err7);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err8 = {
+              instancePath: instancePath + '/problems/' + i0,
+              schemaPath: '',
+              keyword: 'type',
+              params: { type: 'object' }
+            };
+            if (vErrors === null) {
+              vErrors = [err8];
+            } else {
+              vErrors.push(err8);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err9 = {
+          instancePath: instancePath + '/problems',
+          schemaPath: '',
+          keyword: 'type',
+          params: { type: 'array' }
+        };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
+    }
+    if (data.node !== undefined) {
+      let data8 = data.node;
+      if (data8 && typeof data8 == 'object' && !Array.isArray(data8)) {
+        for (const prop2 of schema41.properties.node.required) {
+          if (data8[prop2] === undefined) {
+            const err10 = {
+              instancePath: instancePath + '/node',
+              schemaPath: '',
+              keyword: 'required',
+              params: { missingProperty: prop2 }
+            };
+            if (vErrors === null) {
+              vErrors = [err10];
+            } else {
+              vErrors.push(err10);
+            }
+            errors++;
+          }
+        }
+        if (data8.path !== undefined) {
+          let data9 = data8.path;
+          if (typeof data9 !== 'string' && data9 !== null) {
+            const err11 = {
+              instancePath: instancePath + '/node/path',
+              schemaPath: '',
+              keyword: 'type',
+              params: { type: schema41.properties.node.properties.path.type }
+            };
+            if (vErrors === null) {
+              vErrors = [err11];
+            } else {
+              vErrors.push(err11);
+            }
+            errors++;
+          }
+        }
+        if (data8.version !== undefined) {
+          let data10 = data8.version;
+          if (typeof data10 !== 'string' && data10 !== null) {
+            const err12 = {
+              instancePath: instancePath + '/node/version',
+              schemaPath: '',
+              keyword: 'type',
+              params: { type: schema41.properties.node.properties.version.type }
+            };
+            if (vErrors === null) {
+              vErrors = [err12];
+            } else {
+              vErrors.push(err12);
+            }
+            errors++;
+          }
+        }
+        if (data8.required !== undefined) {
+          if (typeof data8.required !== 'string') {
+            const err13 = {
+              instancePath: instancePath + '/node/required',
+              schemaPath: '',
+              keyword: 'type',
+              params: { type: 'string' }
+            };
+            if (vErrors === null) {
+              vErrors = [err13];
+            } else {
+              vErrors.push(err13);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err14 = {
+          instancePath: instancePath + '/node',
+          schemaPath: '',
+          keyword: 'type',
+          params: { type: 'object' }
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+    if (data.serverProxy !== undefined) {
+      let data12 = data.serverProxy;
+      if (data12 && typeof data12 == 'object' && !Array.isArray(data12)) {
+        for (const prop3 of schema41.properties.serverProxy.required) {
+          if (data12[prop3] === undefined) {
+            const err15 = {
+              instancePath: instancePath + '/serverProxy',
+              schemaPath: '',
+              keyword: 'required',
+              params: { missingProperty: prop3 }
+            };
+            if (vErrors === null) {
+              vErrors = [err15];
+            } else {
+              vErrors.push(err15);
+            }
+            errors++;
+          }
+        }
+        if (data12.version !== undefined) {
+          let data13 = data12.version;
+          if (typeof data13 !== 'string' && data13 !== null) {
+            const err16 = {
+              instancePath: instancePath + '/serverProxy/version',
+              schemaPath: '',
+              keyword: 'type',
+              params: {
+                type: schema41.properties.serverProxy.properties.version.type
+              }
+            };
+            if (vErrors === null) {
+              vErrors = [err16];
+            } else {
+              vErrors.push(err16);
+            }
+            errors++;
+          }
+        }
+        if (data12.required !== undefined) {
+          if (typeof data12.required !== 'string') {
+            const err17 = {
+              instancePath: instancePath + '/serverProxy/required',
+              schemaPath: '',
+              keyword: 'type',
+              params: { type: 'string' }
+            };
+            if (vErrors === null) {
+              vErrors = [err17];
+            } else {
+              vErrors.push(err17);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err18 = {
+          instancePath: instancePath + '/serverProxy',
+          schemaPath: '',
+          keyword: 'type',
+          params: { type: 'object' }
+        };
+        if (vErrors === null) {
+          vErrors = [err18];
+        } else {
+          vErrors.push(err18);
+        }
+        errors++;
+      }
+    }
+    if (data.sidecar !== undefined) {
+      let data15 = data.sidecar;
+      if (data15 && typeof data15 == 'object' && !Array.isArray(data15)) {
+        for (const prop4 of schema41.properties.sidecar.required) {
+          if (data15[prop4] === undefined) {
+            const err19 = {
+              instancePath: instancePath + '/sidecar',
+              schemaPath: '',
+              keyword: 'required',
+              params: { missingProperty: prop4 }
+            };
+            if (vErrors === null) {
+              vErrors = [err19];
+            } else {
+              vErrors.push(err19);
+            }
+            errors++;
+          }
+        }
+        if (data15.state !== undefined) {
+          if (typeof data15.state !== 'string') {
+            const err20 = {
+              instancePath: instancePath + '/sidecar/state',
+              schemaPath: '',
+              keyword: 'type',
+              params: { type: 'string' }
+            };
+            if (vErrors === null) {
+              vErrors = [err20];
+            } else {
+              vErrors.push(err20);
+            }
+            errors++;
+          }
+        }
+        if (data15.lastError !== undefined) {
+          let data17 = data15.lastError;
+          if (typeof data17 !== 'string' && data17 !== null) {
+            const err21 = {
+              instancePath: instancePath + '/sidecar/lastError',
+              schemaPath: '',
+              keyword: 'type',
+              params: {
+                type: schema41.properties.sidecar.properties.lastError.type
+              }
+            };
+            if (vErrors === null) {
+              vErrors = [err21];
+            } else {
+              vErrors.push(err21);
+            }
+            errors++;
+          }
+        }
+        if (data15.logTail !== undefined) {
+          let data18 = data15.logTail;
+          if (Array.isArray(data18)) {
+            const len1 = data18.length;
+            for (let i1 = 0; i1 < len1; i1++) {
+              if (typeof data18[i1] !== 'string') {
+                const err22 = {
+                  instancePath: instancePath + '/sidecar/logTail/' + i1,
+                  schemaPath: '',
+                  keyword: 'type',
+                  params: { type: 'string' }
+                };
+                if (vErrors === null) {
+                  vErrors = [err22];
+                } else {
+                  vErrors.push(err22);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err23 = {
+              instancePath: instancePath + '/sidecar/logTail',
+              schemaPath: '',
+              keyword: 'type',
+              params: { type: 'array' }
+            };
+            if (vErrors === null) {
+              vErrors = [err23];
+            } else {
+              vErrors.push(err23);
+            }
+            errors++;
+          }
+        }
+        if (data15.diagnosticsFile !== undefined) {
+          if (typeof data15.diagnosticsFile !== 'string') {
+            const err24 = {
+              instancePath: instancePath + '/sidecar/diagnosticsFile',
+              schemaPath: '',
+              keyword: 'type',
+              params: { type: 'string' }
+            };
+            if (vErrors === null) {
+              vErrors = [err24];
+            } else {
+              vErrors.push(err24);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err25 = {
+          instancePath: instancePath + '/sidecar',
+          schemaPath: '',
+          keyword: 'type',
+          params: { type: 'object' }
+        };
+        if (vErrors === null) {
+          vErrors = [err25];
+        } else {
+          vErrors.push(err25);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err26 = {
+      instancePath,
+      schemaPath: '',
+      keyword: 'type',
+      params: { type: 'object' }
+    };
+    if (vErrors === null) {
+      vErrors = [err26];
+    } else {
+      vErrors.push(err26);
+    }
+    errors++;
+  }
+  validate125.errors = vErrors;
+  return errors === 0;
+}
+validate125.evaluated = {
+  props: {
+    version: true,
+    ok: true,
+    problems: true,
+    node: true,
+    serverProxy: true,
+    sidecar: true
+  },
+  dynamicProps: false,
+  dynamicItems: false
+};

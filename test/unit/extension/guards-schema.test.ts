@@ -281,6 +281,19 @@ describe('a schema change reaches the frontend check', () => {
       fs.cpSync(path.join(ROOT, 'schema'), path.join(root, 'schema'), {
         recursive: true
       });
+      fs.mkdirSync(path.join(root, 'jupyterlab_project_startup'));
+      fs.copyFileSync(
+        path.join(
+          ROOT,
+          'jupyterlab_project_startup',
+          'diagnostics-report.schema.json'
+        ),
+        path.join(
+          root,
+          'jupyterlab_project_startup',
+          'diagnostics-report.schema.json'
+        )
+      );
       fs.symlinkSync(
         path.join(ROOT, 'node_modules'),
         path.join(root, 'node_modules')
