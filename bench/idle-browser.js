@@ -5,10 +5,10 @@
 // with this extension, in Debian's Chromium, for a minute, counting the startup requests they
 // send and showing what those requests carry (header names only: never a value).
 //
-//   npm run build && npm run build:e2e-app && npm run bench:idle-browser
+//   npm run build && npm run bench:idle-browser
 //
 // It uses the browser tests' helpers (test/system/e2e/helpers.ts, loaded through TypeScript's
-// transpiler): the real JupyterLab 4 front end on Debian's Jupyter Server with the real
+// transpiler): the real `jupyter lab` of the system lane's venv with the real
 // jupyter-server-proxy, installed by `project-startup jupyter install --user`, at base_url
 // /user/alice/. Phases: every page visible for BENCH_BROWSER_SECONDS, then every page hidden
 // (document.hidden true and a visibilitychange event, which @lumino/polling's 'when-hidden'
@@ -89,13 +89,9 @@ async function main() {
     log('the labextension is not built: run `npm run build` first.');
     process.exit(2);
   }
-  const h = requireTypeScript(path.join(ROOT, 'test', 'e2e', 'helpers.ts'));
-  if (!fs.existsSync(h.APP_BUILD)) {
-    log(
-      'the browser host app is not built: run `npm run build:e2e-app` first.'
-    );
-    process.exit(2);
-  }
+  const h = requireTypeScript(
+    path.join(ROOT, 'test', 'system', 'e2e', 'helpers.ts')
+  );
   const watchdog = setTimeout(
     () => {
       log('the run took too long; stopping');

@@ -27,7 +27,11 @@ import {
   siteModelSources,
   SiteModelSources
 } from './core/site-config';
-import { realOrResolved, resolveProjectDir } from './project-dir';
+import {
+  jupyterRootProject,
+  realOrResolved,
+  resolveProjectDir
+} from './project-dir';
 import { searchesUpward } from './core/project-search';
 import { findInitializedProject } from './observe/project-search';
 
@@ -176,7 +180,10 @@ export function resolveConfig(
   // Before the project is searched for (by the platform's placement) and before `serve` makes
   // anything: a value that names no platform is refused here, and only here.
   const platformId = platformSetting(platform);
-  const named = options.projectDir ?? setting(env, ENV.projectDir);
+  const named =
+    options.projectDir ??
+    setting(env, ENV.projectDir) ??
+    jupyterRootProject(options.ingress, env);
   const resolved = resolveProjectDir(named ?? cwd, cwd);
   // Unnamed, the project is found upward from the working directory, as git finds a repository.
   const projectDir =

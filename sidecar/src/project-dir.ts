@@ -1,9 +1,32 @@
 // The project directory as the service names it: its real path, refused when that name is not
-// UTF-8 (the service could not name it exactly in JSON or on the setup page).
+// UTF-8 (the service could not name it exactly in JSON or on the setup page). Behind
+// jupyter-server-proxy, unnamed, it is the Jupyter server's root directory (jupyterRootProject).
 import { isUtf8 } from 'node:buffer';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ConfigError } from './config-errors';
+import { jupyterServerRootDir } from './jupyter-runtime';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * The project when jupyter-server-proxy launched the service (--ingress notebook-server-proxy)
+ * and neither --project-dir nor PROJECT_STARTUP_PROJECT_DIR names one: the root directory of the
+ * Jupyter server that launched it (its parent; ServerApp.root_dir, --notebook-dir, Zero to
+ * JupyterHub's notebookDir), from that server's jpserver-<pid>.json. So the panel offers what
+ * the file browser shows, whichever package installed the proxy entry. Undefined elsewhere, or
+ * when the file is not there: the working directory then, as before. (The wheel's server
+ * extension passes the same root_dir as PROJECT_STARTUP_PROJECT_DIR: sidecar_environment.)
+ */
+export function jupyterRootProject(
+  ingress: string | undefined,
+  env: Env,
+  parentPid = process.ppid
+): string | undefined {
+  return ingress === 'notebook-server-proxy'
+    ? jupyterServerRootDir(env, parentPid)
+    : undefined;
+}
 
 /** The real path where the directory exists; otherwise the absolute path, checked later. */
 export function realOrResolved(p: string, cwd = process.cwd()): string {

@@ -57,3 +57,52 @@ export function realStack(): RealStack {
   }
   return JSON.parse(fs.readFileSync(STACK_FILE, 'utf8')) as RealStack;
 }
+
+/** The directories a real-stack Jupyter server gets fresh (each test's own). */
+export interface RealStackServerDirs {
+  home: string;
+  /** Its TMPDIR: the proxy makes its Unix socket directories there. */
+  tmp: string;
+  config: string;
+  data: string;
+  runtime: string;
+  /** PROJECT_STARTUP_RUNTIME_DIR of the sidecar the proxy launches; its default when absent. */
+  sidecarRuntime?: string;
+}
+
+/** A loopback port that refuses connections, so the sidecar's runtime probes fail fast. */
+export const CLOSED_URL = 'http://127.0.0.1:9/';
+
+/**
+ * The environment of a Jupyter server of the real stack, the one the browser, Notebook 7 and
+ * matrix suites start: the venv's bin first on PATH (as in an activated venv), fresh Jupyter
+ * directories, the token, jupyter-server-proxy from `pythonPath` (the vendored copy), and, for
+ * the sidecar the proxy launches (it inherits all this), no runtime to discover.
+ */
+export function realStackServerEnv(
+  stack: RealStack,
+  dirs: RealStackServerDirs,
+  options: { token: string; pythonPath?: string; configPath?: string }
+): Record<string, string> {
+  return {
+    PATH: `${stack.bin}:/usr/bin:/bin`,
+    HOME: dirs.home,
+    LANG: 'C.UTF-8',
+    PYTHONDONTWRITEBYTECODE: '1',
+    ...(options.pythonPath ? { PYTHONPATH: options.pythonPath } : {}),
+    TMPDIR: dirs.tmp,
+    // ipykernel's kernelspec imports debugpy, which warns about frozen modules on Python 3.11.
+    PYDEVD_DISABLE_FILE_VALIDATION: '1',
+    JUPYTER_TOKEN: options.token,
+    JUPYTER_CONFIG_DIR: dirs.config,
+    ...(options.configPath ? { JUPYTER_CONFIG_PATH: options.configPath } : {}),
+    JUPYTER_DATA_DIR: dirs.data,
+    JUPYTER_RUNTIME_DIR: dirs.runtime,
+    JUPYTER_PLATFORM_DIRS: '0',
+    ...(dirs.sidecarRuntime
+      ? { PROJECT_STARTUP_RUNTIME_DIR: dirs.sidecarRuntime }
+      : {}),
+    PROJECT_STARTUP_LOCAL_RUNTIME_URL: CLOSED_URL,
+    PROJECT_STARTUP_SERVING_RUNTIME_URL: CLOSED_URL
+  };
+}

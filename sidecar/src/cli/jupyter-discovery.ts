@@ -13,8 +13,14 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
-import * as os from 'node:os';
 import * as path from 'node:path';
+import {
+  jupyterRuntimeDir,
+  readOwnRuntimeFile,
+  runtimeRootDir
+} from '../jupyter-runtime';
+
+export { jupyterRuntimeDir } from '../jupyter-runtime';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -44,34 +50,6 @@ export interface JupyterChoice {
   token: string;
   /** How it was found, for a person (never the token). */
   how: string;
-}
-
-/** Jupyter's runtime directory, by jupyter_core's rules (JUPYTER_RUNTIME_DIR, then the data dir). */
-export function jupyterRuntimeDir(
-  env: Env,
-  home = env.HOME || os.homedir(),
-  platform = process.platform
-): string {
-  if (env.JUPYTER_RUNTIME_DIR) {
-    return env.JUPYTER_RUNTIME_DIR;
-  }
-  let data = env.JUPYTER_DATA_DIR;
-  if (!data) {
-    if (platform === 'darwin') {
-      data = path.join(home, 'Library', 'Jupyter');
-    } else if (platform === 'win32') {
-      data = path.join(
-        env.APPDATA ?? path.join(home, 'AppData', 'Roaming'),
-        'jupyter'
-      );
-    } else {
-      data = path.join(
-        env.XDG_DATA_HOME || path.join(home, '.local', 'share'),
-        'jupyter'
-      );
-    }
-  }
-  return path.join(data, 'runtime');
 }
 
 /** JUPYTERHUB_SERVICE_URL binds to all addresses when the spawner's ip is empty: connect to loopback. */
@@ -323,63 +301,50 @@ export function readJupyterServers(
   } catch {
     return [];
   }
-  const uid =
-    typeof process.getuid === 'function' ? process.getuid() : undefined;
   const servers: JupyterServerInfo[] = [];
   for (const name of names.slice(0, 64)) {
     const file = path.join(runtimeDir, name);
-    try {
-      const stat = fs.statSync(file);
-      // Only what this user wrote and nobody else can change: its token goes to its address.
-      if (
-        (uid !== undefined && stat.uid !== uid) ||
-        (stat.mode & 0o022) !== 0 ||
-        stat.size > 64 * 1024
-      ) {
-        continue;
-      }
-      const info = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<
-        string,
-        unknown
-      >;
-      const url = typeof info.url === 'string' ? info.url : '';
-      const pid = Number(info.pid);
-      if (
-        !/^https?:\/\//.test(url) ||
-        info.sock ||
-        !Number.isInteger(pid) ||
-        pid <= 0
-      ) {
-        continue;
-      }
-      const address = withSlash(connectable(url));
-      const refusal = jupyterProcessRefusal(
-        pid,
-        portOf(new URL(address)),
-        stat.mtimeMs
-      );
-      if (refusal !== undefined) {
-        // A file left by a server that is gone is common and harmless: only a live process is news.
-        if (!refusal.endsWith(NOT_RUNNING)) {
-          refused.push(`${file}: ${refusal}`);
-        }
-        continue;
-      }
-      servers.push({
-        url: address,
-        token: typeof info.token === 'string' ? info.token : '',
-        pid,
-        rootDir:
-          typeof info.root_dir === 'string'
-            ? info.root_dir
-            : typeof info.notebook_dir === 'string'
-              ? info.notebook_dir
-              : undefined,
-        file
-      });
-    } catch {
+    // Only what this user wrote and nobody else can change: its token goes to its address.
+    const own = readOwnRuntimeFile(file);
+    if (own === undefined) {
       continue;
     }
+    const { info } = own;
+    const url = typeof info.url === 'string' ? info.url : '';
+    const pid = Number(info.pid);
+    if (
+      !/^https?:\/\//.test(url) ||
+      info.sock ||
+      !Number.isInteger(pid) ||
+      pid <= 0
+    ) {
+      continue;
+    }
+    const address = withSlash(connectable(url));
+    let refusal: string | undefined;
+    try {
+      refusal = jupyterProcessRefusal(
+        pid,
+        portOf(new URL(address)),
+        own.mtimeMs
+      );
+    } catch {
+      continue; // an address URL cannot parse
+    }
+    if (refusal !== undefined) {
+      // A file left by a server that is gone is common and harmless: only a live process is news.
+      if (!refusal.endsWith(NOT_RUNNING)) {
+        refused.push(`${file}: ${refusal}`);
+      }
+      continue;
+    }
+    servers.push({
+      url: address,
+      token: typeof info.token === 'string' ? info.token : '',
+      pid,
+      rootDir: runtimeRootDir(info),
+      file
+    });
   }
   return servers;
 }

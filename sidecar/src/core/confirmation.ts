@@ -28,9 +28,11 @@ export type ConfirmationChannel =
    * (`{base}project/?token=`, sign-in.ts) sets, on a same-origin request. Proves the caller
    * signed in with the token through that route; not that a person clicked. */
   | { kind: 'setup-page-session' }
-  /** Through the notebook-server proxy, carried by Jupyter's cookie (no token) AND with an
-   * X-XSRFToken header equal to Jupyter's `_xsrf` cookie, as JupyterLab's ServerConnection sends
-   * it: only a page of Jupyter's origin can read that cookie. jupyter-server-proxy itself checks
+  /** Through the notebook-server proxy, with an X-XSRFToken header equal to Jupyter's `_xsrf`
+   * cookie, as JupyterLab's ServerConnection sends it: only a page of Jupyter's origin can read
+   * that cookie. A standalone `jupyter lab` also puts its token in the page config, so the same
+   * page sends "Authorization: token" too; the token does not make it a script (a script that
+   * holds the token may confirm anyway, recorded as `http-api`). jupyter-server-proxy itself checks
    * no XSRF token (its handler's check_xsrf_cookie defers to the proxied app), so this is the
    * sidecar's own check (http/jupyter-xsrf.ts). */
   | { kind: 'jupyter-page' }
@@ -79,7 +81,6 @@ export function apiMayConfirm(
 export function channelOf(
   ingress: IngressMode,
   credential: CredentialKind,
-  ambient: boolean,
   promptKey: boolean,
   jupyterXsrf: boolean
 ): ConfirmationChannel {
@@ -92,7 +93,6 @@ export function channelOf(
   if (
     ingress === 'notebook-server-proxy' &&
     credential === 'notebook-server' &&
-    ambient &&
     jupyterXsrf
   ) {
     return { kind: 'jupyter-page' };

@@ -1,15 +1,13 @@
-// The HTTP layer: one request listener on node:http, built on express 5's own router (the
-// `router` package) without express: a request meets the gate (gate.ts: Host, prefix, sign-in
-// rule, credentials), then the router made from the one route table (route-table.ts), then 404;
-// every failure is answered as problem details by respond.ts. Express itself is not used: its
-// per-request work (swapping the prototypes of every request and response, its init and query
-// middleware) cost about 300 µs of CPU per request against the router's 50, and loading it
-// about 40 ms at start; the service reads bodies and writes answers itself (bench/README.md).
+// The HTTP layer: one request listener on node:http: a request meets the gate (gate.ts: Host,
+// prefix, sign-in rule, credentials), then the route the one route table names for its path
+// (router.ts), then 404; every failure is answered as problem details by respond.ts. Neither
+// express nor its router is used: their per-request work cost CPU that a proxied request pays
+// on the proxy's core (bench/README.md); the service reads bodies and writes answers itself.
 //
 // Nothing is read or loaded on a request path: loading code or reading a file takes a
-// descriptor, and a request can arrive when none is left (a flood of connections). The router
-// is loaded when the app is made, after the server listens (server.ts); the setup page's files
-// and the API description are read then too.
+// descriptor, and a request can arrive when none is left (a flood of connections). The setup
+// page's files and the API description are read when the app is made, after the server
+// listens (server.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ProblemError } from '../core/problems';
 import { EncodedBodies } from './encoded-bodies';
@@ -19,7 +17,7 @@ import { buildOpenApi, withManifestExample } from './openapi';
 import { readStaticFiles } from './pages';
 import { answerFailure } from './respond';
 import { ROUTES } from './route-table';
-import { createRouter, routerModule } from './router';
+import { dispatch } from './router';
 
 export type { AppOptions } from './exchange';
 
@@ -52,24 +50,14 @@ function createContext(options: AppOptions): AppContext {
   };
 }
 
-/** The app's router: the gate, then the routes below the prefix. */
-export function createAppRouter(context: AppContext) {
-  const Router = routerModule();
-  const app = Router({ caseSensitive: true, strict: true });
-  app.use(createGate(context));
-  app.use(context.prefix, createRouter(context));
-  return app;
-}
-
-/** The request listener, with the router it runs (for the route table's own test). */
-export function createApp(
-  options: AppOptions
-): RequestListener & { router: ReturnType<typeof createAppRouter> } {
+/** The request listener. */
+export function createApp(options: AppOptions): RequestListener {
   const context = createContext(options);
-  const app = createAppRouter(context);
-  const listener: RequestListener = (request, response) => {
+  const gate = createGate(context);
+  return (request, response) => {
+    const locals = gateLocals();
     // What no route answered (error undefined: not found) or what failed, as problem details.
-    const done = (error?: unknown) => {
+    const failed = (error?: unknown) => {
       // Should rendering the problem itself fail, end the exchange rather than the process.
       answerFailure(
         error ??
@@ -79,11 +67,16 @@ export function createApp(
           ),
         request,
         response,
-        gateLocals(response).instance,
+        locals.instance,
         context.logger
       ).catch(() => response.destroy());
     };
-    app(request, response, done);
+    try {
+      if (gate(request, response, locals)) {
+        dispatch(context, request, response, locals, failed);
+      }
+    } catch (error) {
+      failed(error);
+    }
   };
-  return Object.assign(listener, { router: app });
 }

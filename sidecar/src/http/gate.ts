@@ -26,28 +26,27 @@ export interface GateLocals {
   identity?: RequestIdentity;
 }
 
-/** Each exchange's locals, by its response (what express kept as `response.locals`). */
-const LOCALS = new WeakMap<ServerResponse, GateLocals>();
-
-export function gateLocals(response: ServerResponse): GateLocals {
-  let locals = LOCALS.get(response);
-  if (locals === undefined) {
-    locals = { instance: '', query: EMPTY_QUERY };
-    LOCALS.set(response, locals);
-  }
-  return locals;
-}
-
 const EMPTY_QUERY = new URLSearchParams();
+
+/** A new exchange's locals, before the gate has looked at it. */
+export function gateLocals(): GateLocals {
+  return { instance: '', query: EMPTY_QUERY };
+}
 
 /** The answer of jupyter-server-proxy's readiness poll (GET / behind the notebook server). */
 const READY = '{"status":"pass"}';
+
+/** A path of unreserved characters, sub-delimiters, ':', '@' and '/' only: a valid reference. */
+const PLAIN_PATH = /^[A-Za-z0-9\-._~!$&'()*+,;=:@/]*$/;
 
 /**
  * The request path as problems' `instance` and the logs show it: a valid URI reference of at
  * most 256 characters, whatever the client sent (stray %, spaces, markup are percent-encoded).
  */
 export function instancePath(raw: string): string {
+  if (raw.length <= 256 && PLAIN_PATH.test(raw)) {
+    return raw; // what every route's path is: nothing to encode
+  }
   const cut = raw.length > 256 ? raw.slice(0, 256) : raw;
   const encoded = cut
     .replace(/%(?![0-9A-Fa-f]{2})/g, '%25')
@@ -59,13 +58,14 @@ export function instancePath(raw: string): string {
 function logWhenFinished(
   app: AppContext,
   request: IncomingMessage,
-  response: ServerResponse
+  response: ServerResponse,
+  locals: GateLocals
 ): void {
   const started = process.hrtime.bigint();
   response.on('finish', () => {
     app.logger.debug('request', {
       method: request.method,
-      path: gateLocals(response).instance,
+      path: locals.instance,
       status: response.statusCode,
       ms: Number(process.hrtime.bigint() - started) / 1e6
     });
@@ -73,23 +73,22 @@ function logWhenFinished(
 }
 
 /**
- * The middleware every request meets first. Returns having answered (a redirect, the readiness
- * poll, the sign-in page) or calls `next` for the router; refusals are thrown.
+ * What every request meets first, filling in `locals`. False: answered here (a redirect, the
+ * readiness poll, the sign-in page); true: on to the route. Refusals are thrown.
  */
 export function createGate(app: AppContext) {
   return (
     request: IncomingMessage,
     response: ServerResponse,
-    next: () => void
-  ): void => {
+    locals: GateLocals
+  ): boolean => {
     setCommonHeaders(response);
     if (app.logger.enabled('debug')) {
-      logWhenFinished(app, request, response);
+      logWhenFinished(app, request, response, locals);
     }
     const url = originForm(request.url ?? '/');
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
-    const locals = gateLocals(response);
     locals.instance = instancePath(path);
     if (url.length > URL_LIMIT) {
       throw new ProblemError(
@@ -100,22 +99,21 @@ export function createGate(app: AppContext) {
     }
     app.guard.checkHost(request);
     if (answerReadinessPoll(app, request, response, path)) {
-      return;
+      return false;
     }
     const search = q === -1 ? '' : url.slice(q);
     const routePath = pathBelowPrefix(app, request, response, path, search);
     if (routePath === undefined) {
-      return;
+      return false;
     }
     locals.query = new URLSearchParams(search);
     locals.route = routeAt(routePath);
     refuseAddressToken(app, locals.query, routePath);
     refuseSetupPageWithoutBrowserRoute(app, locals.route);
-    if (app.guard.publicRoutes && locals.route?.public === true) {
-      next();
-    } else if (authenticate(app, request, response, path, locals)) {
-      next();
-    }
+    return (
+      (app.guard.publicRoutes && locals.route?.public === true) ||
+      authenticate(app, request, response, path, locals)
+    );
   };
 }
 

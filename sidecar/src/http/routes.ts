@@ -65,7 +65,6 @@ function channel(
   return channelOf(
     ingress,
     identity.via,
-    identity.ambient,
     prompted,
     ingress === 'notebook-server-proxy' && carriesJupyterXsrf(request)
   );

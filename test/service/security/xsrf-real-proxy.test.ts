@@ -2,8 +2,9 @@
 // Debian's jupyter_server: the proxy checks no XSRF token (its handler's check_xsrf_cookie defers
 // to the proxied app), so a cookie-carried POST without X-XSRFToken reached the sidecar and was
 // recorded as JupyterLab's dialog. Now the record says `jupyterlab-dialog` only when the request
-// carried X-XSRFToken equal to Jupyter's `_xsrf` cookie, as JupyterLab sends it; anything else
-// carried by Jupyter's cookie is recorded as what it is, a plain call (`http-api`).
+// carried X-XSRFToken equal to Jupyter's `_xsrf` cookie, as JupyterLab sends it (with or without
+// the token a standalone `jupyter lab` puts in its page config); anything else is recorded as what
+// it is, a plain call (`http-api`).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
@@ -97,6 +98,29 @@ describeWithProxy(
     it("JupyterLab's request (X-XSRFToken from the _xsrf cookie) is recorded as the dialog", async () => {
       const { login, xsrf } = await browserCookies();
       const dialog = await confirmNotebook({
+        cookie: `${login}; ${xsrf}`,
+        'x-xsrftoken': xsrf.slice('_xsrf='.length)
+      });
+      expect(dialog.status).toBe(201);
+      expect(record().confirmation).toMatchObject({
+        interface: 'notebook',
+        method: 'jupyterlab-dialog'
+      });
+    });
+
+    it("a standalone JupyterLab's request (its page-config token beside the cookies and X-XSRFToken) is recorded as the dialog; the token with a forged X-XSRFToken is a plain call", async () => {
+      fs.rmSync(stateDir(), { recursive: true, force: true });
+      const { login, xsrf } = await browserCookies();
+      const forged = await confirmNotebook({
+        authorization: `token ${token}`,
+        cookie: `${login}; ${xsrf}`,
+        'x-xsrftoken': 'not-the-cookie'
+      });
+      expect(forged.status).toBe(201);
+      expect(record().confirmation.method).toBe('http-api');
+      fs.rmSync(stateDir(), { recursive: true, force: true });
+      const dialog = await confirmNotebook({
+        authorization: `token ${token}`,
         cookie: `${login}; ${xsrf}`,
         'x-xsrftoken': xsrf.slice('_xsrf='.length)
       });

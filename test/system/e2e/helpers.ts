@@ -4,11 +4,6 @@
 // ../shared/vendor/python, on PYTHONPATH as if pip-installed), driven in Debian's Chromium through
 // playwright-core. Nothing is downloaded: no browser build, no Python package.
 //
-// The front end assembled from npm packages (test/system/e2e/app, lab_server.py on Debian's
-// jupyter_server 1.23) is no longer used by these suites; startLabServer still runs it when a
-// caller names a `script` or a `python` (the Notebook 7 stand-in and the install suites, until
-// they move), and it may stay as the npm-built front end of the lowest JupyterLab 4 claimed.
-//
 // Every server gets fresh temporary config, data, runtime, workspaces, settings, root, home and
 // temporary (TMPDIR) directories and a random token, and is stopped by its process group (so the
 // backends the proxy launched go too). Each browser gets a fresh profile.
@@ -28,12 +23,15 @@ import {
   Request
 } from 'playwright-core';
 import { starvedServe } from '../../helpers/cli';
-import { realStack, RealStack } from '../../helpers/real-stack';
+import {
+  realStack,
+  RealStack,
+  realStackServerEnv
+} from '../../helpers/real-stack';
 import { delay } from '../../helpers/wait';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 export const E2E_DIR = __dirname;
-export const APP_BUILD = path.join(E2E_DIR, 'app', 'build');
 export const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts', 'e2e');
 export const PYTHON = '/usr/bin/python3';
 export const CHROMIUM = '/usr/bin/chromium';
@@ -56,7 +54,7 @@ export const VENDORED_SERVER_PROXY = path.resolve(
   'python'
 );
 /** A loopback port that refuses connections, so the sidecar's runtime probes fail fast. */
-export const CLOSED_URL = 'http://127.0.0.1:9/';
+export { CLOSED_URL } from '../../helpers/real-stack';
 
 const APT_STEP =
   'run the apt step of .ci/run (as root: apt-get update && apt-get install -y python3-jupyter-server ' +
@@ -86,52 +84,6 @@ export function checkPrerequisites(): void {
   if (!fs.existsSync(path.join(stack.bin, 'jupyter-lab'))) {
     throw new Error(
       `${stack.bin}/jupyter-lab is missing: run \`bash .ci/python-env.sh\` (it pip-installs JupyterLab into ${stack.venv}).`
-    );
-  }
-}
-
-/**
- * The assembled host's prerequisites (lab_server.py and the npm-built front end on Debian's
- * jupyter_server 1.23): for the callers that still name a `script` or a `python`.
- */
-export function checkAssembledHostPrerequisites(): void {
-  const missing: string[] = [];
-  if (!fs.existsSync(CHROMIUM)) {
-    missing.push(`Chromium (${CHROMIUM}) is not installed`);
-  }
-  if (!fs.existsSync(PYTHON)) {
-    missing.push(`${PYTHON} is not installed`);
-  } else {
-    const probe = spawnSync(
-      PYTHON,
-      [
-        '-c',
-        'import jupyter_server, jupyterlab_server; print(jupyter_server.__version__)'
-      ],
-      {
-        encoding: 'utf8',
-        timeout: 20000,
-        env: { PATH: '/usr/bin:/bin', PYTHONDONTWRITEBYTECODE: '1' }
-      }
-    );
-    if (probe.status !== 0) {
-      missing.push(
-        `${PYTHON} cannot import jupyter_server and jupyterlab_server (${(probe.stderr || '').trim().split('\n').pop()})`
-      );
-    } else if (!probe.stdout.startsWith('1.')) {
-      missing.push(
-        `${PYTHON} has jupyter_server ${probe.stdout.trim()}, not Debian's 1.23 the assembled host was measured on`
-      );
-    }
-  }
-  if (missing.length > 0) {
-    throw new Error(
-      `Browser tests cannot run: ${missing.join('; ')}. To fix: ${APT_STEP}.`
-    );
-  }
-  if (!fs.existsSync(path.join(APP_BUILD, 'static', 'bundle.js'))) {
-    throw new Error(
-      'The e2e host app is not built: run `npm run build:e2e-app`.'
     );
   }
 }
@@ -219,17 +171,6 @@ export interface LabServerOptions {
    * after 12-19 s on a loaded 2-core machine).
    */
   timeoutMs?: number;
-  /**
-   * Runs the assembled host instead of the real stack: lab_server.py (or `script`) with this
-   * Python (Debian's /usr/bin/python3, or a venv of it made with `--system-site-packages`).
-   * Default: the real `jupyter lab` of realStack().
-   */
-  python?: string;
-  /**
-   * The assembled host only (lab_server.py --load-other-extensions): also load the server
-   * extensions Jupyter's configuration enables. `jupyter lab` always does.
-   */
-  loadOtherExtensions?: boolean;
   /** Enable JupyterLab terminals (terminado), off by default. */
   terminals?: boolean;
   /**
@@ -252,10 +193,10 @@ export interface LabServerOptions {
    */
   prepare?: (dirs: LabServer['dirs']) => Record<string, string> | void;
   /**
-   * Runs the assembled host instead of the real stack: this script, taking lab_server.py's
-   * arguments (notebook7_server.py for the Notebook 7 stand-in).
+   * The server's working directory (default the project directory, which is also its
+   * ServerApp.root_dir): another one shows what follows root_dir and what follows the cwd.
    */
-  script?: string;
+  workingDir?: (dirs: LabServer['dirs']) => string;
 }
 
 export interface LabServer {
@@ -286,8 +227,8 @@ export interface LabServer {
   };
   /** Where the server's jupyter-server-proxy comes from. */
   serverProxy: ServerProxyLocation;
-  /** The real stack it runs on; undefined for the assembled host (`script` or `python`). */
-  stack?: RealStack;
+  /** The real stack it runs on. */
+  stack: RealStack;
   logs(): string;
   /** Whether the server process is still running. */
   running(): boolean;
@@ -304,7 +245,7 @@ function tempRoot(prefix: string): string {
 }
 
 /** One GET on loopback that resolves with the status (0 on a connection error). */
-function status(
+export function status(
   url: string,
   headers: Record<string, string> = {}
 ): Promise<number> {
@@ -444,52 +385,21 @@ async function realLabCommand(
   ];
 }
 
-/** The command line of the assembled host (lab_server.py, or options.script). */
-function assembledHostCommand(
-  options: LabServerOptions,
-  baseUrl: string,
-  dirs: LabServer['dirs']
-): string[] {
-  return [
-    options.python ?? PYTHON,
-    options.script ?? path.join(E2E_DIR, 'lab_server.py'),
-    '--base-url',
-    baseUrl,
-    '--workspaces-dir',
-    dirs.workspaces,
-    '--user-settings-dir',
-    dirs.settings,
-    '--root-dir',
-    dirs.project,
-    ...(options.loadOtherExtensions ? ['--load-other-extensions'] : []),
-    ...(options.terminals ? ['--terminals'] : [])
-  ];
-}
-
 /**
- * Starts the real `jupyter lab` of realStack() (the assembled host when options name a `script`
- * or a `python`) and resolves once Jupyter answers `GET {base_url}api/status` with 200.
+ * Starts the real `jupyter lab` of realStack() and resolves once Jupyter answers
+ * `GET {base_url}api/status` with 200.
  */
 export async function startLabServer(
   options: LabServerOptions = {}
 ): Promise<LabServer> {
-  const assembled =
-    options.script !== undefined || options.python !== undefined;
-  if (assembled) {
-    checkAssembledHostPrerequisites();
-  } else {
-    checkPrerequisites();
-  }
+  checkPrerequisites();
   const baseUrl = options.baseUrl ?? '/lab-e2e/';
   const root = tempRoot('ps-e2e-');
-  const stack = assembled
-    ? undefined
-    : options.wheel === false
+  const stack =
+    options.wheel === false
       ? venvWithoutWheel(realStack(), path.join(root, 'venv-without-wheel'))
       : realStack();
-  const serverProxy = serverProxyLocation(
-    options.python ?? stack?.python ?? PYTHON
-  );
+  const serverProxy = serverProxyLocation(stack.python);
   const dirs = {
     root,
     config: path.join(root, 'config'),
@@ -514,7 +424,7 @@ export async function startLabServer(
     );
   }
   const disabled = options.disabledExtensions ?? DEFAULT_DISABLED_EXTENSIONS;
-  if (!assembled && disabled.length > 0) {
+  if (disabled.length > 0) {
     fs.mkdirSync(path.join(dirs.config, 'labconfig'));
     fs.writeFileSync(
       path.join(dirs.config, 'labconfig', 'page_config.json'),
@@ -528,7 +438,7 @@ export async function startLabServer(
     );
   }
   const proxyConfig = path.join(root, 'server-proxy-config');
-  if (!assembled && serverProxy.pythonPath) {
+  if (serverProxy.pythonPath) {
     writeServerProxyEnabled(proxyConfig);
   }
   for (const source of options.labextensions ?? []) {
@@ -546,24 +456,10 @@ export async function startLabServer(
 
   const token = randomBytes(24).toString('hex');
   const env: Record<string, string> = {
-    // The venv's bin first, as in an activated venv: `project-startup`, `jupyter`, its python.
-    PATH: stack ? `${stack.bin}:/usr/bin:/bin` : '/usr/bin:/bin',
-    HOME: dirs.home,
-    LANG: 'C.UTF-8',
-    PYTHONDONTWRITEBYTECODE: '1',
-    ...(serverProxy.pythonPath ? { PYTHONPATH: serverProxy.pythonPath } : {}),
-    TMPDIR: dirs.tmp,
-    // ipykernel's kernelspec imports debugpy, which warns about frozen modules on Python 3.11.
-    PYDEVD_DISABLE_FILE_VALIDATION: '1',
-    JUPYTER_TOKEN: token,
-    JUPYTER_CONFIG_DIR: dirs.config,
-    JUPYTER_DATA_DIR: dirs.data,
-    JUPYTER_RUNTIME_DIR: dirs.runtime,
-    JUPYTER_PLATFORM_DIRS: '0',
-    // For the sidecar, when the proxy launches it (it inherits this environment).
-    PROJECT_STARTUP_RUNTIME_DIR: dirs.sidecarRuntime,
-    PROJECT_STARTUP_LOCAL_RUNTIME_URL: CLOSED_URL,
-    PROJECT_STARTUP_SERVING_RUNTIME_URL: CLOSED_URL,
+    ...realStackServerEnv(stack, dirs, {
+      token,
+      pythonPath: serverProxy.pythonPath
+    }),
     ...options.env,
     ...prepared
   };
@@ -575,12 +471,10 @@ export async function startLabServer(
   const spawnedAt = Date.now();
   const [command, ...commandArgs] = [
     ...starvedServe(),
-    ...(stack
-      ? await realLabCommand(stack, options, baseUrl, dirs)
-      : assembledHostCommand(options, baseUrl, dirs))
+    ...(await realLabCommand(stack, options, baseUrl, dirs))
   ];
   const child: ChildProcess = spawn(command, commandArgs, {
-    cwd: dirs.project,
+    cwd: options.workingDir?.(dirs) ?? dirs.project,
     env,
     detached: true, // its own process group: stop() ends the backends with it
     stdio: ['ignore', 'pipe', 'pipe']
@@ -653,7 +547,7 @@ export async function startLabServer(
         fs.mkdirSync(ARTIFACTS, { recursive: true });
         fs.writeFileSync(
           path.join(ARTIFACTS, `${label}.log`),
-          `# ${stack ? 'jupyter-lab' : 'lab_server.py'} pid ${pid}, answered after ${server.startMs} ms\n${log}`
+          `# jupyter-lab pid ${pid}, answered after ${server.startMs} ms\n${log}`
         );
         fs.rmSync(root, { recursive: true, force: true });
       }
@@ -668,7 +562,7 @@ export async function startLabServer(
   const failStart = async (why: string): Promise<never> => {
     await server.stop(2000);
     throw new Error(
-      `${stack ? 'jupyter-lab' : 'lab_server.py'} ${why}.\n--- server log (tail) ---\n${log.slice(-4000)}`
+      `jupyter-lab ${why}.\n--- server log (tail) ---\n${log.slice(-4000)}`
     );
   };
   // The server writes jpserver-<pid>.json (with the port it bound) once it listens.
@@ -794,8 +688,7 @@ function frameOf(request: Request): Frame | undefined {
  * What went wrong in a page: uncaught errors, console errors, responses with status >= 400 and
  * failed requests. Only a request aborted because its page navigated on is set aside (in
  * `ignored`); a test that expects more (a page's own 401, Chromium's /favicon.ico on a server
- * without one) says so with `unexpected()`. (The jupyter_server 1.x noise the assembled host
- * made, /api/me 404 and /api/events/subscribe, does not happen on jupyter_server 2.)
+ * without one) says so with `unexpected()`.
  */
 export class PageProblems {
   /** Every problem, as text. */
@@ -910,8 +803,8 @@ export class PageProblems {
 /**
  * The noise jupyter_server 1.x makes for a JupyterLab 4 front end (no such APIs before
  * jupyter_server 2): `GET /api/me` 404 and the `/api/events/subscribe` websocket's failures.
- * Not filtered by PageProblems any more (the real stack has both APIs); a suite still on the
- * assembled host admits it with `unexpected(jupyterServer1Noise)` or pageSuite's alwaysAllowed.
+ * Not filtered by PageProblems (the real stack has both APIs); a suite still on jupyter_server
+ * 1.x admits it with `unexpected(jupyterServer1Noise)` or pageSuite's alwaysAllowed.
  */
 export function jupyterServer1Noise(problem: PageProblem): boolean {
   if (/\/api\/me$/.test(problem.path) && problem.status === 404) {

@@ -17,12 +17,12 @@ import { starvedServe } from '../../helpers/cli';
 import {
   realStack,
   RealStack,
+  realStackServerEnv,
   VENDORED_SERVER_PROXY
 } from '../../helpers/real-stack';
 import {
   ARTIFACTS,
   CHROMIUM,
-  CLOSED_URL,
   LabServer,
   PageProblem,
   ServerProxyLocation
@@ -231,23 +231,11 @@ function serverEnv(
   }
   const { pythonPath } = vendoredServerProxy();
   return {
-    PATH: `${stack.bin}:/usr/bin:/bin`,
-    HOME: dirs.home,
-    LANG: 'C.UTF-8',
-    PYTHONDONTWRITEBYTECODE: '1',
-    PYTHONPATH: pythonPath,
-    TMPDIR: dirs.tmp,
-    PYDEVD_DISABLE_FILE_VALIDATION: '1',
-    JUPYTER_TOKEN: token,
-    JUPYTER_CONFIG_DIR: dirs.config,
-    JUPYTER_CONFIG_PATH: proxyConfig,
-    JUPYTER_DATA_DIR: dirs.data,
-    JUPYTER_RUNTIME_DIR: dirs.runtime,
-    JUPYTER_PLATFORM_DIRS: '0',
-    // For the sidecar, when the proxy launches it (it inherits this environment).
-    PROJECT_STARTUP_RUNTIME_DIR: dirs.sidecarRuntime,
-    PROJECT_STARTUP_LOCAL_RUNTIME_URL: CLOSED_URL,
-    PROJECT_STARTUP_SERVING_RUNTIME_URL: CLOSED_URL,
+    ...realStackServerEnv(stack, dirs, {
+      token,
+      pythonPath,
+      configPath: proxyConfig
+    }),
     ...options.env
   };
 }

@@ -673,10 +673,9 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 2.21
       confirmation: {
         interface: 'notebook',
         // A standalone `jupyter lab` puts its token in the page config (JupyterLab's labapp.py;
-        // not under JupyterHub), so every request of the page carries "Authorization: token":
-        // the sidecar records what it observed, a call with a credential (http-api), not the
-        // cookie-and-XSRF page (jupyterlab-dialog, which cross-origin.test.ts checks).
-        method: 'http-api',
+        // not under JupyterHub), so the page sends "Authorization: token" beside Jupyter's
+        // cookies and X-XSRFToken: the XSRF proof still says it is JupyterLab's page.
+        method: 'jupyterlab-dialog',
         ingress: 'notebook-server-proxy'
       }
     });

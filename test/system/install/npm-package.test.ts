@@ -1,15 +1,15 @@
 // The npm package, installed as an operator would: `npm pack` of this checkout, `npm install -g
 // --prefix <tmp>` of the tarball (offline, into an empty npm cache: it has no dependencies), then
-// the installed `project-startup jupyter install --prefix <jupyter prefix>`. A real Jupyter
-// (Debian's jupyter_server 1.23 serving the JupyterLab 4 front end, test/system/e2e/lab_server.py, behind
-// the real jupyter-server-proxy: an installed one, else ../shared/vendor/python) whose
+// the installed `project-startup jupyter install --prefix <jupyter prefix>`. The real `jupyter
+// lab` (JupyterLab 4.6.4 on jupyter_server 2.21.1, from the real stack's venv without the wheel,
+// behind the real jupyter-server-proxy from ../shared/vendor/python) whose
 // search paths include that prefix (JUPYTER_PATH, JUPYTER_CONFIG_PATH) then serves the panel in
 // Chromium: awaiting confirmation, confirmed, ready, through the proxy entry. While it runs, the
 // npm prefix is moved away, so nothing can depend on it; nothing written names the checkout.
 // Last, `uninstall` leaves the Jupyter prefix empty, and a second one finds nothing.
 //
-// Needs `npm run build` and `npm run build:e2e-app` (npm test runs both) and the apt step of
-// .ci/run; missing parts fail the test with what to do.
+// Needs `npm run build` (npm test runs it), the real stack (`bash .ci/python-env.sh`) and the apt
+// step of .ci/run; missing parts fail the test with what to do.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';

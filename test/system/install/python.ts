@@ -1,14 +1,15 @@
 // The Python package as an operator installs it: the wheel built from this checkout
 // (scripts/build-wheel.js), `python3 -m venv --system-site-packages`, `pip install --no-index
-// --no-deps <wheel>`, then Debian's jupyter_server 1.23 started from that venv's python with no
-// configuration other than enabling jupyter-server-proxy. The real jupyter-server-proxy 4.x
+// --no-deps <wheel>` (or the real stack's venv, where real-stack-setup.js installed it), then
+// `python -m jupyter_server` started from that venv's python with no configuration other than
+// enabling jupyter-server-proxy. The real jupyter-server-proxy 4.x
 // comes from an installed one where the python has it, else from ../shared/vendor/python (on
 // PYTHONPATH, with PYTHONDONTWRITEBYTECODE=1 so nothing is written there): serverProxyLocation.
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { serverProxyLocation } from '../e2e/helpers';
+import { serverProxyLocation, status } from '../e2e/helpers';
 import { freePort, tempRoot } from '../../helpers/harness';
 import { delay } from '../../helpers/wait';
 
@@ -289,6 +290,22 @@ export async function startJupyter(options: JupyterOptions): Promise<Jupyter> {
     }
   }
   jupyter.base = `http://127.0.0.1:${bound}${baseUrl}`;
+  // jupyter_server 2 writes jpserver-<pid>.json before it listens (it binds in a callback of the
+  // IO loop that starts after the file is written), so a request sent as soon as the file is
+  // there can be refused: it answers once api/status does (what startLabServer waits for too).
+  while (
+    (await status(`${jupyter.base}api/status`, {
+      authorization: `token ${token}`
+    })) !== 200
+  ) {
+    if (exited || Date.now() > deadline) {
+      await jupyter.stop();
+      throw new Error(
+        `the Jupyter server ${exited ? 'exited' : `did not answer ${jupyter.base}api/status within 30 s`}:\n${log.slice(-4000)}`
+      );
+    }
+    await delay(50);
+  }
   return jupyter;
 }
 

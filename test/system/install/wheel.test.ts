@@ -1,11 +1,14 @@
-// The Python package, installed as an operator would: the wheel built from this checkout, a fresh
-// `python3 -m venv --system-site-packages`, `pip install --no-index --no-deps <wheel>` (pip
-// cannot resolve the real jupyter-server-proxy's own requirement of jupyter-server >= 1.24 against
-// Debian's 1.23 here), then Debian's jupyter_server started from the venv's python with nothing
-// configured but jupyter-server-proxy enabled, at base_url /user/alice/. Then the bad inputs:
-// Node missing, Node too old, jupyter-server-proxy missing, each answered by the diagnostics
-// route with the problem and its fix, while the server keeps serving everything else; and a bad
-// setting, which the sidecar itself answers (503 misconfigured) and the diagnostics route reports.
+// The Python package, installed as an operator would: this checkout's wheel, pip-installed into
+// the real stack's venv (JupyterLab 4.6.4, Notebook 7.6.3, jupyter_server 2.21.1: realStack(),
+// installed by test/helpers/real-stack-setup.js), away from the checkout. Its contents and
+// metadata; `jupyter server extension list` and jupyterlab_server find its server extension and
+// labextension; its `project-startup` command runs the bundled sidecar; a Jupyter server from
+// that venv with nothing configured but jupyter-server-proxy enabled, at base_url /user/alice/,
+// launches the sidecar through the proxy entry point and guards its routes with Jupyter's
+// authentication. Then the bad inputs: Node missing, Node too old, jupyter-server-proxy missing,
+// each answered by the diagnostics route with the problem and its fix, while the server keeps
+// serving everything else; and a bad setting, which the sidecar itself answers (503
+// misconfigured) and the diagnostics route reports. Last, the panel in the real `jupyter lab`.
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -13,7 +16,6 @@ import { interpretDiagnostics } from '../../../src/responses';
 import type { Page } from 'playwright-core';
 import {
   httpRequest,
-  jupyterServer1Noise,
   LabServer,
   openLab,
   screenshot,
@@ -29,10 +31,9 @@ import {
   waitForPhase
 } from '../e2e/panel-helpers';
 import { tempRoot } from '../../helpers/harness';
+import { realStack, RealStack } from '../../helpers/real-stack';
 import {
-  buildWheel,
   checkPrerequisites,
-  installInVenv,
   Jupyter,
   logged,
   PACKAGE_VERSION,
@@ -69,14 +70,17 @@ interface Diagnostics {
 }
 
 let root: string;
+/** The real stack's venv, holding this checkout's wheel as pip installed it. */
+let stack: RealStack;
 let wheel: string;
 let python: string;
 
 beforeAll(() => {
   checkPrerequisites();
   root = tempRoot('ps-wheel-');
-  wheel = buildWheel(path.join(root, 'dist'));
-  python = installInVenv(wheel, path.join(root, 'venv'));
+  stack = realStack();
+  wheel = stack.wheel;
+  python = stack.python;
 }, 300000);
 
 afterAll(async () => {
@@ -174,8 +178,8 @@ describe('the wheel', () => {
     );
 
     const site = fs
-      .readdirSync(path.join(root, 'venv', 'lib'))
-      .map(v => path.join(root, 'venv', 'lib', v, 'site-packages'))[0];
+      .readdirSync(path.join(stack.venv, 'lib'))
+      .map(v => path.join(stack.venv, 'lib', v, 'site-packages'))[0];
     const entryPoints = fs.readFileSync(
       path.join(
         site,
@@ -227,7 +231,7 @@ describe('the wheel', () => {
       version: PACKAGE_VERSION
     });
     const installJson = JSON.parse(
-      fs.readFileSync(path.join(root, 'venv', LABEXT, 'install.json'), 'utf8')
+      fs.readFileSync(path.join(stack.venv, LABEXT, 'install.json'), 'utf8')
     );
     expect(installJson).toMatchObject({
       packageManager: 'python',
@@ -250,7 +254,7 @@ describe('the wheel', () => {
     );
     expect(listed.status).toBe(0);
     expect(listed.output).toContain(
-      `Config dir: ${path.join(root, 'venv', 'etc', 'jupyter')}`
+      `Config dir: ${path.join(stack.venv, 'etc', 'jupyter')}`
     );
     expect(listed.output).toMatch(/jupyterlab_project_startup enabled/);
     expect(listed.output).toContain(
@@ -258,7 +262,7 @@ describe('the wheel', () => {
     );
   });
 
-  it("Debian's jupyterlab_server lists the labextension from the venv's share/jupyter/labextensions", () => {
+  it("JupyterLab's jupyterlab_server lists the labextension from the venv's share/jupyter/labextensions", () => {
     const script = [
       'import json',
       'from jupyter_core.paths import jupyter_path',
@@ -278,7 +282,7 @@ describe('the wheel', () => {
     expect(listed.status).toBe(0);
     const found = JSON.parse(listed.output.trim().split('\n').pop() ?? '{}');
     expect(found['jupyterlab-project-startup']).toEqual({
-      ext_path: path.join(root, 'venv', LABEXT),
+      ext_path: path.join(stack.venv, LABEXT),
       install: expect.objectContaining({
         packageManager: 'python',
         packageName: 'jupyterlab-project-startup'
@@ -305,13 +309,14 @@ describe('the wheel', () => {
       env
     );
     expect(imported.status).toBe(0);
-    expect(imported.output.trim().split('\n').pop()).toMatch(
-      /\/venv\/lib\/python3\.\d+\/site-packages\/jupyterlab_project_startup\/client\.py$/
+    const file = imported.output.trim().split('\n').pop() ?? '';
+    expect(path.relative(stack.venv, file)).toMatch(
+      /^lib\/python3\.\d+\/site-packages\/jupyterlab_project_startup\/client\.py$/
     );
   });
 
   describe('the `project-startup` command it installs (item 3 of issue 22)', () => {
-    const command = () => path.join(root, 'venv', 'bin', 'project-startup');
+    const command = () => path.join(stack.bin, 'project-startup');
     /** A terminal's environment: PATH /usr/bin:/bin (which has node) unless `env` says otherwise. */
     const terminal = (env: Record<string, string> = {}) => {
       const home = path.join(root, 'command-home');
@@ -878,26 +883,22 @@ describe('the wheel', () => {
   });
 });
 
-describe("the real JupyterLab front end in Chromium, with the extension from the wheel's data files", () => {
+describe("the real `jupyter lab` in Chromium, with the extension from the wheel's data files", () => {
   let server: LabServer | undefined;
   const { newPage, expectOnlyProblems } = pageSuite({
     server: () => server,
     forgetServer: () => (server = undefined),
-    checkBuilt: false, // the extension is the wheel's, and the suite checks its own prerequisites
-    // This group still runs the assembled front end on Debian's jupyter_server 1.23, which has no
-    // /api/me and no events websocket (the real-stack suites have both).
-    alwaysAllowed: jupyterServer1Noise
+    checkBuilt: false // the extension is the wheel's, and the suite checks its own prerequisites
   });
 
-  /** The lab from the venv's python: labextensions from Jupyter's search path (the venv's
-   * share/jupyter), the server extensions its etc/jupyter enables, the real proxy. Nothing copied. */
+  /** The real `jupyter lab` of the stack's venv: labextensions from Jupyter's search path (the
+   * venv's share/jupyter), the server extensions its etc/jupyter enables, the real proxy. Nothing
+   * copied. */
   async function openInstalledLab(
     label: string,
     env: Record<string, string> = {}
   ): Promise<Page> {
     server = await startLabServer({
-      python,
-      loadOtherExtensions: true,
       baseUrl: BASE_URL,
       label,
       env
@@ -913,9 +914,12 @@ describe("the real JupyterLab front end in Chromium, with the extension from the
       )
     );
     expect(config.baseUrl).toBe(BASE_URL);
-    expect(
-      config.federated_extensions.map((e: { name: string }) => e.name)
-    ).toEqual(['jupyterlab-project-startup']);
+    const federated = (
+      config.federated_extensions as { name: string; extension: string }[]
+    ).find(e => e.name === 'jupyterlab-project-startup');
+    // The stack's venv (where pip put the wheel's data files), not a copy in the data dir.
+    expect(federated).toBeDefined();
+    expect(server.stack?.venv).toBe(stack.venv);
     expect(server.logs()).toContain(
       'jupyterlab_project_startup | extension was successfully loaded'
     );

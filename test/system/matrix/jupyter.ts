@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { RealStack } from '../../helpers/real-stack';
+import { RealStack, realStackServerEnv } from '../../helpers/real-stack';
 import { httpRequest } from '../e2e/helpers';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -132,21 +132,11 @@ export async function startJupyter(options: {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: {
-        PATH: `${options.stack.bin}:/usr/bin:/bin`,
-        HOME: dirs.home,
-        LANG: 'C.UTF-8',
-        TMPDIR: dirs.tmp,
-        JUPYTER_CONFIG_DIR: dirs.config,
-        JUPYTER_DATA_DIR: dirs.data,
-        JUPYTER_RUNTIME_DIR: dirs.runtime,
-        JUPYTER_PLATFORM_DIRS: '0',
-        JUPYTER_TOKEN: token,
-        PYTHONPATH: options.serverProxyPath,
-        PYTHONDONTWRITEBYTECODE: '1',
-        PROJECT_STARTUP_LOG_LEVEL: 'debug',
-        // No runtime to discover: the sidecar's own closed-port answers.
-        PROJECT_STARTUP_LOCAL_RUNTIME_URL: 'http://127.0.0.1:9/',
-        PROJECT_STARTUP_SERVING_RUNTIME_URL: 'http://127.0.0.1:9/'
+        ...realStackServerEnv(options.stack, dirs, {
+          token,
+          pythonPath: options.serverProxyPath
+        }),
+        PROJECT_STARTUP_LOG_LEVEL: 'debug'
       }
     }
   );
