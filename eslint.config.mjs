@@ -49,6 +49,7 @@ export default defineConfig([
       'src/user-guide.ts',
       // The validators and lists generated from the JSON Schemas (node scripts/schema-code.js).
       'sidecar/src/core/generated',
+      'src/generated',
       'jupyterlab_project_startup',
       'test/system/e2e/*/build',
       'test-artifacts',

@@ -9,6 +9,8 @@ operator's more specific choice and is left as it is."""
 from traitlets import Enum, List, Unicode
 from traitlets.config import Configurable
 
+from .project_search import PLATFORM_IDS
+
 # Each trait and the variable it becomes: the site-wide values an operator sets once. The site
 # file (config_file) holds the rest, names included.
 TRAIT_VARIABLES = {
@@ -30,7 +32,7 @@ class ProjectStartup(Configurable):
         help="The site configuration file, an absolute path (PROJECT_STARTUP_CONFIG).",
     )
     platform = Enum(
-        ["generic", "hosted-notebook", "cluster"],
+        list(PLATFORM_IDS),
         None,
         allow_none=True,
         config=True,

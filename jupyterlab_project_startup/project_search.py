@@ -25,7 +25,9 @@ PLATFORM_SETTING = "PROJECT_STARTUP_PLATFORM"
 _CLUSTER_SIGNALS = ("SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "FLUX_JOB_ID", "SLURM_CONF")
 _CLUSTER_FILES = ("/etc/slurm/slurm.conf",)
 _HOSTED_SIGNALS = ("JUPYTERHUB_API_URL", "JUPYTERHUB_USER")
-_PLATFORMS = ("generic", "cluster", "hosted-notebook")
+# The platforms a setting may name: startup.schema.json's, as scripts/schema-code.js wrote them.
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "schema_lists.json"), encoding="utf-8") as _file:
+    PLATFORM_IDS = tuple(json.load(_file)["platformIds"])
 
 
 def search_candidates(working_dir, home_dir):
@@ -70,7 +72,7 @@ def select_platform(env, file_exists=os.path.exists):
     would refuse (then nothing is searched, as in Node)."""
     setting = env.get(PLATFORM_SETTING) or None
     if setting is not None:
-        return setting if setting in _PLATFORMS else None
+        return setting if setting in PLATFORM_IDS else None
     if any(env.get(name) for name in _CLUSTER_SIGNALS) or any(file_exists(f) for f in _CLUSTER_FILES):
         return "cluster"
     if all(env.get(name) for name in _HOSTED_SIGNALS):

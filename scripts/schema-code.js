@@ -9,8 +9,14 @@
 //   src/schema-lists.ts                               the extension's: the phases and check
 //       statuses (startup.schema.json), the notification kinds and the refresh interval's
 //       bounds (schema/plugin.json, the settings JupyterLab shows)
+//   jupyterlab_project_startup/schema_lists.json    the Python side's: the platforms a setting
+//       may name (startup.schema.json), for the traitlet and the project search
+//   src/generated/response-validators.ts              the extension's Ajv standalone checks of
+//       the service's answers (startup projection, initialize answer, problem details, next
+//       action; the diagnostics report of jupyterlab_project_startup/diagnostics-report.schema.json),
+//       from the reader's view of the schemas (readerSchema below)
 //
-//   node scripts/schema-code.js generate   writes both (npm run build:sidecar runs it before tsc)
+//   node scripts/schema-code.js generate   writes them all (npm run build:sidecar runs it before tsc)
 //   node scripts/schema-code.js check      fails when the committed files differ from what
 //                                          generate would write (test/service/schema-code.test.ts)
 //
@@ -26,6 +32,17 @@ const ROOT = path.resolve(__dirname, '..');
 const SCHEMAS = path.join(ROOT, 'sidecar', 'schemas');
 const OUT_DIR = path.join(ROOT, 'sidecar', 'src', 'core', 'generated');
 const EXTENSION_LISTS = path.join(ROOT, 'src', 'schema-lists.ts');
+const PYTHON_LISTS = path.join(
+  ROOT,
+  'jupyterlab_project_startup',
+  'schema_lists.json'
+);
+const RESPONSE_VALIDATORS = path.join(
+  ROOT,
+  'src',
+  'generated',
+  'response-validators.ts'
+);
 const SETTINGS = path.join(ROOT, 'schema', 'plugin.json');
 const URN = 'urn:jupyterlab-project-startup:schema:';
 
@@ -40,6 +57,47 @@ const VALIDATORS = {
   // One JSON-RPC request, params included (project.startup's are checked through it too).
   validateGatewayRequest: `${URN}gateway-request#/$defs/request`
 };
+
+/** The extension's validators of the service's answers: exported name → schema. */
+const RESPONSE_SCHEMAS = {
+  validateStartupProjection: `${URN}startup`,
+  validateInitializeResponse: `${URN}initialize-response`,
+  validateProblem: `${URN}problem`,
+  validateNextAction: `${URN}startup#/$defs/nextAction`,
+  validateDiagnosticsReport: `${URN}diagnostics-report`
+};
+
+/** The Jupyter server extension's answer (not the sidecar's, so not in sidecar/schemas). */
+const DIAGNOSTICS_SCHEMA = path.join(
+  ROOT,
+  'jupyterlab_project_startup',
+  'diagnostics-report.schema.json'
+);
+
+/**
+ * What the extension's reader leaves out of the schemas. The writer's bounds (lengths, counts,
+ * patterns, formats, uniqueness) and its consistency rules (a problem's status matching its
+ * code: if/then) change nothing the panel reads, and cost the labextension bytes (Ajv writes
+ * them out: about 8 KB gzipped). Closed objects (additionalProperties: false) are opened, as
+ * the hand-written guards were: a newer minor version may add members (SUPPORTED_SCHEMA_MAJOR).
+ * Types, required members, enums and consts stay.
+ */
+const WRITER_ONLY = new Set([
+  'format',
+  'pattern',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'uniqueItems',
+  'if',
+  'then',
+  'else'
+]);
 
 /** Exported list name → [schema file, JSON pointer of the enum]: where each list is defined. */
 const LISTS = {
@@ -107,6 +165,46 @@ function withoutAnnotations(value) {
   return value;
 }
 
+/** Keywords whose value maps names (of members, of definitions) to schemas. */
+const SCHEMA_MAPS = new Set([
+  'properties',
+  'patternProperties',
+  '$defs',
+  'dependentSchemas'
+]);
+
+/**
+ * The schema as the extension reads an answer: no annotations, no WRITER_ONLY rules, objects
+ * open. Same shapes, fewer rules.
+ */
+function readerSchema(schema) {
+  if (Array.isArray(schema)) {
+    return schema.map(readerSchema);
+  }
+  if (schema === null || typeof schema !== 'object') {
+    return schema;
+  }
+  const kept = Object.entries(schema).filter(
+    ([key, member]) =>
+      !ANNOTATIONS.has(key) &&
+      !WRITER_ONLY.has(key) &&
+      !(key === 'additionalProperties' && member === false)
+  );
+  return Object.fromEntries(
+    kept.map(([key, member]) => [
+      key,
+      SCHEMA_MAPS.has(key)
+        ? Object.fromEntries(
+            Object.entries(member).map(([name, sub]) => [
+              name,
+              readerSchema(sub)
+            ])
+          )
+        : readerSchema(member)
+    ])
+  );
+}
+
 function at(schema, pointer) {
   let value = schema;
   for (const part of pointer.split('/').slice(1)) {
@@ -147,6 +245,58 @@ function validatorsSource() {
   return `${HEADER}/* eslint-disable */
 // @ts-nocheck
 import type { SchemaValidator } from '../schema-errors';
+${code}
+`;
+}
+
+function responseValidatorsSource() {
+  const Ajv2020 = require('ajv/dist/2020').default;
+  const standalone = require('ajv/dist/standalone').default;
+  const ajv = new Ajv2020({
+    // Every wrong field of an answer at once: the panel lists them (src/responses.ts).
+    allErrors: true,
+    strict: true,
+    // The manifest's capability rows are a tuple whose length is a writer's bound (minItems,
+    // dropped): a reader takes the rows it knows, wherever the tuple ends.
+    strictTuples: false,
+    // Long enums and required lists as loops over a constant, not one comparison each: the
+    // labextension's bytes (a third fewer).
+    loopRequired: 2,
+    inlineRefs: false,
+    messages: false,
+    code: { source: true, esm: true, lines: true }
+  });
+  for (const name of [
+    'startup',
+    'manifest',
+    'initialization-record',
+    'initialize-request',
+    'initialize-response',
+    'problem'
+  ]) {
+    ajv.addSchema(readerSchema(readSchema(name)));
+  }
+  ajv.addSchema(
+    readerSchema(JSON.parse(fs.readFileSync(DIAGNOSTICS_SCHEMA, 'utf8')))
+  );
+  let code = standalone(ajv, RESPONSE_SCHEMAS).replace(/^"use strict";/, '');
+  if (/\brequire\(/.test(code)) {
+    // webpack would bundle Ajv's runtime module, or fail to find it.
+    fail(
+      'the response validators need an Ajv runtime module; add its keyword to WRITER_ONLY or keep the schemas to keywords that need none.'
+    );
+  }
+  code = code
+    // Each error's place in the schema: src/response-errors.ts reads the place in the answer
+    // only, and the long unique strings are a tenth of the validators' gzipped bytes.
+    .replace(/schemaPath:"(?:[^"\\]|\\.)*"/g, 'schemaPath:""')
+    .replace(
+      /export const (\w+) = (validate\d+);/g,
+      'export const $1 = $2 as unknown as IResponseValidator;'
+    );
+  return `${HEADER}/* eslint-disable */
+// @ts-nocheck
+import type { IResponseValidator } from '../response-errors';
 ${code}
 `;
 }
@@ -224,21 +374,36 @@ async function format(source) {
   return prettier.format(source, { ...options, parser: 'typescript' });
 }
 
+function pythonListsSource() {
+  const platforms = at(readSchema('startup'), '/$defs/platformId/enum');
+  return `${JSON.stringify(
+    {
+      $comment:
+        'DO NOT EDIT: generated by `node scripts/schema-code.js generate` from sidecar/schemas/startup.schema.json.',
+      platformIds: platforms
+    },
+    null,
+    2
+  )}\n`;
+}
+
 /** Each generated file's path and text. */
 async function outputs() {
   return {
     [path.join(OUT_DIR, 'request-validators.ts')]:
       await format(validatorsSource()),
     [path.join(OUT_DIR, 'schema-lists.ts')]: await format(listsSource()),
-    [EXTENSION_LISTS]: await format(extensionListsSource())
+    [EXTENSION_LISTS]: await format(extensionListsSource()),
+    [RESPONSE_VALIDATORS]: await format(responseValidatorsSource()),
+    [PYTHON_LISTS]: pythonListsSource()
   };
 }
 
 async function main(command) {
   const files = await outputs();
   if (command === 'generate') {
-    fs.mkdirSync(OUT_DIR, { recursive: true });
     for (const [file, text] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
       if (!fs.existsSync(file) || fs.readFileSync(file, 'utf8') !== text) {
         fs.writeFileSync(file, text);
       }

@@ -2,14 +2,19 @@
 // the mapping is tested without a server or JupyterLab. api.ts feeds them what
 // ServerConnection.makeRequest returned.
 import {
-  CHECK_STATUSES,
+  validateDiagnosticsReport,
+  validateInitializeResponse,
+  validateNextAction,
+  validateProblem,
+  validateStartupProjection
+} from './generated/response-validators';
+import { invalidFields } from './response-errors';
+import {
   Diagnostics,
-  IDiagnosticsProblem,
   IDiagnosticsReport,
   Failure,
   InitializeResponse,
   NextAction,
-  PHASES,
   Problem,
   Result,
   StartupProjection,
@@ -48,213 +53,22 @@ function isString(value: unknown): value is string {
   return typeof value === 'string';
 }
 
-/** RFC 9457 problem details as the sidecar writes them: with a stable `code`. */
+/** RFC 9457 problem details as the sidecar writes them (problem.schema.json): with a stable `code`. */
 export function isProblem(value: unknown): value is Problem {
-  return (
-    isObject(value) &&
-    isString(value.type) &&
-    isString(value.title) &&
-    typeof value.status === 'number' &&
-    isString(value.detail) &&
-    isString(value.code)
-  );
-}
-
-function nextActionFields(value: unknown, at: string): string[] {
-  if (!isObject(value)) {
-    return [at];
-  }
-  const bad: string[] = [];
-  for (const key of ['id', 'title', 'detail']) {
-    if (!isString(value[key])) {
-      bad.push(`${at}.${key}`);
-    }
-  }
-  if (value.command !== undefined && !isString(value.command)) {
-    bad.push(`${at}.command`);
-  }
-  if (value.interfaces !== undefined) {
-    const ok =
-      Array.isArray(value.interfaces) &&
-      value.interfaces.every(
-        i =>
-          isObject(i) && isString(i.id) && isString(i.label) && isString(i.how)
-      );
-    if (!ok) {
-      bad.push(`${at}.interfaces`);
-    }
-  }
-  return bad;
+  return validateProblem(value);
 }
 
 /**
  * The fields of a startup projection that are missing or of the wrong type (empty when the
- * value is one). Checks what the panel reads, nothing more: additive fields pass.
+ * value is one), by startup.schema.json as a reader sees it: additive fields pass.
  */
 export function invalidProjectionFields(value: unknown): string[] {
-  if (!isObject(value)) {
-    return ['(body)'];
-  }
-  const bad: string[] = [];
-  for (const key of [
-    'schemaVersion',
-    'platform',
-    'interface',
-    'projectPath',
-    'statePath'
-  ]) {
-    if (!isString(value[key])) {
-      bad.push(key);
-    }
-  }
-  if (
-    !isString(value.phase) ||
-    !(PHASES as readonly string[]).includes(value.phase)
-  ) {
-    bad.push('phase');
-  }
-  const support = value.interfaceSupport;
-  if (
-    !isObject(support) ||
-    typeof support.supported !== 'boolean' ||
-    !Array.isArray(support.supportedInterfaces) ||
-    !isString(support.detail)
-  ) {
-    bad.push('interfaceSupport');
-  }
-  bad.push(...nextActionFields(value.nextAction, 'nextAction'));
-  const compute = value.compute;
-  if (
-    !isObject(compute) ||
-    typeof compute.satisfied !== 'boolean' ||
-    !isString(compute.label) ||
-    !isString(compute.detail)
-  ) {
-    bad.push('compute');
-  }
-  const confirmation = value.confirmation;
-  if (
-    !isObject(confirmation) ||
-    typeof confirmation.required !== 'boolean' ||
-    typeof confirmation.confirmed !== 'boolean' ||
-    !Array.isArray(confirmation.allowedInterfaces) ||
-    !isString(confirmation.detail) ||
-    !Array.isArray(confirmation.creates) ||
-    !confirmation.creates.every(isString)
-  ) {
-    bad.push('confirmation');
-  }
-  const checks = value.readinessChecks;
-  if (
-    !Array.isArray(checks) ||
-    !checks.every(
-      c =>
-        isObject(c) &&
-        isString(c.id) &&
-        isString(c.title) &&
-        isString(c.status) &&
-        (CHECK_STATUSES as readonly string[]).includes(c.status) &&
-        typeof c.required === 'boolean' &&
-        isString(c.observed) &&
-        (c.remedy === undefined || isString(c.remedy))
-    )
-  ) {
-    bad.push('readinessChecks');
-  }
-  if (value.manifest !== undefined) {
-    bad.push(...manifestFields(value.manifest));
-  }
-  return bad;
+  return invalidFields(validateStartupProjection, value);
 }
 
-/**
- * What the panel reads of the manifest ("What this platform offers"): the platform's label, the
- * policy, and each capability row with its id, label and values; model sources with
- * secretBacked and approvalModes (their labels when sent), the boundary with its two sentences.
- */
-function manifestFields(manifest: unknown): string[] {
-  if (!isObject(manifest)) {
-    return ['manifest'];
-  }
-  const bad: string[] = [];
-  if (!isObject(manifest.platform) || !isString(manifest.platform.label)) {
-    bad.push('manifest.platform');
-  }
-  if (
-    !isObject(manifest.policy) ||
-    !isString(manifest.policy.lowRiskAutomation)
-  ) {
-    bad.push('manifest.policy');
-  }
-  const rows = manifest.capabilities;
-  if (!Array.isArray(rows)) {
-    return [...bad, 'manifest.capabilities'];
-  }
-  rows.forEach((row: unknown, i) => {
-    const at = `manifest.capabilities.${i}`;
-    if (
-      !isObject(row) ||
-      !isString(row.id) ||
-      !isString(row.label) ||
-      !Array.isArray(row.values)
-    ) {
-      bad.push(at);
-      return;
-    }
-    if (row.default !== undefined && !isString(row.default)) {
-      bad.push(`${at}.default`);
-    }
-    const valueOk = (v: unknown): boolean => {
-      if (!isObject(v) || !isString(v.id) || !isString(v.label)) {
-        return false;
-      }
-      if (row.id === 'model-sources') {
-        return (
-          typeof v.secretBacked === 'boolean' &&
-          Array.isArray(v.approvalModes) &&
-          v.approvalModes.every(isString) &&
-          (v.approvalModeLabels === undefined ||
-            (Array.isArray(v.approvalModeLabels) &&
-              v.approvalModeLabels.every(isString))) &&
-          // Both since manifest 1.1.0 (a site's names), so absent from older services.
-          (v.arranged === undefined || typeof v.arranged === 'boolean') &&
-          (v.address === undefined || isString(v.address))
-        );
-      }
-      if (row.id === 'model-credential-boundary') {
-        return isString(v.excludes) && isString(v.doesNotIsolate);
-      }
-      return true;
-    };
-    if (!row.values.every(valueOk)) {
-      bad.push(`${at}.values`);
-    }
-  });
-  return bad;
-}
-
+/** The same for an initialize answer (initialize-response.schema.json). */
 export function invalidInitializeFields(value: unknown): string[] {
-  if (!isObject(value)) {
-    return ['(body)'];
-  }
-  const bad: string[] = [];
-  if (!isString(value.schemaVersion)) {
-    bad.push('schemaVersion');
-  }
-  if (typeof value.created !== 'boolean') {
-    bad.push('created');
-  }
-  if (!isObject(value.record) || !isString(value.record.statePath)) {
-    bad.push('record');
-  }
-  if (
-    !isString(value.phase) ||
-    !(PHASES as readonly string[]).includes(value.phase)
-  ) {
-    bad.push('phase');
-  }
-  bad.push(...nextActionFields(value.nextAction, 'nextAction'));
-  return bad;
+  return invalidFields(validateInitializeResponse, value);
 }
 
 /** The major version of a semver string, or NaN. */
@@ -366,8 +180,7 @@ export function problemNextAction(
   problem: Problem | undefined
 ): NextAction | undefined {
   const value = problem?.nextAction;
-  return value !== undefined &&
-    nextActionFields(value, 'nextAction').length === 0
+  return value !== undefined && validateNextAction(value)
     ? (value as NextAction)
     : undefined;
 }
@@ -376,16 +189,6 @@ export function problemNextAction(
 export function problemFix(problem: Problem | undefined): string | undefined {
   const value = problem?.fix;
   return isString(value) && value !== '' ? value : undefined;
-}
-
-function isDiagnosticsProblem(value: unknown): value is IDiagnosticsProblem {
-  return (
-    isObject(value) &&
-    isString(value.code) &&
-    isString(value.title) &&
-    isString(value.detail) &&
-    isString(value.fix)
-  );
 }
 
 /** GET {base_url}api/project-startup/diagnostics: the report, unavailable (404) or failed. */
@@ -397,27 +200,18 @@ export function interpretDiagnostics(raw: IRawResponse): Diagnostics {
     return { kind: 'failed', url: raw.url, reason: `HTTP ${raw.status}` };
   }
   const json = parseJson(raw.text);
-  const value = json.ok ? json.value : undefined;
-  const sidecar = isObject(value) ? value.sidecar : undefined;
-  if (
-    !isObject(value) ||
-    typeof value.ok !== 'boolean' ||
-    !Array.isArray(value.problems) ||
-    !value.problems.every(isDiagnosticsProblem) ||
-    !isObject(value.node) ||
-    !isObject(value.serverProxy) ||
-    !isObject(sidecar) ||
-    !isString(sidecar.state) ||
-    !Array.isArray(sidecar.logTail) ||
-    !sidecar.logTail.every(isString)
-  ) {
+  // diagnostics-report.schema.json, as the reader sees it.
+  if (!json.ok || !validateDiagnosticsReport(json.value)) {
     return {
       kind: 'failed',
       url: raw.url,
       reason: json.ok ? 'not a diagnostics report' : 'not JSON'
     };
   }
-  return { kind: 'report', report: value as unknown as IDiagnosticsReport };
+  return {
+    kind: 'report',
+    report: json.value as unknown as IDiagnosticsReport
+  };
 }
 
 /**

@@ -7,9 +7,11 @@ import {
   INGRESS_MODES,
   IngressMode,
   isIngressMode,
-  LowRiskAutomationPolicy
+  LowRiskAutomationPolicy,
+  PlatformId
 } from './core/vocabulary';
 import { SettingError } from './config-errors';
+import { platformSetting } from './core/platforms/rules';
 import {
   LayeredSettings,
   loadSiteConfig,
@@ -99,7 +101,7 @@ export interface ServiceConfig {
   trustedProxyHops: number;
   logLevel: LogLevel;
   /** The platform setting ($PROJECT_STARTUP_PLATFORM, else the site file's); undefined: from evidence. */
-  platform: string | undefined;
+  platform: PlatformId | undefined;
   /** What the site file says of each model source (issue 23); {} without a file. */
   modelSources: SiteModelSources;
   /** The site configuration file read, if any. */
@@ -175,6 +177,9 @@ export function resolveConfig(
   if (problems.length > 0) {
     throw new SiteConfigError(problems);
   }
+  // Before the project is searched for (by the platform's placement) and before `serve` makes
+  // anything: a value that names no platform is refused here, and only here.
+  const platformId = platformSetting(platform);
   const named =
     options.projectDir ??
     setting(env, ENV.projectDir) ??
@@ -183,7 +188,7 @@ export function resolveConfig(
   // Unnamed, the project is found upward from the working directory, as git finds a repository.
   const projectDir =
     named === undefined && searchesUpward(options.ingress)
-      ? findInitializedProject(resolved, realHome, env)
+      ? findInitializedProject(resolved, realHome, env, platformId)
       : resolved;
   const policy = policySettings(settings);
   const listening = listenSettings(options, cwd);
@@ -207,7 +212,7 @@ export function resolveConfig(
     },
     ...limitSettings(settings),
     logLevel: parseLogLevel(settings.get(ENV.logLevel) ?? 'info'),
-    platform,
+    platform: platformId,
     modelSources: siteModelSources(loaded.file),
     siteConfigFile: loaded.file?.path,
     origins: {

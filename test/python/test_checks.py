@@ -5,6 +5,7 @@ import json
 import os
 import stat
 
+import jsonschema
 import pytest
 
 from jupyterlab_project_startup import sidecar_environment
@@ -20,6 +21,18 @@ from jupyterlab_project_startup.checks import (
     read_sidecar_state,
     server_proxy_culling_caveat,
 )
+
+with open(
+    os.path.join(
+        os.path.dirname(os.path.abspath(__file__)),
+        "..",
+        "..",
+        "jupyterlab_project_startup",
+        "diagnostics-report.schema.json",
+    ),
+    encoding="utf-8",
+) as _schema:
+    DIAGNOSTICS_SCHEMA = json.load(_schema)
 
 
 def fake_node(directory, printed, exit_code=0, name="node"):
@@ -143,5 +156,7 @@ def test_sidecar_state_is_read_only_from_a_private_file(tmp_path):
     assert state["logTail"] == ["a", "b"]
     node = {"path": "/usr/bin/node", "version": "22.0.0", "problem": None}
     answer = diagnostics_report("1.0.0", node, {"version": "4.4.0", "problem": None}, state)
+    # The schema the panel's check is generated from (scripts/schema-code.js).
+    jsonschema.validate(answer, DIAGNOSTICS_SCHEMA)
     assert answer["ok"] is False
     assert [p["code"] for p in answer["problems"]] == ["sidecar-failed"]

@@ -31,202 +31,141 @@ const SIX_SOURCES: [string, string][] = [
   ['compatible-service', 'other compatible service']
 ];
 
+/** One row of the matrix: its id, label, values as [id, label], and default when it has one. */
+function row(
+  id: string,
+  label: string,
+  values: [string, string][],
+  defaultValue?: string
+): Row {
+  return defaultValue === undefined
+    ? { id, label, values }
+    : { id, label, values, default: defaultValue };
+}
+
+// Rows that read the same on more than one platform, once each.
+const BOTH_RUNTIMES: Row = row(
+  'inference-runtimes',
+  'Service-managed inference runtimes',
+  [
+    ['local-lightweight', 'local lightweight runtime'],
+    ['high-throughput-serving', 'high-throughput serving runtime']
+  ]
+);
+const BOUNDARY: Row = row(
+  'model-credential-boundary',
+  'Model credential boundary',
+  [['application-scrubbed', 'application-scrubbed']]
+);
+const BUILT_IN: Row = row(
+  'built-in-connections',
+  'Built-in institution-managed connection',
+  [['institution-ai-gateway', 'institution AI gateway']]
+);
+const NO_BROWSER_ROUTE: Row = row('browser-route', 'Browser route', [
+  ['unavailable', 'unavailable']
+]);
+
 const MATRIX: Record<PlatformId, Row[]> = {
   generic: [
-    {
-      id: 'interfaces',
-      label: 'Interfaces',
-      values: [
-        ['terminal', 'terminal'],
-        ['web', 'browser'],
-        ['notebook', 'notebook']
-      ]
-    },
-    {
-      id: 'browser-route',
-      label: 'Browser route',
-      values: [['direct-loopback', 'direct loopback']]
-    },
-    {
-      id: 'gateway-ingress-modes',
-      label: 'Gateway ingress modes',
-      values: [
+    row('interfaces', 'Interfaces', [
+      ['terminal', 'terminal'],
+      ['web', 'browser'],
+      ['notebook', 'notebook']
+    ]),
+    row('browser-route', 'Browser route', [
+      ['direct-loopback', 'direct loopback']
+    ]),
+    row(
+      'gateway-ingress-modes',
+      'Gateway ingress modes',
+      [
         ['direct-loopback', 'direct loopback'],
         ['notebook-server-proxy', 'notebook-server proxy'],
         ['trusted-proxy', 'trusted proxy']
       ],
-      default: 'direct-loopback'
-    },
-    {
-      id: 'inference-runtimes',
-      label: 'Service-managed inference runtimes',
-      values: [
-        ['local-lightweight', 'local lightweight runtime'],
-        ['high-throughput-serving', 'high-throughput serving runtime']
-      ]
-    },
-    {
-      id: 'compute-model',
-      label: 'Compute model',
-      values: [['current-host', 'current host']]
-    },
-    {
-      id: 'durable-storage',
-      label: 'Durable storage',
-      values: [['project-directory', 'the project directory']]
-    },
-    {
-      id: 'credential-backends',
-      label: 'Credential backends',
-      values: [
-        ['process', 'process'],
-        ['system-keyring', 'system keyring'],
-        ['mounted-file', 'mounted file']
-      ]
-    },
-    {
-      id: 'model-credential-boundary',
-      label: 'Model credential boundary',
-      values: [['application-scrubbed', 'application-scrubbed']]
-    },
-    { id: 'model-sources', label: 'Model sources', values: SIX_SOURCES },
-    {
-      id: 'built-in-connections',
-      label: 'Built-in institution-managed connection',
-      values: [['institution-ai-gateway', 'institution AI gateway']]
-    }
+      'direct-loopback'
+    ),
+    BOTH_RUNTIMES,
+    row('compute-model', 'Compute model', [['current-host', 'current host']]),
+    row('durable-storage', 'Durable storage', [
+      ['project-directory', 'the project directory']
+    ]),
+    row('credential-backends', 'Credential backends', [
+      ['process', 'process'],
+      ['system-keyring', 'system keyring'],
+      ['mounted-file', 'mounted file']
+    ]),
+    BOUNDARY,
+    row('model-sources', 'Model sources', SIX_SOURCES),
+    BUILT_IN
   ],
   'hosted-notebook': [
-    {
-      id: 'interfaces',
-      label: 'Interfaces',
-      values: [
-        ['terminal', 'terminal'],
-        ['notebook', 'notebook']
-      ]
-    },
-    {
-      id: 'browser-route',
-      label: 'Browser route',
-      values: [['unavailable', 'unavailable']]
-    },
-    {
-      id: 'gateway-ingress-modes',
-      label: 'Gateway ingress modes',
-      values: [
+    row('interfaces', 'Interfaces', [
+      ['terminal', 'terminal'],
+      ['notebook', 'notebook']
+    ]),
+    NO_BROWSER_ROUTE,
+    row(
+      'gateway-ingress-modes',
+      'Gateway ingress modes',
+      [
         ['notebook-server-proxy', 'notebook-server proxy'],
         ['direct-loopback', 'direct loopback'],
         ['trusted-proxy', 'trusted proxy']
       ],
-      default: 'notebook-server-proxy'
-    },
-    {
-      id: 'inference-runtimes',
-      label: 'Service-managed inference runtimes',
-      values: [
-        ['local-lightweight', 'local lightweight runtime'],
-        ['high-throughput-serving', 'high-throughput serving runtime']
+      'notebook-server-proxy'
+    ),
+    BOTH_RUNTIMES,
+    row('compute-model', 'Compute model', [
+      ['hosted-provisioned', 'provisioned compute of the hosted platform']
+    ]),
+    row('durable-storage', 'Durable storage', [
+      [
+        'home-directory',
+        "a dedicated directory below the notebook user's home directory"
       ]
-    },
-    {
-      id: 'compute-model',
-      label: 'Compute model',
-      values: [
-        ['hosted-provisioned', 'provisioned compute of the hosted platform']
-      ]
-    },
-    {
-      id: 'durable-storage',
-      label: 'Durable storage',
-      values: [
-        [
-          'home-directory',
-          "a dedicated directory below the notebook user's home directory"
-        ]
-      ]
-    },
-    {
-      id: 'credential-backends',
-      label: 'Credential backends',
-      values: [
-        ['process', 'process'],
-        ['mounted-file', 'mounted file'],
-        ['managed-identity', 'managed identity']
-      ]
-    },
-    {
-      id: 'model-credential-boundary',
-      label: 'Model credential boundary',
-      values: [['application-scrubbed', 'application-scrubbed']]
-    },
-    { id: 'model-sources', label: 'Model sources', values: SIX_SOURCES },
-    {
-      id: 'built-in-connections',
-      label: 'Built-in institution-managed connection',
-      values: [['institution-ai-gateway', 'institution AI gateway']]
-    }
+    ]),
+    row('credential-backends', 'Credential backends', [
+      ['process', 'process'],
+      ['mounted-file', 'mounted file'],
+      ['managed-identity', 'managed identity']
+    ]),
+    BOUNDARY,
+    row('model-sources', 'Model sources', SIX_SOURCES),
+    BUILT_IN
   ],
   cluster: [
-    {
-      id: 'interfaces',
-      label: 'Interfaces',
-      values: [['terminal', 'terminal']]
-    },
-    {
-      id: 'browser-route',
-      label: 'Browser route',
-      values: [['unavailable', 'unavailable']]
-    },
-    {
-      id: 'gateway-ingress-modes',
-      label: 'Gateway ingress modes',
-      values: [
+    row('interfaces', 'Interfaces', [['terminal', 'terminal']]),
+    NO_BROWSER_ROUTE,
+    row(
+      'gateway-ingress-modes',
+      'Gateway ingress modes',
+      [
         ['direct-loopback', 'direct loopback'],
         ['trusted-proxy', 'trusted proxy']
       ],
-      default: 'direct-loopback'
-    },
-    {
-      id: 'inference-runtimes',
-      label: 'Service-managed inference runtimes',
-      values: [['high-throughput-serving', 'high-throughput serving runtime']]
-    },
-    {
-      id: 'compute-model',
-      label: 'Compute model',
-      values: [['batch-allocation', 'batch-scheduler allocation']]
-    },
-    {
-      id: 'durable-storage',
-      label: 'Durable storage',
-      values: [['approved-project-storage', 'approved project storage']]
-    },
-    {
-      id: 'credential-backends',
-      label: 'Credential backends',
-      values: [
-        ['process', 'process'],
-        ['mounted-file', 'mounted file']
-      ]
-    },
-    {
-      id: 'model-credential-boundary',
-      label: 'Model credential boundary',
-      values: [['application-scrubbed', 'application-scrubbed']]
-    },
-    {
-      id: 'model-sources',
-      label: 'Model sources',
-      values: [
-        ['service-managed', 'service-managed'],
-        ['institution-ai-gateway', 'institution AI gateway']
-      ]
-    },
-    {
-      id: 'built-in-connections',
-      label: 'Built-in institution-managed connection',
-      values: [['institution-ai-gateway', 'institution AI gateway']]
-    }
+      'direct-loopback'
+    ),
+    row('inference-runtimes', 'Service-managed inference runtimes', [
+      ['high-throughput-serving', 'high-throughput serving runtime']
+    ]),
+    row('compute-model', 'Compute model', [
+      ['batch-allocation', 'batch-scheduler allocation']
+    ]),
+    row('durable-storage', 'Durable storage', [
+      ['approved-project-storage', 'approved project storage']
+    ]),
+    row('credential-backends', 'Credential backends', [
+      ['process', 'process'],
+      ['mounted-file', 'mounted file']
+    ]),
+    BOUNDARY,
+    row('model-sources', 'Model sources', [
+      ['service-managed', 'service-managed'],
+      ['institution-ai-gateway', 'institution AI gateway']
+    ]),
+    BUILT_IN
   ]
 };
 
@@ -288,22 +227,18 @@ const CASES: Case[] = [
       { name: 'JUPYTERHUB_USER', kind: 'env', platform: 'hosted-notebook' }
     ]
   },
-  {
-    name: 'cluster from SLURM_JOB_ID',
+  // One variable of the batch scheduler each.
+  ...[
+    ['SLURM_JOB_ID', JOB_ID],
+    ['SLURM_CONF', SLURM_CONF_PATH]
+  ].map(([variable, value]): Case => ({
+    name: `cluster from ${variable}`,
     platform: 'cluster',
-    env: { SLURM_JOB_ID: JOB_ID },
+    env: { [variable]: value },
     files: [],
     decidedBy: 'batch-scheduler',
-    signals: [{ name: 'SLURM_JOB_ID', kind: 'env', platform: 'cluster' }]
-  },
-  {
-    name: 'cluster from SLURM_CONF',
-    platform: 'cluster',
-    env: { SLURM_CONF: SLURM_CONF_PATH },
-    files: [],
-    decidedBy: 'batch-scheduler',
-    signals: [{ name: 'SLURM_CONF', kind: 'env', platform: 'cluster' }]
-  },
+    signals: [{ name: variable, kind: 'env', platform: 'cluster' }]
+  })),
   {
     name: 'cluster from the /etc/slurm/slurm.conf marker file',
     platform: 'cluster',
@@ -652,18 +587,21 @@ describe('manifest: conflicting evidence and operator settings', () => {
     expectMatrix(caps.json.capabilities, 'generic');
   });
 
+  // The platform default flipped by the setting: permitted where the default denies, denied
+  // where it permits.
   it.each([
-    ['hosted-notebook', HUB_ENV],
-    ['cluster', { SLURM_JOB_ID: JOB_ID }]
-  ] as [PlatformId, Record<string, string>][])(
-    'PROJECT_STARTUP_LOW_RISK_AUTOMATION=permitted lets service-managed use low-risk-automation on %s',
-    async (platform, env) => {
+    ['permitted', 'hosted-notebook', HUB_ENV],
+    ['permitted', 'cluster', { SLURM_JOB_ID: JOB_ID }],
+    ['denied', 'generic', {}]
+  ] as ['permitted' | 'denied', PlatformId, Record<string, string>][])(
+    'PROJECT_STARTUP_LOW_RISK_AUTOMATION=%s on %s: service-managed has low-risk-automation exactly when permitted',
+    async (policy, platform, env) => {
       const { caps } = await start({
         ...env,
-        PROJECT_STARTUP_LOW_RISK_AUTOMATION: 'permitted'
+        PROJECT_STARTUP_LOW_RISK_AUTOMATION: policy
       });
       expect(caps.json.platform.id).toBe(platform);
-      expect(caps.json.policy).toEqual({ lowRiskAutomation: 'permitted' });
+      expect(caps.json.policy).toEqual({ lowRiskAutomation: policy });
       const sources = caps.json.capabilities.find(
         (r: { id: string }) => r.id === 'model-sources'
       ).values;
@@ -671,7 +609,7 @@ describe('manifest: conflicting evidence and operator settings', () => {
         expect({ id: v.id, modes: v.approvalModes }).toEqual({
           id: v.id,
           modes:
-            v.id === 'service-managed'
+            v.id === 'service-managed' && policy === 'permitted'
               ? ['review-every-action', 'low-risk-automation']
               : ['review-every-action']
         });
@@ -679,23 +617,6 @@ describe('manifest: conflicting evidence and operator settings', () => {
       expectMatrix(caps.json.capabilities, platform);
     }
   );
-
-  it('PROJECT_STARTUP_LOW_RISK_AUTOMATION=denied removes low-risk-automation on generic', async () => {
-    const { caps } = await start({
-      PROJECT_STARTUP_LOW_RISK_AUTOMATION: 'denied'
-    });
-    expect(caps.json.platform.id).toBe('generic');
-    expect(caps.json.policy).toEqual({ lowRiskAutomation: 'denied' });
-    const sources = caps.json.capabilities.find(
-      (r: { id: string }) => r.id === 'model-sources'
-    ).values;
-    for (const v of sources) {
-      expect({ id: v.id, modes: v.approvalModes }).toEqual({
-        id: v.id,
-        modes: ['review-every-action']
-      });
-    }
-  });
 
   it('the same evidence gives the same manifest and the same ETag (deterministic selection)', async () => {
     const env = { SLURM_JOB_ID: JOB_ID, ...HUB_ENV };

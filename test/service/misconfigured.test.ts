@@ -8,6 +8,8 @@ import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
+import { resolveConfig } from '../../sidecar/src/config';
+import { InvalidPlatformSetting } from '../../sidecar/src/core/platforms/rules';
 import {
   launchedByNotebookServerProxy,
   misconfiguredProblem,
@@ -143,6 +145,54 @@ function overSocket(
   });
 }
 
+/**
+ * `serve` as jupyter-server-proxy launches it (its flags, a Unix socket in a private directory),
+ * with `env` added to the sandbox's: once it reports the misconfigured listener, or has exited.
+ */
+const PROXY_FLAGS = ['--ingress', 'notebook-server-proxy', '--unix-socket'];
+
+async function launchedAsTheProxyWould(
+  s: ReturnType<typeof sandbox>,
+  env: Record<string, string>,
+  args: string[] = []
+) {
+  const socketDir = path.join(s.root, 'sock');
+  fs.mkdirSync(socketDir, { mode: 0o700 });
+  const socket = path.join(socketDir, 'project.sock');
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [BIN, 'serve', ...PROXY_FLAGS, socket, ...args],
+    {
+      cwd: s.projectDir,
+      env: { ...s.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe']
+    }
+  );
+  let stderr = '';
+  let stdout = '';
+  child.stderr?.setEncoding('utf8').on('data', c => (stderr += c));
+  child.stdout?.setEncoding('utf8').on('data', c => (stdout += c));
+  const exited = new Promise<number | null>(resolve =>
+    child.once('exit', code => resolve(code))
+  );
+  let exitCode: number | null | undefined;
+  void exited.then(code => (exitCode = code));
+  await waitFor(
+    () =>
+      /not started: a configuration error/.test(stderr) ||
+      exitCode !== undefined,
+    { what: 'the misconfigured listener', timeoutMs: 20000 }
+  );
+  return {
+    socket,
+    child,
+    exited,
+    exitCode: () => exitCode,
+    stderr: () => stderr,
+    stdout: () => stdout
+  };
+}
+
 describe('`serve` with a bad setting', () => {
   const BAD = { PROJECT_STARTUP_REQUEST_TIMEOUT_MS: '15s-not-a-number' };
   const MESSAGE =
@@ -150,48 +200,14 @@ describe('`serve` with a bad setting', () => {
 
   test("with the proxy's flags: stays up, answers every request with the problem, reports once, stops on SIGTERM", async () => {
     const s = sandbox();
-    const socketDir = path.join(s.root, 'sock');
-    fs.mkdirSync(socketDir, { mode: 0o700 });
-    const socket = path.join(socketDir, 'project.sock');
     const diagnosticsFile = path.join(s.root, 'diagnostics.json');
-    const child: ChildProcess = spawn(
-      process.execPath,
-      [
-        BIN,
-        'serve',
-        '--ingress',
-        'notebook-server-proxy',
-        '--unix-socket',
-        socket,
-        '--base-url',
-        '/user/alice/'
-      ],
-      {
-        cwd: s.projectDir,
-        env: {
-          ...s.env,
-          ...BAD,
-          PROJECT_STARTUP_DIAGNOSTICS_FILE: diagnosticsFile
-        },
-        stdio: ['ignore', 'pipe', 'pipe']
-      }
+    const served = await launchedAsTheProxyWould(
+      s,
+      { ...BAD, PROJECT_STARTUP_DIAGNOSTICS_FILE: diagnosticsFile },
+      ['--base-url', '/user/alice/']
     );
-    let stderr = '';
-    let stdout = '';
-    child.stderr?.setEncoding('utf8').on('data', c => (stderr += c));
-    child.stdout?.setEncoding('utf8').on('data', c => (stdout += c));
-    const exited = new Promise<number | null>(resolve =>
-      child.once('exit', code => resolve(code))
-    );
-    let exitCode: number | null | undefined;
-    void exited.then(code => (exitCode = code));
-    await waitFor(
-      () =>
-        /not started: a configuration error/.test(stderr) ||
-        exitCode !== undefined,
-      { what: 'the misconfigured listener', timeoutMs: 20000 }
-    );
-    expect(exitCode).toBeUndefined();
+    const { socket, child, exited } = served;
+    expect(served.exitCode()).toBeUndefined();
 
     for (const [method, route] of [
       ['GET', '/user/alice/project/health'],
@@ -235,13 +251,13 @@ describe('`serve` with a bad setting', () => {
 
     // Reported once: the message on stderr, as in a terminal, and in the diagnostics file that
     // the Python server extension's diagnostics route reads.
-    expect(stderr.split(MESSAGE).length - 1).toBe(1);
-    expect(stderr).toMatch(
+    expect(served.stderr().split(MESSAGE).length - 1).toBe(1);
+    expect(served.stderr()).toMatch(
       /^project-startup: PROJECT_STARTUP_REQUEST_TIMEOUT_MS/
     );
-    expect(stderr).not.toContain('15s-not-a-number');
-    expect(looksLikeStack(stderr)).toBe(false);
-    expect(stdout).not.toMatch(/Listening:/);
+    expect(served.stderr()).not.toContain('15s-not-a-number');
+    expect(looksLikeStack(served.stderr())).toBe(false);
+    expect(served.stdout()).not.toMatch(/Listening:/);
     const record = JSON.parse(fs.readFileSync(diagnosticsFile, 'utf8'));
     expect(record).toMatchObject({
       state: 'failed',
@@ -319,4 +335,88 @@ describe('`serve` with a bad setting', () => {
     );
     expect(looksLikeStack(r.stderr)).toBe(false);
   });
+});
+
+/** Every path below `dir`, relative, sorted: what a run made there. */
+function treeOf(dir: string): string[] {
+  return fs.existsSync(dir)
+    ? (fs.readdirSync(dir, { recursive: true }) as string[]).sort()
+    : [];
+}
+
+describe('a platform setting that names no platform (one check: resolveConfig)', () => {
+  const PLATFORM_MESSAGE =
+    'PROJECT_STARTUP_PLATFORM must be one of generic, hosted-notebook, cluster; it is set to an unknown value. Unset it to select the platform from evidence.';
+
+  test.each(['bogus', 'Generic', ' cluster'])(
+    "resolveConfig refuses %p with the platform rules' error, and takes each known platform",
+    value => {
+      const s = sandbox();
+      const resolve = (platform: string) =>
+        resolveConfig(
+          {},
+          { ...s.env, PROJECT_STARTUP_PLATFORM: platform },
+          s.projectDir
+        );
+      expect(() => resolve(value)).toThrow(InvalidPlatformSetting);
+      expect(() => resolve(value)).toThrow(PLATFORM_MESSAGE);
+      for (const known of ['generic', 'hosted-notebook', 'cluster']) {
+        expect(resolve(known).platform).toBe(known);
+      }
+      expect(resolve('').platform).toBeUndefined();
+    }
+  );
+
+  test('`serve` in a terminal exits 2 with the message before anything is made: no runtime directory, no socket, nothing in the project', async () => {
+    const s = sandbox();
+    const socket = path.join(s.root, 'project.sock');
+    const before = treeOf(s.root);
+    for (const args of [[], ['--unix-socket', socket]]) {
+      const r = await runCli(['serve', ...args], {
+        env: { ...s.env, PROJECT_STARTUP_PLATFORM: 'bogus' },
+        cwd: s.projectDir
+      });
+      expect(`${args.join(' ')}: ${r.code}`).toBe(`${args.join(' ')}: 2`);
+      expect(r.stderr).toBe(`project-startup: ${PLATFORM_MESSAGE}\n`);
+      expect(r.stdout).not.toMatch(/Listening:/);
+      expect(fs.existsSync(s.runtimeDir)).toBe(false);
+      expect(fs.existsSync(socket)).toBe(false);
+      expect(treeOf(s.root)).toEqual(before);
+    }
+  });
+
+  test('the command line and `config check` refuse it with the same words', async () => {
+    const s = sandbox();
+    const env = { ...s.env, PROJECT_STARTUP_PLATFORM: 'bogus' };
+    const status = await runCli(['status'], { env, cwd: s.projectDir });
+    expect(status.code).toBe(2);
+    expect(status.stderr).toBe(`project-startup: ${PLATFORM_MESSAGE}\n`);
+    const check = await runCli(['config', 'check', '--json'], {
+      env,
+      cwd: s.projectDir
+    });
+    expect(
+      (JSON.parse(check.stdout) as { problems: { message: string }[] }).problems
+    ).toEqual([expect.objectContaining({ message: PLATFORM_MESSAGE })]);
+    expect(fs.existsSync(s.runtimeDir)).toBe(false);
+  });
+
+  test("with the proxy's flags: the socket answers misconfigured naming PROJECT_STARTUP_PLATFORM, and no runtime directory is made", async () => {
+    const s = sandbox();
+    const served = await launchedAsTheProxyWould(s, {
+      PROJECT_STARTUP_PLATFORM: 'bogus'
+    });
+    const { socket, child, exited } = served;
+    expect(served.exitCode()).toBeUndefined();
+    const answer = await overSocket(socket, '/project/health', 'GET');
+    expect(answer.status).toBe(503);
+    expect(JSON.parse(answer.text)).toMatchObject({
+      code: 'misconfigured',
+      detail: PLATFORM_MESSAGE,
+      setting: 'PROJECT_STARTUP_PLATFORM'
+    });
+    expect(fs.existsSync(s.runtimeDir)).toBe(false);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  }, 40000);
 });

@@ -248,7 +248,11 @@ describe('the built labextension asks JupyterLab for ranges every JupyterLab 4 s
     expect(remoteEntry).toContain('@jupyterlab/application');
   });
 
-  it('stays within its 30 KiB gzipped budget', () => {
+  // 30 KiB until the checks of the service's answers were generated from the schemas (issue 21
+  // item 4): Ajv's standalone code for the projection, the manifest, the initialize answer,
+  // problems and the diagnostics report added 8.1 KiB gzipped (27.2 to 35.3 KiB), the price of
+  // one source for each rule.
+  it('stays within its 38 KiB gzipped budget', () => {
     const staticDir = path.join(OUTPUT, 'static');
     const gzipped = fs
       .readdirSync(staticDir)
@@ -258,6 +262,6 @@ describe('the built labextension asks JupyterLab for ranges every JupyterLab 4 s
           sum + zlib.gzipSync(fs.readFileSync(path.join(staticDir, f))).length,
         0
       );
-    expect(gzipped).toBeLessThan(30 * 1024);
+    expect(gzipped).toBeLessThan(38 * 1024);
   });
 });

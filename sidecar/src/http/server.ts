@@ -16,8 +16,7 @@ import {
   writeRuntimeFile
 } from '../runtime-file';
 import { StartupService } from '../service';
-import { InvalidPlatformSetting } from '../core/platforms/rules';
-import { isPlatformId, type IngressMode } from '../core/vocabulary';
+import type { IngressMode } from '../core/vocabulary';
 import { createApp } from './app';
 import { timeoutOptions } from './connections';
 import { createGuard, origin, resolveBindAddress } from './guard-setup';
@@ -291,11 +290,6 @@ export async function startService(
   const promptKey = randomBytes(32).toString('base64url');
   // Listening comes first: the service (platform evidence, the manifest) and the app (the
   // router, the API description, the page's files) are made while a readiness check waits.
-  // A platform setting that names no platform is refused before anything is made (the same
-  // error the platform rules raise), so nothing starts half configured.
-  if (config.platform !== undefined && !isPlatformId(config.platform)) {
-    throw new InvalidPlatformSetting(config.platform);
-  }
   const { listener, attach } = appWhenReady();
   const server = createHttpServer(config, logger, listener);
   ensureRuntimeDir(config.runtimeDir); // fail before listening, not after

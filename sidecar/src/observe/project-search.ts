@@ -1,11 +1,10 @@
-// The looks core/project-search.ts decides over: which platform places the state (from the
-// environment, as the service finds it), one lstat per directory, and the state inspection.
+// The looks core/project-search.ts decides over: which platform places the state (the setting
+// resolveConfig checked, else the environment's evidence, as the service finds it), one lstat
+// per directory, and the state inspection.
 import * as fs from 'node:fs';
 import { adapterFor } from '../core/platforms';
-import {
-  InvalidPlatformSetting,
-  selectPlatform
-} from '../core/platforms/rules';
+import { selectPlatform } from '../core/platforms/rules';
+import type { PlatformId } from '../core/vocabulary';
 import { findProjectDir, StateMarkerLook } from '../core/project-search';
 import { gatherPlatformEvidence } from './evidence';
 import { StateInspector } from './state';
@@ -32,23 +31,21 @@ function lookAtMarker(statePath: string): StateMarkerLook {
 
 /**
  * The nearest initialized project at or above `workingDir` (a real path), else `workingDir`.
- * With a platform setting the service would refuse, nothing is searched: the service reports
- * that setting when it starts.
+ * `platform`: the platform setting as resolveConfig checked it (the variable's, else the site
+ * file's), undefined to select from evidence.
  */
 export function findInitializedProject(
   workingDir: string,
   homeDir: string | undefined,
-  env: Env
+  env: Env,
+  platform: PlatformId | undefined
 ): string {
-  let adapter;
-  try {
-    adapter = adapterFor(selectPlatform(gatherPlatformEvidence(env)).platform);
-  } catch (error) {
-    if (error instanceof InvalidPlatformSetting) {
-      return workingDir;
-    }
-    throw error;
-  }
+  const adapter = adapterFor(
+    selectPlatform({
+      ...gatherPlatformEvidence(env),
+      operatorSetting: platform
+    }).platform
+  );
   const placementOf = (candidate: string) =>
     adapter.placeState(candidate, homeDir);
   return findProjectDir({

@@ -1,20 +1,30 @@
-// The extension's response guards (src/responses.ts) against the schemas they stand for
-// (sidecar/schemas, the source of the extension's types). The guards stay hand-written, checking
-// only what the panel reads: a validator compiled from the schemas would add about 18 KB gzipped
-// (Ajv standalone code for the projection and the initialize response) to a labextension of
-// about 16 KB, past the 30 KB budget. So this test holds them to the schemas instead:
+// The extension's checks of the service's answers (src/responses.ts) are generated from the
+// schemas the service serves (sidecar/schemas, through scripts/schema-code.js into
+// src/generated/response-validators.ts), as the reader sees them: types, required members,
+// enums and consts; not the writer's bounds, consistency rules or closed objects. So:
 //   - every answer the service builds, in every phase, passes both;
-//   - the guards never refuse what the schema accepts: each field of a real answer is removed,
-//     nulled, or given a value of another type, and wherever the guard refuses the result the
-//     schema must refuse it too. A guard that reads a field the schema dropped, made optional or
-//     retyped fails here.
+//   - the reader never refuses what the schema accepts: each field of a real answer is removed,
+//     nulled, or given a value of another type, and wherever the reader refuses the result the
+//     schema must refuse it too;
+//   - what the schema requires is what the panel asks for: each member a schema requires,
+//     removed from a real answer, is named in the failure a person reads;
+//   - a schema change reaches the frontend: the generator run on a changed copy of the schemas
+//     writes a check that names the new required member.
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as ts from 'typescript';
 import { genericPlatform } from '../../../sidecar/src/core/platforms/generic';
 import { problemOf } from '../../../sidecar/src/core/problems';
 import {
+  interpretInitialize,
+  interpretStartup,
   invalidInitializeFields,
   invalidProjectionFields,
   isProblem
 } from '../../../src/responses';
+import type { IResponseValidator } from '../../../src/response-errors';
+import { tempRoot } from '../../helpers/harness';
 import { SchemaName, validateAgainst } from '../../helpers/schemas';
 import { initializeAnswer, PHASE_CASES, projectionFor } from './fixtures';
 
@@ -89,7 +99,7 @@ function refusedByGuardOnly(
   return wrong;
 }
 
-describe('the extension guards and the schemas', () => {
+describe('the extension checks and the schemas', () => {
   test.each(Object.entries(PHASE_CASES))(
     'a projection in phase %s passes both',
     (_name, make) => {
@@ -100,7 +110,7 @@ describe('the extension guards and the schemas', () => {
   );
 
   test.each(Object.entries(PHASE_CASES))(
-    'the projection guard refuses nothing the schema accepts (%s)',
+    'the projection check refuses nothing the schema accepts (%s)',
     (_name, make) => {
       const projection = make() as unknown as Json;
       expect(
@@ -113,7 +123,7 @@ describe('the extension guards and the schemas', () => {
     }
   );
 
-  test('the initialize guard refuses nothing the schema accepts', () => {
+  test('the initialize check refuses nothing the schema accepts', () => {
     const answer = initializeAnswer(
       projectionFor(genericPlatform)
     ) as unknown as Json;
@@ -128,7 +138,7 @@ describe('the extension guards and the schemas', () => {
     ).toEqual([]);
   });
 
-  test('the problem guard refuses nothing the schema accepts', () => {
+  test('the problem check refuses nothing the schema accepts', () => {
     const problem = JSON.parse(
       JSON.stringify(
         problemOf('wrong-phase', 'Not now.', {}, '/project/initialize')
@@ -137,5 +147,192 @@ describe('the extension guards and the schemas', () => {
     expect(validateAgainst('Problem', problem)).toEqual([]);
     expect(isProblem(problem)).toBe(true);
     expect(refusedByGuardOnly('Problem', isProblem, problem, 20)).toEqual([]);
+  });
+});
+
+const ROOT = path.resolve(__dirname, '..', '..', '..');
+
+function schemaFile(name: string): Record<string, unknown> {
+  return JSON.parse(
+    fs.readFileSync(
+      path.join(ROOT, 'sidecar', 'schemas', `${name}.schema.json`),
+      'utf8'
+    )
+  ) as Record<string, unknown>;
+}
+
+function without(value: object, member: string): Record<string, unknown> {
+  const copy = { ...(value as Record<string, unknown>) };
+  delete copy[member];
+  return copy;
+}
+
+/** What a person reads of the failure for `answer` as the startup or initialize answer. */
+function reasonFor(
+  interpret: typeof interpretStartup | typeof interpretInitialize,
+  answer: unknown
+): string {
+  const result = interpret({
+    url: 'http://127.0.0.1/project/x',
+    status: 200,
+    statusText: 'OK',
+    contentType: 'application/json',
+    text: JSON.stringify(answer)
+  });
+  if (result.ok || result.failure.kind !== 'unexpected-body') {
+    throw new Error(`not an unexpected body: ${JSON.stringify(result)}`);
+  }
+  return result.failure.reason;
+}
+
+describe('what the schemas require, the panel asks for', () => {
+  const startupRequired = schemaFile('startup').required as string[];
+  const initializeRequired = schemaFile('initialize-response')
+    .required as string[];
+
+  it('reads the required lists from the schemas', () => {
+    expect(startupRequired).toEqual(
+      expect.arrayContaining(['phase', 'nextAction', 'readinessChecks'])
+    );
+    expect(initializeRequired).toEqual(
+      expect.arrayContaining(['record', 'phase'])
+    );
+  });
+
+  test.each(
+    (schemaFile('startup').required as string[]).filter(
+      m => m !== 'schemaVersion'
+    )
+  )('a projection without %s is refused, naming it', member => {
+    const projection = projectionFor(genericPlatform);
+    expect(member in projection).toBe(true);
+    expect(reasonFor(interpretStartup, without(projection, member))).toBe(
+      member
+    );
+  });
+
+  test.each(schemaFile('initialize-response').required as string[])(
+    'an initialize answer without %s is refused, naming it',
+    member => {
+      const answer = initializeAnswer(projectionFor(genericPlatform));
+      expect(member in answer).toBe(true);
+      expect(reasonFor(interpretInitialize, without(answer, member))).toBe(
+        member
+      );
+    }
+  );
+
+  it('names each wrong field of a nested member by its path, each once', () => {
+    const projection = projectionFor(genericPlatform);
+    const broken = {
+      ...projection,
+      nextAction: without(projection.nextAction, 'title'),
+      compute: { ...projection.compute, satisfied: 'yes' },
+      phase: 'sleeping'
+    };
+    expect(reasonFor(interpretStartup, broken).split(', ').sort()).toEqual(
+      ['compute.satisfied', 'nextAction.title', 'phase'].sort()
+    );
+    expect(reasonFor(interpretStartup, [])).toBe('(body)');
+  });
+
+  it('takes a member a newer minor version adds (objects are open to a reader)', () => {
+    const projection = { ...projectionFor(genericPlatform), addedLater: 1 };
+    expect(validateAgainst('StartupProjection', projection)).not.toEqual([]);
+    expect(invalidProjectionFields(projection)).toEqual([]);
+  });
+});
+
+/** The generated module's exports, compiled to CommonJS and run. */
+function loadGenerated(file: string): Record<string, IResponseValidator> {
+  const js = ts.transpileModule(fs.readFileSync(file, 'utf8'), {
+    compilerOptions: {
+      module: ts.ModuleKind.CommonJS,
+      target: ts.ScriptTarget.ES2020
+    }
+  }).outputText;
+  const module = { exports: {} as Record<string, IResponseValidator> };
+  new Function('module', 'exports', 'require', js)(
+    module,
+    module.exports,
+    (id: string) => {
+      throw new Error(`the generated validators require ${id}`);
+    }
+  );
+  return module.exports;
+}
+
+describe('a schema change reaches the frontend check', () => {
+  it('the generator run on schemas that require one more member writes a check that names it', () => {
+    const root = tempRoot('ps-response-validators-');
+    try {
+      fs.mkdirSync(path.join(root, 'scripts'));
+      fs.copyFileSync(
+        path.join(ROOT, 'scripts', 'schema-code.js'),
+        path.join(root, 'scripts', 'schema-code.js')
+      );
+      fs.cpSync(
+        path.join(ROOT, 'sidecar', 'schemas'),
+        path.join(root, 'sidecar', 'schemas'),
+        {
+          recursive: true
+        }
+      );
+      fs.cpSync(path.join(ROOT, 'schema'), path.join(root, 'schema'), {
+        recursive: true
+      });
+      fs.mkdirSync(path.join(root, 'jupyterlab_project_startup'));
+      fs.copyFileSync(
+        path.join(
+          ROOT,
+          'jupyterlab_project_startup',
+          'diagnostics-report.schema.json'
+        ),
+        path.join(
+          root,
+          'jupyterlab_project_startup',
+          'diagnostics-report.schema.json'
+        )
+      );
+      fs.symlinkSync(
+        path.join(ROOT, 'node_modules'),
+        path.join(root, 'node_modules')
+      );
+      const startup = schemaFile('startup');
+      (startup.required as string[]).push('addedMember');
+      (startup.properties as Record<string, unknown>).addedMember = {
+        type: 'integer'
+      };
+      fs.writeFileSync(
+        path.join(root, 'sidecar', 'schemas', 'startup.schema.json'),
+        JSON.stringify(startup)
+      );
+      // Throws, with the generator's stderr, when it fails.
+      execFileSync(
+        process.execPath,
+        [path.join(root, 'scripts', 'schema-code.js'), 'generate'],
+        { cwd: root, stdio: 'pipe', timeout: 120000 }
+      );
+      const changed = loadGenerated(
+        path.join(root, 'src', 'generated', 'response-validators.ts')
+      );
+      const projection = projectionFor(genericPlatform);
+      expect(invalidProjectionFields(projection)).toEqual([]);
+      expect(changed.validateStartupProjection(projection)).toBe(false);
+      expect(changed.validateStartupProjection.errors).toEqual([
+        expect.objectContaining({
+          keyword: 'required',
+          params: { missingProperty: 'addedMember' }
+        })
+      ]);
+      expect(
+        changed.validateStartupProjection({ ...projection, addedMember: 1 })
+      ).toBe(true);
+      expect(
+        changed.validateStartupProjection({ ...projection, addedMember: 'one' })
+      ).toBe(false);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 });

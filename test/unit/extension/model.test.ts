@@ -134,10 +134,18 @@ describe('what the service sends', () => {
       phase: 'sleeping',
       readinessChecks: [{ id: 'x' }]
     };
-    expect(invalidProjectionFields(broken)).toEqual([
-      'phase',
-      'readinessChecks'
-    ]);
+    // Each wrong field by its path, as startup.schema.json finds it: the check's one id is not
+    // a known check, and the rest of its required members are missing.
+    expect(invalidProjectionFields(broken).sort()).toEqual(
+      [
+        'phase',
+        'readinessChecks.0.id',
+        'readinessChecks.0.title',
+        'readinessChecks.0.status',
+        'readinessChecks.0.required',
+        'readinessChecks.0.observed'
+      ].sort()
+    );
   });
 });
 

@@ -83,6 +83,22 @@ async function mount(
   return panel;
 }
 
+/** A panel on a model whose first answer has been read and shown; `confirms`: the dialog's answer. */
+async function shown(
+  c: IStartupClient,
+  confirms = false,
+  actions?: { refresh?: () => void; initialize?: () => void }
+): Promise<{ model: StartupModel; panel: StartupPanel }> {
+  const model = new StartupModel({
+    client: c,
+    confirm: () => Promise.resolve(confirms)
+  });
+  const panel = await mount(model, actions);
+  await model.refresh();
+  await settle();
+  return { model, panel };
+}
+
 /** The panel's buttons: native ones and the toolbar's jp-button (ui-components' toolkit button). */
 const buttons = (panel: StartupPanel): HTMLButtonElement[] =>
   Array.from(panel.node.querySelectorAll('button, jp-button'));
@@ -141,13 +157,7 @@ describe('StartupPanel', () => {
       ok(projectionFor(genericPlatform)),
       ok(projectionFor(genericPlatform))
     ];
-    const model = new StartupModel({
-      client: client(answers),
-      confirm: () => Promise.resolve(false)
-    });
-    const panel = await mount(model);
-    await model.refresh();
-    await settle();
+    const { panel } = await shown(client(answers));
     const items = Array.from(panel.toolbar.children());
     expect(items[0]).toBeInstanceOf(ToolbarButton);
     expect(panel.toolbar.node.getAttribute('role')).toBe('toolbar');
@@ -219,13 +229,7 @@ describe('StartupPanel', () => {
     const awaiting = projectionFor(genericPlatform);
     const asked = later<StartupProjection>();
     const c = client([ok(awaiting), ok(awaiting), asked.promise]);
-    const model = new StartupModel({
-      client: c,
-      confirm: () => Promise.resolve(false)
-    });
-    const panel = await mount(model);
-    await model.refresh();
-    await settle();
+    const { model, panel } = await shown(c);
     const said = announcements(panel);
     // The panel opened again (or the check after initialize): the same answer comes back.
     await model.refresh();
@@ -286,13 +290,7 @@ describe('StartupPanel', () => {
   it('React keeps the keyboard focus on the very same button across updates', async () => {
     const asked = later<StartupProjection>();
     const c = client([ok(projectionFor(genericPlatform)), asked.promise]);
-    const model = new StartupModel({
-      client: c,
-      confirm: () => Promise.resolve(false)
-    });
-    const panel = await mount(model);
-    await model.refresh();
-    await settle();
+    const { model, panel } = await shown(c);
     const init = button(panel, 'Initialize project') as HTMLButtonElement;
     init.focus();
     expect(document.activeElement).toBe(init);
@@ -314,13 +312,7 @@ describe('StartupPanel', () => {
       ok(projectionFor(genericPlatform)),
       ok(projectionFor(genericPlatform, { state: 'unsafe' }))
     ]);
-    const model = new StartupModel({
-      client: c,
-      confirm: () => Promise.resolve(false)
-    });
-    const panel = await mount(model);
-    await model.refresh();
-    await settle();
+    const { model, panel } = await shown(c);
     const refresh = refreshButton(panel);
     refresh.focus();
     await model.refresh({ userInitiated: true });
@@ -341,13 +333,7 @@ describe('StartupPanel', () => {
       ],
       [{ ok: true, status: 201, value: initializeAnswer(awaiting) }]
     );
-    const model = new StartupModel({
-      client: c,
-      confirm: () => Promise.resolve(true)
-    });
-    const panel = await mount(model);
-    await model.refresh();
-    await settle();
+    const { model, panel } = await shown(c, true);
     button(panel, 'Initialize project')?.focus();
     await model.initialize();
     await settle();
@@ -367,13 +353,7 @@ describe('StartupPanel', () => {
       ],
       [answer.promise]
     );
-    const model = new StartupModel({
-      client: c,
-      confirm: () => Promise.resolve(true)
-    });
-    const panel = await mount(model);
-    await model.refresh();
-    await settle();
+    const { model, panel } = await shown(c, true);
     const init = button(panel, 'Initialize project') as HTMLButtonElement;
     init.focus();
     const done = model.initialize();
@@ -392,13 +372,7 @@ describe('StartupPanel', () => {
     const awaiting = projectionFor(genericPlatform);
     const second = later<StartupProjection>();
     const c = client([ok(awaiting), second.promise]);
-    const model = new StartupModel({
-      client: c,
-      confirm: () => Promise.resolve(false)
-    });
-    const panel = await mount(model);
-    await model.refresh();
-    await settle();
+    const { model, panel } = await shown(c);
     const said = announcements(panel);
     const refresh = jest.spyOn(model, 'refresh');
     panel.activate();

@@ -184,6 +184,21 @@ export class InvalidPlatformSetting extends Error {
   }
 }
 
+/**
+ * The platform a setting names, or undefined when it is unset: the one check of
+ * PROJECT_STARTUP_PLATFORM. resolveConfig (config.ts) runs it before anything is made or
+ * searched, so `serve`, the client commands and `config check` refuse the same value with the
+ * same words.
+ */
+export function platformSetting(
+  value: string | undefined
+): PlatformId | undefined {
+  if (value !== undefined && !isPlatformId(value)) {
+    throw new InvalidPlatformSetting(value);
+  }
+  return value;
+}
+
 export function selectPlatform(evidence: PlatformEvidence): PlatformDecision {
   const seen: Signal[] = SIGNAL_DEFINITIONS.filter(d =>
     evidence.present.has(d.name)
@@ -199,11 +214,9 @@ export function selectPlatform(evidence: PlatformEvidence): PlatformDecision {
   let platform: PlatformId;
   let decidedBy: RuleId;
   const signals = [...seen];
-  if (evidence.operatorSetting !== undefined) {
-    if (!isPlatformId(evidence.operatorSetting)) {
-      throw new InvalidPlatformSetting(evidence.operatorSetting);
-    }
-    platform = evidence.operatorSetting;
+  const setting = platformSetting(evidence.operatorSetting);
+  if (setting !== undefined) {
+    platform = setting;
     decidedBy = 'operator-setting';
     signals.unshift({ name: PLATFORM_SETTING, kind: 'setting', platform });
   } else {
