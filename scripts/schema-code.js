@@ -165,6 +165,35 @@ function withoutAnnotations(value) {
   return value;
 }
 
+/**
+ * Lists a newer 1.x service may extend (a minor version adds a problem code, a next action, a
+ * readiness check or a scheduler): the extension shows each by the label or title the answer
+ * carries, so it reads any string there instead of refusing the whole answer. The lists it
+ * must know to draw anything (phases, check statuses) stay closed.
+ */
+const OPEN_FOR_READERS = {
+  problem: ['/properties/code'],
+  startup: [
+    '/$defs/nextAction/properties/id',
+    '/$defs/checkId',
+    '/$defs/compute/properties/allocation/properties/scheduler'
+  ]
+};
+
+/** `schema` with the enums at OPEN_FOR_READERS[name] turned into plain strings. */
+function withOpenLists(name, schema) {
+  const copy = structuredClone(schema);
+  for (const pointer of OPEN_FOR_READERS[name] ?? []) {
+    const member = at(copy, pointer);
+    if (!Array.isArray(member.enum)) {
+      fail(`${name}.schema.json${pointer} has no enum to open for readers`);
+    }
+    delete member.enum;
+    member.type = 'string';
+  }
+  return copy;
+}
+
 /** Keywords whose value maps names (of members, of definitions) to schemas. */
 const SCHEMA_MAPS = new Set([
   'properties',
@@ -274,7 +303,7 @@ function responseValidatorsSource() {
     'initialize-response',
     'problem'
   ]) {
-    ajv.addSchema(readerSchema(readSchema(name)));
+    ajv.addSchema(readerSchema(withOpenLists(name, readSchema(name))));
   }
   ajv.addSchema(
     readerSchema(JSON.parse(fs.readFileSync(DIAGNOSTICS_SCHEMA, 'utf8')))

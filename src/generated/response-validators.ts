@@ -94,34 +94,12 @@ const schema19 = {
         'ready'
       ]
     },
-    checkId: {
-      enum: [
-        'platform-evidence',
-        'interface-support',
-        'project-path',
-        'state-path',
-        'approved-storage',
-        'compute-allocation',
-        'gateway-ingress',
-        'browser-route',
-        'credential-backends',
-        'inference-runtimes',
-        'confirmation'
-      ]
-    },
+    checkId: { type: 'string' },
     nextAction: {
       type: 'object',
       required: ['id', 'title', 'detail'],
       properties: {
-        id: {
-          enum: [
-            'switch-interface',
-            'fix-check',
-            'request-allocation',
-            'confirm-initialization',
-            'none'
-          ]
-        },
+        id: { type: 'string' },
         title: { type: 'string' },
         detail: { type: 'string' },
         command: { type: 'string' },
@@ -167,7 +145,7 @@ const schema19 = {
           type: 'object',
           required: ['scheduler', 'jobId', 'live'],
           properties: {
-            scheduler: { enum: ['slurm', 'pbs', 'lsf', 'flux'] },
+            scheduler: { type: 'string' },
             jobId: { anyOf: [{ type: 'string' }, { type: 'null' }] },
             live: { anyOf: [{ type: 'boolean' }, { type: 'null' }] },
             state: { type: 'string' }
@@ -332,15 +310,7 @@ const schema23 = {
   type: 'object',
   required: ['id', 'title', 'detail'],
   properties: {
-    id: {
-      enum: [
-        'switch-interface',
-        'fix-check',
-        'request-allocation',
-        'confirm-initialization',
-        'none'
-      ]
-    },
+    id: { type: 'string' },
     title: { type: 'string' },
     detail: { type: 'string' },
     command: { type: 'string' },
@@ -372,21 +342,7 @@ const schema23 = {
   },
   allOf: [{}, {}]
 };
-const schema24 = {
-  enum: [
-    'platform-evidence',
-    'interface-support',
-    'project-path',
-    'state-path',
-    'approved-storage',
-    'compute-allocation',
-    'gateway-ingress',
-    'browser-route',
-    'credential-backends',
-    'inference-runtimes',
-    'confirmation'
-  ]
-};
+const schema24 = { type: 'string' };
 
 function validate61(
   data,
@@ -407,24 +363,12 @@ function validate61(
   if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
   }
-  if (!(
-    data === 'platform-evidence' ||
-    data === 'interface-support' ||
-    data === 'project-path' ||
-    data === 'state-path' ||
-    data === 'approved-storage' ||
-    data === 'compute-allocation' ||
-    data === 'gateway-ingress' ||
-    data === 'browser-route' ||
-    data === 'credential-backends' ||
-    data === 'inference-runtimes' ||
-    data === 'confirmation'
-  )) {
+  if (typeof data !== 'string') {
     const err0 = {
       instancePath,
       schemaPath: '',
-      keyword: 'enum',
-      params: { allowedValues: schema24.enum }
+      keyword: 'type',
+      params: { type: 'string' }
     };
     if (vErrors === null) {
       vErrors = [err0];
@@ -670,19 +614,12 @@ function validate60(
       }
     }
     if (data.id !== undefined) {
-      let data0 = data.id;
-      if (!(
-        data0 === 'switch-interface' ||
-        data0 === 'fix-check' ||
-        data0 === 'request-allocation' ||
-        data0 === 'confirm-initialization' ||
-        data0 === 'none'
-      )) {
+      if (typeof data.id !== 'string') {
         const err1 = {
           instancePath: instancePath + '/id',
           schemaPath: '',
-          keyword: 'enum',
-          params: { allowedValues: schema23.properties.id.enum }
+          keyword: 'type',
+          params: { type: 'string' }
         };
         if (vErrors === null) {
           vErrors = [err1];
@@ -1002,7 +939,7 @@ const schema26 = {
       type: 'object',
       required: ['scheduler', 'jobId', 'live'],
       properties: {
-        scheduler: { enum: ['slurm', 'pbs', 'lsf', 'flux'] },
+        scheduler: { type: 'string' },
         jobId: { anyOf: [{ type: 'string' }, { type: 'null' }] },
         live: { anyOf: [{ type: 'boolean' }, { type: 'null' }] },
         state: { type: 'string' }
@@ -1137,21 +1074,12 @@ function validate67(
           }
         }
         if (data4.scheduler !== undefined) {
-          let data5 = data4.scheduler;
-          if (!(
-            data5 === 'slurm' ||
-            data5 === 'pbs' ||
-            data5 === 'lsf' ||
-            data5 === 'flux'
-          )) {
+          if (typeof data4.scheduler !== 'string') {
             const err6 = {
               instancePath: instancePath + '/allocation/scheduler',
               schemaPath: '',
-              keyword: 'enum',
-              params: {
-                allowedValues:
-                  schema26.properties.allocation.properties.scheduler.enum
-              }
+              keyword: 'type',
+              params: { type: 'string' }
             };
             if (vErrors === null) {
               vErrors = [err6];
@@ -1163,9 +1091,9 @@ function validate67(
         }
         if (data4.jobId !== undefined) {
           let data6 = data4.jobId;
-          const _errs12 = errors;
-          let valid2 = false;
           const _errs13 = errors;
+          let valid2 = false;
+          const _errs14 = errors;
           if (typeof data6 !== 'string') {
             const err7 = {
               instancePath: instancePath + '/allocation/jobId',
@@ -1180,9 +1108,9 @@ function validate67(
             }
             errors++;
           }
-          var _valid0 = _errs13 === errors;
+          var _valid0 = _errs14 === errors;
           valid2 = valid2 || _valid0;
-          const _errs15 = errors;
+          const _errs16 = errors;
           if (data6 !== null) {
             const err8 = {
               instancePath: instancePath + '/allocation/jobId',
@@ -1197,7 +1125,7 @@ function validate67(
             }
             errors++;
           }
-          var _valid0 = _errs15 === errors;
+          var _valid0 = _errs16 === errors;
           valid2 = valid2 || _valid0;
           if (!valid2) {
             const err9 = {
@@ -1213,10 +1141,10 @@ function validate67(
             }
             errors++;
           } else {
-            errors = _errs12;
+            errors = _errs13;
             if (vErrors !== null) {
-              if (_errs12) {
-                vErrors.length = _errs12;
+              if (_errs13) {
+                vErrors.length = _errs13;
               } else {
                 vErrors = null;
               }
@@ -1225,9 +1153,9 @@ function validate67(
         }
         if (data4.live !== undefined) {
           let data7 = data4.live;
-          const _errs18 = errors;
-          let valid3 = false;
           const _errs19 = errors;
+          let valid3 = false;
+          const _errs20 = errors;
           if (typeof data7 !== 'boolean') {
             const err10 = {
               instancePath: instancePath + '/allocation/live',
@@ -1242,9 +1170,9 @@ function validate67(
             }
             errors++;
           }
-          var _valid1 = _errs19 === errors;
+          var _valid1 = _errs20 === errors;
           valid3 = valid3 || _valid1;
-          const _errs21 = errors;
+          const _errs22 = errors;
           if (data7 !== null) {
             const err11 = {
               instancePath: instancePath + '/allocation/live',
@@ -1259,7 +1187,7 @@ function validate67(
             }
             errors++;
           }
-          var _valid1 = _errs21 === errors;
+          var _valid1 = _errs22 === errors;
           valid3 = valid3 || _valid1;
           if (!valid3) {
             const err12 = {
@@ -1275,10 +1203,10 @@ function validate67(
             }
             errors++;
           } else {
-            errors = _errs18;
+            errors = _errs19;
             if (vErrors !== null) {
-              if (_errs18) {
-                vErrors.length = _errs18;
+              if (_errs19) {
+                vErrors.length = _errs19;
               } else {
                 vErrors = null;
               }
@@ -5655,19 +5583,12 @@ function validate115(
       }
     }
     if (data.id !== undefined) {
-      let data0 = data.id;
-      if (!(
-        data0 === 'switch-interface' ||
-        data0 === 'fix-check' ||
-        data0 === 'request-allocation' ||
-        data0 === 'confirm-initialization' ||
-        data0 === 'none'
-      )) {
+      if (typeof data.id !== 'string') {
         const err1 = {
           instancePath: instancePath + '/id',
           schemaPath: '',
-          keyword: 'enum',
-          params: { allowedValues: schema23.properties.id.enum }
+          keyword: 'type',
+          params: { type: 'string' }
         };
         if (vErrors === null) {
           vErrors = [err1];
@@ -6135,35 +6056,7 @@ const schema39 = {
     title: { type: 'string' },
     status: { type: 'integer' },
     detail: { type: 'string' },
-    code: {
-      enum: [
-        'missing-interface',
-        'unknown-interface',
-        'invalid-json',
-        'unsupported-media-type',
-        'payload-too-large',
-        'uri-too-long',
-        'headers-too-large',
-        'malformed-request',
-        'request-timeout',
-        'expectation-failed',
-        'validation-failed',
-        'confirmation-stale',
-        'confirmation-not-allowed',
-        'wrong-phase',
-        'unauthorized',
-        'forbidden-host',
-        'cross-origin',
-        'not-found',
-        'method-not-allowed',
-        'rate-limited',
-        'state-unsafe',
-        'overloaded',
-        'invalid-arguments',
-        'misconfigured',
-        'internal'
-      ]
-    },
+    code: { type: 'string' },
     instance: { type: 'string' }
   },
   additionalProperties: true,
@@ -6304,39 +6197,12 @@ function validate120(
       }
     }
     if (data.code !== undefined) {
-      let data4 = data.code;
-      if (!(
-        data4 === 'missing-interface' ||
-        data4 === 'unknown-interface' ||
-        data4 === 'invalid-json' ||
-        data4 === 'unsupported-media-type' ||
-        data4 === 'payload-too-large' ||
-        data4 === 'uri-too-long' ||
-        data4 === 'headers-too-large' ||
-        data4 === 'malformed-request' ||
-        data4 === 'request-timeout' ||
-        data4 === 'expectation-failed' ||
-        data4 === 'validation-failed' ||
-        data4 === 'confirmation-stale' ||
-        data4 === 'confirmation-not-allowed' ||
-        data4 === 'wrong-phase' ||
-        data4 === 'unauthorized' ||
-        data4 === 'forbidden-host' ||
-        data4 === 'cross-origin' ||
-        data4 === 'not-found' ||
-        data4 === 'method-not-allowed' ||
-        data4 === 'rate-limited' ||
-        data4 === 'state-unsafe' ||
-        data4 === 'overloaded' ||
-        data4 === 'invalid-arguments' ||
-        data4 === 'misconfigured' ||
-        data4 === 'internal'
-      )) {
+      if (typeof data.code !== 'string') {
         const err5 = {
           instancePath: instancePath + '/code',
           schemaPath: '',
-          keyword: 'enum',
-          params: { allowedValues: schema39.properties.code.enum }
+          keyword: 'type',
+          params: { type: 'string' }
         };
         if (vErrors === null) {
           vErrors = [err5];
@@ -6424,19 +6290,12 @@ function validate121(
       }
     }
     if (data.id !== undefined) {
-      let data0 = data.id;
-      if (!(
-        data0 === 'switch-interface' ||
-        data0 === 'fix-check' ||
-        data0 === 'request-allocation' ||
-        data0 === 'confirm-initialization' ||
-        data0 === 'none'
-      )) {
+      if (typeof data.id !== 'string') {
         const err1 = {
           instancePath: instancePath + '/id',
           schemaPath: '',
-          keyword: 'enum',
-          params: { allowedValues: schema23.properties.id.enum }
+          keyword: 'type',
+          params: { type: 'string' }
         };
         if (vErrors === null) {
           vErrors = [err1];

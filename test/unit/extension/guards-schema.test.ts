@@ -241,6 +241,33 @@ describe('what the schemas require, the panel asks for', () => {
     expect(validateAgainst('StartupProjection', projection)).not.toEqual([]);
     expect(invalidProjectionFields(projection)).toEqual([]);
   });
+
+  it('takes a problem code, a next action, a readiness check a newer minor version adds; refuses an unknown phase or check status', () => {
+    const base = projectionFor(genericPlatform);
+    const newer = {
+      ...base,
+      nextAction: { ...base.nextAction, id: 'added-later-action' },
+      readinessChecks: base.readinessChecks.map((check, i) =>
+        i === 0 ? { ...check, id: 'added-later-check' } : check
+      )
+    };
+    expect(validateAgainst('StartupProjection', newer)).not.toEqual([]);
+    expect(invalidProjectionFields(newer)).toEqual([]);
+    expect(
+      isProblem({ ...problemOf('internal', 'x'), code: 'added-later' })
+    ).toBe(true);
+    expect(invalidProjectionFields({ ...base, phase: 'added-later' })).toEqual([
+      'phase'
+    ]);
+    expect(
+      invalidProjectionFields({
+        ...base,
+        readinessChecks: base.readinessChecks.map((check, i) =>
+          i === 0 ? { ...check, status: 'added-later' } : check
+        )
+      })
+    ).toEqual(['readinessChecks.0.status']);
+  });
 });
 
 /** The generated module's exports, compiled to CommonJS and run. */
