@@ -21,6 +21,7 @@ import * as path from 'node:path';
 import { chromium } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_FLAGS } from '../e2e/helpers';
 import { Jupyter, serverProxyVersion, startJupyter } from './jupyter';
+import { delay, waitFor } from '../../helpers/wait';
 
 interface Cell {
   version: string;
@@ -159,7 +160,17 @@ describe.each(CELLS)(
     test(`proxied polls ${cell.pollsCountAsActivity ? 'move' : 'leave'} the server's last activity (what a hub's idle culler reads)`, async () => {
       // The sidecar is up (the test above); a first proxied request, then the mark.
       expect((await j().request('project/health')).status).toBe(200);
-      const before = await lastActivity(j());
+      // The page of the test above may still have requests of its own in flight when its browser
+      // closed: take the mark once the server's last activity has stopped moving (two reads a
+      // second apart agree), so only the polls below can move it.
+      const before = await waitFor(
+        async () => {
+          const first = await lastActivity(j());
+          await delay(1000);
+          return first === (await lastActivity(j())) ? first : false;
+        },
+        { what: 'a still last activity', timeoutMs: 30000, intervalMs: 100 }
+      );
       for (let poll = 0; poll < 5; poll += 1) {
         const answer = await j().request('project/startup?interface=notebook');
         expect(answer.status).toBe(200);
