@@ -151,6 +151,7 @@ function readSchema(name) {
   );
 }
 
+/** `value` without annotation keywords; a member named like one (`title` in `properties`) stays. */
 function withoutAnnotations(value) {
   if (Array.isArray(value)) {
     return value.map(withoutAnnotations);
@@ -159,7 +160,17 @@ function withoutAnnotations(value) {
     return Object.fromEntries(
       Object.entries(value)
         .filter(([key]) => !ANNOTATIONS.has(key))
-        .map(([key, member]) => [key, withoutAnnotations(member)])
+        .map(([key, member]) => [
+          key,
+          SCHEMA_MAPS.has(key)
+            ? Object.fromEntries(
+                Object.entries(member).map(([name, sub]) => [
+                  name,
+                  withoutAnnotations(sub)
+                ])
+              )
+            : withoutAnnotations(member)
+        ])
     );
   }
   return value;
