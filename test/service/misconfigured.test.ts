@@ -398,6 +398,11 @@ describe('a platform setting that names no platform (one check: resolveConfig)',
     expect(
       (JSON.parse(check.stdout) as { problems: { message: string }[] }).problems
     ).toEqual([expect.objectContaining({ message: PLATFORM_MESSAGE })]);
+    // Read by a person: the message's own full stop, then the fix (once "evidence.. Fix:").
+    const text = await runCli(['config', 'check'], { env, cwd: s.projectDir });
+    expect(text.stdout).toContain(
+      `  (environment): ${PLATFORM_MESSAGE} Fix: Correct or unset the variable it names.\n`
+    );
     expect(fs.existsSync(s.runtimeDir)).toBe(false);
   });
 

@@ -47,7 +47,11 @@ export function siteProblemLine(problem: SiteProblem): string {
     problem.key === '' || problem.message.startsWith(problem.key)
       ? ''
       : `${problem.key}: `;
-  return `${problem.file}${at}${column}: ${key}${problem.message}. Fix: ${problem.fix}`;
+  // A message may end its own sentence; the line adds the full stop only where it does not.
+  const message = /[.!?]$/.test(problem.message)
+    ? problem.message
+    : `${problem.message}.`;
+  return `${problem.file}${at}${column}: ${key}${message} Fix: ${problem.fix}`;
 }
 
 /**
