@@ -38,7 +38,9 @@ const base = {
 // once, with the install command; the unit lane needs none of it.
 const PREREQUISITES = '<rootDir>/test/helpers/prerequisites.js';
 module.exports = {
-  testTimeout: 30000,
+  // A bound for a hung test, not an expectation: under PROJECT_STARTUP_TEST_SERVE_NICE and a busy
+  // machine, a test that starts several services waits long for the CPU.
+  testTimeout: 120000,
   projects: [
     { ...base, displayName: 'unit', roots: ['<rootDir>/test/unit'] },
     {
