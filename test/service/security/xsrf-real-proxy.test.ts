@@ -95,40 +95,41 @@ describeWithProxy(
       fs.rmSync(stateDir(), { recursive: true, force: true });
     });
 
-    it("JupyterLab's request (X-XSRFToken from the _xsrf cookie) is recorded as the dialog", async () => {
-      const { login, xsrf } = await browserCookies();
-      const dialog = await confirmNotebook({
-        cookie: `${login}; ${xsrf}`,
-        'x-xsrftoken': xsrf.slice('_xsrf='.length)
-      });
-      expect(dialog.status).toBe(201);
-      expect(record().confirmation).toMatchObject({
-        interface: 'notebook',
-        method: 'jupyterlab-dialog'
-      });
-    });
-
-    it("a standalone JupyterLab's request (its page-config token beside the cookies and X-XSRFToken) is recorded as the dialog; the token with a forged X-XSRFToken is a plain call", async () => {
-      fs.rmSync(stateDir(), { recursive: true, force: true });
-      const { login, xsrf } = await browserCookies();
-      const forged = await confirmNotebook({
-        authorization: `token ${token}`,
-        cookie: `${login}; ${xsrf}`,
-        'x-xsrftoken': 'not-the-cookie'
-      });
-      expect(forged.status).toBe(201);
-      expect(record().confirmation.method).toBe('http-api');
-      fs.rmSync(stateDir(), { recursive: true, force: true });
-      const dialog = await confirmNotebook({
-        authorization: `token ${token}`,
-        cookie: `${login}; ${xsrf}`,
-        'x-xsrftoken': xsrf.slice('_xsrf='.length)
-      });
-      expect(dialog.status).toBe(201);
-      expect(record().confirmation).toMatchObject({
-        interface: 'notebook',
-        method: 'jupyterlab-dialog'
-      });
-    });
+    // JupyterLab's request, behind a hub (cookies only) and from a standalone `jupyter lab`
+    // (its page-config token too): the XSRF pair makes it the dialog either way.
+    it.each([
+      ['cookies and X-XSRFToken', false],
+      ["a standalone JupyterLab's page-config token beside them", true]
+    ])(
+      "JupyterLab's request (%s, X-XSRFToken from the _xsrf cookie) is recorded as the dialog",
+      async (_what, withToken) => {
+        fs.rmSync(stateDir(), { recursive: true, force: true });
+        const { login, xsrf } = await browserCookies();
+        const credential: Record<string, string> = withToken
+          ? { authorization: `token ${token}` }
+          : {};
+        if (withToken) {
+          // The token with a forged X-XSRFToken is a plain call.
+          const forged = await confirmNotebook({
+            ...credential,
+            cookie: `${login}; ${xsrf}`,
+            'x-xsrftoken': 'not-the-cookie'
+          });
+          expect(forged.status).toBe(201);
+          expect(record().confirmation.method).toBe('http-api');
+          fs.rmSync(stateDir(), { recursive: true, force: true });
+        }
+        const dialog = await confirmNotebook({
+          ...credential,
+          cookie: `${login}; ${xsrf}`,
+          'x-xsrftoken': xsrf.slice('_xsrf='.length)
+        });
+        expect(dialog.status).toBe(201);
+        expect(record().confirmation).toMatchObject({
+          interface: 'notebook',
+          method: 'jupyterlab-dialog'
+        });
+      }
+    );
   }
 );
