@@ -1,7 +1,6 @@
 // The service core shared by the HTTP layer and the command line: evidence is gathered and the
 // platform selected once; each projection gathers fresh observations and applies the pure rules.
 import { randomUUID } from 'node:crypto';
-import * as fs from 'node:fs';
 import type { ServiceConfig } from './config';
 import type {
   CredentialObservation,
@@ -27,7 +26,14 @@ import type {
   StatePlacement
 } from './core/platforms/types';
 import { ProblemError } from './core/problems';
-import { NOT_READY, observeProjectPath, SingleFlight } from './observe/probes';
+import {
+  directoryIdentity,
+  DirectoryIdentity,
+  NOT_READY,
+  observeProjectPath,
+  SingleFlight
+} from './observe/probes';
+import { lstatOnce } from './observe/lstat';
 import {
   ConfirmationChannel,
   confirmationInterfaces,
@@ -46,6 +52,7 @@ import { fileSystemProblem, refuseUnconfirmable } from './core/initialization';
 import {
   createState,
   DirectoryTraversal,
+  pathsToCreate,
   StateInspector,
   StepHook
 } from './observe/state';
@@ -103,6 +110,8 @@ export class StartupService {
   private readonly inspector: StateInspector;
   private readonly probes: ServiceProbes;
   private readonly onCreationStep: StepHook | undefined;
+  /** The project directory this service started with (see observeProjectPath). */
+  private readonly projectIdentity: DirectoryIdentity | undefined;
   private ingress: IngressObservation | undefined;
   private browserUrlProbe: SingleFlight<string | undefined> | undefined;
   /** The file observations of the current turn of the event loop (see observeFiles). */
@@ -145,6 +154,7 @@ export class StartupService {
       options.stateTraversal
     );
     this.onCreationStep = options.onCreationStep;
+    this.projectIdentity = directoryIdentity(config.projectDir);
 
     this.probes = new ServiceProbes(this.adapter, evidence, env, config);
   }
@@ -168,7 +178,7 @@ export class StartupService {
    * the state. Requests that arrived together (handled in one turn of the event loop, all read
    * from their sockets before this look) share one look; the next turn looks again, and so does
    * anything after this service changed the state itself. Under load that saves most of the
-   * stat calls; a single client sees no difference.
+   * stat calls; a single client sees no difference. Within a look each path is asked once.
    */
   private observeFiles(): {
     creates: string[];
@@ -176,40 +186,21 @@ export class StartupService {
     state: StateInspection;
   } {
     if (this.files === undefined) {
+      const lstat = lstatOnce();
       this.files = {
-        creates: this.pathsToCreate(),
-        project: observeProjectPath(this.config.projectDir),
-        state: this.inspector.inspect()
+        creates: pathsToCreate(this.placement, lstat),
+        project: observeProjectPath(
+          this.config.projectDir,
+          this.projectIdentity,
+          lstat
+        ),
+        state: this.inspector.inspect(lstat)
       };
       setImmediate(() => {
         this.files = undefined;
       });
     }
     return this.files;
-  }
-
-  /**
-   * Directories initialize would create now, outermost first. Stops at the first component
-   * that exists but is no real directory: looking below a symbolic link would follow it.
-   */
-  private pathsToCreate(): string[] {
-    const chain = [...this.placement.parentsToCreate, this.placement.statePath];
-    for (let i = 0; i < chain.length; i++) {
-      let stat: fs.Stats | undefined;
-      try {
-        // Absent is the usual answer: say so without the cost of an exception.
-        stat = fs.lstatSync(chain[i], { throwIfNoEntry: false });
-      } catch {
-        stat = undefined;
-      }
-      if (stat === undefined) {
-        return chain.slice(i);
-      }
-      if (!stat.isDirectory()) {
-        return [];
-      }
-    }
-    return [];
   }
 
   async startup(

@@ -545,6 +545,26 @@ describe('blocked by paths', () => {
     expect(fs.existsSync(svc.projectDir)).toBe(false);
   });
 
+  it('the project directory swapped for a symbolic link blocks on project-path; a real directory made again there does not', async () => {
+    const svc = await start();
+    const first = await projection(svc, 'notebook');
+    expect(check(first, 'project-path').status).toBe('pass');
+    const moved = path.join(svc.root, 'moved-project');
+    fs.renameSync(svc.projectDir, moved);
+    fs.symlinkSync(moved, svc.projectDir);
+    const linked = await projection(svc, 'notebook');
+    expect(linked.phase).toBe('blocked');
+    expect(check(linked, 'project-path')).toMatchObject({
+      status: 'fail',
+      observed: expect.stringContaining('a symbolic link took its place')
+    });
+    fs.unlinkSync(svc.projectDir);
+    fs.mkdirSync(svc.projectDir);
+    const again = await projection(svc, 'notebook');
+    expect(check(again, 'project-path').status).toBe('pass');
+    expect(again.phase).toBe(first.phase);
+  });
+
   it.each([
     ['a symbolic link', 'symlink'],
     ['a directory of mode 0755', 'open-dir']

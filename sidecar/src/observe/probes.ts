@@ -3,6 +3,7 @@
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { HttpProbe, ProjectPathObservation } from '../core/observations';
+import { Lstat, lstatOrUndefined } from './lstat';
 
 export { currentJobUser, probeAllocation } from './allocation';
 export { childEnvironments, CREDENTIAL_NAME } from './child-env';
@@ -105,19 +106,55 @@ export class ConcurrencyLimit {
   }
 }
 
-/** The project directory must exist, be a directory we can write, and still be where it was. */
-export function observeProjectPath(
-  projectPath: string
-): ProjectPathObservation {
-  let stat: fs.Stats;
+/** Which directory a path named when the service started: the project path's identity. */
+export interface DirectoryIdentity {
+  dev: number;
+  ino: number;
+}
+
+/** The identity of the directory at `p` now; undefined if there is none. */
+export function directoryIdentity(p: string): DirectoryIdentity | undefined {
   try {
-    stat = fs.statSync(projectPath);
+    const stat = fs.statSync(p, { throwIfNoEntry: false });
+    return stat?.isDirectory() ? { dev: stat.dev, ino: stat.ino } : undefined;
   } catch {
+    return undefined;
+  }
+}
+
+const NOT_WHERE_IT_WAS = (projectPath: string): ProjectPathObservation => ({
+  ok: false,
+  observed:
+    'is no longer the directory the service started in (a symbolic link took its place)',
+  remedy: `Put the real directory back at ${projectPath}, or restart the service for the new location.`
+});
+
+/**
+ * The project directory must exist, be a directory we can write, and still be where it was:
+ * the very directory the service started with (`startedIn`, same device and inode) needs no
+ * more looking; another one (recreated, or reached through a link) counts while no component
+ * of its path is a symbolic link.
+ */
+export function observeProjectPath(
+  projectPath: string,
+  startedIn: DirectoryIdentity | undefined,
+  lstat: Lstat = lstatOrUndefined
+): ProjectPathObservation {
+  let stat: fs.Stats | undefined;
+  try {
+    stat = lstat(projectPath);
+  } catch {
+    stat = undefined;
+  }
+  if (stat === undefined) {
     return {
       ok: false,
       observed: 'does not exist',
       remedy: `Create ${projectPath} or start the service in an existing project directory (--project-dir).`
     };
+  }
+  if (stat.isSymbolicLink()) {
+    return NOT_WHERE_IT_WAS(projectPath);
   }
   if (!stat.isDirectory()) {
     return {
@@ -126,13 +163,12 @@ export function observeProjectPath(
       remedy: `Point --project-dir at a directory; ${projectPath} is a file.`
     };
   }
-  if (fs.realpathSync.native(projectPath) !== projectPath) {
-    return {
-      ok: false,
-      observed:
-        'is no longer the directory the service started in (a symbolic link took its place)',
-      remedy: `Put the real directory back at ${projectPath}, or restart the service for the new location.`
-    };
+  const same =
+    startedIn !== undefined &&
+    stat.dev === startedIn.dev &&
+    stat.ino === startedIn.ino;
+  if (!same && fs.realpathSync.native(projectPath) !== projectPath) {
+    return NOT_WHERE_IT_WAS(projectPath);
   }
   try {
     fs.accessSync(projectPath, fs.constants.W_OK | fs.constants.X_OK);

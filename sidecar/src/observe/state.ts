@@ -14,6 +14,7 @@ import {
   HeldDirectory,
   inHeldDirectories
 } from './held-directory';
+import { Lstat, lstatOrUndefined } from './lstat';
 
 export type { DirectoryTraversal } from './held-directory';
 
@@ -47,18 +48,6 @@ function directoryProblem(
   return undefined;
 }
 
-function lstatOrUndefined(p: string): fs.Stats | undefined {
-  try {
-    // Absent (ENOENT) is undefined without the cost of an exception; any other error throws.
-    return fs.lstatSync(p, { throwIfNoEntry: false });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      return undefined;
-    }
-    throw error;
-  }
-}
-
 function unsafe(where: string, problem: string): StateInspection {
   return {
     kind: 'unsafe',
@@ -67,6 +56,32 @@ function unsafe(where: string, problem: string): StateInspection {
       ? `If ${where} is yours and you trust what it holds, make it private with \`chmod 700 ${where}\`; otherwise move it aside (the service never changes it for you). Then run the setup again.`
       : `Inspect ${where} and move it aside (the service never changes it for you); then run the setup again.`
   };
+}
+
+/**
+ * Directories initialize would create now, outermost first. Stops at the first component
+ * that exists but is no real directory: looking below a symbolic link would follow it.
+ */
+export function pathsToCreate(
+  placement: StatePlacement,
+  lstat: Lstat = lstatOrUndefined
+): string[] {
+  const chain = [...placement.parentsToCreate, placement.statePath];
+  for (let i = 0; i < chain.length; i++) {
+    let stat: fs.Stats | undefined;
+    try {
+      stat = lstat(chain[i]);
+    } catch {
+      stat = undefined;
+    }
+    if (stat === undefined) {
+      return chain.slice(i);
+    }
+    if (!stat.isDirectory()) {
+      return [];
+    }
+  }
+  return [];
 }
 
 /** Read-only: stats and, when present, reads the record without touching its access time. */
@@ -81,12 +96,13 @@ export class StateInspector {
     readonly traversal: DirectoryTraversal = 'auto'
   ) {}
 
-  inspect(): StateInspection {
+  /** `lstat`: the look this inspection is part of (service.ts shares one per request turn). */
+  inspect(lstat: Lstat = lstatOrUndefined): StateInspection {
     // The directory everything is created in (the project, or $HOME on a hosted notebook).
     const base = path.dirname(
       this.placement.parentsToCreate[0] ?? this.placement.statePath
     );
-    const baseStat = lstatOrUndefined(base);
+    const baseStat = lstat(base);
     if (baseStat === undefined || !baseStat.isDirectory()) {
       return {
         kind: 'unsafe',
@@ -95,7 +111,7 @@ export class StateInspector {
       };
     }
     for (const parent of this.placement.parentsToCreate) {
-      const stat = lstatOrUndefined(parent);
+      const stat = lstat(parent);
       if (stat === undefined) {
         return { kind: 'absent', detail: 'No project state yet.' };
       }
@@ -105,7 +121,7 @@ export class StateInspector {
       }
     }
     const { statePath } = this.placement;
-    const dir = lstatOrUndefined(statePath);
+    const dir = lstat(statePath);
     if (dir === undefined) {
       return { kind: 'absent', detail: 'No project state yet.' };
     }
