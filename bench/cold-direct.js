@@ -13,6 +13,7 @@ const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
+const { neutralStartEnv } = require('./support');
 
 const MAX_CHECKS = 10; // 0 .. 5.1 s of simpervisor's schedule: bounded
 
@@ -97,6 +98,10 @@ const median = xs => {
 
 async function main() {
   const argv = process.argv.slice(2);
+  const removed = neutralStartEnv();
+  if (removed) {
+    process.stderr.write(`cold-direct: ${removed}\n`);
+  }
   let runs = 9;
   let pin = false;
   const bins = [];

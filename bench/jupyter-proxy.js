@@ -47,6 +47,7 @@ const {
   machineLine,
   markdownTable,
   median,
+  neutralStartEnv,
   pin
 } = require('./support');
 
@@ -416,6 +417,10 @@ function report({ o, pinned, found, cold, measured }) {
 
 async function main() {
   const o = parseOptions(process.argv.slice(2));
+  const removed = neutralStartEnv();
+  if (removed) {
+    log(removed);
+  }
   const found = prerequisites();
   const watchdog = setTimeout(
     () => {

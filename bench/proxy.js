@@ -45,6 +45,7 @@ const {
   machineLine,
   markdownTable,
   median,
+  neutralStartEnv,
   pin
 } = require('./support');
 const DIST_CLI = path.join(ROOT, 'sidecar', 'dist', 'cli', 'main.js');
@@ -542,6 +543,10 @@ const TARGETS = {
 
 async function main() {
   const o = parseOptions(process.argv.slice(2));
+  const removed = neutralStartEnv();
+  if (removed) {
+    log(removed);
+  }
   const found = prerequisites();
   const watchdog = setTimeout(
     () => {

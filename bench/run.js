@@ -37,6 +37,7 @@ const {
   machineLine,
   markdownTable,
   median,
+  neutralStartEnv,
   pin
 } = require('./support');
 const DIST_CLI = path.join(ROOT, 'sidecar', 'dist', 'cli', 'main.js');
@@ -470,6 +471,10 @@ function log(message) {
 
 async function main() {
   const o = parseOptions(process.argv.slice(2));
+  const removed = neutralStartEnv();
+  if (removed) {
+    log(removed);
+  }
   if (!fs.existsSync(DIST_CLI) && !fs.existsSync(BUNDLE)) {
     fail('the sidecar is not built: run `npm run build` first.');
   }

@@ -76,8 +76,28 @@ function loadLine(when) {
     .join(' / ')} (1 / 5 / 15 min) ${when}`;
 }
 
+/**
+ * Removes from this process's environment, so from every server a bench starts, the variables
+ * that change how long any Node process takes to start, and returns a line naming them (or ''):
+ * NODE_EXTRA_CA_CERTS makes Node read and parse a certificate bundle before it runs anything,
+ * about 100 ms of CPU per start with Debian's bundle (measured: `node -e 0` 20 -> 120 ms),
+ * which would drown the start-up differences the benches compare; NODE_OPTIONS could add flags.
+ */
+function neutralStartEnv() {
+  const removed = ['NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS'].filter(
+    name => process.env[name] !== undefined
+  );
+  for (const name of removed) {
+    delete process.env[name];
+  }
+  return removed.length === 0
+    ? ''
+    : `removed from the servers' environment: ${removed.join(', ')} (they change every Node start)`;
+}
+
 module.exports = {
   fmt,
+  neutralStartEnv,
   freePort,
   loadLine,
   machineLine,
