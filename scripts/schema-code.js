@@ -151,31 +151,6 @@ function readSchema(name) {
   );
 }
 
-/** `value` without annotation keywords; a member named like one (`title` in `properties`) stays. */
-function withoutAnnotations(value) {
-  if (Array.isArray(value)) {
-    return value.map(withoutAnnotations);
-  }
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value)
-        .filter(([key]) => !ANNOTATIONS.has(key))
-        .map(([key, member]) => [
-          key,
-          SCHEMA_MAPS.has(key)
-            ? Object.fromEntries(
-                Object.entries(member).map(([name, sub]) => [
-                  name,
-                  withoutAnnotations(sub)
-                ])
-              )
-            : withoutAnnotations(member)
-        ])
-    );
-  }
-  return value;
-}
-
 /**
  * Lists a newer 1.x service may extend (a minor version adds a problem code, a next action, a
  * readiness check or a scheduler): the extension shows each by the label or title the answer
@@ -214,36 +189,50 @@ const SCHEMA_MAPS = new Set([
 ]);
 
 /**
- * The schema as the extension reads an answer: no annotations, no WRITER_ONLY rules, objects
- * open. Same shapes, fewer rules.
+ * `schema` without the keywords `drop(key, value)` picks, at every depth; the members of a
+ * SCHEMA_MAPS keyword are schemas by name, so a member named like a keyword (`title` in
+ * `properties`) stays.
  */
-function readerSchema(schema) {
+function pruneSchema(schema, drop) {
   if (Array.isArray(schema)) {
-    return schema.map(readerSchema);
+    return schema.map(item => pruneSchema(item, drop));
   }
   if (schema === null || typeof schema !== 'object') {
     return schema;
   }
-  const kept = Object.entries(schema).filter(
-    ([key, member]) =>
-      !ANNOTATIONS.has(key) &&
-      !WRITER_ONLY.has(key) &&
-      !(key === 'additionalProperties' && member === false)
-  );
   return Object.fromEntries(
-    kept.map(([key, member]) => [
-      key,
-      SCHEMA_MAPS.has(key)
-        ? Object.fromEntries(
-            Object.entries(member).map(([name, sub]) => [
-              name,
-              readerSchema(sub)
-            ])
-          )
-        : readerSchema(member)
-    ])
+    Object.entries(schema)
+      .filter(([key, member]) => !drop(key, member))
+      .map(([key, member]) => [
+        key,
+        SCHEMA_MAPS.has(key)
+          ? Object.fromEntries(
+              Object.entries(member).map(([name, sub]) => [
+                name,
+                pruneSchema(sub, drop)
+              ])
+            )
+          : pruneSchema(member, drop)
+      ])
   );
 }
+
+/** The schema as the service checks a request: without annotations. */
+const withoutAnnotations = schema =>
+  pruneSchema(schema, key => ANNOTATIONS.has(key));
+
+/**
+ * The schema as the extension reads an answer: no annotations, no WRITER_ONLY rules, objects
+ * open. Same shapes, fewer rules.
+ */
+const readerSchema = schema =>
+  pruneSchema(
+    schema,
+    (key, member) =>
+      ANNOTATIONS.has(key) ||
+      WRITER_ONLY.has(key) ||
+      (key === 'additionalProperties' && member === false)
+  );
 
 function at(schema, pointer) {
   let value = schema;
