@@ -85,50 +85,37 @@ describeWithProxy(
         method: 'http-api'
       });
       fs.rmSync(stateDir(), { recursive: true, force: true });
-      // An X-XSRFToken that is not the cookie's: the same.
-      const forged = await confirmNotebook({
-        cookie: `${login}; ${xsrf}`,
-        'x-xsrftoken': 'not-the-cookie'
-      });
-      expect(forged.status).toBe(201);
-      expect(record().confirmation.method).toBe('http-api');
-      fs.rmSync(stateDir(), { recursive: true, force: true });
     });
 
     // JupyterLab's request, behind a hub (cookies only) and from a standalone `jupyter lab`
-    // (its page-config token too): the XSRF pair makes it the dialog either way.
+    // (its page-config token too): the XSRF pair makes it the dialog either way; an
+    // X-XSRFToken that is not the cookie's makes it a plain call.
     it.each([
-      ['cookies and X-XSRFToken', false],
-      ["a standalone JupyterLab's page-config token beside them", true]
+      ['cookies and X-XSRFToken', {}],
+      [
+        "a standalone JupyterLab's page-config token beside them",
+        { authorization: `token ${token}` }
+      ]
     ])(
-      "JupyterLab's request (%s, X-XSRFToken from the _xsrf cookie) is recorded as the dialog",
-      async (_what, withToken) => {
-        fs.rmSync(stateDir(), { recursive: true, force: true });
+      "JupyterLab's request (%s) is the dialog with the _xsrf cookie's X-XSRFToken, a plain call with another",
+      async (_what, credential: Record<string, string>) => {
         const { login, xsrf } = await browserCookies();
-        const credential: Record<string, string> = withToken
-          ? { authorization: `token ${token}` }
-          : {};
-        if (withToken) {
-          // The token with a forged X-XSRFToken is a plain call.
-          const forged = await confirmNotebook({
+        for (const [header, method] of [
+          ['not-the-cookie', 'http-api'],
+          [xsrf.slice('_xsrf='.length), 'jupyterlab-dialog']
+        ]) {
+          fs.rmSync(stateDir(), { recursive: true, force: true });
+          const answer = await confirmNotebook({
             ...credential,
             cookie: `${login}; ${xsrf}`,
-            'x-xsrftoken': 'not-the-cookie'
+            'x-xsrftoken': header
           });
-          expect(forged.status).toBe(201);
-          expect(record().confirmation.method).toBe('http-api');
-          fs.rmSync(stateDir(), { recursive: true, force: true });
+          expect(answer.status).toBe(201);
+          expect(record().confirmation).toMatchObject({
+            interface: 'notebook',
+            method
+          });
         }
-        const dialog = await confirmNotebook({
-          ...credential,
-          cookie: `${login}; ${xsrf}`,
-          'x-xsrftoken': xsrf.slice('_xsrf='.length)
-        });
-        expect(dialog.status).toBe(201);
-        expect(record().confirmation).toMatchObject({
-          interface: 'notebook',
-          method: 'jupyterlab-dialog'
-        });
       }
     );
   }
