@@ -5,9 +5,12 @@
 // simpervisor 1.0's schedule (a check right away, then after 10, 20, 40, 80... ms, each a new
 // connection and `GET /`, any answer counting) and records, per launch, the wall time to the first
 // answer and the process's CPU (all threads, /proc/PID/schedstat) when that answer arrived.
-// Bins are interleaved launch by launch; medians printed. Linux only.
+// Bins are interleaved launch by launch; medians printed. Linux only. With `--every MS` it polls
+// every MS ms instead (up to 5 s), which shows when a bin can first answer, without the schedule's
+// steps.
 //
-//   node bench/cold-direct.js [--runs N] [--pin] BIN [BIN...]   (BIN may be bench/bare-server.js)
+//   node bench/cold-direct.js [--runs N] [--pin] [--every MS] BIN [BIN...]
+//                                                  (BIN may be bench/bare-server.js)
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
@@ -16,6 +19,7 @@ const path = require('node:path');
 const { neutralStartEnv } = require('./support');
 
 const MAX_CHECKS = 10; // 0 .. 5.1 s of simpervisor's schedule: bounded
+const MAX_WAIT_MS = 5000; // --every: bounded the same way
 
 function cpuMs(pid) {
   try {
@@ -45,7 +49,7 @@ function check(socketPath) {
   });
 }
 
-async function launch(bin, pin) {
+async function launch(bin, pin, every) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ps-cold-'));
   const socket = path.join(dir, 's');
   // bench/bare-server.js takes the socket alone (the baseline backend of bench/jupyter-proxy.js).
@@ -71,9 +75,11 @@ async function launch(bin, pin) {
       cwd: dir
     }
   );
-  let wait = 10;
+  // simpervisor's schedule (10 ms, doubling), or a fixed interval (--every) up to MAX_WAIT_MS.
+  let wait = every ?? 10;
+  const checks = every ? Math.ceil(MAX_WAIT_MS / every) : MAX_CHECKS;
   let result = { ms: NaN, cpu: NaN };
-  for (let i = 0; i < MAX_CHECKS; i++) {
+  for (let i = 0; i < checks; i++) {
     if (await check(socket)) {
       const pid = child.pid; // taskset execs node: the same pid
       result = {
@@ -83,7 +89,7 @@ async function launch(bin, pin) {
       break;
     }
     await new Promise(r => setTimeout(r, wait));
-    wait *= 2;
+    wait = every ?? wait * 2;
   }
   child.kill('SIGTERM');
   await new Promise(r => child.once('exit', r));
@@ -104,12 +110,15 @@ async function main() {
   }
   let runs = 9;
   let pin = false;
+  let every;
   const bins = [];
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--runs') {
       runs = Math.max(1, Math.min(50, Number(argv[++i])));
     } else if (argv[i] === '--pin') {
       pin = true;
+    } else if (argv[i] === '--every') {
+      every = Math.max(1, Math.min(100, Number(argv[++i])));
     } else {
       bins.push(path.resolve(argv[i]));
     }
@@ -118,14 +127,16 @@ async function main() {
   for (let r = 0; r < runs; r++) {
     for (let b = 0; b < bins.length; b++) {
       const k = (b + r) % bins.length; // alternate which goes first
-      results[k].push(await launch(bins[k], pin));
+      results[k].push(await launch(bins[k], pin, every));
     }
   }
   const load = os
     .loadavg()
     .map(x => x.toFixed(2))
     .join(' / ');
-  process.stdout.write(`runs ${runs}, pin ${pin}, load ${load}\n`);
+  process.stdout.write(
+    `runs ${runs}, pin ${pin}, ${every ? `every ${every} ms` : "simpervisor's schedule"}, load ${load}\n`
+  );
   bins.forEach((bin, i) => {
     const ms = results[i].map(x => x.ms);
     const cpu = results[i].map(x => x.cpu);

@@ -6,14 +6,14 @@
 //
 // Nothing is read or loaded on a request path: loading code or reading a file takes a
 // descriptor, and a request can arrive when none is left (a flood of connections). The setup
-// page's files and the API description are read when the app is made, after the server
-// listens (server.ts).
+// page's files and the schema files are read when the app is made, after the server listens
+// (server.ts); the API description is built from the schemas on its first request.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ProblemError } from '../core/problems';
 import { EncodedBodies } from './encoded-bodies';
 import type { AppContext, AppOptions } from './exchange';
 import { createGate, gateLocals } from './gate';
-import { buildOpenApi, withManifestExample } from './openapi';
+import { buildOpenApi, readSchemas, withManifestExample } from './openapi';
 import { readStaticFiles } from './pages';
 import { answerFailure } from './respond';
 import { ROUTES } from './route-table';
@@ -30,6 +30,8 @@ export type RequestListener = (
 /** What every request may use, made (and every file read) now. */
 function createContext(options: AppOptions): AppContext {
   const { service } = options;
+  const schemas = readSchemas();
+  let openApiJson: string | undefined;
   return {
     ...options,
     prefix: `${service.config.baseUrl}project`,
@@ -40,12 +42,13 @@ function createContext(options: AppOptions): AppContext {
       instanceId: service.instanceId,
       platform: service.adapter.id
     }),
-    openApiJson: JSON.stringify(
-      withManifestExample(
-        buildOpenApi(service.config.baseUrl, service.version),
-        service.manifest.manifest
-      )
-    ),
+    openApiJson: () =>
+      (openApiJson ??= JSON.stringify(
+        withManifestExample(
+          buildOpenApi(service.config.baseUrl, service.version, schemas),
+          service.manifest.manifest
+        )
+      )),
     files: readStaticFiles(ROUTES)
   };
 }

@@ -58,7 +58,11 @@ export interface AppContext extends AppOptions {
   prefix: string;
   encoded: EncodedBodies;
   healthJson: string;
-  openApiJson: string;
+  /**
+   * The API description's JSON: built on its first request from the schema files read with
+   * the app (a few ms of CPU a cold start need not spend), then kept.
+   */
+  openApiJson: () => string;
   /** The bytes of each file route from sidecar/static, by route path. */
   files: ReadonlyMap<string, Buffer>;
 }

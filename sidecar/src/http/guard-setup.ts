@@ -1,7 +1,6 @@
 // Who may ask, as configured at start: the address to bind (loopback unless behind a trusted
 // proxy) and the ingress guard with its credential (a token, or the proxy's secret file).
 import { randomBytes } from 'node:crypto';
-import { lookup } from 'node:dns/promises';
 import * as fs from 'node:fs';
 import { isIP } from 'node:net';
 import {
@@ -23,6 +22,11 @@ import {
 } from './ingress';
 import { SessionStore } from './sessions';
 
+// Loaded when a --host name is looked up, at start-up over TCP only: a Unix socket (how
+// jupyter-server-proxy launches the service) never needs it, and its load costs a cold start.
+const dnsModule = () =>
+  require('node:dns/promises') as typeof import('node:dns/promises');
+
 /** Whether --host names loopback (localhost, 127.0.0.0/8, ::1), before any lookup. */
 function isLoopback(host: string): boolean {
   return isLoopbackHostname(
@@ -42,7 +46,7 @@ async function bindAddress(host: string): Promise<string> {
     return bare;
   }
   try {
-    return (await lookup(bare)).address;
+    return (await dnsModule().lookup(bare)).address;
   } catch {
     throw new ConfigError(
       `--host ${host} does not resolve to an address; give an address such as 127.0.0.1.`

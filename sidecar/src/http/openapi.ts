@@ -34,6 +34,17 @@ export function loadSchema(name: SchemaName): Record<string, unknown> {
   ) as Record<string, unknown>;
 }
 
+/** Every schema file, read and parsed now, as buildOpenApi's `load`: no file read after. */
+export function readSchemas(): (name: SchemaName) => Record<string, unknown> {
+  const schemas = new Map(
+    (Object.keys(SCHEMA_FILES) as SchemaName[]).map(name => [
+      name,
+      loadSchema(name)
+    ])
+  );
+  return name => schemas.get(name) as Record<string, unknown>;
+}
+
 /** `nextAction` -> `NextAction`, `platformId` -> `PlatformId`. */
 function pascal(name: string): string {
   return name.replace(/(^|[-_])([a-z0-9])/g, (_m, _sep: string, c: string) =>

@@ -219,7 +219,7 @@ export function health({ app, request, response, query }: Exchange): void {
 }
 
 export function openapi({ app, response }: Exchange): void {
-  sendJson(response, 200, app.openApiJson);
+  sendJson(response, 200, app.openApiJson());
 }
 
 /** Whether a navigation (a person in a browser) made the request, not a script. */

@@ -155,6 +155,38 @@ function whereListening(
   return { url, port: bound.port, listening: new URL(url).host };
 }
 
+/** When the slow probes start if no request has come (see warmUpAfterFirstAnswer). */
+const WARM_UP_AFTER_MS = 1000;
+
+/**
+ * Starts the service's slow probes (service.warmUp) once the first request has been answered,
+ * or a second after start-up if none comes. On a cold start behind jupyter-server-proxy its
+ * readiness check is already waiting, and the probes' first use of Node's HTTP client (about
+ * 5 ms of CPU) would otherwise come before that answer. A startup request that comes first
+ * starts the probes itself and waits for them, as it would for a slow probe.
+ */
+function warmUpAfterFirstAnswer(
+  server: http.Server,
+  service: StartupService
+): () => void {
+  const cancel = () => {
+    clearTimeout(timer);
+    server.off('request', onRequest);
+  };
+  const start = () => {
+    cancel();
+    service.warmUp();
+  };
+  const onRequest = (_request: unknown, response: http.ServerResponse) => {
+    server.off('request', onRequest);
+    response.once('close', start);
+  };
+  const timer = setTimeout(start, WARM_UP_AFTER_MS);
+  timer.unref();
+  server.on('request', onRequest);
+  return cancel;
+}
+
 /**
  * Tells the service how it is reached, and where the platform's browser route is direct
  * loopback, checks that its own URL reaches this very process before anyone is sent there.
@@ -171,7 +203,6 @@ async function verifyBrowserUrl(
       ? new SingleFlight(30000, () => selfProbe(url, service.instanceId))
       : undefined;
   service.setIngress(ingress, probe);
-  service.warmUp();
   if (probe) {
     await probe.get();
   }
@@ -310,6 +341,7 @@ export async function startService(
   const offered = service.adapter.ingressModes.includes(ingress);
   const { url, port, listening } = whereListening(server, config, guard);
   const reached = { mode: ingress, listening, offered };
+  const cancelWarmUp = warmUpAfterFirstAnswer(server, service);
   await verifyBrowserUrl(service, reached, url);
   const running = {
     service,
@@ -328,6 +360,7 @@ export async function startService(
     runtimeFile,
     close: () =>
       new Promise<void>(resolve => {
+        cancelWarmUp();
         removeRuntimeFile(runtimeFile, service.instanceId);
         unixListener?.release();
         server.close(() => resolve());
