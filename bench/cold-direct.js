@@ -4,7 +4,7 @@
 // (`serve --ingress notebook-server-proxy --unix-socket P`, generic platform), polls P on
 // simpervisor 1.0's schedule (a check right away, then after 10, 20, 40, 80... ms, each a new
 // connection and `GET /`, any answer counting) and records, per launch, the wall time to the first
-// answer and the process's CPU (all threads, /proc/PID/schedstat) when that answer arrived.
+// answer and the process's CPU (all threads, /proc/PID/task/*/schedstat) when that answer arrived.
 // Bins are interleaved launch by launch; medians printed. Linux only. With `--every MS` it polls
 // every MS ms instead (up to 5 s), which shows when a bin can first answer, without the schedule's
 // steps.
@@ -21,12 +21,20 @@ const { neutralStartEnv } = require('./support');
 const MAX_CHECKS = 10; // 0 .. 5.1 s of simpervisor's schedule: bounded
 const MAX_WAIT_MS = 5000; // --every: bounded the same way
 
+/** CPU time of every thread of `pid` (/proc/PID/schedstat alone is the main thread's), in ms. */
 function cpuMs(pid) {
   try {
-    return (
-      Number(fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) /
-      1e6
-    );
+    return fs
+      .readdirSync(`/proc/${pid}/task`)
+      .map(
+        tid =>
+          Number(
+            fs
+              .readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8')
+              .split(' ')[0]
+          ) / 1e6
+      )
+      .reduce((a, b) => a + b, 0);
   } catch {
     return NaN;
   }
