@@ -75,7 +75,8 @@ const HELP = `Usage: node bench/jupyter-proxy.js [options]
   --connections N   concurrent connections per load run (default 10)
   --duration S      seconds measured per load run (default 5)
   --warmup S        seconds of warm-up before each load run (default 1)
-  --rounds N        load runs per target, interleaved; the median is reported (default 3)
+  --rounds N        rounds; each runs every target on both backends back to back, and a
+                    throughput ratio is the median of the rounds' ratios (default 5)
   --no-pin          do not pin Jupyter and its backends to CPU 0 and the load generator to CPU 1
   --check           exit 1 when a ratio misses its target (otherwise exit 0 regardless)
   --sidecar-bin F   the sidecar's bin/project-startup.js (default this checkout's), to measure
@@ -100,7 +101,7 @@ function parseOptions(argv) {
     connections: 10,
     duration: 5,
     warmup: 1,
-    rounds: 3,
+    rounds: 5,
     pin: true,
     check: false,
     sidecarBin: undefined,
@@ -265,19 +266,25 @@ async function measureCold(o, env) {
   return cold;
 }
 
-/** Interleaved load rounds over both backends and both targets, in one Jupyter. */
+/**
+ * Load rounds in one Jupyter. In each round every target is measured on both backends back to
+ * back, the order alternating from round to round, so each round gives a ratio of two runs taken
+ * seconds apart: this shared machine's speed drifts between runs (bare alone moved 444 -> 612
+ * req/s between two runs), and a drift between a pair's two halves is all a ratio then sees.
+ */
 async function loadRounds(o, server, pids, pinned) {
-  const jobs = [];
-  for (const target of Object.keys(TARGETS)) {
-    for (const backend of Object.keys(BACKENDS)) {
-      jobs.push({ backend, target });
-    }
-  }
+  const targets = Object.keys(TARGETS);
+  const backends = Object.keys(BACKENDS);
   const warm = Object.fromEntries(
-    jobs.map(j => [`${j.backend} ${j.target}`, []])
+    targets.flatMap(target =>
+      backends.map(backend => [`${backend} ${target}`, []])
+    )
   );
   for (let round = 0; round < o.rounds; round++) {
-    const order = jobs.map((_, k) => jobs[(k + round) % jobs.length]);
+    const turn = list => (round % 2 ? [...list].reverse() : list);
+    const order = turn(targets).flatMap(target =>
+      turn(backends).map(backend => ({ backend, target }))
+    );
     for (const { backend, target } of order) {
       const name = `${backend} ${target}`;
       log(`round ${round + 1}/${o.rounds}: ${name}`);
@@ -342,20 +349,28 @@ async function measureWarm(o, env, answersFile, pinned) {
   }
 }
 
-/** The three ratios, each with its raw figures and whether it meets its target. */
+/** Sidecar / bare throughput of each round (loadRounds measures the two back to back). */
+function roundRatios(warm, target) {
+  const bare = warm[`bare ${target}`];
+  return warm[`sidecar ${target}`].map((run, i) => run.rps / bare[i].rps);
+}
+
+/**
+ * The three ratios, each with its raw figures and whether it meets its target. A throughput
+ * ratio is the median of the rounds' ratios; its columns show each backend's median req/s.
+ */
 function verdicts(cold, warm, rss) {
   const rps = name => median(warm[name].map(r => r.rps));
   const rows = [];
   for (const target of Object.keys(TARGETS)) {
-    const s = rps(`sidecar ${target}`);
-    const b = rps(`bare ${target}`);
+    const ratio = median(roundRatios(warm, target));
     rows.push({
       measure: `warm throughput, ${TARGETS[target]} (req/s)`,
-      sidecar: s,
-      bare: b,
-      ratio: s / b,
+      sidecar: rps(`sidecar ${target}`),
+      bare: rps(`bare ${target}`),
+      ratio,
       target: `>= ${GOALS.throughput}`,
-      met: s / b >= GOALS.throughput
+      met: ratio >= GOALS.throughput
     });
   }
   const cs = median(cold.sidecar);
@@ -401,10 +416,18 @@ function report({ o, pinned, found, cold, measured }) {
     `Machine: ${machineLine()}; ${loadLine('at the end of the run')}`,
     `Sidecar: ${o.sidecarBin || 'this checkout'}${o.nodeOptions.length ? `, node ${o.nodeOptions.join(' ')}` : ''}`,
     `Jupyter Server ${found.jupyterServer}, jupyter-server-proxy ${found.proxyVersion} (${found.source}), simpervisor ${found.simpervisorVersion}; base_url ${BASE_URL}`,
-    `Load: ${o.connections} connections, ${o.warmup} s warm-up + ${o.duration} s per run, median of ${o.rounds} interleaved rounds; ${pinned ? 'Jupyter and its backends on CPU 0, load generator on CPU 1' : 'no CPU pinning'}`,
+    `Load: ${o.connections} connections, ${o.warmup} s warm-up + ${o.duration} s per run, ${o.rounds} rounds (each backend back to back per target; a throughput ratio is the median of the rounds' ratios); ${pinned ? 'Jupyter and its backends on CPU 0, load generator on CPU 1' : 'no CPU pinning'}`,
     '',
     ...table,
     '',
+    `Throughput ratio of each round, capabilities: ${roundRatios(
+      warm,
+      'capabilities'
+    )
+      .map(r => fmt(r, 2))
+      .join(', ')}; startup: ${roundRatios(warm, 'startup')
+      .map(r => fmt(r, 2))
+      .join(', ')}`,
     `Cold first answers (ms), sidecar: ${coldRange(cold.sidecar)}; bare: ${coldRange(cold.bare)}`,
     `RSS after the first answers, before the load (MiB): sidecar ${fmt(idle.sidecar, 1)}, bare ${fmt(idle.bare, 1)}`,
     `Backend CPU per request (µs), capabilities: sidecar ${fmt(cpu('sidecar capabilities'), 1)}, bare ${fmt(cpu('bare capabilities'), 1)}; startup: sidecar ${fmt(cpu('sidecar startup'), 1)}, bare ${fmt(cpu('bare startup'), 1)}`,
