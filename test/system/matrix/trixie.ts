@@ -133,6 +133,42 @@ export interface TrixieVenv {
   };
 }
 
+/** Where trixieVenv keeps its venvs inside the root, one per wheel. */
+const VENV_CACHE = '/var/cache/project-startup';
+/** A venv not used for this long is removed by trixieVenv (pruneStaleVenvs). */
+export const VENV_KEPT_MS = 2 * 24 * 60 * 60 * 1000;
+
+/**
+ * Removes the venvs in `cacheDir` last used more than `keptMs` ago, `keep` aside, and returns
+ * their names: each wheel makes one (about 16 MiB), so checkouts leave a trail of them. Last use
+ * is the mtime of a venv's `last-used` file (of its directory, for one made before that file).
+ * A run using a venv at the same time touched it when it began, so it is never that old.
+ */
+export function pruneStaleVenvs(
+  cacheDir: string,
+  keep: string,
+  keptMs = VENV_KEPT_MS,
+  now = Date.now()
+): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(cacheDir);
+  } catch {
+    return [];
+  }
+  return names.filter(name => {
+    const dir = path.join(cacheDir, name);
+    const used =
+      fs.statSync(path.join(dir, 'last-used'), { throwIfNoEntry: false }) ??
+      fs.statSync(dir, { throwIfNoEntry: false });
+    if (name === keep || used === undefined || now - used.mtimeMs <= keptMs) {
+      return false;
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+    return true;
+  });
+}
+
 /** Part of the venv cache's key: a change of what trixieVenv does makes a new venv. */
 const VENV_RECIPE =
   'venv --system-site-packages; pip install wheel; ipykernel install --sys-prefix';
@@ -150,9 +186,11 @@ export function trixieVenv(root: string, wheel: string): TrixieVenv {
     .update(fs.readFileSync(wheel))
     .digest('hex')
     .slice(0, 16);
-  const home = `/var/cache/project-startup/${digest}`;
+  const home = `${VENV_CACHE}/${digest}`;
   const venv = `${home}/venv`;
   fs.mkdirSync(path.join(root, home), { recursive: true });
+  fs.writeFileSync(path.join(root, home, 'last-used'), '');
+  pruneStaleVenvs(path.join(root, VENV_CACHE), digest);
   const inside = `${home}/${path.basename(wheel)}`;
   fs.copyFileSync(wheel, path.join(root, inside));
   let installOutput = '';
