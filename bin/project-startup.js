@@ -25,23 +25,11 @@ function entry() {
   return path.join(DIST, 'cli', 'main.js');
 }
 
-// `serve` runs all day, one per hub user: its memory is the fleet's. Under load, V8 grows its
-// young generation and its heap for speed and keeps them; told to optimize for size, it keeps
-// them small, for no CPU per request measured: the sidecar's RSS after load drops from 66 to 58
-// MiB now and from 104 to 68 MiB with every request through express (bench/README.md). Lite mode
-// saves a little more but doubles the CPU per request (it runs no compiled code); a smaller
-// young generation (--max-semi-space-size) cannot be set once V8 is running.
-// Set a second after start-up, not before: V8 refuses code caches made under other flags, both
-// the bundle's (made by the build under the defaults) and Node's own for its built-in modules,
-// and compiling those afresh cost about 27 ms of CPU before the first answer; set as soon as the
-// bundle is loaded, the change was followed by a collection, about 4 ms of CPU before the first
-// answer (measured). A command that ends sooner never needs it.
-const V8_FLAGS = '--optimize-for-size';
-const V8_FLAGS_AFTER_MS = 1000;
-
-function setV8Flags() {
-  require('node:v8').setFlagsFromString(V8_FLAGS);
-}
+// No V8 flag is set at run time. `--optimize-for-size`, which the bin set until 2026-11-26,
+// kept RSS after load about 5 MiB lower but cost CPU on every request behind the proxy: V8 then
+// drops optimized code whose embedded objects a collection freed ("weak objects") and compiles
+// it again, so under steady load TurboFan never settled (a quarter of the sidecar's CPU through
+// the pinned bench:jupyter; bench/README.md). Without it RSS after load is within 1.07x bare's.
 
 /**
  * Runs a CommonJS file as require() would, compiled with `cachedData` when given: V8 checks
@@ -50,21 +38,21 @@ function setV8Flags() {
  */
 function loadWithCodeCache(file, cachedData) {
   const vm = require('node:vm');
-  const { createRequire } = require('node:module');
   const source = fs.readFileSync(file, 'utf8');
   const wrapped = `(function (exports, require, module, __filename, __dirname) { ${source}\n});`;
   const script = new vm.Script(wrapped, { filename: file, cachedData });
   const loaded = { exports: {} };
-  script
-    .runInThisContext()
-    .call(
-      loaded.exports,
-      loaded.exports,
-      createRequire(file),
-      loaded,
-      file,
-      path.dirname(file)
-    );
+  script.runInThisContext().call(
+    loaded.exports,
+    loaded.exports,
+    // The bundle requires Node's built-in modules only (scripts/bundle-sidecar.js bundles the
+    // rest), which any require finds; createRequire would load node:module and its ES module
+    // loader first, about 2.5 ms before the first answer.
+    require,
+    loaded,
+    file,
+    path.dirname(file)
+  );
   return { exports: loaded.exports, script };
 }
 
@@ -122,7 +110,6 @@ function load(file) {
 
 if (require.main === module) {
   const { main } = load(entry());
-  setTimeout(setV8Flags, V8_FLAGS_AFTER_MS).unref();
   main(process.argv.slice(2), {
     stdout: process.stdout,
     stderr: process.stderr,

@@ -112,6 +112,18 @@ function main(argv) {
     if (stats.hasWarnings()) {
       process.stderr.write(`${stats.toString('errors-warnings')}\n`);
     }
+    // What the bundle still requires at run time must be Node's own modules: the bin hands the
+    // bundle its own `require` (bin/project-startup.js, loadWithCodeCache).
+    const { isBuiltin } = require('node:module');
+    const required = [...stats.compilation.modules]
+      .filter(m => m.constructor.name === 'ExternalModule')
+      .map(m => String(m.userRequest ?? m.request));
+    const notBuiltin = required.filter(request => !isBuiltin(request));
+    if (notBuiltin.length > 0 || required.length === 0) {
+      fail(
+        `the bundle requires ${notBuiltin.join(', ') || 'nothing from Node'} at run time; it may require only Node's own modules.`
+      );
+    }
     // The bundle's input files, for scripts/third-party-licenses.js (the bundled packages' licenses).
     fs.writeFileSync(
       path.join(ROOT, 'sidecar', 'dist', 'bundle-inputs.json'),
@@ -156,7 +168,7 @@ function main(argv) {
  * compilation, never a wrong result or a crash.
  */
 function writeCodeCache() {
-  // Under V8's default flags, as the bin compiles the bundle (it sets its flags only after).
+  // Under V8's default flags, as the bin compiles the bundle (it sets none).
   const { BUNDLE, CODE_CACHE, codeCacheFile, loadWithCodeCache } = require(
     path.join(ROOT, 'bin', 'project-startup.js')
   );

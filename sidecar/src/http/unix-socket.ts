@@ -120,6 +120,24 @@ export interface UnixListener {
   release(): void;
 }
 
+/**
+ * Removes the private directory and the socket's private name in it. Two system calls: fs.rmSync
+ * would first load Node's rimraf module, about a millisecond before the service listens. Anything
+ * else in the directory (it is this process's, mode 0700) is removed with it.
+ */
+function removePrivateDir(privateDir: string, privatePath: string): void {
+  try {
+    fs.unlinkSync(privatePath);
+  } catch {
+    // not made: listening failed
+  }
+  try {
+    fs.rmdirSync(privateDir);
+  } catch {
+    fs.rmSync(privateDir, { recursive: true, force: true });
+  }
+}
+
 /** Listens on `socketPath` (free, see claimSocketPath) privately, then publishes it. */
 export async function listenOnUnixSocket(
   server: http.Server,
@@ -163,7 +181,7 @@ export async function listenOnUnixSocket(
             `Could not listen on the Unix socket ${socketPath} (${(error as NodeJS.ErrnoException).code ?? 'error'}).`
           );
   } finally {
-    fs.rmSync(privateDir, { recursive: true, force: true });
+    removePrivateDir(privateDir, privatePath);
   }
   const ours = identity(socketPath);
   return {

@@ -205,6 +205,10 @@ describe('two instances on one --unix-socket path', () => {
     const before = fs.lstatSync(socketPath);
     const firstId = JSON.parse((await health(socketPath)).body)
       .instanceId as string;
+    const bindDirectories = () =>
+      fs.readdirSync(s.root).filter(n => n.startsWith('.ps'));
+    // Listening leaves the socket alone in its directory: the private bind directory is gone.
+    expect(bindDirectories()).toEqual([]);
 
     const second = await runCli(
       ['serve', ...NSP, '--unix-socket', socketPath],
@@ -218,6 +222,7 @@ describe('two instances on one --unix-socket path', () => {
       `Another process is listening on the Unix socket ${socketPath}`
     );
     expect(second.stderr).not.toMatch(/Port \d+/);
+    expect(bindDirectories()).toEqual([]);
 
     const after = fs.lstatSync(socketPath);
     expect({ dev: after.dev, ino: after.ino }).toEqual({
