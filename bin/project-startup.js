@@ -25,11 +25,22 @@ function entry() {
   return path.join(DIST, 'cli', 'main.js');
 }
 
-// No V8 flag is set at run time. `--optimize-for-size`, which the bin set until 2026-11-26,
-// kept RSS after load about 5 MiB lower but cost CPU on every request behind the proxy: V8 then
-// drops optimized code whose embedded objects a collection freed ("weak objects") and compiles
-// it again, so under steady load TurboFan never settled (a quarter of the sidecar's CPU through
-// the pinned bench:jupyter; bench/README.md). Without it RSS after load is within 1.07x bare's.
+// `serve` runs all day, one per hub user: its memory is the fleet's. Under load V8 doubles its
+// young generation (up to 16 MiB a semi-space) and keeps it: through jupyter-server-proxy, not
+// pinned, RSS after bench:jupyter's load was 87.8 MiB against a bare node:http backend's 60.9.
+// With the growth factor at 1 the young generation keeps its first size: 61.2 against 62.1, for
+// the same CPU per request as bare's (bench/README.md). The flag is outside V8's flag hash, so it
+// would not cost the code caches, but node:v8 takes about 2.5 ms to load: it is set a second
+// after start-up, off the path to the first answer. A command that ends sooner never needs it.
+// `--optimize-for-size`, the bin's flag until 2026-11-26, kept memory down too, but V8 then
+// dropped optimized code after collections ("weak objects") and compiled it again: under steady
+// load TurboFan never settled, a quarter of the sidecar's CPU behind the pinned proxy.
+const V8_FLAGS = '--semi-space-growth-factor=1';
+const V8_FLAGS_AFTER_MS = 1000;
+
+function setV8Flags() {
+  require('node:v8').setFlagsFromString(V8_FLAGS);
+}
 
 /**
  * Runs a CommonJS file as require() would, compiled with `cachedData` when given: V8 checks
@@ -110,6 +121,7 @@ function load(file) {
 
 if (require.main === module) {
   const { main } = load(entry());
+  setTimeout(setV8Flags, V8_FLAGS_AFTER_MS).unref();
   main(process.argv.slice(2), {
     stdout: process.stdout,
     stderr: process.stderr,

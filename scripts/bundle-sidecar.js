@@ -168,7 +168,7 @@ function main(argv) {
  * compilation, never a wrong result or a crash.
  */
 function writeCodeCache() {
-  // Under V8's default flags, as the bin compiles the bundle (it sets none).
+  // Under V8's default flags, as the bin compiles the bundle (it sets its flag only after).
   const { BUNDLE, CODE_CACHE, codeCacheFile, loadWithCodeCache } = require(
     path.join(ROOT, 'bin', 'project-startup.js')
   );
