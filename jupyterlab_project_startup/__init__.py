@@ -147,8 +147,11 @@ def sidecar_environment(environ, root_dir, runtime_dir, configured=None):
 
     The project is Jupyter's root directory, not the server's working directory (which a hub or
     ``--ServerApp.root_dir`` leaves elsewhere), unless the operator named one: a
-    PROJECT_STARTUP_PROJECT_DIR in the server's environment is inherited as it is. `configured`:
-    the variables Jupyter's configuration sets (c.ProjectStartup.*, configurable.py)."""
+    PROJECT_STARTUP_PROJECT_DIR in the server's environment is inherited as it is. The sidecar
+    has the same rule for the npm route's entry, which passes no directory:
+    ``jupyterRootProject`` in ``sidecar/src/project-dir.ts`` reads the root directory from the
+    server's ``jpserver-<pid>.json``; a change to one is a change to both. `configured`: the
+    variables Jupyter's configuration sets (c.ProjectStartup.*, configurable.py)."""
     env = {name: escape_template(value) for name, value in (configured or {}).items()}
     env[DIAGNOSTICS_FILE_ENV] = escape_template(diagnostics_file_path(runtime_dir))
     if root_dir is not None and not environ.get(PROJECT_DIR_ENV):
