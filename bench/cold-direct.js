@@ -16,29 +16,10 @@ const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
-const { neutralStartEnv } = require('./support');
+const { neutralStartEnv, threadsCpuMs } = require('./support');
 
 const MAX_CHECKS = 10; // 0 .. 5.1 s of simpervisor's schedule: bounded
 const MAX_WAIT_MS = 5000; // --every: bounded the same way
-
-/** CPU time of every thread of `pid` (/proc/PID/schedstat alone is the main thread's), in ms. */
-function cpuMs(pid) {
-  try {
-    return fs
-      .readdirSync(`/proc/${pid}/task`)
-      .map(
-        tid =>
-          Number(
-            fs
-              .readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8')
-              .split(' ')[0]
-          ) / 1e6
-      )
-      .reduce((a, b) => a + b, 0);
-  } catch {
-    return NaN;
-  }
-}
 
 function check(socketPath) {
   return new Promise(resolve => {
@@ -92,7 +73,7 @@ async function launch(bin, pin, every) {
       const pid = child.pid; // taskset execs node: the same pid
       result = {
         ms: Number(process.hrtime.bigint() - start) / 1e6,
-        cpu: cpuMs(pid)
+        cpu: threadsCpuMs(pid)
       };
       break;
     }

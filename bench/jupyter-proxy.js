@@ -22,7 +22,6 @@
 // when a target is missed. Every loop is bounded, every server listens on loopback or a Unix
 // socket only and is ended after use. It builds nothing: `npm run build` first.
 const fs = require('node:fs');
-const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 
@@ -43,6 +42,7 @@ const {
 const {
   fmt,
   freePort,
+  httpAnswer,
   loadLine,
   machineLine,
   markdownTable,
@@ -173,26 +173,10 @@ function bareEntry(answers) {
 
 /** One GET over a Unix socket, straight to a backend; the whole answer. */
 function socketGet(socketPath, target, headers) {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      { socketPath, path: target, headers, agent: false, timeout: 10000 },
-      res => {
-        const chunks = [];
-        res.on('data', chunk => chunks.push(chunk));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode,
-            headers: res.headers,
-            body: Buffer.concat(chunks).toString('utf8')
-          })
-        );
-        res.on('error', reject);
-      }
-    );
-    req.on('timeout', () => req.destroy(new Error('no answer within 10 s')));
-    req.on('error', reject);
-    req.end();
-  });
+  return httpAnswer(socketPath, { path: target, headers }).then(answer => ({
+    ...answer,
+    body: answer.body.toString('utf8')
+  }));
 }
 
 /**

@@ -17,14 +17,15 @@
 // or `bench/bare-server.js`, which replays the first backend's answer to the target byte for byte.
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
-const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const {
+  httpAnswer,
+  loadLine,
   markdownTable,
   median,
   neutralStartEnv,
-  loadLine
+  threadsCpuMs
 } = require('./support');
 
 const BASE_URL = '/user/alice/';
@@ -37,50 +38,17 @@ const HOP_BY_HOP = new Set([
 const WARM_UP = 500; // requests per backend before measuring
 const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
 
-function cpuMs(pid) {
-  return fs
-    .readdirSync(`/proc/${pid}/task`)
-    .map(
-      tid =>
-        Number(
-          fs
-            .readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8')
-            .split(' ')[0]
-        ) / 1e6
-    )
-    .reduce((a, b) => a + b, 0);
-}
-
 /** One GET over the socket, as the proxy sends it; the whole answer, or undefined. */
 function get(socketPath, target) {
-  return new Promise(resolve => {
-    const req = http.get(
-      {
-        socketPath,
-        path: target,
-        agent: false,
-        timeout: 5000,
-        headers: {
-          host: '127.0.0.1:8888',
-          'user-agent': 'Tornado/6.2',
-          connection: 'close'
-        }
-      },
-      res => {
-        const chunks = [];
-        res.on('data', chunk => chunks.push(chunk));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode,
-            headers: res.headers,
-            body: Buffer.concat(chunks).toString('utf8')
-          })
-        );
-      }
-    );
-    req.on('error', () => resolve(undefined));
-    req.on('timeout', () => req.destroy());
-  });
+  const headers = {
+    host: '127.0.0.1:8888',
+    'user-agent': 'Tornado/6.2',
+    connection: 'close'
+  };
+  return httpAnswer(socketPath, { path: target, headers }, 5000).then(
+    answer => ({ ...answer, body: answer.body.toString('utf8') }),
+    () => undefined
+  );
 }
 
 function parseBackend(spec) {
@@ -188,7 +156,7 @@ async function measureLaunch(backends, target, requests, bodiesFile) {
       }
     }
     await sleep(1200); // past the bin's one-second flag
-    const before = running.map(r => cpuMs(r.child.pid));
+    const before = running.map(r => threadsCpuMs(r.child.pid));
     const failed = running.map(() => 0);
     for (let i = 0; i < requests; i++) {
       const order = i % 2 === 0 ? running : [...running].reverse();
@@ -201,7 +169,7 @@ async function measureLaunch(backends, target, requests, bodiesFile) {
       await sleep(1);
     }
     return running.map((r, k) => ({
-      us: ((cpuMs(r.child.pid) - before[k]) * 1000) / requests,
+      us: ((threadsCpuMs(r.child.pid) - before[k]) * 1000) / requests,
       failed: failed[k]
     }));
   } finally {

@@ -31,7 +31,6 @@
 const { spawn, spawnSync, fork } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
-const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 
@@ -41,6 +40,7 @@ const { BUNDLE, entry } = require(BIN);
 const {
   fmt,
   freePort,
+  httpAnswer,
   loadLine,
   machineLine,
   markdownTable,
@@ -164,36 +164,9 @@ const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
 const canPin = () => fs.existsSync('/usr/bin/taskset') && os.cpus().length >= 2;
 
 function request(port, target, headers, timeoutMs) {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: 'GET',
-        path: target,
-        headers,
-        agent: false,
-        timeout: timeoutMs
-      },
-      res => {
-        const chunks = [];
-        res.on('data', chunk => chunks.push(chunk));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode,
-            headers: res.headers,
-            body: Buffer.concat(chunks).toString('utf8')
-          })
-        );
-        res.on('error', reject);
-      }
-    );
-    req.on('timeout', () =>
-      req.destroy(new Error(`no answer within ${timeoutMs} ms`))
-    );
-    req.on('error', reject);
-    req.end();
-  });
+  return httpAnswer(port, { path: target, headers }, timeoutMs).then(
+    answer => ({ ...answer, body: answer.body.toString('utf8') })
+  );
 }
 
 /** One GET, timed from the request to the whole answer (ms); fails unless it is a JSON 200. */

@@ -21,7 +21,6 @@
 // Server, is measured by bench/proxy.js (`npm run bench:proxy`), a separate run.
 const { spawn, spawnSync, fork } = require('node:child_process');
 const fs = require('node:fs');
-const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const zlib = require('node:zlib');
@@ -34,6 +33,7 @@ const { BUNDLE, CODE_CACHE, entry } = require(BIN);
 const {
   fmt,
   freePort,
+  httpAnswer,
   machineLine,
   markdownTable,
   median,
@@ -200,39 +200,8 @@ const canPin = () => fs.existsSync('/usr/bin/taskset') && os.cpus().length >= 2;
 
 // ---------------------------------------------------------------- HTTP helpers
 
-function request(
-  port,
-  { method = 'GET', path: target, headers = {}, body },
-  timeoutMs = 2000
-) {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        method,
-        path: target,
-        headers,
-        agent: false,
-        timeout: timeoutMs
-      },
-      res => {
-        const chunks = [];
-        res.on('data', chunk => chunks.push(chunk));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode,
-            headers: res.headers,
-            body: Buffer.concat(chunks)
-          })
-        );
-        res.on('error', reject);
-      }
-    );
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-    req.end(body);
-  });
+function request(port, route, timeoutMs = 2000) {
+  return httpAnswer(port, route, timeoutMs);
 }
 
 /** Polls until the route answers 200; resolves with the time of that answer (ns). */

@@ -1,7 +1,10 @@
 'use strict';
-// Small helpers the benches share (run.js, proxy.js, nodes.js, idle-panels.js): CPU pinning, a
-// median, a free loopback port, number formatting, the Markdown tables and the machine lines.
+// Small helpers the benches share: CPU pinning and the CPU time of a process's threads, a median,
+// a free loopback port, one HTTP answer, number formatting, the Markdown tables and the machine
+// lines, and the environment every bench's servers start with.
 const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const http = require('node:http');
 const net = require('node:net');
 const os = require('node:os');
 
@@ -95,13 +98,82 @@ function neutralStartEnv() {
     : `removed from the servers' environment: ${removed.join(', ')} (they change every Node start)`;
 }
 
+/**
+ * The CPU time of every thread of a process, in ms (/proc/PID/task/TID/schedstat, nanoseconds;
+ * /proc/PID/schedstat alone is the main thread's). NaN once the process is gone. Linux only.
+ */
+function threadsCpuMs(pid) {
+  try {
+    return fs
+      .readdirSync(`/proc/${pid}/task`)
+      .map(
+        tid =>
+          Number(
+            fs
+              .readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8')
+              .split(' ')[0]
+          ) / 1e6
+      )
+      .reduce((a, b) => a + b, 0);
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * One HTTP request on a connection of its own (as jupyter-server-proxy sends them) to a port on
+ * 127.0.0.1 or a Unix socket (`where`: a number or a path): the whole answer, its body a Buffer.
+ * Rejects on a connection error, or when no answer has come within timeoutMs.
+ */
+function httpAnswer(
+  where,
+  { method = 'GET', path: target, headers = {}, body },
+  timeoutMs = 10000
+) {
+  const to =
+    typeof where === 'number'
+      ? { host: '127.0.0.1', port: where }
+      : { socketPath: where };
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        ...to,
+        method,
+        path: target,
+        headers,
+        agent: false,
+        timeout: timeoutMs
+      },
+      res => {
+        const chunks = [];
+        res.on('data', chunk => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode,
+            headers: res.headers,
+            body: Buffer.concat(chunks)
+          })
+        );
+        res.on('error', reject);
+      }
+    );
+    req.on('timeout', () =>
+      req.destroy(new Error(`no answer within ${timeoutMs} ms`))
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 module.exports = {
   fmt,
+  httpAnswer,
   neutralStartEnv,
   freePort,
   loadLine,
   machineLine,
   markdownTable,
   median,
-  pin
+  pin,
+  threadsCpuMs
 };
