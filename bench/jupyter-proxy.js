@@ -42,13 +42,14 @@ const {
 const {
   fmt,
   freePort,
-  httpAnswer,
+  httpText,
   loadLine,
   machineLine,
   markdownTable,
   median,
   neutralStartEnv,
-  pin
+  pin,
+  replayEntry
 } = require('./support');
 
 const BARE = path.join(__dirname, 'bare-server.js');
@@ -60,14 +61,6 @@ const TARGETS = {
   startup: 'startup?interface=notebook'
 };
 const GOALS = { throughput: 0.95, cold: 1.25, rss: 1.15 };
-// Headers of one connection, not of the answer: the bare server's node:http writes its own.
-const HOP_BY_HOP = new Set([
-  'connection',
-  'content-length',
-  'date',
-  'keep-alive',
-  'transfer-encoding'
-]);
 
 const HELP = `Usage: node bench/jupyter-proxy.js [options]
 
@@ -173,10 +166,7 @@ function bareEntry(answers) {
 
 /** One GET over a Unix socket, straight to a backend; the whole answer. */
 function socketGet(socketPath, target, headers) {
-  return httpAnswer(socketPath, { path: target, headers }).then(answer => ({
-    ...answer,
-    body: answer.body.toString('utf8')
-  }));
+  return httpText(socketPath, { path: target, headers });
 }
 
 /**
@@ -211,14 +201,7 @@ async function captureAnswers(server, sidecar) {
         `${target}: the sidecar's own answer (${direct.status}) is not the one the proxy delivered (${proxied.status})`
       );
     }
-    const headers = Object.fromEntries(
-      Object.entries(direct.headers).filter(([name]) => !HOP_BY_HOP.has(name))
-    );
-    answers[`GET ${proxiedPath('bare', target)}`] = {
-      status: direct.status,
-      headers,
-      body: direct.body
-    };
+    answers[`GET ${proxiedPath('bare', target)}`] = replayEntry(direct);
   }
   return answers;
 }

@@ -20,21 +20,16 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const {
-  httpAnswer,
+  httpText,
   loadLine,
   markdownTable,
   median,
   neutralStartEnv,
+  replayEntry,
   threadsCpuMs
 } = require('./support');
 
 const BASE_URL = '/user/alice/';
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'transfer-encoding',
-  'date'
-]);
 const WARM_UP = 500; // requests per backend before measuring
 const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
 
@@ -45,8 +40,7 @@ function get(socketPath, target) {
     'user-agent': 'Tornado/6.2',
     connection: 'close'
   };
-  return httpAnswer(socketPath, { path: target, headers }, 5000).then(
-    answer => ({ ...answer, body: answer.body.toString('utf8') }),
+  return httpText(socketPath, { path: target, headers }, 5000).catch(
     () => undefined
   );
 }
@@ -109,7 +103,7 @@ async function ready(running) {
 
 async function stop(running) {
   running.child.kill('SIGTERM');
-  if (running.child.exitCode === null) {
+  if (running.child.exitCode === null && running.child.signalCode === null) {
     await new Promise(resolve => running.child.once('exit', resolve));
   }
   fs.rmSync(running.dir, { recursive: true, force: true });
@@ -126,18 +120,9 @@ async function captureBodies(backend, target, file) {
         `${backend.label} answered ${target} with ${answer ? answer.status : 'nothing'}`
       );
     }
-    const headers = Object.fromEntries(
-      Object.entries(answer.headers).filter(([name]) => !HOP_BY_HOP.has(name))
-    );
     fs.writeFileSync(
       file,
-      JSON.stringify({
-        [`GET ${BASE_URL}bare/${target}`]: {
-          status: 200,
-          headers,
-          body: answer.body
-        }
-      })
+      JSON.stringify({ [`GET ${BASE_URL}bare/${target}`]: replayEntry(answer) })
     );
   } finally {
     await stop(running);

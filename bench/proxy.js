@@ -40,7 +40,7 @@ const { BUNDLE, entry } = require(BIN);
 const {
   fmt,
   freePort,
-  httpAnswer,
+  httpText,
   loadLine,
   machineLine,
   markdownTable,
@@ -164,9 +164,7 @@ const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
 const canPin = () => fs.existsSync('/usr/bin/taskset') && os.cpus().length >= 2;
 
 function request(port, target, headers, timeoutMs) {
-  return httpAnswer(port, { path: target, headers }, timeoutMs).then(
-    answer => ({ ...answer, body: answer.body.toString('utf8') })
-  );
+  return httpText(port, { path: target, headers }, timeoutMs);
 }
 
 /** One GET, timed from the request to the whole answer (ms); fails unless it is a JSON 200. */

@@ -165,9 +165,38 @@ function httpAnswer(
   });
 }
 
+/** httpAnswer, its body as UTF-8 text. */
+function httpText(where, request, timeoutMs) {
+  return httpAnswer(where, request, timeoutMs).then(answer => ({
+    ...answer,
+    body: answer.body.toString('utf8')
+  }));
+}
+
+// Headers of one connection, not of the answer: bare-server.js's node:http writes its own.
+const HOP_BY_HOP = new Set([
+  'connection',
+  'content-length',
+  'date',
+  'keep-alive',
+  'transfer-encoding'
+]);
+
+/** An answer as bench/bare-server.js replays it (its answers file's entry): status, headers, body. */
+function replayEntry(answer) {
+  return {
+    status: answer.status,
+    headers: Object.fromEntries(
+      Object.entries(answer.headers).filter(([name]) => !HOP_BY_HOP.has(name))
+    ),
+    body: answer.body
+  };
+}
+
 module.exports = {
   fmt,
   httpAnswer,
+  httpText,
   neutralStartEnv,
   freePort,
   loadLine,
@@ -175,5 +204,6 @@ module.exports = {
   markdownTable,
   median,
   pin,
+  replayEntry,
   threadsCpuMs
 };

@@ -116,7 +116,7 @@ function main(argv) {
     // bundle its own `require` (bin/project-startup.js, loadWithCodeCache).
     const { isBuiltin } = require('node:module');
     const required = [...stats.compilation.modules]
-      .filter(m => m.constructor.name === 'ExternalModule')
+      .filter(m => m instanceof webpack.ExternalModule)
       .map(m => String(m.userRequest ?? m.request));
     const notBuiltin = required.filter(request => !isBuiltin(request));
     if (notBuiltin.length > 0 || required.length === 0) {
