@@ -6,7 +6,7 @@ bin/project-startup.js runs unchanged (the bundle finds ../../static, ../../sche
 
     node/package.json                      name and version only
     node/bin/project-startup.js
-    node/sidecar/dist/bundle/{project-startup.js,project-startup.cache}
+    node/sidecar/dist/bundle/{project-startup.js,project-startup.cache,listen-first.js}
     node/sidecar/dist/api-docs/*           Swagger UI for the API docs page
     node/sidecar/dist/THIRD_PARTY_LICENSES.md  the licenses of the packages in the bundle
     node/sidecar/static/*
@@ -24,7 +24,7 @@ import shutil
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 PACKAGE_DIR = "jupyterlab_project_startup"
-BUNDLE_FILES = ("project-startup.js", "project-startup.cache")
+BUNDLE_FILES = ("project-startup.js", "project-startup.cache", "listen-first.js")
 
 
 class ProjectStartupBuildHook(BuildHookInterface):

@@ -11,6 +11,7 @@ const path = require('node:path');
 const DIST = path.join(__dirname, '..', 'sidecar', 'dist');
 const BUNDLE = path.join(DIST, 'bundle', 'project-startup.js');
 const CODE_CACHE = path.join(DIST, 'bundle', 'project-startup.cache');
+const LISTEN_FIRST = path.join(DIST, 'bundle', 'listen-first.js');
 
 function entry() {
   const bundle = fs.statSync(BUNDLE, { throwIfNoEntry: false });
@@ -119,10 +120,36 @@ function load(file) {
     : require(file);
 }
 
-if (require.main === module) {
-  const { main } = load(entry());
+/**
+ * `serve --unix-socket PATH` listens before the service is loaded (about 35 ms earlier), so
+ * jupyter-server-proxy's readiness check that connects meanwhile waits for the answer rather than
+ * being refused and retried later (sidecar/src/http/listen-first.ts). Resolves at once for
+ * anything else; never rejects: the service then listens by itself and says what is wrong.
+ */
+function listenFirst(file, argv) {
+  if (argv[0] !== 'serve') {
+    return Promise.resolve(undefined);
+  }
+  try {
+    const early = require(
+      file === BUNDLE
+        ? LISTEN_FIRST
+        : path.join(DIST, 'http', 'listen-first.js')
+    );
+    return early
+      .listenFirst(argv.slice(1), process.cwd())
+      .catch(() => undefined);
+  } catch {
+    return Promise.resolve(undefined);
+  }
+}
+
+async function run(argv) {
+  const file = entry();
+  const listeningFirst = await listenFirst(file, argv);
+  const { main } = load(file);
   setTimeout(setV8Flags, V8_FLAGS_AFTER_MS).unref();
-  main(process.argv.slice(2), {
+  return main(argv, {
     stdout: process.stdout,
     stderr: process.stderr,
     // Opened only by the commands that read it (init's prompt), not by `serve`.
@@ -130,8 +157,13 @@ if (require.main === module) {
       return process.stdin;
     },
     env: process.env,
-    cwd: process.cwd()
-  }).then(code => {
+    cwd: process.cwd(),
+    listeningFirst
+  });
+}
+
+if (require.main === module) {
+  run(process.argv.slice(2)).then(code => {
     process.exitCode = code;
     if (process.argv[2] !== 'serve' || code !== 0) {
       setImmediate(() => process.exit(code));

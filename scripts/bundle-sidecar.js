@@ -24,6 +24,14 @@ const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
 const ENTRY = path.join(ROOT, 'sidecar', 'dist', 'cli', 'main.js');
+// What `serve` runs before the bundle is loaded (sidecar/src/http/listen-first.ts): its own file.
+const LISTEN_FIRST_ENTRY = path.join(
+  ROOT,
+  'sidecar',
+  'dist',
+  'http',
+  'listen-first.js'
+);
 const OUT_DIR = path.join(ROOT, 'sidecar', 'dist', 'bundle');
 const OUT_NAME = 'project-startup';
 
@@ -69,7 +77,7 @@ function main(argv) {
     mode: 'production',
     target: 'node20',
     context: ROOT,
-    entry: { [OUT_NAME]: ENTRY },
+    entry: { [OUT_NAME]: ENTRY, 'listen-first': LISTEN_FIRST_ENTRY },
     output: {
       path: OUT_DIR,
       filename: '[name].js',

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { resolveConfig, ServeOptions } from '../../sidecar/src/config';
 import { createLogger } from '../../sidecar/src/log';
 import { RunningService, startService } from '../../sidecar/src/http/server';
+import type { EarlyListener } from '../../sidecar/src/http/listen-first';
 import type {
   DirectoryTraversal,
   StepHook
@@ -59,6 +60,8 @@ export interface TestServiceOptions {
   onCreationStep?: StepHook;
   /** How the service traverses the state's directories (default auto). */
   stateTraversal?: DirectoryTraversal;
+  /** A socket listened on before the service, as the bin does for `serve --unix-socket`. */
+  listeningFirst?: EarlyListener;
 }
 
 export interface TestService {
@@ -135,7 +138,8 @@ export async function startTestService(
     fileExists: p => files.has(p),
     logger: createLogger('debug', line => logs.push(line)),
     onCreationStep: options.onCreationStep,
-    stateTraversal: options.stateTraversal
+    stateTraversal: options.stateTraversal,
+    listeningFirst: options.listeningFirst
   });
   const origin = running.url ? new URL(running.url).origin : 'http://localhost';
   return {

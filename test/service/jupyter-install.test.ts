@@ -195,6 +195,7 @@ describe('project-startup jupyter install', () => {
       'sidecar/dist/',
       'sidecar/dist/api-docs/',
       'sidecar/dist/bundle/',
+      'sidecar/dist/bundle/listen-first.js',
       'sidecar/dist/bundle/project-startup.cache',
       'sidecar/dist/bundle/project-startup.js',
       'sidecar/schemas/',

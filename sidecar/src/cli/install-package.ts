@@ -38,7 +38,8 @@ export const RUNTIME_FILES = {
   bin: ['bin/project-startup.js'],
   bundle: [
     'sidecar/dist/bundle/project-startup.js',
-    'sidecar/dist/bundle/project-startup.cache'
+    'sidecar/dist/bundle/project-startup.cache',
+    'sidecar/dist/bundle/listen-first.js'
   ],
   dirs: ['sidecar/static', 'sidecar/schemas', 'sidecar/dist/api-docs']
 };

@@ -26,6 +26,7 @@ import { asProblemError, ProblemError } from '../core/problems';
 import { startService } from '../http/server';
 import { parseInterface } from '../service';
 import { line, terminalSafe, terminalSafeLines } from '../core/terminal-text';
+import { SERVE_OPTIONS } from '../serve-options';
 import { VERSION } from '../version';
 import { InterfaceId, labelOf } from '../core/vocabulary';
 import { signInLine, urlAnswer } from '../core/sign-in';
@@ -161,7 +162,8 @@ async function serveReporting(args: string[], io: Io): Promise<number> {
     },
     env: io.env,
     cwd: io.cwd,
-    onCreationStep: io.onCreationStep
+    onCreationStep: io.onCreationStep,
+    listeningFirst: io.listeningFirst
   };
   // Reports the failure (stderr, once) and records it; the process may stay up (misconfigured).
   const failed = (error: unknown): number => {
@@ -227,16 +229,7 @@ async function serve(
   onListening?: () => void,
   onMisconfigured: (error: unknown) => number = error => report(error, io)
 ): Promise<number> {
-  const { values } = parse(args, {
-    host: { type: 'string' },
-    port: { type: 'string' },
-    'project-dir': { type: 'string' },
-    ingress: { type: 'string' },
-    'base-url': { type: 'string' },
-    'unix-socket': { type: 'string' },
-    'allow-unauthenticated-tcp': { type: 'boolean' },
-    config: { type: 'string' }
-  });
+  const { values } = parse(args, SERVE_OPTIONS);
   if (values.help) {
     io.stdout.write(`${HELP.serve}\n`);
     return EXIT.ok;
@@ -287,7 +280,8 @@ async function serveMisconfiguredUntilStopped(
       misconfiguredProblem(
         error.message,
         error instanceof SiteConfigError ? error.problems : []
-      )
+      ),
+      io.listeningFirst
     );
   } catch (listenError) {
     report(listenError, io);
@@ -327,7 +321,8 @@ async function serveConfigured(
     config,
     env: io.env,
     logger,
-    onCreationStep: io.onCreationStep
+    onCreationStep: io.onCreationStep,
+    listeningFirst: io.listeningFirst
   });
   const { service } = running;
   // Listening now; reported before the address is printed, so whoever reads it finds the report.

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { ENV } from '../config';
 import { ProblemCode, ProblemError } from '../core/problems';
 import type { StepHook } from '../observe/state';
+import type { EarlyListener } from '../http/listen-first';
 
 export const EXIT = {
   ok: 0,
@@ -159,4 +160,6 @@ export interface Io {
   cwd: string;
   /** Passed to the service `serve` starts: the crash-safety tests' entry (test/helpers) sets it. */
   onCreationStep?: StepHook;
+  /** `serve`'s socket, listened on by the bin before the service was loaded (listen-first.ts). */
+  listeningFirst?: EarlyListener;
 }

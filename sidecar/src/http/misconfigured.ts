@@ -10,7 +10,7 @@ import type { ServeOptions } from '../config';
 import { Problem, problemOf } from '../core/problems';
 import type { SiteProblem } from '../core/site-config';
 import { sendProblem } from './respond';
-import { claimSocketPath, listenOnUnixSocket } from './unix-socket';
+import { EarlyListener, listenOnSocketPath } from './listen-first';
 
 /**
  * Whether `serve` runs as jupyter-server-proxy's backend: the proxy entry's command line (the
@@ -94,7 +94,8 @@ export interface MisconfiguredListener {
 export async function serveMisconfigured(
   unixSocket: string,
   cwd: string,
-  problem: Problem
+  problem: Problem,
+  early?: EarlyListener
 ): Promise<MisconfiguredListener> {
   const server = http.createServer(
     { requireHostHeader: false },
@@ -107,8 +108,7 @@ export async function serveMisconfigured(
     }
   );
   const socket = path.resolve(cwd, unixSocket);
-  await claimSocketPath(socket);
-  const listener = await listenOnUnixSocket(server, socket);
+  const listener = await listenOnSocketPath(server, socket, early);
   return {
     socket,
     close: () =>

@@ -24,11 +24,8 @@ import { DirectLoopbackGuard, IngressGuard, SecretMatcher } from './ingress';
 import { answerOutsideTheApp, capConnections } from './node-answers';
 import { allocationRateLimiter, RateLimiter } from './rate-limit';
 import type { DirectoryTraversal } from '../observe/state';
-import {
-  claimSocketPath,
-  listenOnUnixSocket,
-  UnixListener
-} from './unix-socket';
+import { EarlyListener, listenOnSocketPath } from './listen-first';
+import type { UnixListener } from './unix-socket';
 
 export interface StartOptions {
   config: ServiceConfig;
@@ -37,6 +34,8 @@ export interface StartOptions {
   logger?: Logger;
   onCreationStep?: StepHook;
   stateTraversal?: DirectoryTraversal;
+  /** The socket the bin listened on before the service was loaded (listen-first.ts). */
+  listeningFirst?: EarlyListener;
 }
 
 export interface RunningService {
@@ -113,12 +112,13 @@ function createHttpServer(
 async function listen(
   server: http.Server,
   config: ServiceConfig,
-  address: string
+  address: string,
+  early: EarlyListener | undefined
 ): Promise<UnixListener | undefined> {
   if (config.unixSocket !== undefined) {
-    await claimSocketPath(config.unixSocket);
-    return listenOnUnixSocket(server, config.unixSocket);
+    return listenOnSocketPath(server, config.unixSocket, early);
   }
+  early?.close();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, address, () => {
@@ -324,7 +324,12 @@ export async function startService(
   const { listener, attach } = appWhenReady();
   const server = createHttpServer(config, logger, listener);
   ensureRuntimeDir(config.runtimeDir); // fail before listening, not after
-  const unixListener = await listen(server, config, address);
+  const unixListener = await listen(
+    server,
+    config,
+    address,
+    options.listeningFirst
+  );
   let made: { service: StartupService; app: http.RequestListener };
   try {
     made = createServiceAndApp(options, logger, guard, token, promptKey);

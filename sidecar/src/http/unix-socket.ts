@@ -13,10 +13,9 @@
 //   here is the private name (already gone); the public name is removed only while it still is
 //   this socket (same device and inode), so a later instance's socket survives our shutdown.
 import * as fs from 'node:fs';
-import type * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { ConfigError } from '../config';
+import { ConfigError } from '../config-errors';
 
 /** What answers at a socket path. */
 export type SocketPathState = 'absent' | 'live' | 'stale' | 'not-a-socket';
@@ -63,7 +62,13 @@ export function probeSocket(
   });
 }
 
-function identity(file: string): { dev: number; ino: number } | undefined {
+/** A file as the kernel knows it: the same device and inode is the same socket. */
+export interface FileIdentity {
+  dev: number;
+  ino: number;
+}
+
+export function identity(file: string): FileIdentity | undefined {
   try {
     const stat = fs.lstatSync(file);
     return { dev: stat.dev, ino: stat.ino };
@@ -73,8 +78,8 @@ function identity(file: string): { dev: number; ino: number } | undefined {
 }
 
 function sameFile(
-  a: { dev: number; ino: number } | undefined,
-  b: { dev: number; ino: number } | undefined
+  a: FileIdentity | undefined,
+  b: FileIdentity | undefined
 ): boolean {
   return (
     a !== undefined && b !== undefined && a.dev === b.dev && a.ino === b.ino
@@ -138,10 +143,15 @@ function removePrivateDir(privateDir: string, privatePath: string): void {
   }
 }
 
-/** Listens on `socketPath` (free, see claimSocketPath) privately, then publishes it. */
+/**
+ * Listens on `socketPath` privately, then publishes it: on a free path (see claimSocketPath), or
+ * in place of this process's own socket there (`replacing`, its identity), which the new one
+ * replaces in one rename(2) so the name never goes missing (see listen-first.ts).
+ */
 export async function listenOnUnixSocket(
-  server: http.Server,
-  socketPath: string
+  server: net.Server,
+  socketPath: string,
+  replacing?: FileIdentity
 ): Promise<UnixListener> {
   const dir = path.dirname(socketPath);
   let privateDir: string;
@@ -168,7 +178,11 @@ export async function listenOnUnixSocket(
       });
     });
     fs.chmodSync(privatePath, 0o600);
-    publish(privatePath, socketPath);
+    if (replacing === undefined) {
+      publish(privatePath, socketPath);
+    } else {
+      replace(privatePath, socketPath, replacing);
+    }
   } catch (error) {
     if (server.listening) {
       server.close();
@@ -215,4 +229,20 @@ function publish(privatePath: string, socketPath: string): void {
     }
     fs.renameSync(privatePath, socketPath);
   }
+}
+
+/**
+ * Gives the private socket the public name that `replacing`, this process's own socket, has now:
+ * rename(2) replaces it atomically. Anything else at the name now (our socket removed and another
+ * put there) is not ours to replace (EEXIST).
+ */
+function replace(
+  privatePath: string,
+  socketPath: string,
+  replacing: FileIdentity
+): void {
+  if (!sameFile(identity(socketPath), replacing)) {
+    throw Object.assign(new Error('exists'), { code: 'EEXIST' });
+  }
+  fs.renameSync(privatePath, socketPath);
 }

@@ -180,6 +180,7 @@ describe('npm package: npm pack → npm install -g → project-startup jupyter i
       'jupyterlab_project_startup/labextension/package.json',
       'sidecar/dist/bundle/project-startup.js',
       'sidecar/dist/bundle/project-startup.cache',
+      'sidecar/dist/bundle/listen-first.js',
       'sidecar/dist/THIRD_PARTY_LICENSES.md',
       'sidecar/dist/api-docs/swagger-ui-bundle.js',
       'sidecar/schemas/startup.schema.json',

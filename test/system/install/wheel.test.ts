@@ -155,6 +155,7 @@ describe('the wheel', () => {
         'jupyterlab_project_startup/node/sidecar/dist/bundle/project-startup.js',
         'jupyterlab_project_startup/node/sidecar/dist/api-docs/swagger-ui-bundle.js',
         'jupyterlab_project_startup/node/sidecar/dist/bundle/project-startup.cache',
+        'jupyterlab_project_startup/node/sidecar/dist/bundle/listen-first.js',
         'jupyterlab_project_startup/node/sidecar/dist/THIRD_PARTY_LICENSES.md',
         'jupyterlab_project_startup/node/sidecar/static/setup.html',
         'jupyterlab_project_startup/node/sidecar/schemas/startup.schema.json',
