@@ -24,8 +24,15 @@ import {
   misconfiguredProblem,
   serveMisconfigured
 } from '../../sidecar/src/http/misconfigured';
-import { killAllChildren, runCli, trackedSandboxes } from '../helpers/cli';
-import { tempRoot, trackedServices } from '../helpers/harness';
+import {
+  CliSandbox,
+  killAllChildren,
+  REPO_ROOT,
+  RunResult,
+  runCli,
+  trackedSandboxes
+} from '../helpers/cli';
+import { tempRoot, TestService, trackedServices } from '../helpers/harness';
 import {
   Exchange,
   exchange,
@@ -109,6 +116,22 @@ async function requestWaiting(
   return { answer };
 }
 
+/** The service as the proxy's entry starts it, taking over `early`'s socket. */
+function serviceTakingOver(
+  socketPath: string,
+  early: EarlyListener
+): Promise<TestService> {
+  return start({
+    env: { PROJECT_STARTUP_PLATFORM: 'generic' },
+    serve: {
+      ingress: 'notebook-server-proxy',
+      unixSocket: socketPath,
+      baseUrl: BASE
+    },
+    listeningFirst: early
+  });
+}
+
 function inode(file: string): number | undefined {
   return fs.lstatSync(file, { throwIfNoEntry: false })?.ino;
 }
@@ -120,15 +143,7 @@ test('a request sent before the service existed is answered by the service, on t
   const earlyInode = inode(socketPath);
   const waiting = await requestWaiting(socketPath);
 
-  const svc = await start({
-    env: { PROJECT_STARTUP_PLATFORM: 'generic' },
-    serve: {
-      ingress: 'notebook-server-proxy',
-      unixSocket: socketPath,
-      baseUrl: BASE
-    },
-    listeningFirst: early
-  });
+  const svc = await serviceTakingOver(socketPath, early);
   const first = await waiting.answer;
   expect(first.status).toBe(200);
   expect(JSON.parse(first.body)).toMatchObject({
@@ -210,15 +225,7 @@ test(`at most ${PENDING_MAX} connections wait for the service; those beyond are 
     waiting.slice(PENDING_MAX).map(w => w.answer)
   );
   expect(closedEarly.map(a => a.status)).toEqual(Array(extra).fill(0));
-  await start({
-    env: { PROJECT_STARTUP_PLATFORM: 'generic' },
-    serve: {
-      ingress: 'notebook-server-proxy',
-      unixSocket: socketPath,
-      baseUrl: BASE
-    },
-    listeningFirst: early
-  });
+  await serviceTakingOver(socketPath, early);
   const answered = await Promise.all(
     waiting.slice(0, PENDING_MAX).map(w => w.answer)
   );
@@ -228,15 +235,7 @@ test(`at most ${PENDING_MAX} connections wait for the service; those beyond are 
 test('a process that ends before the service takes over leaves no socket behind', async () => {
   const dir = socketDir();
   const socketPath = path.join(dir, 's');
-  const compiled = path.join(
-    __dirname,
-    '..',
-    '..',
-    'sidecar',
-    'dist',
-    'http',
-    'listen-first.js'
-  );
+  const compiled = path.join(REPO_ROOT, 'sidecar/dist/http/listen-first.js');
   const child = spawn(
     process.execPath,
     [
@@ -257,14 +256,13 @@ test('a process that ends before the service takes over leaves no socket behind'
   expect(fs.readdirSync(dir)).toEqual([]);
 });
 
-test('the command line: a runtime directory that is not private ends serve (exit 2) with no socket left', async () => {
-  const box = sandbox();
-  const dir = socketDir();
-  const socketPath = path.join(dir, 's');
-  const runtimeDir = path.join(dir, 'runtime');
-  fs.mkdirSync(runtimeDir, { mode: 0o777 });
-  fs.chmodSync(runtimeDir, 0o777);
-  const result = await runCli(
+/** `project-startup serve` with the proxy entry's flags, run to its end. */
+function serveAsTheProxyWould(
+  socketPath: string,
+  box: CliSandbox,
+  env: Record<string, string> = {}
+): Promise<RunResult> {
+  return runCli(
     [
       'serve',
       '--ingress',
@@ -272,11 +270,20 @@ test('the command line: a runtime directory that is not private ends serve (exit
       '--unix-socket',
       socketPath
     ],
-    {
-      env: { ...box.env, PROJECT_STARTUP_RUNTIME_DIR: runtimeDir },
-      cwd: box.projectDir
-    }
+    { env: { ...box.env, ...env }, cwd: box.projectDir }
   );
+}
+
+test('the command line: a runtime directory that is not private ends serve (exit 2) with no socket left', async () => {
+  const box = sandbox();
+  const dir = socketDir();
+  const socketPath = path.join(dir, 's');
+  const runtimeDir = path.join(dir, 'runtime');
+  fs.mkdirSync(runtimeDir, { mode: 0o777 });
+  fs.chmodSync(runtimeDir, 0o777);
+  const result = await serveAsTheProxyWould(socketPath, box, {
+    PROJECT_STARTUP_RUNTIME_DIR: runtimeDir
+  });
   expect(result.code).toBe(2);
   expect(result.stderr).toContain('must be private');
   expect(fs.readdirSync(dir)).toEqual(['runtime']);
@@ -289,16 +296,7 @@ test('the command line: a live socket at the path is still reported, and left al
   const other = net.createServer(socket => socket.end());
   await new Promise<void>(resolve => other.listen(socketPath, resolve));
   try {
-    const result = await runCli(
-      [
-        'serve',
-        '--ingress',
-        'notebook-server-proxy',
-        '--unix-socket',
-        socketPath
-      ],
-      { env: box.env, cwd: box.projectDir }
-    );
+    const result = await serveAsTheProxyWould(socketPath, box);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
       `Another process is listening on the Unix socket ${socketPath}`

@@ -157,18 +157,23 @@ function whereListening(
 
 /** When the slow probes start if no request has come (see warmUpAfterFirstAnswer). */
 const WARM_UP_AFTER_MS = 1000;
+/** How long after the first answer they start: the proxy's request follows its check at once. */
+const WARM_UP_AFTER_FIRST_ANSWER_MS = 50;
 
 /**
- * Starts the service's slow probes (service.warmUp) once the first request has been answered,
- * or a second after start-up if none comes. On a cold start behind jupyter-server-proxy its
- * readiness check is already waiting, and the probes' first use of Node's HTTP client (about
- * 5 ms of CPU) would otherwise come before that answer. A startup request that comes first
+ * Starts the service's slow probes (service.warmUp) shortly after the first request has been
+ * answered, or a second after start-up if none comes. On a cold start behind
+ * jupyter-server-proxy the first request is the proxy's readiness check, and the request it
+ * forwards comes a few milliseconds after that answer: the probes' first use of Node's HTTP client
+ * (about 5 ms of CPU) would otherwise come before either. A startup request that comes first
  * starts the probes itself and waits for them, as it would for a slow probe.
  */
 function warmUpAfterFirstAnswer(
   server: http.Server,
   service: StartupService
 ): () => void {
+  let timer = setTimeout(() => start(), WARM_UP_AFTER_MS);
+  timer.unref();
   const cancel = () => {
     clearTimeout(timer);
     server.off('request', onRequest);
@@ -179,10 +184,12 @@ function warmUpAfterFirstAnswer(
   };
   const onRequest = (_request: unknown, response: http.ServerResponse) => {
     server.off('request', onRequest);
-    response.once('close', start);
+    response.once('close', () => {
+      clearTimeout(timer);
+      timer = setTimeout(start, WARM_UP_AFTER_FIRST_ANSWER_MS);
+      timer.unref();
+    });
   };
-  const timer = setTimeout(start, WARM_UP_AFTER_MS);
-  timer.unref();
   server.on('request', onRequest);
   return cancel;
 }
@@ -323,7 +330,8 @@ export async function startService(
   // router, the API description, the page's files) are made while a readiness check waits.
   const { listener, attach } = appWhenReady();
   const server = createHttpServer(config, logger, listener);
-  ensureRuntimeDir(config.runtimeDir); // fail before listening, not after
+  // Fail before the service listens; the bin's early socket, if any, goes at exit.
+  ensureRuntimeDir(config.runtimeDir);
   const unixListener = await listen(
     server,
     config,
