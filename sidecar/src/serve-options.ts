@@ -2,7 +2,7 @@
 // loaded, by the listener that takes the Unix socket first (http/listen-first.ts), so both read
 // the same socket from the same arguments.
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseFlags } from './flags';
 
 export const SERVE_OPTIONS = {
   host: { type: 'string' },
@@ -24,14 +24,9 @@ export function serveUnixSocket(
   cwd: string
 ): string | undefined {
   try {
-    const { values } = parseArgs({
-      args: [...args],
-      options: { help: { type: 'boolean' }, ...SERVE_OPTIONS },
-      allowPositionals: false,
-      strict: true
-    });
+    const values = parseFlags(args, SERVE_OPTIONS);
     const socket = values['unix-socket'];
-    return values.help || socket === undefined || socket === ''
+    return values.help || typeof socket !== 'string' || socket === ''
       ? undefined
       : path.resolve(cwd, socket);
   } catch {

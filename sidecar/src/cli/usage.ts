@@ -1,5 +1,5 @@
 // The command line's usage: exit codes, help texts and option parsing, shared by its commands.
-import { parseArgs } from 'node:util';
+import { OptionSpec, parseFlags } from '../flags';
 import { ENV } from '../config';
 import { ProblemCode, ProblemError } from '../core/problems';
 import type { StepHook } from '../observe/state';
@@ -133,20 +133,14 @@ export function usage(
   });
 }
 
-export type OptionSpec = Record<string, { type: 'string' | 'boolean' }>;
+export type { OptionSpec };
 
 export function parse(
   args: string[],
   options: OptionSpec
 ): { values: Record<string, string | boolean | undefined> } {
   try {
-    const { values } = parseArgs({
-      args,
-      options: { help: { type: 'boolean' }, ...options },
-      allowPositionals: false,
-      strict: true
-    });
-    return { values: values as Record<string, string | boolean | undefined> };
+    return { values: parseFlags(args, options) };
   } catch (error) {
     throw usage((error as Error).message);
   }

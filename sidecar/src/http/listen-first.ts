@@ -17,7 +17,6 @@ import * as net from 'node:net';
 import { serveUnixSocket } from '../serve-options';
 import {
   claimSocketPath,
-  identity,
   listenOnUnixSocket,
   UnixListener
 } from './unix-socket';
@@ -69,36 +68,39 @@ export async function listenFirst(
     early.close();
     return undefined;
   }
-  const own = identity(socketPath);
   const releaseAtExit = (): void => listener.release();
   process.once('exit', releaseAtExit);
-  let open = true;
+  // Waiting until handed over or closed; either happens once.
+  let waitingForService = true;
+  const shutDown = (): void => {
+    process.off('exit', releaseAtExit);
+    listener.release();
+    early.close();
+    for (const socket of waiting) {
+      socket.destroy();
+    }
+    waiting.clear();
+  };
   const close = (): void => {
-    if (open) {
-      open = false;
-      process.off('exit', releaseAtExit);
-      listener.release();
-      early.close();
-      for (const socket of waiting) {
-        socket.destroy();
-      }
-      waiting.clear();
+    if (waitingForService) {
+      waitingForService = false;
+      shutDown();
     }
   };
   return {
     socketPath,
     async handOver(server, requested) {
-      if (!open || requested !== socketPath || own === undefined) {
+      const own = listener.identity;
+      if (!waitingForService || requested !== socketPath || own === undefined) {
         close();
         return undefined;
       }
-      open = false;
+      waitingForService = false;
       let taken: UnixListener;
       try {
         taken = await listenOnUnixSocket(server, socketPath, own);
       } catch (error) {
-        open = true;
-        close();
+        shutDown();
         throw error;
       }
       process.off('exit', releaseAtExit);

@@ -68,7 +68,7 @@ export interface FileIdentity {
   ino: number;
 }
 
-export function identity(file: string): FileIdentity | undefined {
+function identity(file: string): FileIdentity | undefined {
   try {
     const stat = fs.lstatSync(file);
     return { dev: stat.dev, ino: stat.ino };
@@ -121,6 +121,8 @@ function liveSocketError(socketPath: string): ConfigError {
 }
 
 export interface UnixListener {
+  /** The socket at its public name when it was published; undefined if already gone. */
+  readonly identity: FileIdentity | undefined;
   /** Removes the public name if it still is this socket (call before or after server.close). */
   release(): void;
 }
@@ -199,6 +201,7 @@ export async function listenOnUnixSocket(
   }
   const ours = identity(socketPath);
   return {
+    identity: ours,
     release() {
       if (sameFile(identity(socketPath), ours)) {
         fs.rmSync(socketPath, { force: true });
@@ -225,10 +228,15 @@ function publish(privatePath: string, socketPath: string): void {
     // A file system without hard links: rename, which replaces, so only onto a free name. (The
     // socket is private already; the remaining race is two instances starting at once.)
     if (identity(socketPath) !== undefined) {
-      throw Object.assign(new Error('exists'), { code: 'EEXIST' });
+      throw nameTaken();
     }
     fs.renameSync(privatePath, socketPath);
   }
+}
+
+/** The public name is not free: reported as another instance's live socket. */
+function nameTaken(): NodeJS.ErrnoException {
+  return Object.assign(new Error('exists'), { code: 'EEXIST' });
 }
 
 /**
@@ -242,7 +250,7 @@ function replace(
   replacing: FileIdentity
 ): void {
   if (!sameFile(identity(socketPath), replacing)) {
-    throw Object.assign(new Error('exists'), { code: 'EEXIST' });
+    throw nameTaken();
   }
   fs.renameSync(privatePath, socketPath);
 }
