@@ -9,8 +9,9 @@
 // - a refused setting (served `misconfigured`) answers the connection that waited;
 // - the service asked for another path closes the early socket and removes its name;
 // - at most PENDING_MAX connections wait: the ones beyond are closed, the rest answered;
-// - a process that ends before the service takes over leaves no socket behind, and the command
-//   line still reports a live socket at the path as before.
+// - a process that ends before the service takes over leaves no socket behind, also when a
+//   signal ends it (and the signal still ends it), and the command line still reports a live
+//   socket at the path as before.
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
@@ -253,6 +254,57 @@ test('a process that ends before the service takes over leaves no socket behind'
     code: 2,
     output: 'listening'
   });
+  expect(fs.readdirSync(dir)).toEqual([]);
+});
+
+/** A process that listens early and waits, as the bin does while the service loads. */
+function earlyProcess(socketPath: string, then = '') {
+  const compiled = path.join(REPO_ROOT, 'sidecar/dist/http/listen-first.js');
+  const child = spawn(
+    process.execPath,
+    [
+      '-e',
+      `require(${JSON.stringify(compiled)}).listenFirst(['--unix-socket', ${JSON.stringify(socketPath)}], '/').then(early => { ${then}; console.log(early ? 'listening' : 'not listening'); setInterval(() => undefined, 1000); });`
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] }
+  );
+  let output = '';
+  child.stdout.on('data', chunk => (output += String(chunk)));
+  const ended = new Promise<{ code: number | null; signal: string | null }>(
+    resolve => child.once('exit', (code, signal) => resolve({ code, signal }))
+  );
+  const printed = async (line: string): Promise<void> => {
+    for (let i = 0; i < 200 && !output.includes(line); i++) {
+      await new Promise(resolve => setTimeout(resolve, 25));
+    }
+    expect(output).toContain(line);
+  };
+  return { child, ended, printed, output: () => output.trim() };
+}
+
+test.each(['SIGTERM', 'SIGINT', 'SIGHUP'] as const)(
+  '%s before the service takes over removes the socket and still ends the process by that signal',
+  async signal => {
+    const dir = socketDir();
+    const early = earlyProcess(path.join(dir, 's'));
+    await early.printed('listening');
+    expect(fs.readdirSync(dir)).toEqual(['s']);
+    early.child.kill(signal);
+    expect(await early.ended).toEqual({ code: null, signal });
+    expect(fs.readdirSync(dir)).toEqual([]);
+  }
+);
+
+test('a signal the service already catches is left to the service', async () => {
+  const dir = socketDir();
+  const early = earlyProcess(
+    path.join(dir, 's'),
+    "process.once('SIGTERM', () => { console.log('the service stops'); setTimeout(() => { early.close(); process.exit(7); }, 50); })"
+  );
+  await early.printed('listening');
+  early.child.kill('SIGTERM');
+  expect(await early.ended).toEqual({ code: 7, signal: null });
+  expect(early.output()).toBe('listening\nthe service stops');
   expect(fs.readdirSync(dir)).toEqual([]);
 });
 

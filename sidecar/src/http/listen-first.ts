@@ -11,7 +11,10 @@
 //   name (unix-socket.ts), then hands the waiting connections to its server. The early socket,
 //   nameless now, stays open beside it so a connection still in its queue is handed over too.
 // - Otherwise (a refused setting, a runtime directory not private, a crash) the name is removed
-//   at exit while it still is this socket: no dead socket is left behind.
+//   at exit while it still is this socket: no dead socket is left behind. So it is when SIGTERM,
+//   SIGINT or SIGHUP ends the process before the service catches signals itself (the proxy
+//   stopping a server that has only just started): the name goes, then the signal ends the
+//   process as it would have.
 // - Any failure here leaves the socket to the service, which listens as before and says why not.
 import * as net from 'node:net';
 import { serveUnixSocket } from '../serve-options';
@@ -23,6 +26,9 @@ import {
 
 /** Connections that may wait for the service; the proxy's readiness check is the one expected. */
 export const PENDING_MAX = 64;
+
+/** The signals that end a process by default and that a process manager sends to stop one. */
+const STOPPING_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 
 export interface EarlyListener {
   /** The socket's path, absolute. */
@@ -70,10 +76,27 @@ export async function listenFirst(
   }
   const releaseAtExit = (): void => listener.release();
   process.once('exit', releaseAtExit);
+  const releaseOnSignal = (signal: NodeJS.Signals): void => {
+    if (process.listenerCount(signal) > 1) {
+      return; // the service catches it from here on and stops in its own way
+    }
+    close();
+    // No listener is left for it now: raised again, it ends the process as it would have.
+    process.kill(process.pid, signal);
+  };
+  for (const signal of STOPPING_SIGNALS) {
+    process.on(signal, releaseOnSignal);
+  }
+  const stopWatchingSignals = (): void => {
+    for (const signal of STOPPING_SIGNALS) {
+      process.off(signal, releaseOnSignal);
+    }
+  };
   // Waiting until handed over or closed; either happens once.
   let waitingForService = true;
   const shutDown = (): void => {
     process.off('exit', releaseAtExit);
+    stopWatchingSignals();
     listener.release();
     early.close();
     for (const socket of waiting) {
@@ -104,6 +127,7 @@ export async function listenFirst(
         throw error;
       }
       process.off('exit', releaseAtExit);
+      stopWatchingSignals();
       deliver = socket => {
         server.emit('connection', socket);
         socket.resume();
