@@ -174,6 +174,7 @@ if (require.main === module) {
 module.exports = {
   BUNDLE,
   CODE_CACHE,
+  LISTEN_FIRST,
   codeCacheFile,
   entry,
   loadWithCodeCache,
