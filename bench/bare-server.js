@@ -17,59 +17,71 @@
 const http = require('node:http');
 const fs = require('node:fs');
 
-const where = process.argv[2] || '0';
-const routes = new Map();
-const file = process.argv[3];
-const bodies = file
-  ? JSON.parse(fs.readFileSync(file, 'utf8'))
-  : {
-      'GET /project/health': {
-        type: 'application/health+json; charset=utf-8',
-        body: '{"status":"pass"}'
-      }
-    };
-for (const [key, { status, headers, type, body }] of Object.entries(bodies)) {
-  routes.set(key, {
-    status: status || 200,
-    headers: Object.entries(headers || { 'content-type': type }),
-    body: Buffer.from(body, 'utf8')
-  });
-}
-
-const server = http.createServer((request, response) => {
-  const route = routes.get(`${request.method} ${request.url}`);
-  if (route === undefined) {
-    response.statusCode = 404;
-    response.end();
-    return;
+const HEALTH_ONLY = {
+  'GET /project/health': {
+    type: 'application/health+json; charset=utf-8',
+    body: '{"status":"pass"}'
   }
-  const answer = () => {
-    response.statusCode = route.status;
-    for (const [name, value] of route.headers) {
-      response.setHeader(name, value);
+};
+
+/**
+ * Answers `bodies` (an answers file's content) on `where` (a port on 127.0.0.1 or a Unix socket
+ * path) until SIGTERM or SIGINT; says where once it listens.
+ */
+function serveBare(where, bodies) {
+  const routes = new Map();
+  for (const [key, { status, headers, type, body }] of Object.entries(bodies)) {
+    routes.set(key, {
+      status: status || 200,
+      headers: Object.entries(headers || { 'content-type': type }),
+      body: Buffer.from(body, 'utf8')
+    });
+  }
+  const server = http.createServer((request, response) => {
+    const route = routes.get(`${request.method} ${request.url}`);
+    if (route === undefined) {
+      response.statusCode = 404;
+      response.end();
+      return;
     }
-    response.end(route.body);
-  };
-  if (request.method === 'POST') {
-    // Like any JSON-RPC endpoint, take the whole body before answering.
-    request.on('data', () => undefined);
-    request.on('end', answer);
+    const answer = () => {
+      response.statusCode = route.status;
+      for (const [name, value] of route.headers) {
+        response.setHeader(name, value);
+      }
+      response.end(route.body);
+    };
+    if (request.method === 'POST') {
+      // Like any JSON-RPC endpoint, take the whole body before answering.
+      request.on('data', () => undefined);
+      request.on('end', answer);
+    } else {
+      answer();
+    }
+  });
+  if (/^\d+$/.test(where)) {
+    server.listen(Number(where), '127.0.0.1', () => {
+      process.stdout.write(
+        `Listening: http://127.0.0.1:${server.address().port}/\n`
+      );
+    });
   } else {
-    answer();
+    server.listen(where, () => {
+      process.stdout.write(`Listening: unix:${where}\n`);
+    });
   }
-});
-
-if (/^\d+$/.test(where)) {
-  server.listen(Number(where), '127.0.0.1', () => {
-    process.stdout.write(
-      `Listening: http://127.0.0.1:${server.address().port}/\n`
-    );
-  });
-} else {
-  server.listen(where, () => {
-    process.stdout.write(`Listening: unix:${where}\n`);
-  });
+  const stop = () => server.close(() => process.exit(0));
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  return server;
 }
-const stop = () => server.close(() => process.exit(0));
-process.once('SIGTERM', stop);
-process.once('SIGINT', stop);
+
+if (require.main === module) {
+  const file = process.argv[3];
+  serveBare(
+    process.argv[2] || '0',
+    file ? JSON.parse(fs.readFileSync(file, 'utf8')) : HEALTH_ONLY
+  );
+}
+
+module.exports = { serveBare };

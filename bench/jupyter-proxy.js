@@ -13,7 +13,10 @@
 // startup?interface=notebook, captured from the sidecar's own socket at the start of the run.
 //
 // It prints three ratios, sidecar / bare, each with its raw figures and its target:
-// - warm throughput of capabilities and of startup through the proxy (target >= 0.95);
+// - warm throughput of capabilities and of startup through the proxy (target >= 0.95): the
+//   median of the rounds' ratios, with its 95% bootstrap interval. On a shared machine one
+//   round's ratio moves by 20% either way even between two identical backends (bench/README.md,
+//   "Calibration"); a median whose interval holds the target is said to be within the noise;
 // - the cold first answer when the proxy launches the backend: on a fresh Jupyter server per
 //   launch, once Jupyter answered its first /api/status, the time from the first proxied request
 //   to its answer; the median of N servers per backend, interleaved (target <= 1.25);
@@ -47,6 +50,7 @@ const {
   machineLine,
   markdownTable,
   median,
+  medianInterval,
   neutralStartEnv,
   pin,
   replayEntry
@@ -68,12 +72,15 @@ const HELP = `Usage: node bench/jupyter-proxy.js [options]
   --connections N   concurrent connections per load run (default 10)
   --duration S      seconds measured per load run (default 5)
   --warmup S        seconds of warm-up before each load run (default 1)
-  --rounds N        rounds; each runs every target on both backends back to back, and a
-                    throughput ratio is the median of the rounds' ratios (default 5)
+  --rounds N        rounds (up to 60); each runs every target on both backends back to back,
+                    and a throughput ratio is the median of the rounds' ratios (default 5)
   --no-pin          do not pin Jupyter and its backends to CPU 0 and the load generator to CPU 1
-  --check           exit 1 when a ratio misses its target (otherwise exit 0 regardless)
+  --check           exit 1 when a ratio misses its target: for throughput, when the whole
+                    interval lies below it (otherwise exit 0 regardless)
   --sidecar-bin F   the sidecar's bin/project-startup.js (default this checkout's), to measure
-                    another build (another worktree) against the same baseline
+                    another build (another worktree) against the same baseline;
+                    bench/replay-sidecar.js measures the bench itself (a bare backend
+                    against a bare backend: the calibration)
   --node-option O   a Node option put before the bin in the sidecar's proxy command (repeatable),
                     e.g. --node-option=--max-semi-space-size=1
   --out FILE        where to write the results (default bench/jupyter-proxy-results.json)`;
@@ -106,7 +113,7 @@ function parseOptions(argv) {
     '--connections': ['connections', 1, 256],
     '--duration': ['duration', 1, 60],
     '--warmup': ['warmup', 0, 30],
-    '--rounds': ['rounds', 1, 10]
+    '--rounds': ['rounds', 1, 60]
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -323,21 +330,38 @@ function roundRatios(warm, target) {
 }
 
 /**
+ * A throughput ratio's verdict: met when its whole interval is at or above the target, missed
+ * when the whole interval is below it, and within the noise when the interval holds the target
+ * (more rounds, or a quieter machine, would tell).
+ */
+function throughputVerdict([low, high]) {
+  if (low >= GOALS.throughput) {
+    return 'yes';
+  }
+  return high < GOALS.throughput ? 'NO' : 'within noise';
+}
+
+/**
  * The three ratios, each with its raw figures and whether it meets its target. A throughput
- * ratio is the median of the rounds' ratios; its columns show each backend's median req/s.
+ * ratio is the median of the rounds' ratios, with its interval; its columns show each backend's
+ * median req/s.
  */
 function verdicts(cold, warm, rss) {
   const rps = name => median(warm[name].map(r => r.rps));
   const rows = [];
   for (const target of Object.keys(TARGETS)) {
-    const ratio = median(roundRatios(warm, target));
+    const ratios = roundRatios(warm, target);
+    const interval = medianInterval(ratios);
+    const verdict = throughputVerdict(interval);
     rows.push({
       measure: `warm throughput, ${TARGETS[target]} (req/s)`,
       sidecar: rps(`sidecar ${target}`),
       bare: rps(`bare ${target}`),
-      ratio,
+      ratio: median(ratios),
+      interval,
       target: `>= ${GOALS.throughput}`,
-      met: ratio >= GOALS.throughput
+      verdict,
+      met: verdict !== 'NO'
     });
   }
   const cs = median(cold.sidecar);
@@ -348,7 +372,8 @@ function verdicts(cold, warm, rss) {
     bare: cb,
     ratio: cs / cb,
     target: `<= ${GOALS.cold}`,
-    met: cs / cb <= GOALS.cold
+    met: cs / cb <= GOALS.cold,
+    verdict: cs / cb <= GOALS.cold ? 'yes' : 'NO'
   });
   rows.push({
     measure: 'RSS after the load (MiB)',
@@ -356,7 +381,8 @@ function verdicts(cold, warm, rss) {
     bare: rss.bare,
     ratio: rss.sidecar / rss.bare,
     target: `<= ${GOALS.rss}`,
-    met: rss.sidecar / rss.bare <= GOALS.rss
+    met: rss.sidecar / rss.bare <= GOALS.rss,
+    verdict: rss.sidecar / rss.bare <= GOALS.rss ? 'yes' : 'NO'
   });
   return rows;
 }
@@ -372,9 +398,11 @@ function report({ o, pinned, found, cold, measured }) {
       row.measure,
       fmt(row.sidecar, digits(row)),
       fmt(row.bare, digits(row)),
-      `${fmt(row.ratio, 2)}x`,
+      row.interval
+        ? `${fmt(row.ratio, 2)}x (${fmt(row.interval[0], 2)}-${fmt(row.interval[1], 2)})`
+        : `${fmt(row.ratio, 2)}x`,
       row.target,
-      row.met ? 'yes' : 'NO'
+      row.verdict
     ])
   );
   const cpu = name => median(warm[name].map(r => r.cpuUsEach[1]));
@@ -383,7 +411,7 @@ function report({ o, pinned, found, cold, measured }) {
     `Machine: ${machineLine()}; ${loadLine('at the end of the run')}`,
     `Sidecar: ${o.sidecarBin || 'this checkout'}${o.nodeOptions.length ? `, node ${o.nodeOptions.join(' ')}` : ''}`,
     `Jupyter Server ${found.jupyterServer}, jupyter-server-proxy ${found.proxyVersion} (${found.source}), simpervisor ${found.simpervisorVersion}; base_url ${BASE_URL}`,
-    `Load: ${o.connections} connections, ${o.warmup} s warm-up + ${o.duration} s per run, ${o.rounds} rounds (each backend back to back per target; a throughput ratio is the median of the rounds' ratios); ${pinned ? 'Jupyter and its backends on CPU 0, load generator on CPU 1' : 'no CPU pinning'}`,
+    `Load: ${o.connections} connections, ${o.warmup} s warm-up + ${o.duration} s per run, ${o.rounds} rounds (each backend back to back per target; a throughput ratio is the median of the rounds' ratios, with its 95% bootstrap interval); ${pinned ? 'Jupyter and its backends on CPU 0, load generator on CPU 1' : 'no CPU pinning'}`,
     '',
     ...table,
     '',
@@ -405,20 +433,44 @@ function report({ o, pinned, found, cold, measured }) {
   return rows;
 }
 
+/**
+ * Why `bin` would not run what ships, or undefined. bin/project-startup.js runs the compiled
+ * code instead of its bundle when that code is newer (a `tsc` since the last build), and the
+ * compiled code starts slower and runs differently. A bin that is not ours (the calibration's
+ * stand-in) passes.
+ */
+function notTheBundle(bin) {
+  const loaded = require(bin);
+  if (typeof loaded.entry !== 'function' || loaded.entry() === loaded.BUNDLE) {
+    return undefined;
+  }
+  return `${path.relative(process.cwd(), bin)} would run ${path.relative(process.cwd(), loaded.entry())}, not its bundle, which is older: run \`npm run build:sidecar\` first.`;
+}
+
 async function main() {
   const o = parseOptions(process.argv.slice(2));
+  const why = notTheBundle(
+    o.sidecarBin || path.join(__dirname, '..', 'bin', 'project-startup.js')
+  );
+  if (why) {
+    fail(why);
+  }
   const removed = neutralStartEnv();
   if (removed) {
     log(removed);
   }
   const found = prerequisites();
+  // Ten minutes for the cold launches and the set-up, and each load run three times its length.
+  const limitMinutes = Math.ceil(
+    10 + (o.rounds * 4 * 3 * (o.warmup + o.duration)) / 60
+  );
   const watchdog = setTimeout(
     () => {
-      log('the run took longer than 20 minutes; stopping');
+      log(`the run took longer than ${limitMinutes} minutes; stopping`);
       cleanup();
       process.exit(3);
     },
-    20 * 60 * 1000
+    limitMinutes * 60 * 1000
   );
   watchdog.unref();
   const pinned = o.pin && canPin();

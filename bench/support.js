@@ -31,6 +31,32 @@ function median(values) {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
+/**
+ * The 95% interval of the median of `values`, from 2,000 bootstrap resamples drawn with a fixed
+ * seed (the same figures give the same interval): how far the median could move from run to run.
+ */
+function medianInterval(values, resamples = 2000) {
+  let seed = 0x9e3779b9;
+  const random = () => {
+    // mulberry32: small, seeded, good enough to draw resamples
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const medians = [];
+  for (let i = 0; i < resamples; i++) {
+    medians.push(
+      median(values.map(() => values[Math.floor(random() * values.length)]))
+    );
+  }
+  medians.sort((a, b) => a - b);
+  return [
+    medians[Math.floor(resamples * 0.025)],
+    medians[Math.ceil(resamples * 0.975) - 1]
+  ];
+}
+
 function freePort() {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
@@ -203,6 +229,7 @@ module.exports = {
   machineLine,
   markdownTable,
   median,
+  medianInterval,
   pin,
   replayEntry,
   threadsCpuMs
