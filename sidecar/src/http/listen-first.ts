@@ -80,8 +80,10 @@ export async function listenFirst(
     if (process.listenerCount(signal) > 1) {
       return; // the service catches it from here on and stops in its own way
     }
+    // Not watched from here on, whatever state the hand-over is in: raised again, the signal
+    // meets no listener and ends the process as it would have.
+    stopWatchingSignals();
     close();
-    // No listener is left for it now: raised again, it ends the process as it would have.
     process.kill(process.pid, signal);
   };
   for (const signal of STOPPING_SIGNALS) {
