@@ -45,6 +45,33 @@ export interface EarlyListener {
   close(): void;
 }
 
+/**
+ * Until the function it returns is called, runs `release` when the process ends: at exit, and
+ * on a stopping signal that nothing else in the process watches yet, which is then raised again
+ * with no listener left, so it ends the process as it would have.
+ */
+function releaseWhenEnding(release: () => void): () => void {
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (process.listenerCount(signal) > 1) {
+      return; // the service catches it from here on and stops in its own way
+    }
+    stopWatching();
+    release();
+    process.kill(process.pid, signal);
+  };
+  const stopWatching = (): void => {
+    process.off('exit', release);
+    for (const signal of STOPPING_SIGNALS) {
+      process.off(signal, onSignal);
+    }
+  };
+  process.once('exit', release);
+  for (const signal of STOPPING_SIGNALS) {
+    process.on(signal, onSignal);
+  }
+  return stopWatching;
+}
+
 /** Listens on the Unix socket that `serve ARGS` names, before the service exists; or undefined. */
 export async function listenFirst(
   args: readonly string[],
@@ -74,31 +101,10 @@ export async function listenFirst(
     early.close();
     return undefined;
   }
-  const releaseAtExit = (): void => listener.release();
-  process.once('exit', releaseAtExit);
-  const releaseOnSignal = (signal: NodeJS.Signals): void => {
-    if (process.listenerCount(signal) > 1) {
-      return; // the service catches it from here on and stops in its own way
-    }
-    // Not watched from here on, whatever state the hand-over is in: raised again, the signal
-    // meets no listener and ends the process as it would have.
-    stopWatchingSignals();
-    close();
-    process.kill(process.pid, signal);
-  };
-  for (const signal of STOPPING_SIGNALS) {
-    process.on(signal, releaseOnSignal);
-  }
-  const stopWatchingSignals = (): void => {
-    for (const signal of STOPPING_SIGNALS) {
-      process.off(signal, releaseOnSignal);
-    }
-  };
-  // Waiting until handed over or closed; either happens once.
-  let waitingForService = true;
+  const stopWatching = releaseWhenEnding(() => close());
+  let waitingForService = true; // until handed over or closed; either happens once
   const shutDown = (): void => {
-    process.off('exit', releaseAtExit);
-    stopWatchingSignals();
+    stopWatching();
     listener.release();
     early.close();
     for (const socket of waiting) {
@@ -107,6 +113,7 @@ export async function listenFirst(
     waiting.clear();
   };
   const close = (): void => {
+    listener.release(); // even mid-hand-over: release() removes the name only while it is ours
     if (waitingForService) {
       waitingForService = false;
       shutDown();
@@ -128,8 +135,7 @@ export async function listenFirst(
         shutDown();
         throw error;
       }
-      process.off('exit', releaseAtExit);
-      stopWatchingSignals();
+      stopWatching();
       deliver = socket => {
         server.emit('connection', socket);
         socket.resume();
