@@ -26,7 +26,8 @@ const {
   median,
   neutralStartEnv,
   replayEntry,
-  threadsCpuMs
+  threadsCpuMs,
+  untilAnswers
 } = require('./support');
 
 const BASE_URL = '/user/alice/';
@@ -88,17 +89,8 @@ function launch(backend, bodiesFile) {
   return { backend, dir, socket, child, prefix };
 }
 
-async function ready(running) {
-  for (let i = 0; i < 500; i++) {
-    if (
-      fs.existsSync(running.socket) &&
-      (await get(running.socket, '/')) !== undefined
-    ) {
-      return;
-    }
-    await sleep(10);
-  }
-  throw new Error(`${running.backend.label} did not answer within 5 s`);
+function ready(running) {
+  return untilAnswers(running.socket, running.backend.label);
 }
 
 async function stop(running) {

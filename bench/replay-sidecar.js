@@ -14,11 +14,10 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { serveBare } = require('./bare-server');
-const { httpText, replayEntry } = require('./support');
+const { httpText, replayEntry, untilAnswers } = require('./support');
 
 const BIN = path.join(__dirname, '..', 'bin', 'project-startup.js');
 const TARGETS = ['capabilities', 'startup?interface=notebook'];
-const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
 
 function option(argv, name, fallback) {
   const at = argv.indexOf(name);
@@ -45,16 +44,7 @@ async function capture(argv, baseUrl) {
       5000
     ).catch(() => undefined);
   try {
-    let ready = false;
-    for (let i = 0; i < 500 && !ready; i++) {
-      ready = fs.existsSync(socket) && (await get('/')) !== undefined;
-      if (!ready) {
-        await sleep(10);
-      }
-    }
-    if (!ready) {
-      throw new Error('the sidecar did not answer within 5 s');
-    }
+    await untilAnswers(socket, 'the sidecar');
     const answers = {};
     for (const target of TARGETS) {
       const at = `${baseUrl}project/${target}`;

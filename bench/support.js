@@ -57,6 +57,25 @@ function medianInterval(values, resamples = 2000) {
   ];
 }
 
+/**
+ * Resolves once something answers HTTP on the Unix socket `socketPath` (any status), asking
+ * every 10 ms at most 500 times; rejects naming `label` after that.
+ */
+async function untilAnswers(socketPath, label) {
+  for (let i = 0; i < 500; i++) {
+    if (
+      fs.existsSync(socketPath) &&
+      (await httpAnswer(socketPath, { path: '/' }, 5000).catch(
+        () => undefined
+      )) !== undefined
+    ) {
+      return;
+    }
+    await new Promise(resolve => setTimeout(resolve, 10));
+  }
+  throw new Error(`${label} did not answer within 5 s`);
+}
+
 function freePort() {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
@@ -232,5 +251,6 @@ module.exports = {
   medianInterval,
   pin,
   replayEntry,
-  threadsCpuMs
+  threadsCpuMs,
+  untilAnswers
 };

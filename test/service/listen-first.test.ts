@@ -233,38 +233,17 @@ test(`at most ${PENDING_MAX} connections wait for the service; those beyond are 
   expect(answered.filter(a => a.status === 200)).toHaveLength(PENDING_MAX);
 });
 
-test('a process that ends before the service takes over leaves no socket behind', async () => {
-  const dir = socketDir();
-  const socketPath = path.join(dir, 's');
-  const compiled = path.join(REPO_ROOT, 'sidecar/dist/http/listen-first.js');
-  const child = spawn(
-    process.execPath,
-    [
-      '-e',
-      `require(${JSON.stringify(compiled)}).listenFirst(['--unix-socket', ${JSON.stringify(socketPath)}], '/').then(early => { console.log(early ? 'listening' : 'not listening'); process.exit(2); });`
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] }
-  );
-  let output = '';
-  child.stdout.on('data', chunk => (output += String(chunk)));
-  const code = await new Promise<number | null>(resolve =>
-    child.once('exit', resolve)
-  );
-  expect({ code, output: output.trim() }).toEqual({
-    code: 2,
-    output: 'listening'
-  });
-  expect(fs.readdirSync(dir)).toEqual([]);
-});
-
-/** A process that listens early and waits, as the bin does while the service loads. */
+/**
+ * A process that listens early and waits, as the bin does while the service loads; `then` runs
+ * once it has said whether it listens (in the same turn, before anything can signal it).
+ */
 function earlyProcess(socketPath: string, then = '') {
   const compiled = path.join(REPO_ROOT, 'sidecar/dist/http/listen-first.js');
   const child = spawn(
     process.execPath,
     [
       '-e',
-      `require(${JSON.stringify(compiled)}).listenFirst(['--unix-socket', ${JSON.stringify(socketPath)}], '/').then(early => { ${then}; console.log(early ? 'listening' : 'not listening'); setInterval(() => undefined, 1000); });`
+      `require(${JSON.stringify(compiled)}).listenFirst(['--unix-socket', ${JSON.stringify(socketPath)}], '/').then(early => { console.log(early ? 'listening' : 'not listening'); ${then}; setInterval(() => undefined, 1000); });`
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] }
   );
@@ -281,6 +260,14 @@ function earlyProcess(socketPath: string, then = '') {
   };
   return { child, ended, printed, output: () => output.trim() };
 }
+
+test('a process that ends before the service takes over leaves no socket behind', async () => {
+  const dir = socketDir();
+  const early = earlyProcess(path.join(dir, 's'), 'process.exit(2)');
+  expect(await early.ended).toEqual({ code: 2, signal: null });
+  expect(early.output()).toBe('listening');
+  expect(fs.readdirSync(dir)).toEqual([]);
+});
 
 test.each(['SIGTERM', 'SIGINT', 'SIGHUP'] as const)(
   '%s before the service takes over removes the socket and still ends the process by that signal',

@@ -39,7 +39,7 @@ describe('the bundle files', () => {
   });
 
   it('the wheel hook copies what an install checks for', () => {
-    expect([...hatchBundleFiles()].sort()).toEqual([...runtime].sort());
+    expect(hatchBundleFiles().sort()).toEqual([...runtime].sort());
   });
 
   it('the bin loads only files an install checks for, and all of the bundle', () => {

@@ -113,10 +113,11 @@ export async function listenFirst(
     waiting.clear();
   };
   const close = (): void => {
-    listener.release(); // even mid-hand-over: release() removes the name only while it is ours
     if (waitingForService) {
       waitingForService = false;
       shutDown();
+    } else {
+      listener.release(); // mid-hand-over: removes the name only while it still is ours
     }
   };
   return {
