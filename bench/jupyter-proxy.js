@@ -83,7 +83,9 @@ const HELP = `Usage: node bench/jupyter-proxy.js [options]
                     against a bare backend: the calibration)
   --node-option O   a Node option put before the bin in the sidecar's proxy command (repeatable),
                     e.g. --node-option=--max-semi-space-size=1
-  --out FILE        where to write the results (default bench/jupyter-proxy-results.json)`;
+  --out FILE        where to write the results (default bench/jupyter-proxy-results.json)
+  --pool FILE...    measure nothing: the warm rounds of earlier runs' result files (--out)
+                    taken together, their throughput ratios and CPU as one run's (last option)`;
 
 function log(message) {
   process.stderr.write(`bench:jupyter: ${message}\n`);
@@ -106,7 +108,8 @@ function parseOptions(argv) {
     check: false,
     sidecarBin: undefined,
     nodeOptions: [],
-    out: path.join(__dirname, 'jupyter-proxy-results.json')
+    out: path.join(__dirname, 'jupyter-proxy-results.json'),
+    pool: undefined
   };
   const numbers = {
     '--cold-runs': ['coldRuns', 1, 30],
@@ -131,6 +134,12 @@ function parseOptions(argv) {
       }
     } else if (arg.startsWith('--node-option=')) {
       o.nodeOptions.push(arg.slice('--node-option='.length));
+    } else if (arg === '--pool') {
+      o.pool = argv.slice(i + 1);
+      if (o.pool.length === 0) {
+        fail('--pool needs one or more result files');
+      }
+      break;
     } else if (arg === '--out') {
       o.out = path.resolve(argv[++i] || '');
     } else if (numbers[arg]) {
@@ -342,11 +351,10 @@ function throughputVerdict([low, high]) {
 }
 
 /**
- * The three ratios, each with its raw figures and whether it meets its target. A throughput
- * ratio is the median of the rounds' ratios, with its interval; its columns show each backend's
- * median req/s.
+ * The warm throughput rows: per target the median of the rounds' ratios, with its interval and
+ * verdict; its columns show each backend's median req/s.
  */
-function verdicts(cold, warm, rss) {
+function throughputRows(warm) {
   const rps = name => median(warm[name].map(r => r.rps));
   const rows = [];
   for (const target of Object.keys(TARGETS)) {
@@ -364,6 +372,36 @@ function verdicts(cold, warm, rss) {
       met: verdict !== 'NO'
     });
   }
+  return rows;
+}
+
+/**
+ * What each target costs above bare, in µs of CPU per request: the median of the rounds' paired
+ * differences (the two runs of a round are back to back), for the backend itself and for
+ * Jupyter in front of it. Pinned, the two together are what the core gives up.
+ */
+function pairedCpuLine(warm) {
+  const above = (target, index) => {
+    const bare = warm[`bare ${target}`];
+    const sign = v => (v < 0 ? '' : '+') + fmt(v, 1);
+    return sign(
+      median(
+        warm[`sidecar ${target}`].map(
+          (run, i) => run.cpuUsEach[index] - bare[i].cpuUsEach[index]
+        )
+      )
+    );
+  };
+  return `CPU per request above bare's (µs, median of the rounds' paired differences), the backend: capabilities ${above('capabilities', 1)}, startup ${above('startup', 1)}; Jupyter in front of it: capabilities ${above('capabilities', 0)}, startup ${above('startup', 0)}`;
+}
+
+/**
+ * The three ratios, each with its raw figures and whether it meets its target. A throughput
+ * ratio is the median of the rounds' ratios, with its interval; its columns show each backend's
+ * median req/s.
+ */
+function verdicts(cold, warm, rss) {
+  const rows = throughputRows(warm);
   const cs = median(cold.sidecar);
   const cb = median(cold.bare);
   const coldMet = cs / cb <= GOALS.cold;
@@ -389,12 +427,10 @@ function verdicts(cold, warm, rss) {
   return rows;
 }
 
-function report({ o, pinned, found, cold, measured }) {
-  const { warm, rss, idle } = measured;
-  const rows = verdicts(cold, warm, rss);
+/** The ratios as a markdown table, a row per measure. */
+function ratioTable(rows) {
   const digits = row => (row.measure.startsWith('warm') ? 0 : 1);
-  const coldRange = values => `${values.map(v => fmt(v, 0)).join(', ')}`;
-  const table = markdownTable(
+  return markdownTable(
     ['Measure', 'Sidecar', 'Bare node:http', 'Ratio', 'Target', 'Met'],
     rows.map(row => [
       row.measure,
@@ -407,6 +443,64 @@ function report({ o, pinned, found, cold, measured }) {
       row.verdict
     ])
   );
+}
+
+/**
+ * `--pool`: the warm rounds of earlier runs' result files taken together, as one run of all
+ * their rounds (the throughput rows and the CPU line; nothing is measured). Runs of one mode
+ * only: pinned and unpinned rounds measure different things.
+ */
+function pool(files) {
+  const warm = {};
+  const modes = new Set();
+  for (const file of files) {
+    let results;
+    try {
+      results = JSON.parse(fs.readFileSync(file, 'utf8'));
+    } catch (error) {
+      fail(`--pool: cannot read ${file}: ${error.message}`);
+    }
+    const names = Object.keys(TARGETS).flatMap(t => [
+      `sidecar ${t}`,
+      `bare ${t}`
+    ]);
+    if (
+      !results.load ||
+      names.some(name => !Array.isArray(results.load[name]))
+    ) {
+      fail(`--pool: ${file} holds no warm rounds (write one with --out)`);
+    }
+    modes.add(
+      results.options && results.options.pin === false ? 'not pinned' : 'pinned'
+    );
+    for (const name of names) {
+      warm[name] = [...(warm[name] || []), ...results.load[name]];
+    }
+  }
+  if (modes.size > 1) {
+    fail(
+      '--pool: the files mix pinned and unpinned runs; pool runs of one mode'
+    );
+  }
+  const rows = throughputRows(warm);
+  const out = [
+    '',
+    `Pooled: ${files.length} run${files.length === 1 ? '' : 's'}, ${warm['sidecar capabilities'].length} rounds, ${[...modes][0]} (${files.join(', ')})`,
+    '',
+    ...ratioTable(rows),
+    '',
+    pairedCpuLine(warm),
+    ''
+  ];
+  process.stdout.write(`${out.join('\n')}\n`);
+  return rows;
+}
+
+function report({ o, pinned, found, cold, measured }) {
+  const { warm, rss, idle } = measured;
+  const rows = verdicts(cold, warm, rss);
+  const coldRange = values => `${values.map(v => fmt(v, 0)).join(', ')}`;
+  const table = ratioTable(rows);
   const cpu = name => median(warm[name].map(r => r.cpuUsEach[1]));
   const out = [
     '',
@@ -428,6 +522,7 @@ function report({ o, pinned, found, cold, measured }) {
     `Cold first answers (ms), sidecar: ${coldRange(cold.sidecar)}; bare: ${coldRange(cold.bare)}`,
     `RSS after the first answers, before the load (MiB): sidecar ${fmt(idle.sidecar, 1)}, bare ${fmt(idle.bare, 1)}`,
     `Backend CPU per request (µs), capabilities: sidecar ${fmt(cpu('sidecar capabilities'), 1)}, bare ${fmt(cpu('bare capabilities'), 1)}; startup: sidecar ${fmt(cpu('sidecar startup'), 1)}, bare ${fmt(cpu('bare startup'), 1)}`,
+    pairedCpuLine(warm),
     'Ratios: sidecar / bare (throughput: above 1 is faster; cold and RSS: below 1 is better).',
     ''
   ];
@@ -451,6 +546,10 @@ function notTheBundle(bin) {
 
 async function main() {
   const o = parseOptions(process.argv.slice(2));
+  if (o.pool) {
+    const rows = pool(o.pool);
+    return o.check && rows.some(row => !row.met) ? 1 : 0;
+  }
   const why = notTheBundle(
     o.sidecarBin || path.join(__dirname, '..', 'bin', 'project-startup.js')
   );
