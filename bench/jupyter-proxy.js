@@ -451,6 +451,10 @@ function ratioTable(rows) {
  * only: pinned and unpinned rounds measure different things.
  */
 function pool(files) {
+  const names = Object.keys(TARGETS).flatMap(t => [
+    `sidecar ${t}`,
+    `bare ${t}`
+  ]);
   const warm = {};
   const modes = new Set();
   for (const file of files) {
@@ -460,10 +464,6 @@ function pool(files) {
     } catch (error) {
       fail(`--pool: cannot read ${file}: ${error.message}`);
     }
-    const names = Object.keys(TARGETS).flatMap(t => [
-      `sidecar ${t}`,
-      `bare ${t}`
-    ]);
     if (
       !results.load ||
       names.some(name => !Array.isArray(results.load[name]))
@@ -547,8 +547,7 @@ function notTheBundle(bin) {
 async function main() {
   const o = parseOptions(process.argv.slice(2));
   if (o.pool) {
-    const rows = pool(o.pool);
-    return o.check && rows.some(row => !row.met) ? 1 : 0;
+    return exitCode(o, pool(o.pool));
   }
   const why = notTheBundle(
     o.sidecarBin || path.join(__dirname, '..', 'bin', 'project-startup.js')
@@ -614,6 +613,11 @@ async function main() {
     )}\n`
   );
   log(`wrote ${path.relative(process.cwd(), o.out) || o.out}`);
+  return exitCode(o, rows);
+}
+
+/** 1 under --check when a ratio misses its target, else 0. */
+function exitCode(o, rows) {
   return o.check && rows.some(row => !row.met) ? 1 : 0;
 }
 
