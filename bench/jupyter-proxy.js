@@ -161,6 +161,16 @@ const BACKENDS = {
   sidecar: { entry: 'project', find: pid => sidecarPid(pid, sidecarBin) },
   bare: { entry: BARE_ENTRY, find: pid => childPid(pid, BARE) }
 };
+// A load run's cpuUsEach, in the order its pids are given: Jupyter's, then the backend's.
+const JUPYTER_CPU = 0;
+const BACKEND_CPU = 1;
+
+/** The names of a run's warm rounds (`sidecar capabilities`, ...), as results files key them. */
+function roundNames() {
+  return Object.keys(TARGETS).flatMap(target =>
+    Object.keys(BACKENDS).map(backend => `${backend} ${target}`)
+  );
+}
 
 const proxiedPath = (backend, target) =>
   `${BASE_URL}${BACKENDS[backend].entry}/${TARGETS[target]}`;
@@ -258,11 +268,7 @@ async function measureCold(o, env) {
 async function loadRounds(o, server, pids, pinned) {
   const targets = Object.keys(TARGETS);
   const backends = Object.keys(BACKENDS);
-  const warm = Object.fromEntries(
-    targets.flatMap(target =>
-      backends.map(backend => [`${backend} ${target}`, []])
-    )
-  );
+  const warm = Object.fromEntries(roundNames().map(name => [name, []]));
   for (let round = 0; round < o.rounds; round++) {
     const turn = list => (round % 2 ? [...list].reverse() : list);
     const order = turn(targets).flatMap(target =>
@@ -276,7 +282,7 @@ async function loadRounds(o, server, pids, pinned) {
           url: `http://127.0.0.1:${server.port}${proxiedPath(backend, target)}`,
           method: 'GET',
           headers: server.auth,
-          pids: [server.pid, pids[backend]],
+          pids: [server.pid, pids[backend]], // JUPYTER_CPU, BACKEND_CPU
           connections: o.connections,
           warmupSeconds: o.warmup,
           durationSeconds: o.duration
@@ -392,7 +398,7 @@ function pairedCpuLine(warm) {
       )
     );
   };
-  return `CPU per request above bare's (µs, median of the rounds' paired differences), the backend: capabilities ${above('capabilities', 1)}, startup ${above('startup', 1)}; Jupyter in front of it: capabilities ${above('capabilities', 0)}, startup ${above('startup', 0)}`;
+  return `CPU per request above bare's (µs, median of the rounds' paired differences), the backend: capabilities ${above('capabilities', BACKEND_CPU)}, startup ${above('startup', BACKEND_CPU)}; Jupyter in front of it: capabilities ${above('capabilities', JUPYTER_CPU)}, startup ${above('startup', JUPYTER_CPU)}`;
 }
 
 /**
@@ -451,10 +457,7 @@ function ratioTable(rows) {
  * only: pinned and unpinned rounds measure different things.
  */
 function pool(files) {
-  const names = Object.keys(TARGETS).flatMap(t => [
-    `sidecar ${t}`,
-    `bare ${t}`
-  ]);
+  const names = roundNames();
   const warm = {};
   const modes = new Set();
   for (const file of files) {
@@ -501,7 +504,7 @@ function report({ o, pinned, found, cold, measured }) {
   const rows = verdicts(cold, warm, rss);
   const coldRange = values => `${values.map(v => fmt(v, 0)).join(', ')}`;
   const table = ratioTable(rows);
-  const cpu = name => median(warm[name].map(r => r.cpuUsEach[1]));
+  const cpu = name => median(warm[name].map(r => r.cpuUsEach[BACKEND_CPU]));
   const out = [
     '',
     `Machine: ${machineLine()}; ${loadLine('at the end of the run')}`,
