@@ -131,6 +131,7 @@ describe.each(PLATFORMS)('a crash at each step of initialize: $name', p => {
         program: [CRASH_SERVE, step]
       });
       expect(crashing.stderr()).toMatch(/TEST-ONLY fault injection armed/);
+      const crashedPid = crashing.child.pid as number;
       const before = await request(
         `${crashing.url}startup?interface=${p.iface}`,
         { token: TOKEN }
@@ -201,7 +202,9 @@ describe.each(PLATFORMS)('a crash at each step of initialize: $name', p => {
       );
       expect(check.status).toBe('pass');
 
+      const pidTakenBefore = alive(crashedPid);
       const again = await initialize(restarted.url, body);
+      const pidTaken = pidTakenBefore || alive(crashedPid);
       expect(again?.status).toBe(RECORD_AFTER[step] ? 200 : 201);
       expectValid('InitializeResponse', again?.json);
       expect(again?.json.phase).toBe('ready');
@@ -211,8 +214,17 @@ describe.each(PLATFORMS)('a crash at each step of initialize: $name', p => {
       const final = inspectState(statePath);
       expect(final.record).toEqual(again?.json.record);
       if (!RECORD_AFTER[step]) {
-        // The creation that completed cleared the temporaries a crash left.
-        expect(final.leftovers).toEqual([]);
+        // The creation that completed cleared the temporaries a crash left: all of them, unless
+        // the kernel had already given the crashed writer's pid to another process. state.ts
+        // never removes the temporary of a pid in use, so then it keeps that writer's, and only.
+        const crashedWriters = new RegExp(
+          `^\\.initialization\\.json\\.${crashedPid}\\.`
+        );
+        expect(
+          final.leftovers.filter(
+            name => !(pidTaken && crashedWriters.test(name))
+          )
+        ).toEqual([]);
       }
       expect((await restarted.stop()).code).toBe(0);
     },
