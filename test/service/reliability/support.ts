@@ -246,14 +246,8 @@ export function openFdsOf(pid: number): number | undefined {
   }
 }
 
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+/** Whether a process holds the pid (test/helpers/processes.ts says when that is the one meant). */
+export { alive } from '../../helpers/processes';
 
 /** Every path below `dir`: the helpers' listTree, under the name these suites use. */
 export { listTree as tree } from '../../helpers/cli';

@@ -60,6 +60,7 @@ import {
   writePluginSetting
 } from './panel-helpers';
 import { expectAccessible } from './axe';
+import { seeProcess, stillRuns } from '../../helpers/processes';
 import { waitFor } from '../../helpers/wait';
 
 /** How long the page may take to show a change: many 1 s intervals, and the backoff's cap (10 s). */
@@ -84,15 +85,6 @@ function runtimeInfo(
     }
   }
   return undefined;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The panel's live region (role=status) and the status bar item's text, as the page shows them. */
@@ -447,16 +439,17 @@ describe('live state: the panel and the status bar follow the service without a 
   test('(b) the sidecar killed mid-session: a clear failure, never the old phase as current; recovers by itself after the relaunch', async () => {
     await waitForShown(p(), READY, 'Project: Ready');
     const seen = problemCount();
-    const victim = runtimeInfo(s());
-    if (!victim) {
+    const info = runtimeInfo(s());
+    if (!info) {
       throw new Error(`no running sidecar found in ${s().dirs.sidecarRuntime}`);
     }
+    const victim = seeProcess(info.pid);
     await recordShown(p());
     // Each relaunch by the proxy's supervisor exits 2 while the runtime directory is not private.
     fs.chmodSync(s().dirs.sidecarRuntime, 0o770);
     try {
       process.kill(victim.pid, 'SIGKILL');
-      await waitFor(() => !alive(victim.pid), {
+      await waitFor(() => !stillRuns(victim), {
         what: 'the killed sidecar to be gone',
         timeoutMs: 10000
       });

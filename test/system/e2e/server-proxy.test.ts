@@ -27,16 +27,8 @@ import {
   startLabServer,
   stopAllLabServers
 } from './helpers';
+import { alive, seeProcess, stillRuns } from '../../helpers/processes';
 import { waitFor } from '../../helpers/wait';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The sidecar's runtime file (pid, instance id), once it has written one. */
 function sidecarRuntime(
@@ -291,10 +283,9 @@ describe('the real jupyter-server-proxy in front of the sidecar', () => {
   }, 30000);
 
   test("a sidecar stopped on its own with exit 0 is not restarted: later requests get the proxy's 500 until Jupyter restarts", async () => {
-    const info = sidecarRuntime(s()) as { pid: number };
-    expect(alive(info.pid)).toBe(true);
-    process.kill(info.pid, 'SIGTERM'); // the sidecar stops cleanly: exit 0
-    await waitFor(() => !alive(info.pid), {
+    const sidecar = seeProcess(sidecarRuntime(s())?.pid);
+    process.kill(sidecar.pid, 'SIGTERM'); // the sidecar stops cleanly: exit 0
+    await waitFor(() => !stillRuns(sidecar), {
       what: 'the sidecar to stop',
       timeoutMs: 10000
     });
@@ -323,8 +314,7 @@ describe('the sidecar ends with the Jupyter server', () => {
         headers: { authorization: `token ${server.token}` }
       });
       expect(answer.status).toBe(200);
-      const sidecar = sidecarRuntime(server)?.pid as number;
-      expect(alive(sidecar)).toBe(true);
+      const sidecar = seeProcess(sidecarRuntime(server)?.pid);
       const socket = sidecarSocket(server) as string;
       expect(fs.existsSync(socket)).toBe(true);
       process.kill(server.pid, 'SIGTERM'); // not the group: the proxy itself must end the sidecar
@@ -332,7 +322,7 @@ describe('the sidecar ends with the Jupyter server', () => {
         what: 'the server to exit',
         timeoutMs: 15000
       });
-      await waitFor(() => !alive(sidecar), {
+      await waitFor(() => !stillRuns(sidecar), {
         what: 'the sidecar to end',
         timeoutMs: 5000
       });

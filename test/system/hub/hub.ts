@@ -38,6 +38,7 @@ import {
   REPO_ROOT,
   serverProxyLocation
 } from '../e2e/helpers';
+import { alive } from '../../helpers/processes';
 import { delay } from '../../helpers/wait';
 import { realStack, VENDORED_SERVER_PROXY } from '../../helpers/real-stack';
 import {
@@ -185,18 +186,6 @@ export async function freePorts(count: number): Promise<number[]> {
         server => new Promise<void>(resolve => server.close(() => resolve()))
       )
     );
-  }
-}
-
-function alive(pid: number | undefined): boolean {
-  if (!pid) {
-    return false;
-  }
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 
