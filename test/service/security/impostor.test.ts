@@ -76,6 +76,28 @@ const NS_LAST_PID_LOCK = path.join(
   'project-startup-ns-last-pid.lock'
 );
 
+const NS_LAST_PID = '/proc/sys/kernel/ns_last_pid';
+
+/**
+ * Runs `fork` with the pid namespace's cursor just below `pid`, so that the process it makes gets
+ * that pid when it is free, and then puts the cursor back where it was at once. Left rewound, the
+ * kernel hands the next processes and threads of every suite running beside this one the pids
+ * that their own processes just freed, and a suite that still looks at such a pid (the crash
+ * test did) sees another process there.
+ */
+function forkAtPid<T>(pid: number, fork: () => T): T {
+  const cursor = Number(fs.readFileSync(NS_LAST_PID, 'utf8'));
+  // The next process made in this pid namespace gets ns_last_pid + 1.
+  fs.writeFileSync(NS_LAST_PID, String(pid - 1));
+  try {
+    return fork();
+  } finally {
+    if (Number(fs.readFileSync(NS_LAST_PID, 'utf8')) < cursor) {
+      fs.writeFileSync(NS_LAST_PID, String(cursor));
+    }
+  }
+}
+
 /** Holds the ns_last_pid lock while `body` runs; a holder that died leaves a lock we take over. */
 async function withNsLastPidLock<T>(body: () => Promise<T>): Promise<T> {
   await waitFor(
@@ -141,13 +163,9 @@ async function startImpostor(
         if (fs.existsSync(`/proc/${pid}`)) {
           return false; // someone else's process holds it now
         }
-        // The next process made in this pid namespace gets ns_last_pid + 1: the dead service's pid.
-        fs.writeFileSync('/proc/sys/kernel/ns_last_pid', String(pid - 1));
-        const candidate = spawnImpostor(uid, IMPOSTOR, [
-          String(port),
-          instanceId,
-          log
-        ]);
+        const candidate = forkAtPid(pid, () =>
+          spawnImpostor(uid, IMPOSTOR, [String(port), instanceId, log])
+        );
         if (candidate.pid === pid) {
           return candidate;
         }
