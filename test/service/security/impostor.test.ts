@@ -147,17 +147,21 @@ function reaped(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Starts the impostor on `port` as `uid`, with pid `pid` when the kernel lets us choose it. */
-async function startImpostor(
-  port: number,
-  instanceId: string,
-  uid: number,
-  pid: number
-): Promise<Impostor> {
+/**
+ * A real service killed with SIGKILL, then the impostor on its port as `uid`, with its pid. Both
+ * inside the ns_last_pid lock: from the kill to the fork no other suite rewinds the cursor, and
+ * none leaves it rewound (forkAtPid), so nothing else is given the dead service's pid meanwhile.
+ */
+async function impostorOfKilledService(
+  uid: number
+): Promise<{ k: Killed; impostor: Impostor }> {
   const log = impostorLog(uid);
   return withNsLastPidLock(async () => {
-    // Another process (a parallel suite) may hold the pid for a while, or be made between the
-    // write and the fork: wait for the pid to be free, then try again, bounded in looks and time.
+    const k = await killedService();
+    const { port } = k;
+    const { instanceId, pid } = k.info;
+    // Only a wrap of the pid space could give the pid away: then wait for it to be free again,
+    // and retry a fork that another process overtook, bounded in looks and time.
     const child = await waitFor(
       async () => {
         if (fs.existsSync(`/proc/${pid}`)) {
@@ -176,7 +180,12 @@ async function startImpostor(
       { what: `the impostor with pid ${pid}`, timeoutMs: 30000, intervalMs: 20 }
     );
     await firstOutput(child, 'the impostor');
-    return { child, log, received: () => fs.readFileSync(log, 'utf8') };
+    const impostor = {
+      child,
+      log,
+      received: () => fs.readFileSync(log, 'utf8')
+    };
+    return { k, impostor };
   });
 }
 
@@ -210,13 +219,7 @@ function expectNothingSecret(impostor: Impostor, token: string): void {
 
 describe('a dead service whose port and pid another process took', () => {
   it('another user (uid 65534) holding its port and pid: the token is never sent; the stale file is removed and the command answers locally', async () => {
-    const k = await killedService();
-    const impostor = await startImpostor(
-      k.port,
-      k.info.instanceId,
-      OTHER_UID,
-      k.info.pid
-    );
+    const { k, impostor } = await impostorOfKilledService(OTHER_UID);
     const r = await runCli(['capabilities'], {
       env: k.s.env,
       cwd: k.s.projectDir
@@ -233,13 +236,7 @@ describe('a dead service whose port and pid another process took', () => {
   });
 
   it('a process of our own uid holding its port and pid: it cannot prove the token, so nothing is sent and the command says so (exit 1)', async () => {
-    const k = await killedService();
-    const impostor = await startImpostor(
-      k.port,
-      k.info.instanceId,
-      0,
-      k.info.pid
-    );
+    const { k, impostor } = await impostorOfKilledService(0);
     for (const command of ['capabilities', 'status', 'url']) {
       const r = await runCli([command], { env: k.s.env, cwd: k.s.projectDir });
       expectNothingSecret(impostor, k.info.token);
