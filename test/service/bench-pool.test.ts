@@ -34,12 +34,15 @@ function resultsFile(
   return file;
 }
 
-function pool(...args: string[]) {
-  return spawnSync(process.execPath, [BENCH, '--pool', ...args], {
+/** The bench with `args`, bounded in time. */
+function bench(...args: string[]) {
+  return spawnSync(process.execPath, [BENCH, ...args], {
     encoding: 'utf8',
     timeout: 30_000
   });
 }
+
+const pool = (...files: string[]) => bench('--pool', ...files);
 
 describe('bench:jupyter --pool', () => {
   let dir: string;
@@ -83,9 +86,7 @@ describe('bench:jupyter --pool', () => {
     expect(run.status).toBe(0);
     expect(run.stdout).toContain('Pooled: 1 run, 3 rounds, not pinned');
     expect(run.stdout).toMatch(/0\.82x \(0\.8\d-0\.8\d\) \| >= 0\.95 \| NO/);
-    expect(
-      spawnSync(process.execPath, [BENCH, '--check', '--pool', slow]).status
-    ).toBe(1);
+    expect(bench('--check', '--pool', slow).status).toBe(1);
   });
 
   it('refuses pinned and unpinned rounds together, and a file without rounds, with exit 2', () => {
