@@ -212,6 +212,20 @@ export function request(
   url: string,
   options: RequestOptions = {}
 ): Promise<HttpResult> {
+  return sendOnce(url, options).catch((error: RequestError) => {
+    // A pooled keep-alive socket that the service closed as idle just as this request went out
+    // is reset before the service read a byte of it (Node's documented race): send it once
+    // more, on a connection of its own. A reset of a fresh connection is a real failure.
+    if (error.code === 'ECONNRESET' && error.reusedSocket === true) {
+      return sendOnce(url, { ...options, newConnection: true });
+    }
+    throw error;
+  });
+}
+
+type RequestError = NodeJS.ErrnoException & { reusedSocket?: boolean };
+
+function sendOnce(url: string, options: RequestOptions): Promise<HttpResult> {
   const target = new URL(url);
   const headers: Record<string, string> = {
     host: target.host,
@@ -277,7 +291,10 @@ export function request(
       }
     );
     req.on('timeout', () => req.destroy(new Error('request timed out')));
-    req.on('error', reject);
+    req.on('error', (error: RequestError) => {
+      error.reusedSocket = req.reusedSocket;
+      reject(error);
+    });
     req.end(options.body);
   });
 }
