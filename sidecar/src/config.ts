@@ -33,6 +33,7 @@ import {
   resolveProjectDir
 } from './project-dir';
 import { searchesUpward } from './core/project-search';
+import { withJupyterSettings } from './jupyter-settings';
 import { findInitializedProject } from './observe/project-search';
 
 export { ConfigError, SettingError } from './config-errors';
@@ -167,6 +168,8 @@ export function resolveConfig(
   cwd = process.cwd(),
   site?: LoadedSiteConfig
 ): ServiceConfig {
+  // Inside a Jupyter server, what its configuration passes on (jupyter-settings.ts).
+  env = withJupyterSettings(env);
   // Each part checks its settings in this order, so the first wrong one is the one reported.
   const homeDir = setting(env, 'HOME') ?? safeHomedir();
   const realHome = homeDir === undefined ? undefined : realOrResolved(homeDir);

@@ -32,6 +32,7 @@ import { terminalSafe } from '../core/terminal-text';
 import type { Manifest } from '../core/manifest';
 import { realOrResolved } from '../project-dir';
 import { StartupService } from '../service';
+import { jupyterOrigin, withJupyterSettings } from '../jupyter-settings';
 import { EXIT, HELP, Io, parse, usage } from './usage';
 
 /** One value of the effective configuration. */
@@ -86,21 +87,23 @@ export function checkConfiguration(
   options: ServeOptions,
   io: Io
 ): ConfigReport {
-  const home = io.env.HOME;
+  // Inside a Jupyter server, what its configuration passes on (jupyter-settings.ts).
+  const env = withJupyterSettings(io.env);
+  const home = env.HOME;
   const loaded: LoadedSiteConfig = loadSiteConfig(
     options.config,
-    io.env,
+    env,
     io.cwd,
     home === undefined || home === '' ? undefined : realOrResolved(home)
   );
   const platformSetting =
-    io.env[PLATFORM_SETTING] || valueOfFile(loaded, 'PROJECT_STARTUP_PLATFORM');
+    env[PLATFORM_SETTING] || valueOfFile(loaded, 'PROJECT_STARTUP_PLATFORM');
   const problems = siteProblems(loaded, () =>
-    sitePlatform(io.env, platformSetting)
+    sitePlatform(env, platformSetting)
   );
   const base = {
     file: loaded.file?.path,
-    foundBy: foundBy(loaded, options.config),
+    foundBy: foundBy(loaded, options.config, env),
     looked: loaded.looked.map(c => `${c.path} (${c.scope})`),
     problems
   };
@@ -110,9 +113,9 @@ export function checkConfiguration(
   let config: ServiceConfig;
   let manifest: Manifest;
   try {
-    config = resolveConfig(options, io.env, io.cwd, loaded);
+    config = resolveConfig(options, env, io.cwd, loaded);
     // The manifest `serve` would serve: built by the service itself, from this configuration.
-    manifest = new StartupService({ config, env: io.env }).manifest.manifest;
+    manifest = new StartupService({ config, env }).manifest.manifest;
   } catch (error) {
     if (!(
       error instanceof SettingError || error instanceof InvalidPlatformSetting
@@ -134,19 +137,29 @@ export function checkConfiguration(
       manifest: null
     };
   }
-  return { ...base, settings: effectiveSettings(config, io.env), manifest };
+  return { ...base, settings: effectiveSettings(config, env), manifest };
 }
 
 function foundBy(
   loaded: LoadedSiteConfig,
-  flag: string | undefined
+  flag: string | undefined,
+  env: Io['env']
 ): string | undefined {
   const scope = loaded.looked.find(c => c.path === loaded.file?.path)?.scope;
   switch (scope) {
     case undefined:
       return undefined;
-    case 'explicit':
-      return flag !== undefined ? 'flag:--config' : `env:${SITE_CONFIG_ENV}`;
+    case 'explicit': {
+      if (flag !== undefined) {
+        return 'flag:--config';
+      }
+      const jupyter = jupyterOrigin(
+        env,
+        SITE_CONFIG_ENV,
+        env[SITE_CONFIG_ENV] ?? ''
+      );
+      return jupyter ? `jupyter:${jupyter.name}` : `env:${SITE_CONFIG_ENV}`;
+    }
     default:
       return `the ${scope} Jupyter config directory`;
   }
