@@ -304,6 +304,52 @@ describe('project-startup config check', () => {
   });
 });
 
+describe('settings the selected platform does not use', () => {
+  it('storage.approvedRoots on the hosted notebook platform: accepted, and config check warns that it has no effect', async () => {
+    const s = site();
+    const file = s.write(
+      'site.json',
+      `{
+  "platform": "hosted-notebook",
+  "storage": { "approvedRoots": ["/projects"] }
+}
+`
+    );
+    const r = await runCli(['config', 'check', '--config', file], {
+      env: s.env,
+      cwd: s.projectDir
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('1 warning (accepted, without effect):');
+    expect(r.stdout).toContain(
+      `  storage.approvedRoots (file:${file}:3): the Hosted notebook platform does not use it`
+    );
+    const json = await runCli(['config', 'check', '--json', '--config', file], {
+      env: s.env,
+      cwd: s.projectDir
+    });
+    expect(JSON.parse(json.stdout).warnings).toEqual([
+      expect.objectContaining({
+        key: 'storage.approvedRoots',
+        variable: 'PROJECT_STARTUP_APPROVED_STORAGE'
+      })
+    ]);
+    // Where the platform uses it, no warning.
+    const cluster = s.write(
+      'cluster.json',
+      '{ "platform": "cluster", "storage": { "approvedRoots": ["/projects"] } }\n'
+    );
+    const used = await runCli(
+      ['config', 'check', '--json', '--config', cluster],
+      {
+        env: s.env,
+        cwd: s.projectDir
+      }
+    );
+    expect(JSON.parse(used.stdout).warnings).toEqual([]);
+  });
+});
+
 describe('inside a Jupyter server: c.ProjectStartup as the server passes it on', () => {
   // What the server extension puts in the server's environment, which its terminals inherit
   // (configurable.py jupyter_settings_value): the variables it applies, each with its trait.

@@ -33,6 +33,7 @@ import type { Manifest } from '../core/manifest';
 import { realOrResolved } from '../project-dir';
 import { StartupService } from '../service';
 import { jupyterOrigin, withJupyterSettings } from '../jupyter-settings';
+import { unusedOn } from '../core/site-unused';
 import { EXIT, HELP, Io, parse, usage } from './usage';
 
 /** One value of the effective configuration. */
@@ -53,6 +54,13 @@ export interface ConfigReport {
   foundBy: string | undefined;
   /** null while there are problems. */
   manifest: Manifest | null;
+  /** Settings given that the selected platform does not use: accepted, without effect. */
+  warnings: {
+    key: string;
+    variable: string;
+    origin: SettingOrigin;
+    message: string;
+  }[];
 }
 
 export async function configCommand(args: string[], io: Io): Promise<number> {
@@ -108,14 +116,14 @@ export function checkConfiguration(
     problems
   };
   if (problems.length > 0) {
-    return { ...base, settings: [], manifest: null };
+    return { ...base, settings: [], manifest: null, warnings: [] };
   }
   let config: ServiceConfig;
-  let manifest: Manifest;
+  let service: StartupService;
   try {
     config = resolveConfig(options, env, io.cwd, loaded);
     // The manifest `serve` would serve: built by the service itself, from this configuration.
-    manifest = new StartupService({ config, env }).manifest.manifest;
+    service = new StartupService({ config, env });
   } catch (error) {
     if (!(
       error instanceof SettingError || error instanceof InvalidPlatformSetting
@@ -134,10 +142,34 @@ export function checkConfiguration(
         }
       ],
       settings: [],
-      manifest: null
+      manifest: null,
+      warnings: []
     };
   }
-  return { ...base, settings: effectiveSettings(config, env), manifest };
+  const settings = effectiveSettings(config, env);
+  const warnings = settings.flatMap(setting => {
+    const message =
+      setting.origin.source === 'default' ||
+      !Object.hasOwn(SITE_FILE_KEYS, setting.variable)
+        ? undefined
+        : unusedOn(service.adapter, setting.variable as SiteVariable);
+    return message === undefined
+      ? []
+      : [
+          {
+            key: setting.key,
+            variable: setting.variable,
+            origin: setting.origin,
+            message
+          }
+        ];
+  });
+  return {
+    ...base,
+    settings,
+    manifest: service.manifest.manifest,
+    warnings
+  };
 }
 
 function foundBy(
@@ -270,6 +302,16 @@ export function formatReport(report: ConfigReport): string {
   for (const setting of report.settings) {
     out.push(
       `  ${originText(setting.origin).padEnd(width)}  ${terminalSafe(setting.key)}=${terminalSafe(setting.value)}`
+    );
+  }
+  if (report.warnings.length > 0) {
+    out.push(
+      '',
+      `${report.warnings.length} warning${report.warnings.length === 1 ? '' : 's'} (accepted, without effect):`,
+      ...report.warnings.map(
+        w =>
+          `  ${terminalSafe(w.key)} (${terminalSafe(originText(w.origin))}): ${terminalSafe(w.message)}; remove it, or select the platform that uses it.`
+      )
     );
   }
   if (report.manifest !== null) {
