@@ -107,6 +107,8 @@ export interface ServiceConfig {
   modelSources: SiteModelSources;
   /** The site configuration file read, if any. */
   siteConfigFile: string | undefined;
+  /** Where it was looked for, in order (the diagnostics report names them when none was found). */
+  siteConfigLooked?: readonly string[];
   /** Where each setting's value came from, by variable name (or flag, for flags only). */
   origins: Readonly<Record<string, SettingOrigin>>;
 }
@@ -218,6 +220,7 @@ export function resolveConfig(
     platform: platformId,
     modelSources: siteModelSources(loaded.file),
     siteConfigFile: loaded.file?.path,
+    siteConfigLooked: loaded.looked.map(c => c.path),
     origins: {
       ...settings.origins,
       ...flagOrigins(options, env),

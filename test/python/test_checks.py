@@ -188,6 +188,26 @@ def test_the_entry_point_asks_the_proxy_not_to_count_polls_as_activity():
     assert callable(entry["environment"])
 
 
+def test_the_diagnostics_name_the_site_file_in_use_or_where_none_was_found(tmp_path):
+    report = tmp_path / "report.json"
+    node = {"path": "/usr/bin/node", "version": "22.0.0", "problem": None}
+    looked = ["/home/alice/.jupyter/project-startup.json", "/etc/jupyter/project-startup.json"]
+    for site, described in (
+        ({"file": looked[1], "looked": looked}, looked[1]),
+        ({"file": None, "looked": looked}, "none found (looked in {})".format(", ".join(looked))),
+    ):
+        report.write_text(json.dumps({"state": "running", "pid": os.getpid(), "siteConfig": site}), encoding="utf-8")
+        report.chmod(0o600)
+        state = read_sidecar_state(str(report))
+        assert state["siteConfig"] == {**site, "described": described}
+        jsonschema.validate(
+            diagnostics_report("1.0.0", node, {"version": "4.4.0", "problem": None}, state), DIAGNOSTICS_SCHEMA
+        )
+    # Not started yet: nobody has looked.
+    report.write_text(json.dumps({"state": "running", "pid": 0, "siteConfig": site}), encoding="utf-8")
+    assert read_sidecar_state(str(report))["siteConfig"] is None
+
+
 def test_sidecar_state_is_read_only_from_a_private_file(tmp_path):
     report = tmp_path / "report.json"
     report.write_text(
