@@ -20,6 +20,7 @@ import atexit
 import functools
 import json
 import os
+import sys
 
 from .checks import (
     DIAGNOSTICS_FILE_ENV,
@@ -34,6 +35,7 @@ from .checks import (
 )
 
 PACKAGE_NAME = "jupyterlab-project-startup"
+PYTHON_ENV = "PROJECT_STARTUP_PYTHON"
 HERE = os.path.dirname(os.path.abspath(__file__))
 NODE_RUNTIME = os.path.join(HERE, "node")
 # The wheel's staged copy (hatch_build.py); in a checkout on sys.path (the Python checks), the
@@ -154,6 +156,10 @@ def sidecar_environment(environ, root_dir, runtime_dir, configured=None):
     variables Jupyter's configuration sets (c.ProjectStartup.*, configurable.py)."""
     env = {name: escape_template(value) for name, value in (configured or {}).items()}
     env[DIAGNOSTICS_FILE_ENV] = escape_template(diagnostics_file_path(runtime_dir))
+    if not environ.get(PYTHON_ENV):
+        # The Python that runs Jupyter: its <sys.prefix>/etc/jupyter is a directory Jupyter reads
+        # configuration from, and so is the site file's (siteConfigCandidates in the sidecar).
+        env[PYTHON_ENV] = escape_template(sys.executable)
     if root_dir is not None and not environ.get(PROJECT_DIR_ENV):
         env[PROJECT_DIR_ENV] = escape_template(root_dir)
     return env
@@ -187,13 +193,19 @@ def _load_jupyter_server_extension(serverapp):
     # Here, not at the top: the notebook client imports this package in kernels without Jupyter.
     from jupyter_server.utils import url_path_join
 
-    from .configurable import ProjectStartup, configured_variables
+    from .configurable import JUPYTER_SETTINGS_ENV, ProjectStartup, configured_variables, jupyter_settings_value
     from .handlers import DIAGNOSTICS_ROUTE, DiagnosticsHandler
     from .launch_log import quiet_repeated_launch_failures
 
     global _SERVER_ROOT_DIR, _CONFIGURED_VARIABLES
     log = serverapp.log
     _CONFIGURED_VARIABLES = configured_variables(ProjectStartup(parent=serverapp), os.environ)
+    # Passed on to this server's terminals too (configurable.py, JUPYTER_SETTINGS_ENV).
+    settings = jupyter_settings_value(_CONFIGURED_VARIABLES)
+    if settings is not None:
+        os.environ[JUPYTER_SETTINGS_ENV] = settings
+    else:
+        os.environ.pop(JUPYTER_SETTINGS_ENV, None)
     base_url = serverapp.base_url
     root_dir = getattr(serverapp, "root_dir", None)
     _SERVER_ROOT_DIR = root_dir if isinstance(root_dir, str) and root_dir else None

@@ -280,7 +280,7 @@ def _pid_alive(pid):
 
 def read_sidecar_state(path):
     """The sidecar's own report (written by `project-startup serve`), as the contract shows it."""
-    state = {"state": "not-started", "lastError": None, "logTail": [], "diagnosticsFile": path}
+    state = {"state": "not-started", "lastError": None, "logTail": [], "diagnosticsFile": path, "siteConfig": None}
     # Only a private file of this user: Jupyter's runtime directory may be writable by others.
     text = read_private_text(path)
     if text is None:
@@ -294,6 +294,8 @@ def read_sidecar_state(path):
     if report.get("state") == "running":
         # A sidecar that is gone (stopped, killed) is started again by the proxy on the next request.
         state["state"] = "running" if _pid_alive(report.get("pid")) else "not-started"
+        if state["state"] == "running":
+            state["siteConfig"] = _site_config(report.get("siteConfig"))
     elif report.get("state") == "failed":
         state["state"] = "failed"
         last_error = report.get("lastError")
@@ -302,6 +304,19 @@ def read_sidecar_state(path):
         if isinstance(tail, list):
             state["logTail"] = [line for line in tail if isinstance(line, str)][-LOG_TAIL_LINES:]
     return state
+
+
+def _site_config(value):
+    """The site configuration file the running sidecar read, or None and where it looked."""
+    if not isinstance(value, dict):
+        return None
+    file = value.get("file")
+    looked = value.get("looked")
+    if not (file is None or isinstance(file, str)) or not isinstance(looked, list):
+        return None
+    looked = [path for path in looked if isinstance(path, str)]
+    described = f"{file}" if file is not None else "none found (looked in {})".format(", ".join(looked) or "nothing")
+    return {"file": file, "looked": looked, "described": described}
 
 
 def sidecar_problem(sidecar):

@@ -393,6 +393,24 @@ def initialize(confirm):
 def _cannot_confirm_here(projection, action):
     """Why this notebook cannot confirm now, and where to go on: from the projection's next action."""
     phase = projection.get("phase")
+    unsafe = next(
+        (
+            check
+            for check in projection.get("readinessChecks") or []
+            if isinstance(check, dict) and check.get("id") == "state-path" and check.get("status") == "fail"
+        ),
+        None,
+    )
+    if unsafe is not None:
+        # The state's own problem, as POST initialize and `project-startup init` answer it.
+        return ProjectStartupError(
+            "state-unsafe",
+            "The project state path is unsafe",
+            unsafe.get("observed", ""),
+            unsafe.get("remedy") or "Follow the next action: {}.".format(action.get("title", "see client.startup()")),
+            None,
+            {"nextAction": action, "phase": phase, "remedy": unsafe.get("remedy")},
+        )
     if action.get("id") == "confirm-initialization":
         code, title = "confirmation-not-allowed", "This notebook cannot confirm on this platform"
     elif phase == "unsupported-interface":

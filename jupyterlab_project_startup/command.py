@@ -11,7 +11,7 @@ import os
 import subprocess
 import sys
 
-from . import SIDECAR_BIN
+from . import PYTHON_ENV, SIDECAR_BIN
 from .checks import COMMAND, check_node, node_error_message
 
 # The exit code for "this command cannot run here" (a usage-level failure, as the sidecar's
@@ -26,6 +26,9 @@ def main(argv=None):
         print(f"project-startup: {node_error_message(node['problem'])}", file=sys.stderr)
         return EXIT_NODE_UNAVAILABLE
     command = [node["path"], SIDECAR_BIN, *args]
+    # This is the Python that runs Jupyter: pass it on, so the sidecar reads the site file in its
+    # <sys.prefix>/etc/jupyter as Jupyter would, and `jupyter install --sys-prefix` finds it.
+    os.environ.setdefault(PYTHON_ENV, sys.executable)
     if os.name == "posix":
         sys.stdout.flush()
         sys.stderr.flush()

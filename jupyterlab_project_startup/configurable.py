@@ -6,10 +6,18 @@ meaning, so the sidecar has one precedence (its flags, then variables, then the 
 defaults; docs/site-configuration.md). A variable already in the server's environment is the
 operator's more specific choice and is left as it is."""
 
+import json
+
 from traitlets import Enum, List, Unicode
 from traitlets.config import Configurable
 
 from .project_search import PLATFORM_IDS
+
+# In the Jupyter server's own environment, which its terminals, kernels and the sidecar the proxy
+# launches inherit: the settings above as applied, each with its trait, so that a command run in a
+# terminal of this server (`project-startup config check`, `status --local`) sees what the
+# server's service sees and says where each value came from (sidecar/src/jupyter-settings.ts).
+JUPYTER_SETTINGS_ENV = "PROJECT_STARTUP_JUPYTER_SETTINGS"
 
 # Each trait and the variable it becomes: the site-wide values an operator sets once. The site
 # file (config_file) holds the rest, names included.
@@ -70,3 +78,14 @@ def configured_variables(settings, environ):
             continue
         variables[variable] = ":".join(value) if isinstance(value, list) else value
     return variables
+
+
+def jupyter_settings_value(variables):
+    """JUPYTER_SETTINGS_ENV's value for the variables configured_variables chose: each variable
+    with the trait it came from and its value; None when Jupyter's configuration sets none."""
+    traits = {variable: trait for trait, variable in TRAIT_VARIABLES.items()}
+    settings = {
+        variable: {"trait": f"c.ProjectStartup.{traits[variable]}", "value": value}
+        for variable, value in variables.items()
+    }
+    return json.dumps(settings, sort_keys=True) if settings else None

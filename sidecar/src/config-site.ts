@@ -25,6 +25,7 @@ import { PLATFORM_SETTING, selectPlatform } from './core/platforms/rules';
 import { isPlatformId, PlatformId } from './core/vocabulary';
 import { gatherPlatformEvidence } from './observe/evidence';
 import { readSiteConfigFile } from './observe/site-config-file';
+import { jupyterOrigin } from './jupyter-settings';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -172,7 +173,10 @@ export class LayeredSettings {
   get(name: string): string | undefined {
     const fromEnv = this.env[name];
     if (fromEnv !== undefined && fromEnv !== '') {
-      this.origins[name] = { source: 'env', name };
+      this.origins[name] = jupyterOrigin(this.env, name, fromEnv) ?? {
+        source: 'env',
+        name
+      };
       return fromEnv;
     }
     const fromFile =

@@ -33,6 +33,7 @@ import {
   resolveProjectDir
 } from './project-dir';
 import { searchesUpward } from './core/project-search';
+import { withJupyterSettings } from './jupyter-settings';
 import { findInitializedProject } from './observe/project-search';
 
 export { ConfigError, SettingError } from './config-errors';
@@ -106,6 +107,8 @@ export interface ServiceConfig {
   modelSources: SiteModelSources;
   /** The site configuration file read, if any. */
   siteConfigFile: string | undefined;
+  /** Where it was looked for, in order (the diagnostics report names them when none was found). */
+  siteConfigLooked?: readonly string[];
   /** Where each setting's value came from, by variable name (or flag, for flags only). */
   origins: Readonly<Record<string, SettingOrigin>>;
 }
@@ -167,6 +170,8 @@ export function resolveConfig(
   cwd = process.cwd(),
   site?: LoadedSiteConfig
 ): ServiceConfig {
+  // Inside a Jupyter server, what its configuration passes on (jupyter-settings.ts).
+  env = withJupyterSettings(env);
   // Each part checks its settings in this order, so the first wrong one is the one reported.
   const homeDir = setting(env, 'HOME') ?? safeHomedir();
   const realHome = homeDir === undefined ? undefined : realOrResolved(homeDir);
@@ -215,6 +220,7 @@ export function resolveConfig(
     platform: platformId,
     modelSources: siteModelSources(loaded.file),
     siteConfigFile: loaded.file?.path,
+    siteConfigLooked: loaded.looked.map(c => c.path),
     origins: {
       ...settings.origins,
       ...flagOrigins(options, env),

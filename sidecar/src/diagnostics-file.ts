@@ -8,8 +8,14 @@ import { writePrivateFile } from './private-file';
 export const DIAGNOSTICS_FILE_ENV = 'PROJECT_STARTUP_DIAGNOSTICS_FILE';
 export const LOG_TAIL_LINES = 20;
 
+/** The site configuration file the service read, or none and where it looked. */
+export interface SiteConfigReport {
+  file: string | null;
+  looked: string[];
+}
+
 export type DiagnosticsRecord =
-  | { state: 'running'; pid: number; at: string }
+  | { state: 'running'; pid: number; at: string; siteConfig?: SiteConfigReport }
   | {
       state: 'failed';
       at: string;

@@ -37,12 +37,23 @@
     return 'The service answered HTTP ' + status + '.';
   }
 
+  // Behind Jupyter this page is one of Jupyter's: like JupyterLab it sends Jupyter's XSRF token
+  // (the `_xsrf` cookie), which only a page of Jupyter's origin can read.
+  function xsrfToken() {
+    var found = document.cookie.match(/(?:^|;\s*)_xsrf=([^;]*)/);
+    return found ? found[1] : undefined;
+  }
+
   function request(method, url, body) {
     var init = {
       method: method,
       credentials: 'same-origin',
       headers: { Accept: 'application/json' }
     };
+    var xsrf = method === 'GET' ? undefined : xsrfToken();
+    if (xsrf) {
+      init.headers['X-XSRFToken'] = xsrf;
+    }
     if (body !== undefined) {
       init.headers['Content-Type'] = 'application/json';
       init.body = JSON.stringify(body);
@@ -190,7 +201,8 @@
     }
     var button = byId('confirm');
     button.disabled = true;
-    // The service records how the confirmation came (this page's session), not what a body says.
+    // The service records how the confirmation came (this page's session, or Jupyter's XSRF token
+    // behind Jupyter), not what a body says.
     request('POST', 'initialize', {
       interface: 'web',
       confirm: {

@@ -6650,7 +6650,16 @@ const schema41 = {
         state: { type: 'string' },
         lastError: { type: ['string', 'null'] },
         logTail: { type: 'array', items: { type: 'string' } },
-        diagnosticsFile: { type: 'string' }
+        diagnosticsFile: { type: 'string' },
+        siteConfig: {
+          type: ['object', 'null'],
+          required: ['file', 'looked', 'described'],
+          properties: {
+            file: { type: ['string', 'null'] },
+            looked: { type: 'array', items: { type: 'string' } },
+            described: { type: 'string' }
+          }
+        }
       }
     }
   }
@@ -7100,32 +7109,145 @@ function validate125(
             errors++;
           }
         }
+        if (data15.siteConfig !== undefined) {
+          let data21 = data15.siteConfig;
+          if (
+            !(data21 && typeof data21 == 'object' && !Array.isArray(data21)) &&
+            data21 !== null
+          ) {
+            const err25 = {
+              instancePath: instancePath + '/sidecar/siteConfig',
+              schemaPath: '',
+              keyword: 'type',
+              params: {
+                type: schema41.properties.sidecar.properties.siteConfig.type
+              }
+            };
+            if (vErrors === null) {
+              vErrors = [err25];
+            } else {
+              vErrors.push(err25);
+            }
+            errors++;
+          }
+          if (data21 && typeof data21 == 'object' && !Array.isArray(data21)) {
+            for (const prop5 of schema41.properties.sidecar.properties
+              .siteConfig.required) {
+              if (data21[prop5] === undefined) {
+                const err26 = {
+                  instancePath: instancePath + '/sidecar/siteConfig',
+                  schemaPath: '',
+                  keyword: 'required',
+                  params: { missingProperty: prop5 }
+                };
+                if (vErrors === null) {
+                  vErrors = [err26];
+                } else {
+                  vErrors.push(err26);
+                }
+                errors++;
+              }
+            }
+            if (data21.file !== undefined) {
+              let data22 = data21.file;
+              if (typeof data22 !== 'string' && data22 !== null) {
+                const err27 = {
+                  instancePath: instancePath + '/sidecar/siteConfig/file',
+                  schemaPath: '',
+                  keyword: 'type',
+                  params: {
+                    type: schema41.properties.sidecar.properties.siteConfig
+                      .properties.file.type
+                  }
+                };
+                if (vErrors === null) {
+                  vErrors = [err27];
+                } else {
+                  vErrors.push(err27);
+                }
+                errors++;
+              }
+            }
+            if (data21.looked !== undefined) {
+              let data23 = data21.looked;
+              if (Array.isArray(data23)) {
+                const len2 = data23.length;
+                for (let i2 = 0; i2 < len2; i2++) {
+                  if (typeof data23[i2] !== 'string') {
+                    const err28 = {
+                      instancePath:
+                        instancePath + '/sidecar/siteConfig/looked/' + i2,
+                      schemaPath: '',
+                      keyword: 'type',
+                      params: { type: 'string' }
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err28];
+                    } else {
+                      vErrors.push(err28);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err29 = {
+                  instancePath: instancePath + '/sidecar/siteConfig/looked',
+                  schemaPath: '',
+                  keyword: 'type',
+                  params: { type: 'array' }
+                };
+                if (vErrors === null) {
+                  vErrors = [err29];
+                } else {
+                  vErrors.push(err29);
+                }
+                errors++;
+              }
+            }
+            if (data21.described !== undefined) {
+              if (typeof data21.described !== 'string') {
+                const err30 = {
+                  instancePath: instancePath + '/sidecar/siteConfig/described',
+                  schemaPath: '',
+                  keyword: 'type',
+                  params: { type: 'string' }
+                };
+                if (vErrors === null) {
+                  vErrors = [err30];
+                } else {
+                  vErrors.push(err30);
+                }
+                errors++;
+              }
+            }
+          }
+        }
       } else {
-        const err25 = {
+        const err31 = {
           instancePath: instancePath + '/sidecar',
           schemaPath: '',
           keyword: 'type',
           params: { type: 'object' }
         };
         if (vErrors === null) {
-          vErrors = [err25];
+          vErrors = [err31];
         } else {
-          vErrors.push(err25);
+          vErrors.push(err31);
         }
         errors++;
       }
     }
   } else {
-    const err26 = {
+    const err32 = {
       instancePath,
       schemaPath: '',
       keyword: 'type',
       params: { type: 'object' }
     };
     if (vErrors === null) {
-      vErrors = [err26];
+      vErrors = [err32];
     } else {
-      vErrors.push(err26);
+      vErrors.push(err32);
     }
     errors++;
   }

@@ -131,6 +131,53 @@ def test_the_sidecar_serves_jupyters_root_directory_unless_the_operator_named_on
     assert PROJECT_DIR_ENV not in sidecar_environment({}, None, runtime)
 
 
+def test_the_sidecar_is_told_the_python_that_runs_jupyter_unless_the_operator_named_one(tmp_path):
+    # Its <sys.prefix>/etc/jupyter is where Jupyter reads configuration: the site file there is
+    # the one the sidecar reads too.
+    import sys
+
+    runtime = str(tmp_path / "runtime")
+    assert sidecar_environment({}, None, runtime)["PROJECT_STARTUP_PYTHON"] == escape_template(sys.executable)
+    chosen = {"PROJECT_STARTUP_PYTHON": "/opt/other/bin/python3"}
+    assert "PROJECT_STARTUP_PYTHON" not in sidecar_environment(chosen, None, runtime)
+
+
+def test_the_wheels_command_reads_the_site_file_of_its_pythons_prefix(tmp_path):
+    # `project-startup config check` through the wheel's command (command.py) runs in the Python
+    # that runs Jupyter: the site file in that Python's <prefix>/etc/jupyter is the one it reads.
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    prefix = tmp_path / "env"
+    (prefix / "bin").mkdir(parents=True)
+    python = prefix / "bin" / "python3"
+    python.symlink_to(os.path.realpath(sys.executable))
+    etc = prefix / "etc" / "jupyter"
+    etc.mkdir(parents=True)
+    site = etc / "project-startup.json"
+    site.write_text(json.dumps({"modelSources": {"service-managed": {"label": "Prefix inference"}}}))
+    os.chmod(site, 0o600)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PROJECT_STARTUP_", "JUPYTER"))}
+    env.update({"HOME": str(home), "PYTHONPATH": str(REPO), "JUPYTER_CONFIG_DIR": str(home / ".jupyter")})
+    done = subprocess.run(
+        [str(python), "-m", "jupyterlab_project_startup.command", "config", "check", "--json"],
+        cwd=str(home),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["file"] == str(site)
+    assert "Prefix inference" in done.stdout
+
+
 def test_the_entry_point_asks_the_proxy_not_to_count_polls_as_activity():
     from jupyterlab_project_startup import setup_project_startup
 
@@ -139,6 +186,26 @@ def test_the_entry_point_asks_the_proxy_not_to_count_polls_as_activity():
     assert entry["unix_socket"] is True
     assert callable(entry["command"])
     assert callable(entry["environment"])
+
+
+def test_the_diagnostics_name_the_site_file_in_use_or_where_none_was_found(tmp_path):
+    report = tmp_path / "report.json"
+    node = {"path": "/usr/bin/node", "version": "22.0.0", "problem": None}
+    looked = ["/home/alice/.jupyter/project-startup.json", "/etc/jupyter/project-startup.json"]
+    for site, described in (
+        ({"file": looked[1], "looked": looked}, looked[1]),
+        ({"file": None, "looked": looked}, "none found (looked in {})".format(", ".join(looked))),
+    ):
+        report.write_text(json.dumps({"state": "running", "pid": os.getpid(), "siteConfig": site}), encoding="utf-8")
+        report.chmod(0o600)
+        state = read_sidecar_state(str(report))
+        assert state["siteConfig"] == {**site, "described": described}
+        jsonschema.validate(
+            diagnostics_report("1.0.0", node, {"version": "4.4.0", "problem": None}, state), DIAGNOSTICS_SCHEMA
+        )
+    # Not started yet: nobody has looked.
+    report.write_text(json.dumps({"state": "running", "pid": 0, "siteConfig": site}), encoding="utf-8")
+    assert read_sidecar_state(str(report))["siteConfig"] is None
 
 
 def test_sidecar_state_is_read_only_from_a_private_file(tmp_path):

@@ -183,3 +183,17 @@ def test_find_server_picks_the_server_holding_the_project_not_the_working_direct
     found = client.find_server(env)
     assert (found.url, found.token) == ("http://127.0.0.1:9/home/", "h")
     assert REPO.is_dir()
+
+
+def test_an_unsafe_state_is_reported_as_the_states_own_problem(sidecar, project):
+    # One state, one problem code: the client says state-unsafe (as POST initialize and
+    # `project-startup init` do), with the service's remedy, not "not ready".
+    service = sidecar(project)
+    client.connect(url=service.url, token=JUPYTER_TOKEN)
+    client.initialize(confirm=True)
+    os.chmod(os.path.join(project, ".project-startup"), 0o755)  # noqa: S103 - the unsafe state under test
+    with pytest.raises(client.ProjectStartupError) as raised:
+        client.initialize(confirm=True)
+    assert raised.value.code == "state-unsafe"
+    assert "chmod 700" in raised.value.fix
+    assert ".project-startup" in raised.value.detail

@@ -90,3 +90,55 @@ def test_the_operators_variable_wins_over_jupyters_configuration(jupyter, dirs, 
         args=[f"--ProjectStartup.config_file={named}"],
     )
     assert service_managed_label(server) == "From PROJECT_STARTUP_CONFIG"
+
+
+def run_in_terminal(server, commands):
+    """Runs shell commands in a terminal of ``server`` (REST + websocket, as JupyterLab does):
+    its shell is the server's child, with the server's environment."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from conftest import REPO
+
+    script = REPO / "test" / "system" / "e2e" / "run_in_terminal.py"
+    commands_file = Path(server.log_path).parent / "terminal-commands.json"
+    commands_file.write_text(json.dumps(commands), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(script), server.url, str(commands_file), "60"],
+        env={**os.environ, "RUNNER_AUTHORIZATION": f"token {server.token}"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, (done.stdout, done.stderr[-3000:], server.log()[-3000:])
+    return json.loads(done.stdout)["results"]
+
+
+def test_in_a_terminal_of_the_server_config_check_sees_jupyters_configuration(jupyter, dirs, tmp_path):
+    # The docs send operators to `project-startup config check` in a user's server: it sees the
+    # platform and the site file Jupyter's configuration gives the service, and names them so.
+    from conftest import SIDECAR_CLI
+
+    root, elsewhere = dirs
+    named = site_file(tmp_path / "site.json", "Named in Jupyter's configuration")
+    server = jupyter(
+        root_dir=root,
+        cwd=elsewhere,
+        args=[f"--ProjectStartup.config_file={named}", "--ProjectStartup.platform=hosted-notebook"],
+    )
+    assert service_managed_label(server) == "Named in Jupyter's configuration"
+    check, status = run_in_terminal(
+        server,
+        [
+            f"cd {root} && node {SIDECAR_CLI} config check",
+            f"cd {root} && node {SIDECAR_CLI} status --local --json",
+        ],
+    )
+    assert check["status"] == 0, check
+    assert f"Site configuration: {named} (jupyter:c.ProjectStartup.config_file)" in check["output"]
+    assert "jupyter:c.ProjectStartup.platform" in check["output"]
+    assert "platform=hosted-notebook" in check["output"]
+    assert "Named in Jupyter's configuration" in check["output"]
+    assert '"platform": "hosted-notebook"' in status["output"], status

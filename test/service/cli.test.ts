@@ -857,6 +857,48 @@ describe('init', () => {
     expect((await server.stop()).code).toBe(0);
   });
 
+  it.each(['generic', 'cluster'])(
+    "on %s, a state made 0755 after initialization: init says the state's own problem (409 state-unsafe, exit 3) and its remedy, as POST initialize does",
+    async platform => {
+      const s = sandbox();
+      const env = platform === 'cluster' ? clusterEnv(s) : s.env;
+      const io = { env, cwd: s.projectDir };
+      if (platform === 'cluster') {
+        expectExit(await runCliInTty(['init'], { ...io, input: 'y\n' }), 0);
+      } else {
+        const server = await startServe([], io);
+        const { token } = readRuntime(s);
+        const p = (
+          await request(`${server.url}startup?interface=web`, { token })
+        ).json;
+        const created = await request(`${server.url}initialize`, {
+          method: 'POST',
+          token,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            interface: 'web',
+            confirm: { projectPath: p.projectPath, statePath: p.statePath }
+          })
+        });
+        expect(created.status).toBe(201);
+        expect((await server.stop()).code).toBe(0);
+      }
+      const statePath = path.join(s.projectDir, '.project-startup');
+      fs.chmodSync(statePath, 0o755);
+      const human = await runCliInTty(['init'], io);
+      expectExit(human, 3);
+      expect(human.stderr).toContain('state-unsafe');
+      expect(human.stderr).toContain(`chmod 700 ${statePath}`);
+      expect(human.stderr).not.toMatch(/comes later|not at a terminal prompt/);
+      const json = await runCli(['init', '--json'], io);
+      expectExit(json, 3);
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        code: 'state-unsafe',
+        status: 409
+      });
+    }
+  );
+
   it('on a cluster login node refuses with exit 3 and prints the salloc command', async () => {
     const s = sandbox();
     const before = listTree(s.root);

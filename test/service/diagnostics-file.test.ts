@@ -40,7 +40,15 @@ it('running: the pid and time once listening, in a 0600 file with no temporary l
   expect(report).toEqual({
     state: 'running',
     pid: served.child.pid,
-    at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/)
+    at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    // The site file in use, or none and where the service looked (the diagnostics route says so).
+    siteConfig: {
+      file: null,
+      looked: expect.arrayContaining([
+        path.join(box.home, '.jupyter', 'project-startup.json'),
+        '/etc/jupyter/project-startup.json'
+      ])
+    }
   });
   expect(fs.readdirSync(path.dirname(file))).toEqual([
     'project-startup-1.json'

@@ -172,6 +172,34 @@ describe('the model of routes on every cell', () => {
   });
 });
 
+describe('no advice to do what was just done', () => {
+  it('`project-startup url` that has no page to print never says to run `project-startup url`', () => {
+    const advice: string[] = [];
+    for (const ctx of contexts()) {
+      if (ctx.ingress === undefined) {
+        continue;
+      }
+      const answer = urlAnswer({
+        info: {
+          ...(ctx.transport === 'tcp'
+            ? { url: SETUP_PAGE }
+            : { socket: '/run/s.sock' }),
+          ingress: ctx.ingress,
+          platform: ctx.platform,
+          baseUrl: ctx.baseUrl,
+          tokenSource: 'generated',
+          token: 't0ken'
+        },
+        envToken: undefined
+      });
+      if (!answer.ok && /`project-startup url` and open/.test(answer.message)) {
+        advice.push(`${name(ctx)}: ${answer.message}`);
+      }
+    }
+    expect(advice).toEqual([]);
+  });
+});
+
 interface Sample {
   platform: 'generic' | 'hosted-notebook' | 'cluster';
   ingress: IngressMode;

@@ -304,6 +304,117 @@ describe('project-startup config check', () => {
   });
 });
 
+describe('settings the selected platform does not use', () => {
+  it('storage.approvedRoots on the hosted notebook platform: accepted, and config check warns that it has no effect', async () => {
+    const s = site();
+    const file = s.write(
+      'site.json',
+      `{
+  "platform": "hosted-notebook",
+  "storage": { "approvedRoots": ["/projects"] }
+}
+`
+    );
+    const r = await runCli(['config', 'check', '--config', file], {
+      env: s.env,
+      cwd: s.projectDir
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('1 warning (accepted, without effect):');
+    expect(r.stdout).toContain(
+      `  storage.approvedRoots (file:${file}:3): the Hosted notebook platform does not use it`
+    );
+    const json = await runCli(['config', 'check', '--json', '--config', file], {
+      env: s.env,
+      cwd: s.projectDir
+    });
+    expect(JSON.parse(json.stdout).warnings).toEqual([
+      expect.objectContaining({
+        key: 'storage.approvedRoots',
+        variable: 'PROJECT_STARTUP_APPROVED_STORAGE'
+      })
+    ]);
+    // Where the platform uses it, no warning.
+    const cluster = s.write(
+      'cluster.json',
+      '{ "platform": "cluster", "storage": { "approvedRoots": ["/projects"] } }\n'
+    );
+    const used = await runCli(
+      ['config', 'check', '--json', '--config', cluster],
+      {
+        env: s.env,
+        cwd: s.projectDir
+      }
+    );
+    expect(JSON.parse(used.stdout).warnings).toEqual([]);
+  });
+});
+
+describe('inside a Jupyter server: c.ProjectStartup as the server passes it on', () => {
+  // What the server extension puts in the server's environment, which its terminals inherit
+  // (configurable.py jupyter_settings_value): the variables it applies, each with its trait.
+  function jupyterSettings(file: string): string {
+    return JSON.stringify({
+      PROJECT_STARTUP_CONFIG: {
+        trait: 'c.ProjectStartup.config_file',
+        value: file
+      },
+      PROJECT_STARTUP_PLATFORM: {
+        trait: 'c.ProjectStartup.platform',
+        value: 'hosted-notebook'
+      }
+    });
+  }
+
+  it('config check and status --local see the hosted platform and the site file, and say where each came from', async () => {
+    const s = site();
+    const file = s.write(
+      'site.json',
+      JSON.stringify({
+        modelSources: { 'service-managed': { label: 'Campus inference' } }
+      })
+    );
+    const io = {
+      env: {
+        ...s.env,
+        JUPYTERHUB_API_URL: 'http://127.0.0.1:9/hub/api',
+        JUPYTERHUB_USER: 'alice',
+        PROJECT_STARTUP_JUPYTER_SETTINGS: jupyterSettings(file)
+      },
+      cwd: s.projectDir
+    };
+    const check = await runCli(['config', 'check'], io);
+    expect(check.code).toBe(0);
+    const lines = check.stdout.split('\n');
+    expect(lines[0]).toBe(
+      `Site configuration: ${file} (jupyter:c.ProjectStartup.config_file)`
+    );
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^ {2}jupyter:c\.ProjectStartup\.platform +platform=hosted-notebook$/
+      )
+    );
+    expect(check.stdout).toContain('Campus inference');
+    const status = await runCli(['status', '--local', '--json'], io);
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.stdout).platform).toBe('hosted-notebook');
+    // A variable set in the terminal itself still wins, and is named as such.
+    const own = await runCli(['config', 'check', '--json'], {
+      ...io,
+      env: { ...io.env, PROJECT_STARTUP_PLATFORM: 'generic' }
+    });
+    const report = JSON.parse(own.stdout);
+    expect(
+      report.settings.find(
+        (v: { variable: string }) => v.variable === 'PROJECT_STARTUP_PLATFORM'
+      )
+    ).toMatchObject({
+      value: 'generic',
+      origin: { source: 'env', name: 'PROJECT_STARTUP_PLATFORM' }
+    });
+  });
+});
+
 describe('`serve` with a bad site configuration file', () => {
   test('in a terminal: exits 2 with the same message, nothing started', async () => {
     const s = site();

@@ -735,3 +735,52 @@ describe('which --host each ingress accepts', () => {
     expectValid('Manifest', r.json);
   });
 });
+
+describe('the command line beside a trusted-proxy service', () => {
+  it.each([
+    ['generic', {}],
+    ['hosted-notebook', {}],
+    ['cluster', { SLURM_JOB_ID: '4242' }]
+  ] as const)(
+    '%s: `status` says what the service itself answers, never "start one with serve", and url agrees',
+    async (platform, extra) => {
+      const svc = await proxied({
+        PROJECT_STARTUP_PLATFORM: platform,
+        ...(platform === 'cluster'
+          ? { PROJECT_STARTUP_APPROVED_STORAGE: path.dirname(scratch) }
+          : {}),
+        ...extra
+      });
+      const own = await request(
+        `${svc.api}startup?interface=terminal`,
+        withSecret()
+      );
+      expect(own.status).toBe(200);
+      const io = { env: svc.env, cwd: svc.projectDir };
+      const json = await runCli(['status', '--json'], io);
+      expect(json.code).toBe(0);
+      const cli = JSON.parse(json.stdout);
+      // The same situation in the same words: next action and every check but the probes'.
+      expect(cli.nextAction).toEqual(own.json.nextAction);
+      const byId = (p: { readinessChecks: { id: string }[] }) =>
+        Object.fromEntries(p.readinessChecks.map(c => [c.id, c]));
+      for (const id of ['gateway-ingress', 'browser-route', 'confirmation']) {
+        expect(byId(cli)[id]).toEqual(byId(own.json)[id]);
+      }
+      const human = await runCli(['status'], io);
+      expect(human.code).toBe(0);
+      expect(human.stdout + human.stderr).not.toMatch(
+        /project-startup serve|no service is running|no running service found/
+      );
+      expect(human.stdout).toMatch(/runs behind a trusted proxy/);
+      const url = await runCli(['url'], io);
+      if (platform === 'generic') {
+        // Both name the one setup page, behind the trusted proxy.
+        expect(url.stderr).toMatch(/trusted proxy's address/);
+        expect(human.stdout).toMatch(/trusted proxy's address/);
+      } else {
+        expect(human.stdout + url.stderr).not.toMatch(/setup page/);
+      }
+    }
+  );
+});

@@ -282,9 +282,10 @@ export function unauthorizedDetail(
 }
 
 class LocalClient implements ProjectClient {
-  readonly source = 'read directly (no running service found for this project)';
-
-  constructor(private readonly service: StartupService) {}
+  constructor(
+    private readonly service: StartupService,
+    readonly source = 'read directly (no running service found for this project)'
+  ) {}
 
   async capabilities(): Promise<Manifest> {
     return this.service.manifest.manifest;
@@ -308,9 +309,9 @@ export async function connect(
   env: Env,
   local: boolean
 ): Promise<{ client: ProjectClient; notes: string[] }> {
-  const { service, notes } = local
-    ? { service: undefined, notes: [] }
-    : await findRunningService(config, env);
+  const lookup = local ? undefined : await findRunningService(config, env);
+  const service = lookup?.service;
+  const notes = lookup?.notes ?? [];
   const beside = local
     ? { client: undefined, notes: [] }
     : await besideJupyterLab(service?.info, config, env);
@@ -329,8 +330,32 @@ export async function connect(
       notes
     };
   }
+  const proxied = lookup?.proxied;
+  if (proxied === undefined) {
+    return {
+      client: new LocalClient(new StartupService({ config, env })),
+      notes
+    };
+  }
+  // Beside a service behind a trusted proxy the project is read here (only the proxy holds its
+  // secret), but about the service that runs: the projection names the routes it serves, as its
+  // own answer does, never a second service to start.
+  const here = new StartupService({
+    config: { ...config, baseUrl: proxied.baseUrl },
+    env
+  });
+  here.setIngress({
+    mode: 'trusted-proxy',
+    listening: proxied.url
+      ? new URL(proxied.url).host
+      : `Unix socket ${proxied.socket}`,
+    offered: here.adapter.ingressModes.includes('trusted-proxy')
+  });
   return {
-    client: new LocalClient(new StartupService({ config, env })),
+    client: new LocalClient(
+      here,
+      `read directly: the service for this project (pid ${proxied.pid}) runs behind a trusted proxy, which the command line cannot pass`
+    ),
     notes
   };
 }

@@ -32,6 +32,8 @@ import { terminalSafe } from '../core/terminal-text';
 import type { Manifest } from '../core/manifest';
 import { realOrResolved } from '../project-dir';
 import { StartupService } from '../service';
+import { jupyterOrigin, withJupyterSettings } from '../jupyter-settings';
+import { unusedOn } from '../core/site-unused';
 import { EXIT, HELP, Io, parse, usage } from './usage';
 
 /** One value of the effective configuration. */
@@ -52,6 +54,13 @@ export interface ConfigReport {
   foundBy: string | undefined;
   /** null while there are problems. */
   manifest: Manifest | null;
+  /** Settings given that the selected platform does not use: accepted, without effect. */
+  warnings: {
+    key: string;
+    variable: string;
+    origin: SettingOrigin;
+    message: string;
+  }[];
 }
 
 export async function configCommand(args: string[], io: Io): Promise<number> {
@@ -86,33 +95,35 @@ export function checkConfiguration(
   options: ServeOptions,
   io: Io
 ): ConfigReport {
-  const home = io.env.HOME;
+  // Inside a Jupyter server, what its configuration passes on (jupyter-settings.ts).
+  const env = withJupyterSettings(io.env);
+  const home = env.HOME;
   const loaded: LoadedSiteConfig = loadSiteConfig(
     options.config,
-    io.env,
+    env,
     io.cwd,
     home === undefined || home === '' ? undefined : realOrResolved(home)
   );
   const platformSetting =
-    io.env[PLATFORM_SETTING] || valueOfFile(loaded, 'PROJECT_STARTUP_PLATFORM');
+    env[PLATFORM_SETTING] || valueOfFile(loaded, 'PROJECT_STARTUP_PLATFORM');
   const problems = siteProblems(loaded, () =>
-    sitePlatform(io.env, platformSetting)
+    sitePlatform(env, platformSetting)
   );
   const base = {
     file: loaded.file?.path,
-    foundBy: foundBy(loaded, options.config),
+    foundBy: foundBy(loaded, options.config, env),
     looked: loaded.looked.map(c => `${c.path} (${c.scope})`),
     problems
   };
   if (problems.length > 0) {
-    return { ...base, settings: [], manifest: null };
+    return { ...base, settings: [], manifest: null, warnings: [] };
   }
   let config: ServiceConfig;
-  let manifest: Manifest;
+  let service: StartupService;
   try {
-    config = resolveConfig(options, io.env, io.cwd, loaded);
+    config = resolveConfig(options, env, io.cwd, loaded);
     // The manifest `serve` would serve: built by the service itself, from this configuration.
-    manifest = new StartupService({ config, env: io.env }).manifest.manifest;
+    service = new StartupService({ config, env });
   } catch (error) {
     if (!(
       error instanceof SettingError || error instanceof InvalidPlatformSetting
@@ -131,22 +142,56 @@ export function checkConfiguration(
         }
       ],
       settings: [],
-      manifest: null
+      manifest: null,
+      warnings: []
     };
   }
-  return { ...base, settings: effectiveSettings(config, io.env), manifest };
+  const settings = effectiveSettings(config, env);
+  const warnings = settings.flatMap(setting => {
+    const message =
+      setting.origin.source === 'default' ||
+      !Object.hasOwn(SITE_FILE_KEYS, setting.variable)
+        ? undefined
+        : unusedOn(service.adapter, setting.variable as SiteVariable);
+    return message === undefined
+      ? []
+      : [
+          {
+            key: setting.key,
+            variable: setting.variable,
+            origin: setting.origin,
+            message
+          }
+        ];
+  });
+  return {
+    ...base,
+    settings,
+    manifest: service.manifest.manifest,
+    warnings
+  };
 }
 
 function foundBy(
   loaded: LoadedSiteConfig,
-  flag: string | undefined
+  flag: string | undefined,
+  env: Io['env']
 ): string | undefined {
   const scope = loaded.looked.find(c => c.path === loaded.file?.path)?.scope;
   switch (scope) {
     case undefined:
       return undefined;
-    case 'explicit':
-      return flag !== undefined ? 'flag:--config' : `env:${SITE_CONFIG_ENV}`;
+    case 'explicit': {
+      if (flag !== undefined) {
+        return 'flag:--config';
+      }
+      const jupyter = jupyterOrigin(
+        env,
+        SITE_CONFIG_ENV,
+        env[SITE_CONFIG_ENV] ?? ''
+      );
+      return jupyter ? `jupyter:${jupyter.name}` : `env:${SITE_CONFIG_ENV}`;
+    }
     default:
       return `the ${scope} Jupyter config directory`;
   }
@@ -257,6 +302,16 @@ export function formatReport(report: ConfigReport): string {
   for (const setting of report.settings) {
     out.push(
       `  ${originText(setting.origin).padEnd(width)}  ${terminalSafe(setting.key)}=${terminalSafe(setting.value)}`
+    );
+  }
+  if (report.warnings.length > 0) {
+    out.push(
+      '',
+      `${report.warnings.length} warning${report.warnings.length === 1 ? '' : 's'} (accepted, without effect):`,
+      ...report.warnings.map(
+        w =>
+          `  ${terminalSafe(w.key)} (${terminalSafe(originText(w.origin))}): ${terminalSafe(w.message)}; remove it, or select the platform that uses it.`
+      )
     );
   }
   if (report.manifest !== null) {

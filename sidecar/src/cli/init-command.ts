@@ -1,4 +1,5 @@
 // `project-startup init`: shows what would be created, asks a person at a TTY, then creates.
+import { stateUnsafeProblem } from '../core/initialization';
 import { ProblemError } from '../core/problems';
 import { line } from '../core/terminal-text';
 import { labelOf } from '../core/vocabulary';
@@ -17,6 +18,12 @@ export async function init(
   const say: Say = text => (json ? io.stderr : io.stdout).write(text);
   if (projection.phase === 'ready' || projection.confirmation.confirmed) {
     return alreadySetUp(projection, json, io, say);
+  }
+  // The state's own problem first, as POST initialize answers it: no advice about where to
+  // confirm or which phase comes later while the state itself is what stops setup.
+  const unsafe = stateUnsafeProblem(projection);
+  if (unsafe) {
+    throw unsafe;
   }
   refuseUnlessAskable(projection, io);
   return askAndCreate(client, projection, json, io, say);

@@ -5,6 +5,7 @@ import {
   ENV,
   resolveConfig,
   ServeOptions,
+  ServiceConfig,
   SettingError,
   SiteConfigError
 } from '../config';
@@ -187,11 +188,15 @@ async function serveReporting(args: string[], io: Io): Promise<number> {
     return await serve(
       args,
       tracked,
-      () =>
+      config =>
         writeDiagnosticsFile(file, {
           state: 'running',
           pid: process.pid,
-          at: new Date().toISOString()
+          at: new Date().toISOString(),
+          siteConfig: {
+            file: config.siteConfigFile ?? null,
+            looked: [...(config.siteConfigLooked ?? [])]
+          }
         }),
       failed
     );
@@ -226,7 +231,7 @@ function isConfigurationError(
 async function serve(
   args: string[],
   io: Io,
-  onListening?: () => void,
+  onListening?: (config: ServiceConfig) => void,
   onMisconfigured: (error: unknown) => number = error => report(error, io)
 ): Promise<number> {
   const { values } = parse(args, SERVE_OPTIONS);
@@ -305,7 +310,7 @@ async function serveMisconfiguredUntilStopped(
 async function serveConfigured(
   options: ServeOptions,
   io: Io,
-  onListening?: () => void
+  onListening?: (config: ServiceConfig) => void
 ): Promise<number> {
   const config = resolveConfig(options, io.env, io.cwd);
   const logger = createLogger(config.logLevel, line => io.stderr.write(line));
@@ -326,7 +331,7 @@ async function serveConfigured(
   });
   const { service } = running;
   // Listening now; reported before the address is printed, so whoever reads it finds the report.
-  onListening?.();
+  onListening?.(config);
   io.stdout.write(
     [
       `Project startup ${service.version}: ${labelOf(service.adapter.id)} (${service.adapter.id}), ${labelOf(running.ingress).toLowerCase()} ingress`,

@@ -29,8 +29,8 @@ export type ConfirmationChannel =
    * signed in with the token through that route; not that a person clicked. */
   | { kind: 'setup-page-session' }
   /** Through the notebook-server proxy, with an X-XSRFToken header equal to Jupyter's `_xsrf`
-   * cookie, as JupyterLab's ServerConnection sends it: only a page of Jupyter's origin can read
-   * that cookie. A standalone `jupyter lab` also puts its token in the page config, so the same
+   * cookie, as JupyterLab's ServerConnection and the setup page send it: only a page of
+   * Jupyter's origin can read that cookie. A standalone `jupyter lab` also puts its token in the page config, so the same
    * page sends "Authorization: token" too; the token does not make it a script (a script that
    * holds the token may confirm anyway, recorded as `http-api`). jupyter-server-proxy itself checks
    * no XSRF token (its handler's check_xsrf_cookie defers to the proxied app), so this is the
@@ -134,12 +134,16 @@ export function decideConfirmation(
             detail: `The setup page's session confirms the Browser interface, not ${labels.iface}: confirm ${labels.iface} where it runs, or send the token as "Authorization: Bearer <token>".`
           };
     case 'jupyter-page':
+      // Both of Jupyter's pages that confirm: JupyterLab's dialog (notebook), and the setup page
+      // served through Jupyter (web), which is the same page as on loopback, signed in by Jupyter.
       return iface === 'notebook'
         ? { allowed: true, method: 'jupyterlab-dialog' }
-        : {
-            allowed: false,
-            detail: `A page of the Jupyter server confirms the Notebook interface (JupyterLab's dialog), not ${labels.iface}.`
-          };
+        : iface === 'web'
+          ? { allowed: true, method: 'setup-page' }
+          : {
+              allowed: false,
+              detail: `A page of the Jupyter server confirms the Notebook or Browser interface (JupyterLab's dialog, the setup page), not ${labels.iface}.`
+            };
     case 'api':
       if (apiMayConfirm(adapter.id, iface, adapter)) {
         return { allowed: true, method: 'http-api' };

@@ -4,20 +4,33 @@
 import type { Projection } from './projection';
 import { ProblemError } from './problems';
 
+/**
+ * The state's own problem, when its path is unsafe: the one answer every interface gives for
+ * it (HTTP, `project-startup init`, the Python client), whatever else would be refused.
+ */
+export function stateUnsafeProblem(
+  projection: Pick<Projection, 'readinessChecks' | 'phase' | 'nextAction'>
+): ProblemError | undefined {
+  const unsafeState = projection.readinessChecks.find(
+    c => c.id === 'state-path' && c.status === 'fail'
+  );
+  return unsafeState
+    ? new ProblemError('state-unsafe', unsafeState.observed, {
+        remedy: unsafeState.remedy,
+        phase: projection.phase,
+        nextAction: projection.nextAction
+      })
+    : undefined;
+}
+
 /** Throws the problem that stops initialize for this projection and these confirmed paths. */
 export function refuseUnconfirmable(
   projection: Projection,
   confirm: { projectPath: string; statePath: string }
 ): void {
-  const unsafeState = projection.readinessChecks.find(
-    c => c.id === 'state-path' && c.status === 'fail'
-  );
-  if (unsafeState) {
-    throw new ProblemError('state-unsafe', unsafeState.observed, {
-      remedy: unsafeState.remedy,
-      phase: projection.phase,
-      nextAction: projection.nextAction
-    });
+  const unsafe = stateUnsafeProblem(projection);
+  if (unsafe) {
+    throw unsafe;
   }
   if (
     projection.phase !== 'awaiting-confirmation' &&

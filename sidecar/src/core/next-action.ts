@@ -169,8 +169,10 @@ function notebookConfirm(
 ): NextAction {
   const notebook = reach(reachContextOf(input), 'notebook', 'notebook-panel');
   if (notebook.why !== undefined) {
+    // The request in words: the human status and the Python client's HTML show no request
+    // field, so "the request given here" would point at nothing.
     const how = request
-      ? 'Send the request given here with its credential to confirm through this service.'
+      ? `To confirm through this service instead, send \`${request.method} ${request.path}\` with the body \`${JSON.stringify(request.body)}\` and ${credentialWords(input)}.`
       : notebook.how;
     return {
       id: 'confirm-initialization',
@@ -183,4 +185,16 @@ function notebookConfirm(
     title: TITLE,
     detail: `Press "Initialize project" in the Project Startup panel and confirm the dialog. ${creates}`
   };
+}
+
+/** What a script sends to be let in, in words, for the ingress this service is reached through. */
+function credentialWords(input: ProjectionInputs): string {
+  switch (input.ingress?.mode) {
+    case 'trusted-proxy':
+      return 'through the trusted proxy, which adds its secret';
+    case 'notebook-server-proxy':
+      return "Jupyter's token";
+    default:
+      return '"Authorization: Bearer <token>" (the token of the runtime file `project-startup serve` wrote, or PROJECT_STARTUP_TOKEN)';
+  }
 }

@@ -2,7 +2,12 @@
 // what the probes observed (the IETF health-check draft's shape: id, status, observed, remedy).
 import type { ReadinessCheck } from './api-types';
 import { confirmationInterfaces } from './confirmation';
-import { howToReach, ProjectionInputs } from './projection-inputs';
+import {
+  howToReach,
+  ProjectionInputs,
+  reachContextOf
+} from './projection-inputs';
+import { reach } from './reach';
 import { InferenceRuntimeId, labelOf } from './vocabulary';
 
 export function insideApprovedStorage(
@@ -254,6 +259,23 @@ function browserRouteCheck(input: ProjectionInputs): ReadinessCheck {
       ...base,
       status: 'skip',
       observed: `the ${labelOf(input.adapter.id)} has no browser route`
+    };
+  }
+  const proxy = input.ingress?.listening ? input.ingress.mode : undefined;
+  const web = reach(reachContextOf(input), 'web', 'setup-page');
+  if (
+    (proxy === 'notebook-server-proxy' || proxy === 'trusted-proxy') &&
+    web.route?.kind === 'url'
+  ) {
+    // Behind a proxy the setup page is served too, signed in by the proxy: the manifest's
+    // direct loopback is the route of a service of its own (`project-startup serve`).
+    return {
+      ...base,
+      status: 'pass',
+      observed:
+        proxy === 'notebook-server-proxy'
+          ? `the setup page is ${web.route.url} on the Jupyter server, a page of Jupyter's that Jupyter signs you in to (direct loopback is the route of a service started with \`project-startup serve\`)`
+          : `the setup page is ${web.route.url} at the trusted proxy's address, which signs you in (direct loopback is the route of a service started with \`project-startup serve\`)`
     };
   }
   if (input.browserUrl) {

@@ -128,10 +128,11 @@ export function urlAnswer({ info, envToken, jupyter }: UrlInputs): UrlAnswer {
     };
   }
   if (info.ingress !== 'direct-loopback') {
+    // Worded for whoever opens the page: this is `url` already, so not "run `project-startup url`".
     return {
       ok: false,
       exit: 3,
-      message: `the service for this project runs behind the ${labelOf(info.ingress).toLowerCase()}, which signs people in itself. ${web.how}`
+      message: `the service for this project runs behind the ${labelOf(info.ingress).toLowerCase()}, which signs people in itself. ${reach(ctx, 'web', 'setup-page').how}`
     };
   }
   const token = info.tokenSource === 'environment' ? envToken : info.token;

@@ -26,6 +26,8 @@ export type SettingOrigin =
   | { source: 'default' }
   | { source: 'file'; path: string; line?: number }
   | { source: 'env'; name: string }
+  /** Jupyter's configuration, passed on by its server (name: c.ProjectStartup.<trait>). */
+  | { source: 'jupyter'; name: string }
   | { source: 'flag'; name: string };
 
 /** One problem of the site configuration: the file, where in it, the key, what is wrong, the fix. */
