@@ -1,5 +1,6 @@
 // The browser interface's setup page: reads the projection for interface "web" and confirms
-// initialization with the paths it showed. Same origin only; the session cookie authenticates.
+// initialization with the paths it showed. Same origin only; the session cookie (or, reached
+// through Jupyter, Jupyter's own) authenticates.
 'use strict';
 (function () {
   var byId = function (id) {
@@ -37,6 +38,13 @@
     return 'The service answered HTTP ' + status + '.';
   }
 
+  // Jupyter's XSRF token, as JupyterLab's ServerConnection sends it: reached through Jupyter, a
+  // state change that carries Jupyter's cookies needs it (only a page of that server can read it).
+  function jupyterXsrf() {
+    var match = /(?:^|;\s*)_xsrf=([^;]*)/.exec(document.cookie);
+    return match ? match[1] : undefined;
+  }
+
   function request(method, url, body) {
     var init = {
       method: method,
@@ -46,6 +54,10 @@
     if (body !== undefined) {
       init.headers['Content-Type'] = 'application/json';
       init.body = JSON.stringify(body);
+      var xsrf = jupyterXsrf();
+      if (xsrf !== undefined) {
+        init.headers['X-XSRFToken'] = xsrf;
+      }
     }
     return fetch(url, init).then(response => {
       return response

@@ -134,22 +134,32 @@ export function decideConfirmation(
             detail: `The setup page's session confirms the Browser interface, not ${labels.iface}: confirm ${labels.iface} where it runs, or send the token as "Authorization: Bearer <token>".`
           };
     case 'jupyter-page':
-      return iface === 'notebook'
-        ? { allowed: true, method: 'jupyterlab-dialog' }
-        : {
-            allowed: false,
-            detail: `A page of the Jupyter server confirms the Notebook interface (JupyterLab's dialog), not ${labels.iface}.`
-          };
-    case 'api':
-      if (apiMayConfirm(adapter.id, iface, adapter)) {
-        return { allowed: true, method: 'http-api' };
+      if (iface === 'notebook') {
+        return { allowed: true, method: 'jupyterlab-dialog' };
       }
-      return {
-        allowed: false,
-        detail:
-          iface === 'terminal'
-            ? `On the ${labels.platform} a person confirms at the interactive prompt of \`project-startup init\` in a terminal (a TTY); a plain API call cannot confirm.`
-            : `A plain API call cannot confirm ${labels.iface} on the ${labels.platform}.`
-      };
+      // Another interface (the setup page reached through Jupyter asks for web): what a
+      // script holding Jupyter's token may do, and recorded as such. The XSRF token proves the
+      // page is Jupyter's, not that it is JupyterLab's dialog.
+      return apiDecision(adapter, iface, labels);
+    case 'api':
+      return apiDecision(adapter, iface, labels);
   }
+}
+
+/** A plain API call's confirmation: `http-api` where apiMayConfirm allows it. */
+function apiDecision(
+  adapter: PlatformAdapter,
+  iface: InterfaceId,
+  labels: { platform: string; iface: string }
+): ConfirmationDecision {
+  if (apiMayConfirm(adapter.id, iface, adapter)) {
+    return { allowed: true, method: 'http-api' };
+  }
+  return {
+    allowed: false,
+    detail:
+      iface === 'terminal'
+        ? `On the ${labels.platform} a person confirms at the interactive prompt of \`project-startup init\` in a terminal (a TTY); a plain API call cannot confirm.`
+        : `A plain API call cannot confirm ${labels.iface} on the ${labels.platform}.`
+  };
 }
