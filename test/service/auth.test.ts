@@ -685,7 +685,11 @@ describe('notebook-server proxy on generic, base URL /user/alice/', () => {
       );
     }
     // Same origin, but without Jupyter's XSRF token (or with another): refused, saying so.
-    for (const given of [{}, { 'x-xsrftoken': 'not-the-cookie' }]) {
+    const without: Record<string, string>[] = [
+      {},
+      { 'x-xsrftoken': 'not-the-cookie' }
+    ];
+    for (const given of without) {
       const refused = await post({
         host: 'hub.example.org',
         origin: 'https://hub.example.org',

@@ -74,7 +74,7 @@ it("X-XSRFToken is accepted when it stands for an _xsrf cookie's token, under an
 it('X-XSRFToken is refused when missing, empty, malformed or standing for another token', () => {
   const cookie = `_xsrf=${MASKED}`;
   const other = MASKED.replace('5ee9', '5ee8');
-  for (const headers of [
+  const refused: Record<string, string>[] = [
     { cookie },
     { cookie, 'x-xsrftoken': '' },
     { cookie, 'x-xsrftoken': other },
@@ -82,7 +82,8 @@ it('X-XSRFToken is refused when missing, empty, malformed or standing for anothe
     { cookie: 'username-x=1', 'x-xsrftoken': MASKED },
     // Equal, but tornado finds no token in either: no pair.
     { cookie: '_xsrf=2|8f0a1b2c||1', 'x-xsrftoken': '2|8f0a1b2c||1' }
-  ]) {
+  ];
+  for (const headers of refused) {
     expect(carriesJupyterXsrf(requestWith(headers))).toBe(false);
   }
 });

@@ -93,14 +93,15 @@ describeWithProxy(
     it("a cookie-carried POST without Jupyter's XSRF token is refused 403 cross-origin, a wrong Authorization header beside it or not", async () => {
       fs.rmSync(stateDir(), { recursive: true, force: true });
       const { login, xsrf } = await browserCookies();
-      for (const headers of [
+      const attempts: Record<string, string>[] = [
         { cookie: `${login}; ${xsrf}` },
         { cookie: `${login}; ${xsrf}`, 'x-xsrftoken': 'not-the-cookie' },
         { cookie: `${login}; ${xsrf}`, 'x-xsrftoken': '' },
         { cookie: login, 'x-xsrftoken': xsrf.slice('_xsrf='.length) },
         // Jupyter accepts the login cookie when the token is wrong: the header proves nothing.
         { cookie: `${login}; ${xsrf}`, authorization: 'token not-a-token' }
-      ]) {
+      ];
+      for (const headers of attempts) {
         const answer = await confirmNotebook(headers);
         expect([Object.keys(headers), answer.status]).toEqual([
           Object.keys(headers),
