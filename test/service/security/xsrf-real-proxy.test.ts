@@ -8,6 +8,7 @@
 // Origin is compared with the Host Jupyter vetted, never with X-Forwarded-Host.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { launchBrowser } from '../../system/e2e/helpers';
 import {
   describeWithRealProxy,
   jupyterBehindRealProxy,
@@ -205,6 +206,44 @@ describeWithProxy(
       });
       fs.rmSync(stateDir(), { recursive: true, force: true });
     });
+
+    it("the setup page reached through Jupyter sends Jupyter's XSRF token: its button still creates the state (Chromium)", async () => {
+      fs.rmSync(stateDir(), { recursive: true, force: true });
+      const browser = await launchBrowser();
+      try {
+        const page = await browser.newPage();
+        const base = `http://127.0.0.1:${jupyter.port}/user/alice/`;
+        // Jupyter's pages: the login form sets _xsrf, the token in the address the login cookie.
+        await page.goto(`${base}login`);
+        await page.goto(`${base}api/status?token=${token}`);
+        const cookies = await browser.context.cookies(base);
+        expect(cookies.map(c => c.name)).toEqual(
+          expect.arrayContaining(['_xsrf'])
+        );
+        await page.goto(`${base}project/`);
+        await page
+          .locator('#phase')
+          .filter({ hasText: 'awaiting-confirmation' })
+          .waitFor();
+        const sent = page.waitForRequest(r =>
+          r.url().endsWith('/project/initialize')
+        );
+        await page
+          .getByRole('button', { name: 'Create project state' })
+          .click();
+        expect((await sent).headers()['x-xsrftoken']).toBe(
+          cookies.find(c => c.name === '_xsrf')?.value
+        );
+        await page.locator('#phase').filter({ hasText: 'ready' }).waitFor();
+        expect(record().confirmation).toMatchObject({
+          interface: 'web',
+          method: 'http-api'
+        });
+      } finally {
+        await browser.close();
+        fs.rmSync(stateDir(), { recursive: true, force: true });
+      }
+    }, 60000);
 
     // JupyterLab's request, behind a hub (cookies only) and from a standalone `jupyter lab`
     // (its page-config token too): the XSRF pair makes it the dialog either way, with the
