@@ -1,5 +1,6 @@
 // The browser interface's setup page: reads the projection for interface "web" and confirms
-// initialization with the paths it showed. Same origin only; the session cookie authenticates.
+// initialization with the paths it showed. Same origin only; the session cookie (or, reached
+// through Jupyter, Jupyter's own) authenticates.
 'use strict';
 (function () {
   var byId = function (id) {

@@ -647,41 +647,65 @@ describe('notebook-server proxy on generic, base URL /user/alice/', () => {
     expectProblem(outside, 404, 'not-found');
   });
 
-  it('a cookie-only POST must be same-origin: foreign Origin 403, X-Forwarded-Host matching Origin allowed', async () => {
+  it("a cookie-carried POST must be same-origin and carry Jupyter's XSRF pair: the Origin is compared with the Host, never with X-Forwarded-Host", async () => {
     const p = await request(`${svc.api}startup?interface=notebook`, {
       headers: { cookie: jupyterCookie }
     });
     const body = JSON.stringify(p.json.nextAction.request.body);
+    const xsrf =
+      '2|8f0a1b2c|5ee9e0d3a1b2c3d4e5f60718293a4b5c6d7e8f90|1700000000';
     const post = (headers: Record<string, string>) =>
       request(`${svc.api}initialize`, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
-          cookie: jupyterCookie,
+          cookie: `${jupyterCookie}; _xsrf=${xsrf}`,
           ...headers
         },
         body
       });
     expectProblem(
-      await post({ origin: 'https://evil.example' }),
+      await post({ origin: 'https://evil.example', 'x-xsrftoken': xsrf }),
       403,
       'cross-origin'
     );
-    expectProblem(await post({}), 403, 'cross-origin');
-    expectProblem(
-      await post({
-        origin: 'https://evil.example',
-        'x-forwarded-host': 'hub.example.org'
-      }),
-      403,
-      'cross-origin'
-    );
+    expectProblem(await post({ 'x-xsrftoken': xsrf }), 403, 'cross-origin');
+    // X-Forwarded-Host is the client's own (jupyter-server-proxy passes it on): it names nothing.
+    for (const forwarded of ['hub.example.org', 'evil.example']) {
+      expectProblem(
+        await post({
+          host: 'hub.example.org',
+          origin: 'https://evil.example',
+          'x-forwarded-host': forwarded,
+          'sec-fetch-site': 'same-origin',
+          'x-xsrftoken': xsrf
+        }),
+        403,
+        'cross-origin'
+      );
+    }
+    // Same origin, but without Jupyter's XSRF token (or with another): refused, saying so.
+    const without: Record<string, string>[] = [
+      {},
+      { 'x-xsrftoken': 'not-the-cookie' }
+    ];
+    for (const given of without) {
+      const refused = await post({
+        host: 'hub.example.org',
+        origin: 'https://hub.example.org',
+        'sec-fetch-site': 'same-origin',
+        ...given
+      });
+      expectProblem(refused, 403, 'cross-origin');
+      expect(refused.json.detail).toMatch(/X-XSRFToken/);
+    }
     expect(fs.readdirSync(svc.projectDir)).toEqual([]);
 
     const ok = await post({
+      host: 'hub.example.org',
       origin: 'https://hub.example.org',
-      'x-forwarded-host': 'hub.example.org',
-      'sec-fetch-site': 'same-origin'
+      'sec-fetch-site': 'same-origin',
+      'x-xsrftoken': xsrf
     });
     expect(ok.status).toBe(201);
     expectValid('InitializeResponse', ok.json);

@@ -143,7 +143,7 @@ describe.each(CASES)('no secret leaves the service: $name', c => {
       anonymous = false
     ): Promise<HttpResult> => {
       const headers: Record<string, string> = {
-        cookie: `c=${marks.cookie}`,
+        cookie: `c=${marks.cookie}; _xsrf=${marks.cookie}`,
         'x-custom': marks.header,
         ...options.headers
       };
@@ -153,7 +153,7 @@ describe.each(CASES)('no secret leaves the service: $name', c => {
       seen.push({ where, text: renderResponse(r) });
       return r;
     };
-    /** A same-origin JSON POST, as the setup page or JupyterLab sends it. */
+    /** A same-origin JSON POST, as the setup page or JupyterLab sends it (with Jupyter's XSRF pair). */
     const post = (
       where: string,
       route: string,
@@ -165,6 +165,7 @@ describe.each(CASES)('no secret leaves the service: $name', c => {
         headers: {
           'content-type': 'application/json',
           'sec-fetch-site': 'same-origin',
+          'x-xsrftoken': marks.cookie,
           origin,
           ...headers
         },

@@ -145,15 +145,24 @@ export function decideConfirmation(
               detail: `A page of the Jupyter server confirms the Notebook or Browser interface (JupyterLab's dialog, the setup page), not ${labels.iface}.`
             };
     case 'api':
-      if (apiMayConfirm(adapter.id, iface, adapter)) {
-        return { allowed: true, method: 'http-api' };
-      }
-      return {
-        allowed: false,
-        detail:
-          iface === 'terminal'
-            ? `On the ${labels.platform} a person confirms at the interactive prompt of \`project-startup init\` in a terminal (a TTY); a plain API call cannot confirm.`
-            : `A plain API call cannot confirm ${labels.iface} on the ${labels.platform}.`
-      };
+      return apiDecision(adapter, iface, labels);
   }
+}
+
+/** A plain API call's confirmation: `http-api` where apiMayConfirm allows it. */
+function apiDecision(
+  adapter: PlatformAdapter,
+  iface: InterfaceId,
+  labels: { platform: string; iface: string }
+): ConfirmationDecision {
+  if (apiMayConfirm(adapter.id, iface, adapter)) {
+    return { allowed: true, method: 'http-api' };
+  }
+  return {
+    allowed: false,
+    detail:
+      iface === 'terminal'
+        ? `On the ${labels.platform} a person confirms at the interactive prompt of \`project-startup init\` in a terminal (a TTY); a plain API call cannot confirm.`
+        : `A plain API call cannot confirm ${labels.iface} on the ${labels.platform}.`
+  };
 }

@@ -294,8 +294,14 @@ export class NotebookServerProxyGuard implements IngressGuard {
     }
   }
 
+  /**
+   * The Host Jupyter vetted: jupyter-server-proxy copies the browser's request headers to the
+   * backend, Host included, and Jupyter compares Origin with that same Host. Never
+   * X-Forwarded-Host: the proxy passes the client's own on unchanged, so any client could name
+   * its origin there.
+   */
   expectedHost(request: IncomingMessage): string | undefined {
-    return firstHeader(request, 'x-forwarded-host') ?? request.headers.host;
+    return request.headers.host;
   }
 
   authenticate(

@@ -22,7 +22,7 @@ import { rpcBody } from './encoded-bodies';
 import { Exchange, identityOf } from './exchange';
 import { handleRpc, parseErrorResponse } from './gateway';
 import { checkSameOrigin, RequestIdentity } from './ingress';
-import { carriesJupyterXsrf } from './jupyter-xsrf';
+import { carriesJupyterXsrf, checkJupyterXsrf } from './jupyter-xsrf';
 import { sendJson } from './respond';
 
 /** Weak comparison, as RFC 9110 asks for If-None-Match. */
@@ -116,6 +116,7 @@ export async function initialize(exchange: Exchange): Promise<void> {
   const { request, response, app } = exchange;
   const identity = identityOf(exchange);
   checkSameOrigin(request, app.guard, identity);
+  checkJupyterXsrf(request, app.guard);
   // Limited before any work: not even the body is read beyond the limit.
   app.rateLimiter.take(identity.clientKey);
   const body = await readJsonBody(request);
@@ -166,7 +167,10 @@ export async function gateway(exchange: Exchange): Promise<void> {
     ingress: app.guard.mode,
     channel: channel(exchange, identity),
     instance: exchange.instance,
-    beforeInitialize: () => app.rateLimiter.take(identity.clientKey),
+    beforeInitialize: () => {
+      checkJupyterXsrf(request, app.guard);
+      app.rateLimiter.take(identity.clientKey);
+    },
     admitNewClaim: () => app.claimRateLimiter.take(identity.clientKey)
   });
   if (result === undefined) {

@@ -86,7 +86,8 @@ function browser(host: string): [string, string][] {
     ['Host', host],
     ['Origin', `http://${host}`],
     ['Sec-Fetch-Site', 'same-origin'],
-    ['Cookie', 'username-rebind=whatever-the-page-set']
+    ['Cookie', 'username-rebind=whatever-the-page-set; _xsrf=xsrf-of-the-page'],
+    ['X-XSRFToken', 'xsrf-of-the-page']
   ];
 }
 

@@ -88,7 +88,10 @@ describe.each(MODES)('no secret leaves the service: $name', m => {
             : [['Authorization', `token ${marks.wrong}`]]; // Jupyter's forwarded token: never read
       const common: [string, string][] = [
         ['X-Custom', marks.header],
-        ['Cookie', `c=${marks.cookie}; _xsrf=${marks.cookie}`]
+        ['Cookie', `c=${marks.cookie}; _xsrf=${marks.cookie}`],
+        // Jupyter's XSRF pair, as JupyterLab sends it: behind Jupyter a cookie-carried state
+        // change needs it.
+        ['X-XSRFToken', marks.cookie]
       ];
       const answers: Exchange[] = [];
       const call = async (

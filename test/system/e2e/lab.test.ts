@@ -435,11 +435,15 @@ describe('the notebook-server proxy ingress: the sidecar behind the real jupyter
       /application\/problem\+json/
     );
     expect(crossOrigin.json.code).toBe('cross-origin');
-    // The same cookie from Jupyter's own origin reaches the sidecar's validation instead.
+    // The same cookie from Jupyter's own origin, with Jupyter's XSRF token as JupyterLab sends
+    // it, reaches the sidecar's validation instead.
+    const xsrf = /(?:^|; )_xsrf=([^;]+)/.exec(cookie)?.[1] as string;
+    expect(xsrf).toBeDefined();
     const sameOrigin = await httpRequest(`${s().base}project/initialize`, {
       method: 'POST',
       headers: {
         cookie,
+        'x-xsrftoken': xsrf,
         origin: s().origin,
         'sec-fetch-site': 'same-origin',
         'content-type': 'application/json'

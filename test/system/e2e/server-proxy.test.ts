@@ -6,7 +6,7 @@
 //   an unauthenticated one): GET and HEAD get 302 to the login page, other methods and websocket
 //   upgrades 403 — Jupyter's answers, not the sidecar's;
 // - the proxy checks no XSRF token and forwards every header the sidecar's checks read
-//   (Authorization, Cookie, Origin, Host, X-Forwarded-Host, Sec-Fetch-Site, If-None-Match), the
+//   (Authorization, Cookie, X-XSRFToken, Origin, Host, Sec-Fetch-Site, If-None-Match), the
 //   query (`?token=` included) and the body, and brings the sidecar's answer back (its empty
 //   304 to a poller's If-None-Match on startup included);
 // - with `absolute_url` the sidecar gets the full path under Jupyter's base_url, and
@@ -217,30 +217,37 @@ describe('the real jupyter-server-proxy in front of the sidecar', () => {
     expect(await outcome({}, `?token=${s().token}`)).toBe(
       '409 confirmation-stale'
     );
-    // Origin compared with Host: Jupyter's own origin passes, another is refused.
+    // X-XSRFToken: with Jupyter's cookies a state change needs it, equal to the _xsrf cookie.
+    const xsrf = /(?:^|; )_xsrf=([^;]+)/.exec(cookie)?.[1] as string;
+    expect(xsrf).toBeDefined();
+    const page = { cookie, 'x-xsrftoken': xsrf };
     expect(await outcome({ cookie, origin: s().origin })).toBe(
-      '409 confirmation-stale'
-    );
-    expect(await outcome({ cookie, origin: 'http://evil.example' })).toBe(
       '403 cross-origin'
     );
-    // X-Forwarded-Host (what a hub's proxy adds) names the host the browser saw.
+    // Origin compared with Host: Jupyter's own origin passes, another is refused.
+    expect(await outcome({ ...page, origin: s().origin })).toBe(
+      '409 confirmation-stale'
+    );
+    expect(await outcome({ ...page, origin: 'http://evil.example' })).toBe(
+      '403 cross-origin'
+    );
+    // X-Forwarded-Host is the client's own (the proxy passes it on): it stands for no host.
     expect(
       await outcome({
-        cookie,
+        ...page,
         origin: 'https://hub.example.org',
         'x-forwarded-host': 'hub.example.org'
       })
-    ).toBe('409 confirmation-stale');
+    ).toBe('403 cross-origin');
     // Sec-Fetch-Site decides even with a matching Origin.
     expect(
       await outcome({
-        cookie,
+        ...page,
         origin: s().origin,
         'sec-fetch-site': 'cross-site'
       })
     ).toBe('403 cross-origin');
-    // The proxy checks no XSRF token: none of the POSTs above carried one, yet they reached the sidecar.
+    // The proxy checks no XSRF token: the sidecar's own check above saw the header and the cookie.
     // The body arrives: the right confirmation creates the state.
     const projection = (
       await httpRequest(`${api()}startup?interface=notebook`, {

@@ -36,6 +36,7 @@ import {
   Hub,
   HubStack,
   processEnvironment,
+  spawnAnotherUser,
   startHub,
   stopAllHubs
 } from './hub';
@@ -565,6 +566,8 @@ export function hostedNotebookSuite(stack: HubStack): void {
       );
       expect(answer.status).toBe(200);
       expect(answer.json.platform.id).toBe('hosted-notebook');
+      // A page of alice's server, as a person opens it: it sets the server's _xsrf cookie.
+      await session.open(h().userBase);
       const cookie = session.header();
       expect(cookie).toMatch(/jupyterhub-user-alice=/);
       const viaCookie = await httpRequest(url('startup?interface=notebook'), {
@@ -587,12 +590,17 @@ export function hostedNotebookSuite(stack: HubStack): void {
         'content-type': 'application/json',
         ...extra
       });
-      // What a page served by this hub sends: its own origin (the hub's proxy names the host in X-Forwarded-Host).
+      // What alice's page served by this hub sends: its own origin (the hub's proxy passes the
+      // browser's Host on) and, as JupyterLab does, the _xsrf cookie of alice's server as
+      // X-XSRFToken, which a page of her server set (opened above).
+      const xsrf = session.cookieFor('_xsrf', `${h().userBase}${ENTRY}/`);
+      expect(xsrf).toBeDefined();
       const sameOrigin = await httpRequest(url('initialize'), {
         method: 'POST',
         headers: headers({
           origin: h().publicUrl,
-          'sec-fetch-site': 'same-origin'
+          'sec-fetch-site': 'same-origin',
+          'x-xsrftoken': xsrf as string
         }),
         body
       });
@@ -641,6 +649,89 @@ export function hostedNotebookSuite(stack: HubStack): void {
       ).toBe(3);
       expect(readAllFiles(projection.statePath)).toEqual(stateBefore);
     }, 30000);
+
+    test("another user's page on the hub's origin cannot initialize alice's project without alice's XSRF token", async () => {
+      // bob: a second user of this hub, his own server on the same origin. A page he serves there
+      // runs in alice's browser as a page of that origin: its requests to /user/alice/ carry
+      // alice's cookies, pass the origin check, and may set any header, X-XSRFToken included. What
+      // it cannot read is alice's _xsrf cookie, whose Path is alice's server: only bob's own
+      // (Path /user/bob/) is in its document.cookie.
+      const bob = await spawnAnotherUser(h(), 'bob');
+      try {
+        const bobPage = `/user/bob/${ENTRY}/capabilities`;
+        // Each signs in to their own server and opens a page of it, which sets that server's
+        // _xsrf cookie (Path: the server's base URL).
+        const asBob = await browserLogin({ ...h(), user: 'bob' }, bobPage);
+        expect(asBob.answer.json?.platform?.id).toBe('hosted-notebook');
+        await asBob.session.open('/user/bob/');
+        const asAlice = await browserLogin(
+          h(),
+          `${h().userBase}${ENTRY}/capabilities`
+        );
+        await asAlice.session.open(h().userBase);
+        const alicePath = `${h().userBase}${ENTRY}/initialize`;
+        const aliceCookies = asAlice.session.headerFor(alicePath);
+        const aliceXsrf = asAlice.session.cookieFor('_xsrf', alicePath);
+        // What bob's page reads from document.cookie in alice's browser: the _xsrf of bob's server.
+        const bobXsrf = asBob.session.cookieFor('_xsrf', bobPage);
+        expect(aliceCookies).toMatch(/jupyterhub-user-alice=/);
+        expect(aliceCookies).not.toMatch(/jupyterhub-user-bob/);
+        const projection = (
+          await call('GET startup', 'startup?interface=notebook')
+        ).json;
+        // Alice's project without its state, so that an accepted POST would create it.
+        fs.rmSync(projection.statePath, { recursive: true, force: true });
+        const fresh = (await call('GET startup', 'startup?interface=notebook'))
+          .json;
+        expect(fresh.phase).toBe('awaiting-confirmation');
+        const body = JSON.stringify(fresh.nextAction.request.body);
+        const fromPage = (xsrf: Record<string, string>) =>
+          httpRequest(url('initialize'), {
+            method: 'POST',
+            headers: {
+              cookie: aliceCookies,
+              origin: h().publicUrl,
+              'sec-fetch-site': 'same-origin',
+              'content-type': 'application/json',
+              ...xsrf
+            },
+            body
+          });
+        expect(bobXsrf).toBeDefined();
+        expect(bobXsrf).not.toBe(aliceXsrf);
+        const attempts: Record<string, string>[] = [
+          {},
+          { 'x-xsrftoken': bobXsrf as string },
+          { 'x-xsrftoken': 'bob-made-this-up' }
+        ];
+        for (const xsrf of attempts) {
+          const answer = await fromPage(xsrf);
+          collected.push({
+            what: `POST initialize (alice's cookies from bob's page, ${Object.keys(xsrf).join() || 'no X-XSRFToken'})`,
+            answer
+          });
+          expect([Object.keys(xsrf), answer.status]).toEqual([
+            Object.keys(xsrf),
+            403
+          ]);
+          expectValid('Problem', answer.json);
+          expect(answer.json.code).toBe('cross-origin');
+          expect(answer.json.detail).toMatch(/X-XSRFToken/);
+          expect(fs.existsSync(fresh.statePath)).toBe(false);
+        }
+        // Alice's own page (JupyterLab sends her _xsrf as X-XSRFToken): created, as JupyterLab's dialog.
+        expect(aliceXsrf).toBeDefined();
+        const own = await fromPage({ 'x-xsrftoken': aliceXsrf as string });
+        collected.push({ what: "POST initialize (alice's page)", answer: own });
+        expect(own.status).toBe(201);
+        expect(own.json.record.confirmation).toMatchObject({
+          interface: 'notebook',
+          method: 'jupyterlab-dialog'
+        });
+      } finally {
+        await bob.stop();
+      }
+    }, 90000);
 
     test("the sidecar's early refusal of a POST reaches the browser through the notebook proxy as its 403, never as the proxy's 500", async () => {
       // The sidecar answers a cross-origin POST before reading its body and closes the connection;

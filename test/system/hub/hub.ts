@@ -727,11 +727,54 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   }
 }
 
+/**
+ * Another user of the same hub, with a server of their own on the same origin: created through
+ * the hub API (an existing user may sign in with the DummyAuthenticator's password), the server
+ * spawned and waited for (bounded). The hub stops it with the rest; `stop` stops it sooner.
+ */
+export async function spawnAnotherUser(
+  hub: Hub,
+  name: string,
+  timeoutMs = 30000
+): Promise<{ stop(): Promise<void> }> {
+  const created = await hub.api('POST', `users/${name}`);
+  if (created.status !== 201 && created.status !== 409) {
+    throw new Error(
+      `the hub did not create ${name} (HTTP ${created.status}: ${created.text.slice(0, 500)})`
+    );
+  }
+  const spawned = await hub.api('POST', `users/${name}/server`);
+  if (spawned.status !== 201 && spawned.status !== 202) {
+    throw new Error(
+      `the hub did not spawn ${name}'s server (HTTP ${spawned.status}: ${spawned.text.slice(0, 500)})`
+    );
+  }
+  const stop = async () => {
+    await hub.api('DELETE', `users/${name}/server`).catch(() => undefined);
+  };
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const model = await hub.api('GET', `users/${name}`);
+    if (model.json?.servers?.['']?.ready === true) {
+      return { stop };
+    }
+    await delay(200);
+  }
+  await stop();
+  throw new Error(`${name}'s server was not ready within ${timeoutMs} ms`);
+}
+
 export interface BrowserSession {
   /** name -> value, as a browser would hold them (paths ignored: one user, one test). */
   cookies: Map<string, string>;
   /** The Cookie header for a request. */
   header(): string;
+  /** The Cookie header a browser sends to `requestPath`: only the cookies whose Path covers it. */
+  headerFor(requestPath: string): string;
+  /** The value of the cookie `name` set with a Path covering `requestPath`, the longest Path first. */
+  cookieFor(name: string, requestPath: string): string | undefined;
+  /** A navigation to `path` on the hub, following redirects, keeping the cookies it sets. */
+  open(path: string): Promise<HttpAnswer>;
   /** Every redirect followed, for the record ("STATUS PATH"). */
   trail: string[];
 }
@@ -746,9 +789,26 @@ export async function browserLogin(
   target: string
 ): Promise<{ session: BrowserSession; answer: HttpAnswer }> {
   const cookies = new Map<string, string>();
+  /** `${path} ${name}` -> value: the jar as a browser keys it (one host here). */
+  const jar = new Map<string, { name: string; path: string; value: string }>();
+  const covering = (requestPath: string) =>
+    [...jar.values()]
+      .filter(
+        c =>
+          requestPath === c.path ||
+          requestPath.startsWith(c.path.endsWith('/') ? c.path : `${c.path}/`)
+      )
+      .sort((a, b) => b.path.length - a.path.length);
   const session: BrowserSession = {
     cookies,
     header: () => [...cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+    headerFor: requestPath =>
+      covering(requestPath)
+        .map(c => `${c.name}=${c.value}`)
+        .join('; '),
+    cookieFor: (name, requestPath) =>
+      covering(requestPath).find(c => c.name === name)?.value,
+    open: () => Promise.reject(new Error('not signed in yet')),
     trail: []
   };
   const keep = (answer: HttpAnswer) => {
@@ -759,12 +819,19 @@ export async function browserLogin(
       const value = pair.slice(eq + 1).trim();
       const expired =
         attributes.some(a => /^\s*expires=Thu, 01 Jan 1970/i.test(a)) ||
+        attributes.some(a => /^\s*max-age=0\s*$/i.test(a)) ||
         value === '' ||
         value === '""';
+      const cookiePath =
+        attributes
+          .map(a => /^\s*path=(.*)$/i.exec(a)?.[1].trim())
+          .find(a => a !== undefined) ?? '/';
       if (expired) {
         cookies.delete(name);
+        jar.delete(`${cookiePath} ${name}`);
       } else {
         cookies.set(name, value);
+        jar.set(`${cookiePath} ${name}`, { name, path: cookiePath, value });
       }
     }
   };
@@ -796,25 +863,26 @@ export async function browserLogin(
       `the hub's login form did not sign ${hub.user} in (HTTP ${login.status})`
     );
   }
-  let next = `${hub.publicUrl}${target}`;
-  for (let hop = 0; hop < 10; hop += 1) {
-    const answer = await httpRequest(next, {
-      headers: { cookie: session.header() }
-    });
-    keep(answer);
-    session.trail.push(`${answer.status} ${new URL(next).pathname}`);
-    if (
-      answer.status < 300 ||
-      answer.status >= 400 ||
-      !answer.headers.location
-    ) {
-      return { session, answer };
+  session.open = async (path: string): Promise<HttpAnswer> => {
+    let next = `${hub.publicUrl}${path}`;
+    for (let hop = 0; hop < 10; hop += 1) {
+      const answer = await httpRequest(next, {
+        headers: { cookie: session.header() }
+      });
+      keep(answer);
+      session.trail.push(`${answer.status} ${new URL(next).pathname}`);
+      if (
+        answer.status < 300 ||
+        answer.status >= 400 ||
+        !answer.headers.location
+      ) {
+        return answer;
+      }
+      next = new URL(answer.headers.location, next).toString();
     }
-    next = new URL(answer.headers.location, next).toString();
-  }
-  throw new Error(
-    `too many redirects signing in: ${session.trail.join(' -> ')}`
-  );
+    throw new Error(`too many redirects: ${session.trail.join(' -> ')}`);
+  };
+  return { session, answer: await session.open(target) };
 }
 
 /** Stops every hub still running (for afterAll after a failure). */
