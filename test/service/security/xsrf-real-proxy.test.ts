@@ -235,9 +235,10 @@ describeWithProxy(
           cookies.find(c => c.name === '_xsrf')?.value
         );
         await page.locator('#phase').filter({ hasText: 'ready' }).waitFor();
+        // The same page as on loopback, signed in by Jupyter: recorded as the setup page.
         expect(record().confirmation).toMatchObject({
           interface: 'web',
-          method: 'http-api'
+          method: 'setup-page'
         });
       } finally {
         await browser.close();
