@@ -143,6 +143,34 @@ describe('bad input: each named with its file, line, key and fix', () => {
     expect(nearestKey('zzzzzzzz', ['platform', 'policy'])).toBeUndefined();
   });
 
+  test.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])(
+    'a key named after an Object.prototype member (%s) is unknown at every level, whatever it holds',
+    member => {
+      // As JSON text: an object literal's __proto__ would set the prototype instead.
+      const at = (inner: string) => checkSiteConfigText('/x', inner).problems;
+      const top = at(
+        `{"${member}": {"approvalModes": ["low-risk-automation"]}}`
+      );
+      expect(top.map(siteProblemLine)).toEqual([
+        expect.stringMatching(
+          new RegExp(`^/x:1: ${member} is not a known key at the top level`)
+        )
+      ]);
+      const nested = at(
+        `{"modelSources": {"vendor-api-a": {"${member}": {"approvalModes": []}}}}`
+      );
+      expect(nested.map(p => p.key)).toEqual([
+        `modelSources.vendor-api-a.${member}`
+      ]);
+      expect(at(`{"limits": {"${member}": 1}}`).map(p => p.key)).toEqual([
+        `limits.${member}`
+      ]);
+      // JSON.parse made it an own key; nothing reached Object.prototype.
+      expect(Object.prototype).not.toHaveProperty('approvalModes');
+      expect(ajvValidate(JSON.parse(`{"${member}": {}}`))).toBe(false);
+    }
+  );
+
   test('a path that is not absolute', () => {
     expect(refusedByBoth({ secrets: { directory: 'run/secrets' } })[0]).toMatch(
       /secrets\.directory is not an absolute path\. Fix: .*starting with \//

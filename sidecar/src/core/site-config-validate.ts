@@ -200,7 +200,12 @@ function walkObject(
   const where = dottedKey(pointer);
   for (const [member, child] of Object.entries(value)) {
     const at = `${pointer}/${pointerToken(member)}`;
-    const schema = node.properties?.[member];
+    // Own members only: a key named after an Object.prototype member (`constructor`,
+    // `__proto__`) would otherwise find a "schema" there and pass unchecked.
+    const schema =
+      node.properties !== undefined && Object.hasOwn(node.properties, member)
+        ? node.properties[member]
+        : undefined;
     if (schema !== undefined) {
       walk(child, schema, at, out);
       continue;
