@@ -171,6 +171,17 @@ describe('project-startup config check', () => {
     });
     expect(r.code).toBe(2);
     expect(r.stdout).toContain(`  ${file}:3:1: not valid JSON`);
+    // Line and column only: the text around the fault may be a secret.
+    fs.writeFileSync(file, '{\n  "x": sk-live-AB0123456789\n}\n');
+    const quoted = await runCli(['config', 'check', '--config', file], {
+      env: s.env,
+      cwd: s.projectDir
+    });
+    expect(quoted.code).toBe(2);
+    expect(quoted.stdout).toMatch(
+      new RegExp(`\n  ${file}:\\d+:\\d+: not valid JSON\\. Fix: `)
+    );
+    expect(`${quoted.stdout}${quoted.stderr}`).not.toMatch(/sk-|AB01/);
   });
 
   test("the seed's matrix: a source the platform lacks is refused, naming the rule", async () => {

@@ -103,10 +103,24 @@ describe('bad input: each named with its file, line, key and fix', () => {
     });
     expect(problems[0].column).toBeGreaterThan(30);
     expect(siteProblemLine(problems[0])).toMatch(
-      /^\/x\/site\.json:3:\d+: not valid JSON .*Fix: /
+      /^\/x\/site\.json:3:\d+: not valid JSON\. Fix: /
     );
     const truncated = checkSiteConfigText('/x/site.json', '{\n "platform": ');
     expect(truncated.problems[0].line).toBe(2);
+  });
+
+  test("malformed JSON: the problem never quotes the file's text (it may be a secret)", () => {
+    for (const text of [
+      '{\n  "x": sk-live-ABCDEFGHIJKLMNOP\n}\n',
+      '{\n  "x": "sk-live-ABCDEFGHIJKLMNOP" "y"\n}\n',
+      '{"x": "sk-live-ABCDEFGHIJKLMNOP\u0001"}',
+      'sk-live-ABCDEFGHIJKLMNOP'
+    ]) {
+      const [problem] = checkSiteConfigText('/x/site.json', text).problems;
+      const line = siteProblemLine(problem);
+      expect(line).toMatch(/^\/x\/site\.json:\d+:\d+: not valid JSON\. Fix: /);
+      expect(line).not.toMatch(/sk|live|ABC/);
+    }
   });
 
   test('a wrong type, at its own line', () => {
@@ -203,7 +217,58 @@ describe('bad input: each named with its file, line, key and fix', () => {
           'compatible-service': { address: 'http://llm.example.edu/' }
         }
       })[0]
-    ).toMatch(/address is not what it must be: An https:\/\/ URL/);
+    ).toMatch(/address is not what it must be: An https:\/\/ address/);
+  });
+
+  test('an address is a scheme, host, port and path: a query or fragment is refused, never echoed', () => {
+    for (const address of [
+      'https://ai.example.edu/v1?api_key=sk-live-SECRET',
+      'https://ai.example.edu/v1#sk-live-SECRET',
+      'https://ai.example.edu?sk-live-SECRET'
+    ]) {
+      const [line] = refusedByBoth({
+        modelSources: { 'institution-ai-gateway': { address } }
+      });
+      expect(line).toMatch(
+        /address has a query or a fragment \(from \? or #\); an address is a scheme, host, port and path only/
+      );
+      expect(line).not.toContain('SECRET');
+    }
+    expect(
+      check({
+        modelSources: {
+          'institution-ai-gateway': {
+            address: 'https://ai.example.edu:8443/v1/chat'
+          }
+        }
+      }).problems
+    ).toEqual([]);
+  });
+
+  test.each([
+    ['an escape', '\u001b[2J'],
+    ['a C1 control', '\u009b2J'],
+    ['a right-to-left override', '\u202e'],
+    ['a left-to-right mark', '\u200e'],
+    ['a first-strong isolate', '\u2068'],
+    ['a line separator', '\u2028'],
+    ['a paragraph separator', '\u2029']
+  ])('a label or an address holding %s is refused', (_, character) => {
+    for (const document of [
+      { modelSources: { 'vendor-api-a': { label: `Open${character}AI` } } },
+      {
+        modelSources: {
+          'institution-ai-gateway': {
+            address: `https://ai.example.edu/v1${character}x`
+          }
+        }
+      },
+      { endpoints: { localRuntimeUrl: `http://127.0.0.1:11434/${character}` } }
+    ]) {
+      expect(refusedByBoth(document)[0]).toMatch(
+        /holds a control character or an invisible one that reorders or breaks text/
+      );
+    }
   });
 
   test('a label with control characters, or longer than 80 characters', () => {

@@ -151,7 +151,9 @@ export function checkSiteConfigText(
           line,
           column,
           key: '',
-          message: `not valid JSON (${(error as Error).message.replace(/ in JSON at position \d+$/, '')})`,
+          // Line and column only: the parser's own message quotes the text around the fault,
+          // which may be a secret, and this problem is logged and served behind the proxy.
+          message: 'not valid JSON',
           fix: 'Correct the JSON at that line and column (a missing or extra comma, quote or brace is the usual cause); `project-startup config check` shows the next problem.'
         }
       ]
