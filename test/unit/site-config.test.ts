@@ -19,6 +19,10 @@ import {
   siteProblemLine
 } from '../../sidecar/src/core/site-config';
 import { nearestKey } from '../../sidecar/src/core/site-config-validate';
+import {
+  operatorFileProblem,
+  PathEntry
+} from '../../sidecar/src/core/operator-files';
 import { PLATFORM_IDS } from '../../sidecar/src/core/vocabulary';
 import { SITE_CONFIG_SCHEMA } from '../../sidecar/src/core/generated/site-config-schema';
 
@@ -388,15 +392,99 @@ describe('when the file itself may not be trusted', () => {
       })
     ).toEqual([]);
   });
+});
 
-  test("a symbolic link to another user's file; root's and one's own are trusted", () => {
-    const link = { ...facts, viaSymlink: true };
+describe('who could have written a file the configuration names (core/operator-files.ts)', () => {
+  const dir = (p: string, uid = 0, mode = 0o40755) => ({
+    path: p,
+    kind: 'directory' as const,
+    uid,
+    mode,
+    readOnly: false
+  });
+  const file = (uid = 1000, mode = 0o100644) => ({
+    path: '/srv/jupyter/project-startup.json',
+    kind: 'file' as const,
+    uid,
+    mode,
+    readOnly: false
+  });
+  const way = [dir('/'), dir('/srv'), dir('/srv/jupyter', 1000)];
+  const problem = (entries: PathEntry[], secret = false) =>
+    operatorFileProblem(entries, 1000, secret);
+
+  test("root's and the service user's files in their own directories are believed", () => {
+    expect(problem([...way, file()])).toBeUndefined();
+    expect(problem([...way, file(0)])).toBeUndefined();
+    expect(problem([...way, file(1000, 0o100600)], true)).toBeUndefined();
+  });
+
+  test("another user's file, or one under another user's directory or link: the owner and the chown", () => {
+    expect(problem([...way, file(65534)])).toEqual({
+      path: '/srv/jupyter/project-startup.json',
+      message:
+        'the file is owned by uid 65534, not by root or uid 1000 (the user the service runs as): that user could change what it says',
+      fix: 'Run `chown root /srv/jupyter/project-startup.json` (or put the file where only root or uid 1000 can change it).'
+    });
     expect(
-      fileTrustProblems({ ...link, ownerUid: 65534 }, {})[0].message
-    ).toMatch(/symbolic link to a file owned by another user \(uid 65534\)/);
-    expect(fileTrustProblems({ ...link, ownerUid: 0 }, {})).toEqual([]);
-    expect(fileTrustProblems({ ...link, ownerUid: 1000 }, {})).toEqual([]);
-    expect(fileTrustProblems({ ...facts, ownerUid: 65534 }, {})).toEqual([]);
+      problem([dir('/'), dir('/srv', 65534), dir('/srv/jupyter'), file()])
+        ?.message
+    ).toMatch(/^the directory \/srv above it is owned by uid 65534/);
+    expect(
+      problem([
+        ...way,
+        {
+          ...file(65534),
+          path: '/srv/jupyter/l',
+          kind: 'link',
+          mode: 0o120777
+        },
+        file()
+      ])?.message
+    ).toMatch(
+      /^the symbolic link \/srv\/jupyter\/l on the way to it is owned by uid 65534/
+    );
+  });
+
+  test('a group or world write bit on the file or a directory: the mode and the chmod', () => {
+    expect(problem([...way, file(1000, 0o100666)])).toEqual({
+      path: '/srv/jupyter/project-startup.json',
+      message:
+        'the file can be written by group and others (mode 0666): another user could change or replace it',
+      fix: 'Run `chmod go-w /srv/jupyter/project-startup.json`.'
+    });
+    expect(
+      problem([dir('/'), dir('/srv', 0, 0o40775), dir('/srv/jupyter'), file()])
+    ).toMatchObject({
+      path: '/srv',
+      message: expect.stringMatching(
+        /^the directory \/srv above it can be written by its group \(mode 0775\)/
+      ),
+      fix: 'Run `chmod go-w /srv`.'
+    });
+  });
+
+  test('a sticky directory (/tmp) and a read-only mount (a ConfigMap) are excepted', () => {
+    expect(
+      problem([dir('/'), dir('/tmp', 0, 0o41777), file()])
+    ).toBeUndefined();
+    const configMap = { ...dir('/etc/config', 0, 0o40777), readOnly: true };
+    expect(problem([dir('/'), configMap, file(0)])).toBeUndefined();
+    expect(
+      problem([dir('/'), { ...configMap, readOnly: false }, file(0)])?.message
+    ).toMatch(/can be written by group and others \(mode 0777\)/);
+  });
+
+  test('a secret must be readable by its owner only; without uids, ownership is not asked', () => {
+    expect(problem([...way, file(1000, 0o100640)], true)).toEqual({
+      path: '/srv/jupyter/project-startup.json',
+      message:
+        'the file can be read or written by group or others (mode 0640), and it holds a secret',
+      fix: 'Run `chmod 600 /srv/jupyter/project-startup.json`, and replace the secret: others could read it.'
+    });
+    expect(
+      operatorFileProblem([...way, file(65534)], undefined, false)
+    ).toBeUndefined();
   });
 });
 
