@@ -35,21 +35,6 @@ function fail(message) {
   process.exit(1);
 }
 
-/**
- * The site whose manifest the document shows as the example answer of getCapabilities: a
- * workstation where the operator named the gateway, gave its address and arranged three of the
- * six sources. A running service shows its own manifest there instead (http/app.ts).
- */
-const EXAMPLE_SITE = {
-  'service-managed': { arranged: true },
-  'institution-ai-gateway': {
-    label: 'Example University AI Gateway',
-    address: 'https://ai.example.edu/v1',
-    arranged: true
-  },
-  'vendor-api-a': { label: 'Example Vendor API', arranged: true }
-};
-
 /** The compiled module `relative` of sidecar/dist. */
 function compiledModule(...relative) {
   const compiled = path.join(ROOT, 'sidecar', 'dist', ...relative);
@@ -61,24 +46,6 @@ function compiledModule(...relative) {
   return require(compiled);
 }
 
-/** The manifest of EXAMPLE_SITE, as the service builds it. */
-function exampleManifest() {
-  const { buildManifest } = compiledModule('core', 'manifest.js');
-  const { adapterFor } = compiledModule('core', 'platforms', 'index.js');
-  const { selectPlatform } = compiledModule('core', 'platforms', 'rules.js');
-  const decision = selectPlatform({
-    present: new Set(),
-    operatorSetting: 'generic'
-  });
-  const adapter = adapterFor('generic');
-  return buildManifest(
-    adapter,
-    decision,
-    adapter.defaultLowRiskAutomation,
-    EXAMPLE_SITE
-  );
-}
-
 /** The OpenAPI document as the service serves it at base URL "/", without an example answer. */
 function buildSchemaDocument() {
   const { buildOpenApi } = compiledModule('http', 'openapi.js');
@@ -88,9 +55,13 @@ function buildSchemaDocument() {
   return buildOpenApi('/', version);
 }
 
-/** The document with EXAMPLE_SITE's manifest as getCapabilities' example answer. */
+/**
+ * The document with the fixed example manifest as getCapabilities' example answer: what every
+ * service serves at /project/openapi.json (core/example-manifest.ts).
+ */
 function buildDocument() {
   const { withManifestExample } = compiledModule('http', 'openapi.js');
+  const { exampleManifest } = compiledModule('core', 'example-manifest.js');
   return withManifestExample(buildSchemaDocument(), exampleManifest());
 }
 
@@ -219,7 +190,6 @@ async function main(argv) {
 
 module.exports = {
   buildDocument,
-  EXAMPLE_SITE,
   generateTypes,
   HEADER,
   TYPES

@@ -249,6 +249,9 @@ function validatorsSource() {
     // Every problem of a body at once, each with its JSON pointer (validation-failed lists them).
     allErrors: true,
     strict: true,
+    // A member counts only when the body has it itself: a key named after an Object.prototype
+    // member (constructor, toString) is never "present" through the prototype.
+    ownProperties: true,
     // Smaller code for the bundle (the service's cold start reads it): a $ref is a call, not a
     // copy, and core/schema-errors.ts writes the words, not Ajv's messages.
     inlineRefs: false,

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { readCheckedFile } from './observe/checked-read';
 
 /** Larger than any file the service writes; a bigger one is not ours. */
 const MAX_PRIVATE_FILE_BYTES = 1024 * 1024;
@@ -66,36 +67,17 @@ function fsyncDirectory(dir: string): void {
  * The contents of `file` if it is a private file of this user: a regular file (a link is
  * refused by O_NOFOLLOW, a FIFO does not block thanks to O_NONBLOCK), owned by this uid where
  * the system has uids, with no permission for group or others, at most 1 MiB. Undefined
- * otherwise, or when it cannot be read: what is checked is the open file, so it cannot be
- * swapped between the check and the read.
+ * otherwise, or when it cannot be read.
  */
 export function readPrivateFile(file: string): string | undefined {
-  let fd: number;
-  try {
-    fd = fs.openSync(
-      file,
-      fs.constants.O_RDONLY |
-        fs.constants.O_NOFOLLOW |
-        (fs.constants.O_NONBLOCK ?? 0)
-    );
-  } catch {
-    return undefined;
-  }
-  try {
-    const stat = fs.fstatSync(fd);
-    const uid = process.getuid?.();
-    if (
-      !stat.isFile() ||
-      (stat.mode & 0o077) !== 0 ||
-      (uid !== undefined && stat.uid !== uid) ||
-      stat.size > MAX_PRIVATE_FILE_BYTES
-    ) {
-      return undefined;
-    }
-    return fs.readFileSync(fd, 'utf8');
-  } catch {
-    return undefined;
-  } finally {
-    fs.closeSync(fd);
-  }
+  const uid = process.getuid?.();
+  const read = readCheckedFile(file, stat =>
+    !stat.isFile() ||
+    (stat.mode & 0o077) !== 0 ||
+    (uid !== undefined && stat.uid !== uid) ||
+    stat.size > MAX_PRIVATE_FILE_BYTES
+      ? 'not a private file of this user'
+      : undefined
+  );
+  return read.kind === 'read' ? read.text : undefined;
 }

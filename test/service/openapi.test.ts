@@ -11,6 +11,7 @@ import {
   loadSchema,
   SchemaName
 } from '../../sidecar/src/http/openapi';
+import { exampleManifest } from '../../sidecar/src/core/example-manifest';
 import { request, tempRoot, trackedServices } from '../helpers/harness';
 import { openApiMismatches } from '../helpers/openapi';
 
@@ -276,5 +277,57 @@ describe('the API docs route', () => {
     const setup = await request(`${svc.api}`, { token: svc.token });
     expect(setup.status).toBe(200);
     expect(setup.text).toContain('<a href="api-docs">API documentation</a>');
+  });
+});
+
+describe('the token-free API document shows no site data', () => {
+  const start = trackedServices('each');
+
+  it("serves the fixed example manifest, not the site's labels, address or evidence; the live manifest needs the token", async () => {
+    const siteDir = tempRoot('ps-openapi-site-');
+    const siteFile = path.join(siteDir, 'project-startup.json');
+    fs.writeFileSync(
+      siteFile,
+      JSON.stringify({
+        platform: 'hosted-notebook',
+        modelSources: {
+          'institution-ai-gateway': {
+            label: 'Approved by IT gateway',
+            address: 'https://gateway.site-only.example/v1',
+            arranged: true
+          }
+        }
+      })
+    );
+    try {
+      const svc = await start({
+        env: { PROJECT_STARTUP_CONFIG: siteFile },
+        files: ['/.dockerenv'],
+        serve: { ingress: 'direct-loopback' }
+      });
+      const document = await request(`${svc.api}openapi.json`);
+      expect(document.status).toBe(200);
+      for (const live of [
+        'Approved by IT',
+        'site-only.example',
+        '/.dockerenv'
+      ]) {
+        expect([live, document.text.includes(live)]).toEqual([live, false]);
+      }
+      const example =
+        document.json.paths['/project/capabilities'].get.responses['200']
+          .content['application/json'].example;
+      expect(example).toEqual(exampleManifest());
+      expect(example.platform.id).toBe('generic');
+      const withoutToken = await request(`${svc.api}capabilities`);
+      expect(withoutToken.status).toBe(401);
+      const live = await request(`${svc.api}capabilities`, {
+        token: svc.token
+      });
+      expect(live.status).toBe(200);
+      expect(live.text).toContain('Approved by IT gateway');
+    } finally {
+      fs.rmSync(siteDir, { recursive: true, force: true });
+    }
   });
 });

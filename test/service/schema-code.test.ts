@@ -7,6 +7,10 @@ import * as path from 'node:path';
 import * as vocabulary from '../../sidecar/src/core/vocabulary';
 import { PROBLEM_CODES } from '../../sidecar/src/core/problems';
 import { SCHEDULERS } from '../../sidecar/src/core/generated/schema-lists';
+import {
+  validateGatewayRequest,
+  validateInitializeRequest
+} from '../../sidecar/src/core/generated/request-validators';
 import { MAX_BATCH, GATEWAY_METHODS } from '../../sidecar/src/http/gateway';
 import {
   CHECK_STATUSES,
@@ -62,6 +66,57 @@ describe('generated code', () => {
     );
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
+  });
+});
+
+describe('the generated request validators count own members only', () => {
+  const initialize = {
+    interface: 'terminal',
+    confirm: { projectPath: '/p', statePath: '/p/.project-startup' }
+  };
+  const gateway = { jsonrpc: '2.0', method: 'project.capabilities', id: 1 };
+
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])(
+    'a member named %s is an additional property, at the top and nested',
+    member => {
+      expect(validateInitializeRequest(initialize)).toBe(true);
+      expect(validateGatewayRequest(gateway)).toBe(true);
+      // From JSON text, as a body arrives: JSON.parse makes each an own member.
+      const extra = (body: object, json: string) =>
+        JSON.parse(`${JSON.stringify(body).slice(0, -1)},"${member}":${json}}`);
+      for (const [validate, body] of [
+        [validateInitializeRequest, extra(initialize, '{}')],
+        [
+          validateInitializeRequest,
+          { ...initialize, confirm: extra(initialize.confirm, '"/x"') }
+        ],
+        [validateGatewayRequest, extra(gateway, '1')]
+      ] as const) {
+        expect(validate(body)).toBe(false);
+        expect(validate.errors).toContainEqual(
+          expect.objectContaining({
+            keyword: 'additionalProperties',
+            params: { additionalProperty: member }
+          })
+        );
+      }
+    }
+  );
+
+  it('a required member found only on the prototype is missing', () => {
+    const inherited = Object.assign(
+      Object.create({ confirm: initialize.confirm }),
+      {
+        interface: 'terminal'
+      }
+    );
+    expect(validateInitializeRequest(inherited)).toBe(false);
+    expect(validateInitializeRequest.errors).toContainEqual(
+      expect.objectContaining({
+        keyword: 'required',
+        params: { missingProperty: 'confirm' }
+      })
+    );
   });
 });
 

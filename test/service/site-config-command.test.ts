@@ -2,7 +2,7 @@
 // good file and on bad ones (exit code, every problem line), the file's trust (mode, owner of a
 // symlink's target: files made as uid 65534, which needs root as CI runs), where it is found,
 // and `serve` with a bad file: exit 2 in a terminal, `misconfigured` behind the proxy's flags.
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
@@ -171,6 +171,17 @@ describe('project-startup config check', () => {
     });
     expect(r.code).toBe(2);
     expect(r.stdout).toContain(`  ${file}:3:1: not valid JSON`);
+    // Line and column only: the text around the fault may be a secret.
+    fs.writeFileSync(file, '{\n  "x": sk-live-AB0123456789\n}\n');
+    const quoted = await runCli(['config', 'check', '--config', file], {
+      env: s.env,
+      cwd: s.projectDir
+    });
+    expect(quoted.code).toBe(2);
+    expect(quoted.stdout).toMatch(
+      new RegExp(`\n  ${file}:\\d+:\\d+: not valid JSON\\. Fix: `)
+    );
+    expect(`${quoted.stdout}${quoted.stderr}`).not.toMatch(/sk-|AB01/);
   });
 
   test("the seed's matrix: a source the platform lacks is refused, naming the rule", async () => {
@@ -241,8 +252,9 @@ describe('project-startup config check', () => {
     });
     expect(refused.code).toBe(2);
     expect(refused.stdout).toContain(
-      `  ${linkToTheirs}: a symbolic link to a file owned by another user (uid ${OTHER_UID})`
+      `  ${linkToTheirs}: not read: the file is owned by uid ${OTHER_UID}, not by root (the user the service runs as): that user could change what it says`
     );
+    expect(refused.stdout).toContain(`Fix: Run \`chown root ${theirs}\``);
     fs.unlinkSync(linkToTheirs);
     fs.symlinkSync(mine, linkToTheirs);
     const read = await runCli(['config', 'check'], {
@@ -255,6 +267,112 @@ describe('project-startup config check', () => {
     );
     expect(read.stdout).toMatch(
       new RegExp(`file:${linkToTheirs}:1 +policy\\.lowRiskAutomation=denied`)
+    );
+  });
+
+  test("another user's 0666 file in a directory on JUPYTER_CONFIG_PATH is not read: exit 2, its owner and the chown; none of its values", async () => {
+    const s = site();
+    // The other user (uid 65534, a real second user) owns a directory on the path and writes
+    // the file into it themselves.
+    fs.chmodSync(s.root, 0o755);
+    const theirDir = path.join(s.root, 'their-config');
+    fs.mkdirSync(theirDir, { mode: 0o755 });
+    fs.chownSync(theirDir, OTHER_UID, OTHER_UID);
+    const theirFile = path.join(theirDir, 'project-startup.json');
+    const written = spawnSync(
+      '/usr/bin/setpriv',
+      [
+        '--reuid',
+        String(OTHER_UID),
+        '--regid',
+        String(OTHER_UID),
+        '--clear-groups',
+        '/usr/bin/python3',
+        '-c',
+        'import os,sys; fd=os.open(sys.argv[1], os.O_WRONLY|os.O_CREAT|os.O_EXCL, 0o666); os.fchmod(fd, 0o666); os.write(fd, sys.argv[2].encode())',
+        theirFile,
+        JSON.stringify({
+          platform: 'generic',
+          modelSources: {
+            'institution-ai-gateway': {
+              label: 'Approved by IT',
+              address: 'https://evil.example/',
+              arranged: true
+            }
+          },
+          sessions: { idleSeconds: 604800, maxSeconds: 604800 }
+        })
+      ],
+      { encoding: 'utf8', env: { PATH: '/usr/bin:/bin' }, timeout: 10000 }
+    );
+    expect(written.stderr).toBe('');
+    expect(fs.statSync(theirFile).uid).toBe(OTHER_UID);
+    const r = await runCli(['config', 'check'], {
+      env: { ...s.env, JUPYTER_CONFIG_PATH: theirDir },
+      cwd: s.projectDir
+    });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain(
+      `  ${theirFile}: not read: the directory ${theirDir} above it is owned by uid ${OTHER_UID}, not by root`
+    );
+    expect(r.stdout).toContain(`Fix: Run \`chown root ${theirDir}\``);
+    expect(r.stdout).not.toMatch(/Approved by IT|evil\.example|604800/);
+    // Made root's directory, the file is still theirs, and writable by all.
+    fs.chownSync(theirDir, 0, 0);
+    const file = await runCli(['config', 'check'], {
+      env: { ...s.env, JUPYTER_CONFIG_PATH: theirDir },
+      cwd: s.projectDir
+    });
+    expect(file.code).toBe(2);
+    expect(file.stdout).toContain(
+      `  ${theirFile}: not read: the file is owned by uid ${OTHER_UID}`
+    );
+    fs.chownSync(theirFile, 0, 0);
+    const mode = await runCli(['config', 'check'], {
+      env: { ...s.env, JUPYTER_CONFIG_PATH: theirDir },
+      cwd: s.projectDir
+    });
+    expect(mode.code).toBe(2);
+    expect(mode.stdout).toContain(
+      `  ${theirFile}: not read: the file can be written by group and others (mode 0666): another user could change or replace it`
+    );
+    expect(mode.stdout).toContain(`Fix: Run \`chmod go-w ${theirFile}\``);
+  });
+
+  test('a directory others can write is refused unless it is sticky; a ConfigMap-style mount of root links is read', async () => {
+    const s = site();
+    const text = '{"limits": {"probeTimeoutMs": 600}}';
+    const open = path.join(s.root, 'open');
+    fs.mkdirSync(open);
+    fs.chmodSync(open, 0o777);
+    fs.writeFileSync(path.join(open, 'project-startup.json'), text);
+    const run = (dir: string) =>
+      runCli(['config', 'check'], {
+        env: { ...s.env, JUPYTER_CONFIG_PATH: dir },
+        cwd: s.projectDir
+      });
+    const refused = await run(open);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toContain(
+      `not read: the directory ${open} above it can be written by group and others (mode 0777)`
+    );
+    fs.chmodSync(open, 0o1777);
+    expect((await run(open)).code).toBe(0);
+    // As Kubernetes mounts a ConfigMap: the name is a link through ..data to a timestamped
+    // directory, all root's.
+    const mount = path.join(s.root, 'configmap');
+    const stamped = path.join(mount, '..2026_11_28_12_00_00.000000001');
+    fs.mkdirSync(stamped, { recursive: true });
+    fs.writeFileSync(path.join(stamped, 'project-startup.json'), text);
+    fs.symlinkSync(path.basename(stamped), path.join(mount, '..data'));
+    fs.symlinkSync(
+      '..data/project-startup.json',
+      path.join(mount, 'project-startup.json')
+    );
+    const read = await run(mount);
+    expect(read.code).toBe(0);
+    expect(read.stdout).toMatch(
+      /configmap\/project-startup\.json:1 +limits\.probeTimeoutMs=600/
     );
   });
 

@@ -4,6 +4,7 @@
 // variable of the site contract.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { exampleManifest } from '../../sidecar/src/core/example-manifest';
 import type { Manifest } from '../../sidecar/src/core/manifest';
 import {
   CliSandbox,
@@ -82,7 +83,7 @@ describe('project-startup capabilities at a site', () => {
     );
   });
 
-  it("through a running service: the service's names, and its API description shows its manifest", async () => {
+  it("through a running service: the service's names; its token-free API description shows the fixed example, not them", async () => {
     const { s, config } = siteSandbox();
     const server = await startServe([], {
       env: { ...s.env, ...config },
@@ -117,6 +118,11 @@ describe('project-startup capabilities at a site', () => {
     ).paths['/project/capabilities'].get?.responses['200'].content[
       'application/json'
     ].example;
-    expect(example).toEqual(manifest);
+    expect(example).toEqual(exampleManifest());
+    const siteLabel = modelSources(manifest).find(
+      m => m.id === 'institution-ai-gateway'
+    )?.label;
+    expect(siteLabel).toMatch(/Zephyr/);
+    expect(described.text).not.toContain(siteLabel);
   });
 });

@@ -19,6 +19,7 @@ import {
   trackedServices
 } from '../helpers/harness';
 import { killAllChildren, looksLikeStack, runCli } from '../helpers/cli';
+import { OTHER_UID } from '../helpers/listener-as-user';
 import { expectProblem, expectValid } from '../helpers/schemas';
 
 const start = trackedServices('each');
@@ -109,6 +110,46 @@ describe('the secret file, checked at start', () => {
       'PROJECT_STARTUP_TRUSTED_PROXY_SECRET_FILE'
     );
     expect(error.message).not.toContain(SECRET);
+  });
+
+  it("another user's file is refused even at mode 0600: that user would know the proxy's secret", async () => {
+    const theirs = secretFile(SECRET, 0o600);
+    fs.chownSync(theirs, OTHER_UID, OTHER_UID);
+    const error = await startError(
+      { PROJECT_STARTUP_TRUSTED_PROXY_SECRET_FILE: theirs },
+      { ingress: 'trusted-proxy' }
+    );
+    expect(error.message).toContain(
+      `PROJECT_STARTUP_TRUSTED_PROXY_SECRET_FILE (${theirs}) is refused: the file is owned by uid ${OTHER_UID}, not by root`
+    );
+    expect(error.message).toContain(`chown root ${theirs}`);
+    expect(error.message).not.toContain(SECRET);
+    // A link of ours to it changes nothing: the file at the end of the way is theirs.
+    const link = path.join(scratch, `link-to-theirs-${++fileCount}`);
+    fs.symlinkSync(theirs, link);
+    expect(
+      (
+        await startError(
+          { PROJECT_STARTUP_TRUSTED_PROXY_SECRET_FILE: link },
+          { ingress: 'trusted-proxy' }
+        )
+      ).message
+    ).toMatch(/owned by uid 65534/);
+  });
+
+  it('a secret in a directory another user can write is refused', async () => {
+    const shared = fs.mkdtempSync(path.join(scratch, 'shared-'));
+    fs.chmodSync(shared, 0o777);
+    const file = path.join(shared, 'proxy-secret');
+    fs.writeFileSync(file, SECRET, { mode: 0o600 });
+    const error = await startError(
+      { PROJECT_STARTUP_TRUSTED_PROXY_SECRET_FILE: file },
+      { ingress: 'trusted-proxy' }
+    );
+    expect(error.message).toContain(
+      `the directory ${shared} above it can be written by group and others (mode 0777)`
+    );
+    expect(error.message).toContain(`chmod go-w ${shared}`);
   });
 
   it('modes 0600 and 0400 are accepted', async () => {

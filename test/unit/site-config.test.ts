@@ -19,6 +19,10 @@ import {
   siteProblemLine
 } from '../../sidecar/src/core/site-config';
 import { nearestKey } from '../../sidecar/src/core/site-config-validate';
+import {
+  operatorFileProblem,
+  PathEntry
+} from '../../sidecar/src/core/operator-files';
 import { PLATFORM_IDS } from '../../sidecar/src/core/vocabulary';
 import { SITE_CONFIG_SCHEMA } from '../../sidecar/src/core/generated/site-config-schema';
 
@@ -103,10 +107,24 @@ describe('bad input: each named with its file, line, key and fix', () => {
     });
     expect(problems[0].column).toBeGreaterThan(30);
     expect(siteProblemLine(problems[0])).toMatch(
-      /^\/x\/site\.json:3:\d+: not valid JSON .*Fix: /
+      /^\/x\/site\.json:3:\d+: not valid JSON\. Fix: /
     );
     const truncated = checkSiteConfigText('/x/site.json', '{\n "platform": ');
     expect(truncated.problems[0].line).toBe(2);
+  });
+
+  test("malformed JSON: the problem never quotes the file's text (it may be a secret)", () => {
+    for (const text of [
+      '{\n  "x": sk-live-ABCDEFGHIJKLMNOP\n}\n',
+      '{\n  "x": "sk-live-ABCDEFGHIJKLMNOP" "y"\n}\n',
+      '{"x": "sk-live-ABCDEFGHIJKLMNOP\u0001"}',
+      'sk-live-ABCDEFGHIJKLMNOP'
+    ]) {
+      const [problem] = checkSiteConfigText('/x/site.json', text).problems;
+      const line = siteProblemLine(problem);
+      expect(line).toMatch(/^\/x\/site\.json:\d+:\d+: not valid JSON\. Fix: /);
+      expect(line).not.toMatch(/sk|live|ABC/);
+    }
   });
 
   test('a wrong type, at its own line', () => {
@@ -143,6 +161,34 @@ describe('bad input: each named with its file, line, key and fix', () => {
     expect(nearestKey('zzzzzzzz', ['platform', 'policy'])).toBeUndefined();
   });
 
+  test.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])(
+    'a key named after an Object.prototype member (%s) is unknown at every level, whatever it holds',
+    member => {
+      // As JSON text: an object literal's __proto__ would set the prototype instead.
+      const at = (inner: string) => checkSiteConfigText('/x', inner).problems;
+      const top = at(
+        `{"${member}": {"approvalModes": ["low-risk-automation"]}}`
+      );
+      expect(top.map(siteProblemLine)).toEqual([
+        expect.stringMatching(
+          new RegExp(`^/x:1: ${member} is not a known key at the top level`)
+        )
+      ]);
+      const nested = at(
+        `{"modelSources": {"vendor-api-a": {"${member}": {"approvalModes": []}}}}`
+      );
+      expect(nested.map(p => p.key)).toEqual([
+        `modelSources.vendor-api-a.${member}`
+      ]);
+      expect(at(`{"limits": {"${member}": 1}}`).map(p => p.key)).toEqual([
+        `limits.${member}`
+      ]);
+      // JSON.parse made it an own key; nothing reached Object.prototype.
+      expect(Object.prototype).not.toHaveProperty('approvalModes');
+      expect(ajvValidate(JSON.parse(`{"${member}": {}}`))).toBe(false);
+    }
+  );
+
   test('a path that is not absolute', () => {
     expect(refusedByBoth({ secrets: { directory: 'run/secrets' } })[0]).toMatch(
       /secrets\.directory is not an absolute path\. Fix: .*starting with \//
@@ -175,7 +221,58 @@ describe('bad input: each named with its file, line, key and fix', () => {
           'compatible-service': { address: 'http://llm.example.edu/' }
         }
       })[0]
-    ).toMatch(/address is not what it must be: An https:\/\/ URL/);
+    ).toMatch(/address is not what it must be: An https:\/\/ address/);
+  });
+
+  test('an address is a scheme, host, port and path: a query or fragment is refused, never echoed', () => {
+    for (const address of [
+      'https://ai.example.edu/v1?api_key=sk-live-SECRET',
+      'https://ai.example.edu/v1#sk-live-SECRET',
+      'https://ai.example.edu?sk-live-SECRET'
+    ]) {
+      const [line] = refusedByBoth({
+        modelSources: { 'institution-ai-gateway': { address } }
+      });
+      expect(line).toMatch(
+        /address has a query or a fragment \(from \? or #\); an address is a scheme, host, port and path only/
+      );
+      expect(line).not.toContain('SECRET');
+    }
+    expect(
+      check({
+        modelSources: {
+          'institution-ai-gateway': {
+            address: 'https://ai.example.edu:8443/v1/chat'
+          }
+        }
+      }).problems
+    ).toEqual([]);
+  });
+
+  test.each([
+    ['an escape', '\u001b[2J'],
+    ['a C1 control', '\u009b2J'],
+    ['a right-to-left override', '\u202e'],
+    ['a left-to-right mark', '\u200e'],
+    ['a first-strong isolate', '\u2068'],
+    ['a line separator', '\u2028'],
+    ['a paragraph separator', '\u2029']
+  ])('a label or an address holding %s is refused', (_, character) => {
+    for (const document of [
+      { modelSources: { 'vendor-api-a': { label: `Open${character}AI` } } },
+      {
+        modelSources: {
+          'institution-ai-gateway': {
+            address: `https://ai.example.edu/v1${character}x`
+          }
+        }
+      },
+      { endpoints: { localRuntimeUrl: `http://127.0.0.1:11434/${character}` } }
+    ]) {
+      expect(refusedByBoth(document)[0]).toMatch(
+        /holds a control character or an invisible one that reorders or breaks text/
+      );
+    }
   });
 
   test('a label with control characters, or longer than 80 characters', () => {
@@ -295,15 +392,99 @@ describe('when the file itself may not be trusted', () => {
       })
     ).toEqual([]);
   });
+});
 
-  test("a symbolic link to another user's file; root's and one's own are trusted", () => {
-    const link = { ...facts, viaSymlink: true };
+describe('who could have written a file the configuration names (core/operator-files.ts)', () => {
+  const dir = (p: string, uid = 0, mode = 0o40755) => ({
+    path: p,
+    kind: 'directory' as const,
+    uid,
+    mode,
+    readOnly: false
+  });
+  const file = (uid = 1000, mode = 0o100644) => ({
+    path: '/srv/jupyter/project-startup.json',
+    kind: 'file' as const,
+    uid,
+    mode,
+    readOnly: false
+  });
+  const way = [dir('/'), dir('/srv'), dir('/srv/jupyter', 1000)];
+  const problem = (entries: PathEntry[], secret = false) =>
+    operatorFileProblem(entries, 1000, secret);
+
+  test("root's and the service user's files in their own directories are believed", () => {
+    expect(problem([...way, file()])).toBeUndefined();
+    expect(problem([...way, file(0)])).toBeUndefined();
+    expect(problem([...way, file(1000, 0o100600)], true)).toBeUndefined();
+  });
+
+  test("another user's file, or one under another user's directory or link: the owner and the chown", () => {
+    expect(problem([...way, file(65534)])).toEqual({
+      path: '/srv/jupyter/project-startup.json',
+      message:
+        'the file is owned by uid 65534, not by root or uid 1000 (the user the service runs as): that user could change what it says',
+      fix: 'Run `chown root /srv/jupyter/project-startup.json` (or put the file where only root or uid 1000 can change it).'
+    });
     expect(
-      fileTrustProblems({ ...link, ownerUid: 65534 }, {})[0].message
-    ).toMatch(/symbolic link to a file owned by another user \(uid 65534\)/);
-    expect(fileTrustProblems({ ...link, ownerUid: 0 }, {})).toEqual([]);
-    expect(fileTrustProblems({ ...link, ownerUid: 1000 }, {})).toEqual([]);
-    expect(fileTrustProblems({ ...facts, ownerUid: 65534 }, {})).toEqual([]);
+      problem([dir('/'), dir('/srv', 65534), dir('/srv/jupyter'), file()])
+        ?.message
+    ).toMatch(/^the directory \/srv above it is owned by uid 65534/);
+    expect(
+      problem([
+        ...way,
+        {
+          ...file(65534),
+          path: '/srv/jupyter/l',
+          kind: 'link',
+          mode: 0o120777
+        },
+        file()
+      ])?.message
+    ).toMatch(
+      /^the symbolic link \/srv\/jupyter\/l on the way to it is owned by uid 65534/
+    );
+  });
+
+  test('a group or world write bit on the file or a directory: the mode and the chmod', () => {
+    expect(problem([...way, file(1000, 0o100666)])).toEqual({
+      path: '/srv/jupyter/project-startup.json',
+      message:
+        'the file can be written by group and others (mode 0666): another user could change or replace it',
+      fix: 'Run `chmod go-w /srv/jupyter/project-startup.json`.'
+    });
+    expect(
+      problem([dir('/'), dir('/srv', 0, 0o40775), dir('/srv/jupyter'), file()])
+    ).toMatchObject({
+      path: '/srv',
+      message: expect.stringMatching(
+        /^the directory \/srv above it can be written by its group \(mode 0775\)/
+      ),
+      fix: 'Run `chmod go-w /srv`.'
+    });
+  });
+
+  test('a sticky directory (/tmp) and a read-only mount (a ConfigMap) are excepted', () => {
+    expect(
+      problem([dir('/'), dir('/tmp', 0, 0o41777), file()])
+    ).toBeUndefined();
+    const configMap = { ...dir('/etc/config', 0, 0o40777), readOnly: true };
+    expect(problem([dir('/'), configMap, file(0)])).toBeUndefined();
+    expect(
+      problem([dir('/'), { ...configMap, readOnly: false }, file(0)])?.message
+    ).toMatch(/can be written by group and others \(mode 0777\)/);
+  });
+
+  test('a secret must be readable by its owner only; without uids, ownership is not asked', () => {
+    expect(problem([...way, file(1000, 0o100640)], true)).toEqual({
+      path: '/srv/jupyter/project-startup.json',
+      message:
+        'the file can be read or written by group or others (mode 0640), and it holds a secret',
+      fix: 'Run `chmod 600 /srv/jupyter/project-startup.json`, and replace the secret: others could read it.'
+    });
+    expect(
+      operatorFileProblem([...way, file(65534)], undefined, false)
+    ).toBeUndefined();
   });
 });
 

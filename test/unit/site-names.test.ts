@@ -110,7 +110,7 @@ describe('a site label flows to every place the manifest is read', () => {
     );
   });
 
-  it("the OpenAPI document a service serves shows the service's own manifest as the example answer", () => {
+  it('withManifestExample puts the manifest it is given as the example answer, on a copy', () => {
     const document = withManifestExample(
       buildOpenApi('/', '0.1.0'),
       manifest

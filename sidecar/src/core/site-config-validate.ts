@@ -200,7 +200,12 @@ function walkObject(
   const where = dottedKey(pointer);
   for (const [member, child] of Object.entries(value)) {
     const at = `${pointer}/${pointerToken(member)}`;
-    const schema = node.properties?.[member];
+    // Own members only: a key named after an Object.prototype member (`constructor`,
+    // `__proto__`) would otherwise find a "schema" there and pass unchecked.
+    const schema =
+      node.properties !== undefined && Object.hasOwn(node.properties, member)
+        ? node.properties[member]
+        : undefined;
     if (schema !== undefined) {
       walk(child, schema, at, out);
       continue;
@@ -227,6 +232,16 @@ function walkObject(
   }
 }
 
+/**
+ * C0 and C1 controls, the bidirectional marks, embeddings, overrides and isolates, and the line
+ * and paragraph separators: the characters the schema's label pattern (^[^...]*$) refuses, and
+ * its URL patterns too.
+ */
+const HIDDEN_CHARACTER = new RegExp(
+  `[${/^\^\[\^(.*)\]\*\$$/.exec(SITE_CONFIG_SCHEMA.$defs.label.pattern ?? '')?.[1] ?? ''}]`,
+  'u'
+);
+
 /** What is wrong with a string, in the words of the definition it follows. */
 function stringProblem(
   value: string,
@@ -238,10 +253,14 @@ function stringProblem(
   const pattern =
     node.pattern === undefined ? undefined : new RegExp(node.pattern, 'u');
   const meaning = node.description ?? '';
-  // A label's pattern is the schema's rule against control characters.
-  if (def === 'label' && pattern !== undefined && !pattern.test(value)) {
+  // Shown on every interface, so nothing that could redraw a terminal or reorder what a
+  // person reads (the schema's patterns say the same).
+  if (
+    (def === 'label' || def === 'url' || def === 'httpsUrl') &&
+    HIDDEN_CHARACTER.test(value)
+  ) {
     return {
-      message: `${key} holds a control character (a line break, tab or escape)`,
+      message: `${key} holds a control character or an invisible one that reorders or breaks text (a line break, tab, escape, bidirectional override or line separator)`,
       fix: `Write ${key} as plain text on one line: ${meaning}`
     };
   }
@@ -258,6 +277,12 @@ function stringProblem(
     return {
       message: `${key} holds credentials (user:password@ before the host)`,
       fix: `Remove the credentials from ${key}; the file is no place for a secret (a token reaches the service through the credential backends).`
+    };
+  }
+  if (def === 'httpsUrl' && /[?#]/.test(value)) {
+    return {
+      message: `${key} has a query or a fragment (from ? or #); an address is a scheme, host, port and path only`,
+      fix: 'Remove everything from the ? or # on: whatever an address holds is shown on every interface, so a key or token in it would be out (a credential reaches the service through the credential backends).'
     };
   }
   if (node.minLength !== undefined && length < node.minLength) {

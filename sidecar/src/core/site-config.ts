@@ -153,7 +153,9 @@ export function checkSiteConfigText(
           line,
           column,
           key: '',
-          message: `not valid JSON (${(error as Error).message.replace(/ in JSON at position \d+$/, '')})`,
+          // Line and column only: the parser's own message quotes the text around the fault,
+          // which may be a secret, and this problem is logged and served behind the proxy.
+          message: 'not valid JSON',
           fix: 'Correct the JSON at that line and column (a missing or extra comma, quote or brace is the usual cause); `project-startup config check` shows the next problem.'
         }
       ]
@@ -266,28 +268,15 @@ export interface SiteFileFacts {
 }
 
 /**
- * When the file may not be trusted. A symbolic link to a file another user owns is refused
- * (that user could change this site's configuration); root's (a Kubernetes ConfigMap mount, a
- * package's /etc) and the process's own are trusted. A file readable by others that holds a
- * secret is refused: the secret is out already.
+ * What the file's text adds to its trust. Who could have written it is settled before it is
+ * read (core/operator-files.ts); a file readable by others that holds a secret is refused: the
+ * secret is out already.
  */
 export function fileTrustProblems(
   facts: SiteFileFacts,
   document: unknown
 ): SiteProblem[] {
   const problems: SiteProblem[] = [];
-  if (
-    facts.viaSymlink &&
-    facts.ownerUid !== facts.processUid &&
-    facts.ownerUid !== 0
-  ) {
-    problems.push({
-      file: facts.path,
-      key: '',
-      message: `a symbolic link to a file owned by another user (uid ${facts.ownerUid}), who could change this site's configuration`,
-      fix: `Replace the link with a file owned by root or by this user (uid ${facts.processUid}), or name that file itself with --config or ${SITE_CONFIG_ENV}.`
-    });
-  }
   if ((facts.mode & 0o044) !== 0) {
     for (const pointer of secretPointers(document)) {
       problems.push({

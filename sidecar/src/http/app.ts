@@ -13,6 +13,7 @@ import { ProblemError } from '../core/problems';
 import { EncodedBodies } from './encoded-bodies';
 import type { AppContext, AppOptions } from './exchange';
 import { createGate, gateLocals } from './gate';
+import { exampleManifest } from '../core/example-manifest';
 import { buildOpenApi, readSchemas, withManifestExample } from './openapi';
 import { readStaticFiles } from './pages';
 import { answerFailure } from './respond';
@@ -46,7 +47,7 @@ function createContext(options: AppOptions): AppContext {
       (openApiJson ??= JSON.stringify(
         withManifestExample(
           buildOpenApi(service.config.baseUrl, service.version, schemas),
-          service.manifest.manifest
+          exampleManifest()
         )
       )),
     files: readStaticFiles(ROUTES)

@@ -1,7 +1,6 @@
 // Who may ask, as configured at start: the address to bind (loopback unless behind a trusted
 // proxy) and the ingress guard with its credential (a token, or the proxy's secret file).
 import { randomBytes } from 'node:crypto';
-import * as fs from 'node:fs';
 import { isIP } from 'node:net';
 import {
   checkServiceToken,
@@ -20,6 +19,7 @@ import {
   NotebookServerProxyGuard,
   TrustedProxyGuard
 } from './ingress';
+import { readOperatorFile } from '../observe/operator-file';
 import { SessionStore } from './sessions';
 
 // Loaded when a --host name is looked up, at start-up over TCP only: a Unix socket (how
@@ -85,26 +85,37 @@ export function origin(address: string, port: number): string {
   return `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
 }
 
+/** Far more than any secret; a bigger file is not one. */
+const MAX_PROXY_SECRET_BYTES = 64 * 1024;
+
 function readProxySecret(file: string | undefined): string {
   if (!file) {
     throw new ConfigError(
       `--ingress trusted-proxy needs ${ENV.trustedProxySecretFile}: a file (mode 0600) holding the secret the proxy sends.`
     );
   }
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(file);
-  } catch {
+  // The same rule as for every file the configuration names, read through the descriptor it
+  // was checked on: another user's file, even mode 0600, would let that user be the proxy.
+  const read = readOperatorFile(file, {
+    secret: true,
+    maxBytes: MAX_PROXY_SECRET_BYTES
+  });
+  if (read.kind === 'missing') {
     throw new ConfigError(
       `${ENV.trustedProxySecretFile} names a file that does not exist.`
     );
   }
-  if (!stat.isFile() || (stat.mode & 0o077) !== 0) {
+  if (read.kind === 'failed') {
     throw new ConfigError(
-      `${ENV.trustedProxySecretFile} must be a regular file readable only by you (chmod 600).`
+      `${ENV.trustedProxySecretFile} (${file}) cannot be read (${read.code}).`
     );
   }
-  const secret = fs.readFileSync(file, 'utf8').trim();
+  if (read.kind === 'refused') {
+    throw new ConfigError(
+      `${ENV.trustedProxySecretFile} (${file}) is refused: ${read.problem.message}. ${read.problem.fix}`
+    );
+  }
+  const secret = read.text.trim();
   if (secret.length < 16) {
     throw new ConfigError(
       `${ENV.trustedProxySecretFile} must hold a secret of at least 16 characters.`

@@ -231,8 +231,9 @@ export function buildOpenApi(
 }
 
 /**
- * `document` with `manifest` as the example answer of getCapabilities: the service shows its
- * own manifest there, so the API docs name the model sources as this site does.
+ * `document` with `manifest` as the example answer of getCapabilities. The service serves it
+ * without a token, so `manifest` is the fixed example (core/example-manifest.ts), never the
+ * live one: that stays behind authentication.
  */
 export function withManifestExample(
   document: Record<string, unknown>,

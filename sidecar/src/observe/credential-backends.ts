@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CredentialObservation } from '../core/observations';
 import { ChildEnvironments, CREDENTIAL_NAME } from './child-env';
+import { operatorDirectoryProblem } from './operator-file';
 
 // Loaded when first needed rather than at start-up: a scheduler or D-Bus client is asked only
 // on some platforms.
@@ -63,13 +64,17 @@ export class MountedSecretsObserver {
         observed: 'the configured secrets directory is not a directory'
       };
     }
-    // Names in the directory are not secret, but others must not be able to swap the files:
-    // writable by others is refused unless the sticky bit guards it (Kubernetes mounts: 1777).
-    if ((stat.mode & 0o002) !== 0 && (stat.mode & 0o1000) === 0) {
+    // Names in the directory are not secret, but nobody but the operator may be able to swap
+    // the files: the rule for every file the configuration names (core/operator-files.ts).
+    const untrusted = operatorDirectoryProblem(dir);
+    if (untrusted !== undefined) {
       return {
         backend,
         available: false,
-        observed: 'the configured secrets directory is writable by other users'
+        observed:
+          'code' in untrusted
+            ? `the configured secrets directory cannot be looked at (${untrusted.code})`
+            : `the configured secrets directory is refused: ${untrusted.message} (${untrusted.fix.replace(/\.$/, '')})`
       };
     }
     if (this.listing?.mtimeMs !== stat.mtimeMs) {

@@ -1,8 +1,9 @@
 // Finds and reads the site configuration file: the first of the candidates that exists
-// (core/site-config.ts orders them), opened without following a last symbolic link it did not
-// resolve itself (O_NOFOLLOW), so what is checked is what is read. The rules over what it saw
-// are core's (fileTrustProblems); this only looks.
+// (core/site-config.ts orders them), read only when only the operator could have written it
+// (observe/operator-file.ts: the way to it checked, the file opened once and checked through
+// its descriptor). The rules over what it saw are core's; this only looks.
 import * as fs from 'node:fs';
+import { readOperatorFile } from './operator-file';
 import {
   SITE_CONFIG_MAX_BYTES,
   SiteConfigCandidate,
@@ -69,63 +70,45 @@ function readCandidate(
   candidate: SiteConfigCandidate,
   viaSymlink: boolean
 ): SiteFileRead {
-  let target: string;
-  let fd: number;
-  try {
-    // A link is resolved here, once; the file opened is that target, never a link again.
-    target = viaSymlink ? fs.realpathSync(candidate.path) : candidate.path;
-    fd = fs.openSync(
-      target,
-      fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK
-    );
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return refused(
-      candidate,
-      code === 'ELOOP'
-        ? 'the file was replaced by a symbolic link while it was read'
-        : `the file cannot be read (${code ?? (error as Error).message})`,
-      code === 'EACCES'
-        ? 'Make it readable by the user the service runs as (chmod a+r for a file without secrets), or remove it.'
-        : 'Correct or remove the file (a dangling symbolic link names a file that is gone).'
-    );
-  }
-  try {
-    const stat = fs.fstatSync(fd);
-    if (!stat.isFile()) {
+  const read = readOperatorFile(candidate.path, {
+    secret: false,
+    maxBytes: SITE_CONFIG_MAX_BYTES
+  });
+  switch (read.kind) {
+    case 'read':
+      return {
+        kind: 'read',
+        candidate,
+        text: read.text,
+        facts: {
+          path: candidate.path,
+          viaSymlink,
+          ownerUid: read.stat.uid,
+          mode: read.stat.mode,
+          processUid: processUid()
+        }
+      };
+    case 'missing':
       return refused(
         candidate,
-        'not a regular file',
-        'Point it at a regular JSON file.'
+        'the file is gone (a dangling symbolic link, or removed while it was read)',
+        'Correct or remove the link, or name an existing file.'
       );
-    }
-    if (stat.size > SITE_CONFIG_MAX_BYTES) {
+    case 'refused': {
+      const { message, fix } = read.problem;
       return refused(
         candidate,
-        `the file is ${stat.size} bytes, more than ${SITE_CONFIG_MAX_BYTES}`,
-        'A site configuration is a few hundred bytes: point at the right file.'
+        `not read: ${message} (a site configuration is read only when nobody but the operator could have written it)`,
+        fix
       );
     }
-    const text = fs.readFileSync(fd, 'utf8');
-    return {
-      kind: 'read',
-      candidate,
-      text,
-      facts: {
-        path: candidate.path,
-        viaSymlink,
-        ownerUid: stat.uid,
-        mode: stat.mode,
-        processUid: processUid()
-      }
-    };
-  } catch (error) {
-    return refused(
-      candidate,
-      `the file cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-      'Correct or remove the file.'
-    );
-  } finally {
-    fs.closeSync(fd);
+    case 'failed':
+      return refused(
+        candidate,
+        `the file cannot be read (${read.code})`,
+        read.code === 'EACCES'
+          ? 'Make it readable by the user the service runs as (chmod a+r for a file without secrets), or remove it.'
+          : 'Correct or remove the file.'
+      );
   }
 }

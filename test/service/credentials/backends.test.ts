@@ -17,6 +17,7 @@ import {
   trackedServices
 } from '../../helpers/harness';
 import { readAllFiles } from '../../helpers/cli';
+import { OTHER_UID } from '../../helpers/listener-as-user';
 import { expectValid } from '../../helpers/schemas';
 
 const hex = () => randomBytes(12).toString('hex');
@@ -177,7 +178,17 @@ describe('mounted-file backend', () => {
       name: 'a directory others can write to (0777): not available, the files could be swapped',
       make: () => secretsDir({ 'vendor-a-api-key': 0o600 }, 0o777).dir,
       available: false,
-      says: /writable by other users/
+      says: /secrets directory is refused: the directory can be written by group and others \(mode 0777\): another user could change or replace it \(Run `chmod go-w \//
+    },
+    {
+      name: "another user's directory (uid 65534), though 0755: not available, naming the owner and the chown",
+      make: () => {
+        const { dir } = secretsDir({ 'vendor-a-api-key': 0o600 }, 0o755);
+        fs.chownSync(dir, OTHER_UID, OTHER_UID);
+        return dir;
+      },
+      available: false,
+      says: /secrets directory is refused: the directory is owned by uid 65534, not by root .*chown root \//
     },
     {
       name: 'a sticky world-writable mount point (1777, as Kubernetes mounts secrets) with 0400 files: available',

@@ -31,6 +31,7 @@ const schema19 = {
     }
   }
 };
+const func0 = Object.prototype.hasOwnProperty;
 const pattern3 = new RegExp(
   '^(slurm|pbs|lsf|flux):ƒ?[A-Za-z0-9_.\\-\\[\\]]{1,128}$',
   'u'
@@ -58,7 +59,7 @@ function validate52(
     evaluated0.items = undefined;
   }
   if (data && typeof data == 'object' && !Array.isArray(data)) {
-    if (data.interface === undefined) {
+    if (data.interface === undefined || !func0.call(data, 'interface')) {
       const err0 = {
         instancePath,
         schemaPath: '#/required',
@@ -72,7 +73,7 @@ function validate52(
       }
       errors++;
     }
-    if (data.confirm === undefined) {
+    if (data.confirm === undefined || !func0.call(data, 'confirm')) {
       const err1 = {
         instancePath,
         schemaPath: '#/required',
@@ -86,7 +87,7 @@ function validate52(
       }
       errors++;
     }
-    for (const key0 in data) {
+    for (const key0 of Object.keys(data)) {
       if (!(
         key0 === 'interface' ||
         key0 === 'method' ||
@@ -107,7 +108,7 @@ function validate52(
         errors++;
       }
     }
-    if (data.interface !== undefined) {
+    if (data.interface !== undefined && func0.call(data, 'interface')) {
       let data0 = data.interface;
       if (!(data0 === 'terminal' || data0 === 'web' || data0 === 'notebook')) {
         const err3 = {
@@ -124,7 +125,7 @@ function validate52(
         errors++;
       }
     }
-    if (data.method !== undefined) {
+    if (data.method !== undefined && func0.call(data, 'method')) {
       if (typeof data.method !== 'string') {
         const err4 = {
           instancePath: instancePath + '/method',
@@ -140,7 +141,7 @@ function validate52(
         errors++;
       }
     }
-    if (data.allocation !== undefined) {
+    if (data.allocation !== undefined && func0.call(data, 'allocation')) {
       let data2 = data.allocation;
       if (typeof data2 === 'string') {
         if (!pattern3.test(data2)) {
@@ -174,10 +175,13 @@ function validate52(
         errors++;
       }
     }
-    if (data.confirm !== undefined) {
+    if (data.confirm !== undefined && func0.call(data, 'confirm')) {
       let data3 = data.confirm;
       if (data3 && typeof data3 == 'object' && !Array.isArray(data3)) {
-        if (data3.projectPath === undefined) {
+        if (
+          data3.projectPath === undefined ||
+          !func0.call(data3, 'projectPath')
+        ) {
           const err7 = {
             instancePath: instancePath + '/confirm',
             schemaPath: '#/properties/confirm/required',
@@ -191,7 +195,7 @@ function validate52(
           }
           errors++;
         }
-        if (data3.statePath === undefined) {
+        if (data3.statePath === undefined || !func0.call(data3, 'statePath')) {
           const err8 = {
             instancePath: instancePath + '/confirm',
             schemaPath: '#/properties/confirm/required',
@@ -205,7 +209,7 @@ function validate52(
           }
           errors++;
         }
-        for (const key1 in data3) {
+        for (const key1 of Object.keys(data3)) {
           if (!(key1 === 'projectPath' || key1 === 'statePath')) {
             const err9 = {
               instancePath: instancePath + '/confirm',
@@ -221,7 +225,10 @@ function validate52(
             errors++;
           }
         }
-        if (data3.projectPath !== undefined) {
+        if (
+          data3.projectPath !== undefined &&
+          func0.call(data3, 'projectPath')
+        ) {
           let data4 = data3.projectPath;
           if (typeof data4 === 'string') {
             if (!pattern4.test(data4)) {
@@ -254,7 +261,7 @@ function validate52(
             errors++;
           }
         }
-        if (data3.statePath !== undefined) {
+        if (data3.statePath !== undefined && func0.call(data3, 'statePath')) {
           let data5 = data3.statePath;
           if (typeof data5 === 'string') {
             if (!pattern4.test(data5)) {
@@ -403,7 +410,10 @@ function validate58(
   const _errs3 = errors;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
     let missing0;
-    if (data.method === undefined && (missing0 = 'method')) {
+    if (
+      (data.method === undefined || !func0.call(data, 'method')) &&
+      (missing0 = 'method')
+    ) {
       const err0 = {};
       if (vErrors === null) {
         vErrors = [err0];
@@ -412,7 +422,7 @@ function validate58(
       }
       errors++;
     } else {
-      if (data.method !== undefined) {
+      if (data.method !== undefined && func0.call(data, 'method')) {
         if ('project.startup' !== data.method) {
           const err1 = {};
           if (vErrors === null) {
@@ -437,7 +447,7 @@ function validate58(
   if (_valid0) {
     const _errs5 = errors;
     if (data && typeof data == 'object' && !Array.isArray(data)) {
-      if (data.params === undefined) {
+      if (data.params === undefined || !func0.call(data, 'params')) {
         const err2 = {
           instancePath,
           schemaPath: '#/allOf/0/then/required',
@@ -451,10 +461,13 @@ function validate58(
         }
         errors++;
       }
-      if (data.params !== undefined) {
+      if (data.params !== undefined && func0.call(data, 'params')) {
         let data1 = data.params;
         if (data1 && typeof data1 == 'object' && !Array.isArray(data1)) {
-          if (data1.interface === undefined) {
+          if (
+            data1.interface === undefined ||
+            !func0.call(data1, 'interface')
+          ) {
             const err3 = {
               instancePath: instancePath + '/params',
               schemaPath: '#/allOf/0/then/properties/params/required',
@@ -468,7 +481,7 @@ function validate58(
             }
             errors++;
           }
-          for (const key0 in data1) {
+          for (const key0 of Object.keys(data1)) {
             if (!(key0 === 'interface' || key0 === 'allocation')) {
               const err4 = {
                 instancePath: instancePath + '/params',
@@ -485,7 +498,7 @@ function validate58(
               errors++;
             }
           }
-          if (data1.interface !== undefined) {
+          if (data1.interface !== undefined && func0.call(data1, 'interface')) {
             let data2 = data1.interface;
             if (!(
               data2 === 'terminal' ||
@@ -511,7 +524,10 @@ function validate58(
               errors++;
             }
           }
-          if (data1.allocation !== undefined) {
+          if (
+            data1.allocation !== undefined &&
+            func0.call(data1, 'allocation')
+          ) {
             let data3 = data1.allocation;
             if (typeof data3 === 'string') {
               if (!pattern3.test(data3)) {
@@ -591,7 +607,10 @@ function validate58(
   const _errs14 = errors;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
     let missing1;
-    if (data.method === undefined && (missing1 = 'method')) {
+    if (
+      (data.method === undefined || !func0.call(data, 'method')) &&
+      (missing1 = 'method')
+    ) {
       const err10 = {};
       if (vErrors === null) {
         vErrors = [err10];
@@ -600,7 +619,7 @@ function validate58(
       }
       errors++;
     } else {
-      if (data.method !== undefined) {
+      if (data.method !== undefined && func0.call(data, 'method')) {
         if ('project.initialize' !== data.method) {
           const err11 = {};
           if (vErrors === null) {
@@ -625,7 +644,7 @@ function validate58(
   if (_valid1) {
     const _errs16 = errors;
     if (data && typeof data == 'object' && !Array.isArray(data)) {
-      if (data.params === undefined) {
+      if (data.params === undefined || !func0.call(data, 'params')) {
         const err12 = {
           instancePath,
           schemaPath: '#/allOf/1/then/required',
@@ -639,7 +658,7 @@ function validate58(
         }
         errors++;
       }
-      if (data.params !== undefined) {
+      if (data.params !== undefined && func0.call(data, 'params')) {
         if (
           !validate52(data.params, {
             instancePath: instancePath + '/params',
@@ -688,7 +707,7 @@ function validate58(
     }
   }
   if (data && typeof data == 'object' && !Array.isArray(data)) {
-    if (data.jsonrpc === undefined) {
+    if (data.jsonrpc === undefined || !func0.call(data, 'jsonrpc')) {
       const err14 = {
         instancePath,
         schemaPath: '#/required',
@@ -702,7 +721,7 @@ function validate58(
       }
       errors++;
     }
-    if (data.method === undefined) {
+    if (data.method === undefined || !func0.call(data, 'method')) {
       const err15 = {
         instancePath,
         schemaPath: '#/required',
@@ -716,7 +735,7 @@ function validate58(
       }
       errors++;
     }
-    for (const key1 in data) {
+    for (const key1 of Object.keys(data)) {
       if (!(
         key1 === 'jsonrpc' ||
         key1 === 'method' ||
@@ -737,7 +756,7 @@ function validate58(
         errors++;
       }
     }
-    if (data.jsonrpc !== undefined) {
+    if (data.jsonrpc !== undefined && func0.call(data, 'jsonrpc')) {
       if ('2.0' !== data.jsonrpc) {
         const err17 = {
           instancePath: instancePath + '/jsonrpc',
@@ -753,7 +772,7 @@ function validate58(
         errors++;
       }
     }
-    if (data.method !== undefined) {
+    if (data.method !== undefined && func0.call(data, 'method')) {
       let data7 = data.method;
       if (!(
         data7 === 'project.capabilities' ||
@@ -774,7 +793,7 @@ function validate58(
         errors++;
       }
     }
-    if (data.params !== undefined) {
+    if (data.params !== undefined && func0.call(data, 'params')) {
       let data8 = data.params;
       if (!(data8 && typeof data8 == 'object' && !Array.isArray(data8))) {
         const err19 = {
@@ -791,7 +810,7 @@ function validate58(
         errors++;
       }
     }
-    if (data.id !== undefined) {
+    if (data.id !== undefined && func0.call(data, 'id')) {
       let data9 = data.id;
       const _errs24 = errors;
       let valid9 = false;

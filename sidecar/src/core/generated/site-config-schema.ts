@@ -214,8 +214,8 @@ export const SITE_CONFIG_SCHEMA: SiteSchema = {
       "type": "string",
       "minLength": 1,
       "maxLength": 80,
-      "pattern": "^[^\\u0000-\\u001f\\u007f-\\u009f]*$",
-      "description": "The name a person reads: 1 to 80 characters, no control characters."
+      "pattern": "^[^\\u0000-\\u001f\\u007f-\\u009f\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069]*$",
+      "description": "The name a person reads: 1 to 80 characters, on one line: no control characters and none of the invisible characters that reorder or break text (bidirectional marks and overrides, line and paragraph separators)."
     },
     "absolutePath": {
       "type": "string",
@@ -227,14 +227,14 @@ export const SITE_CONFIG_SCHEMA: SiteSchema = {
     "url": {
       "type": "string",
       "maxLength": 2048,
-      "pattern": "^https?://[^/?#@\\s]+([/?#][^\\s]*)?$",
-      "description": "An http:// or https:// URL without credentials (no user:password@)."
+      "pattern": "^https?://[^/?#@\\s\\u0000-\\u001f\\u007f-\\u009f\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069]+([/?#][^\\s\\u0000-\\u001f\\u007f-\\u009f\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069]*)?$",
+      "description": "An http:// or https:// URL without credentials (no user:password@) or control characters."
     },
     "httpsUrl": {
       "type": "string",
       "maxLength": 2048,
-      "pattern": "^https://[^/?#@\\s]+([/?#][^\\s]*)?$",
-      "description": "An https:// URL without credentials (no user:password@)."
+      "pattern": "^https://[^/?#@\\s\\u0000-\\u001f\\u007f-\\u009f\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069]+(/[^?#\\s\\u0000-\\u001f\\u007f-\\u009f\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069]*)?$",
+      "description": "An https:// address: scheme, host, port and path only (no user:password@, no ?query, no #fragment, no control characters)."
     },
     "rateLimit": {
       "type": "string",
