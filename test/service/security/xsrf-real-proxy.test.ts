@@ -237,7 +237,7 @@ describeWithProxy(
         await page.locator('#phase').filter({ hasText: 'ready' }).waitFor();
         expect(record().confirmation).toMatchObject({
           interface: 'web',
-          method: 'http-api'
+          method: 'setup-page'
         });
       } finally {
         await browser.close();
