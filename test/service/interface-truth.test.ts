@@ -6,6 +6,9 @@
 //      action, readiness checks and their remedies, confirmation), the setup page and its
 //      sign-in, serve's banner, `project-startup url`, and the problem a refused confirmation
 //      answers with.
+// And the interfaces that reach the project without the service's routes (the command line's
+// local fallback, c.ProjectStartup passed on by Jupyter, the command line beside a trusted-proxy
+// service): property 2 again, and the same platform and next action as the service's.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -380,6 +383,107 @@ describe('the whole matrix: platform × ingress × listener × interface', () =>
         case: label(c),
         offeredRequests: expected
       });
+    }
+  );
+});
+
+// The interfaces that reach the project without going through the service's HTTP routes: the
+// command line's local fallback (no service runs), the same with the platform given by Jupyter's
+// own configuration (c.ProjectStartup, as the server passes it on to its terminals), and the
+// command line beside a service behind a trusted proxy (it reads the project itself). Each obeys
+// property 2 on every interface, and says what the service itself would: the platform the
+// service would select, and beside the trusted proxy the service's own next action, whose
+// request, where one is offered, succeeds verbatim through the proxy.
+type Without = 'local fallback' | 'c.ProjectStartup' | 'beside a trusted proxy';
+const WITHOUT: readonly Without[] = [
+  'local fallback',
+  'c.ProjectStartup',
+  'beside a trusted proxy'
+];
+
+function withoutCases(): { c: Case; via: Without }[] {
+  return cases()
+    .filter(c => c.listener === 'tcp' && c.ingress === 'trusted-proxy')
+    .flatMap(c => WITHOUT.map(via => ({ c, via })));
+}
+
+describe('the interfaces that reach the project without the service', () => {
+  // Loaded here: the command line's client is not part of the service's own matrix above.
+  const { connect } =
+    require('../../sidecar/src/cli/client') as typeof import('../../sidecar/src/cli/client');
+  const { resolveConfig } =
+    require('../../sidecar/src/config') as typeof import('../../sidecar/src/config');
+  const all = withoutCases();
+
+  it(`covers ${all.length} cases: every platform and place × ${WITHOUT.length} ways`, () => {
+    expect(all.length).toBe((PLATFORM_IDS.length + 2) * WITHOUT.length);
+  });
+
+  it.each(all.map(({ c, via }) => [`${label(c)} (${via})`, c, via] as const))(
+    "%s: no output names an unoffered route; the platform and next action are the service's",
+    async (_name, c, via) => {
+      // The service that stands for "what the service would say": behind the trusted proxy.
+      const s = await start(c);
+      try {
+        const env: Record<string, string> = { ...s.svc.env };
+        if (via !== 'beside a trusted proxy') {
+          // No service runs for this project here: an empty runtime directory of its own.
+          env.PROJECT_STARTUP_RUNTIME_DIR = path.join(s.svc.root, 'run-none');
+        }
+        if (via === 'c.ProjectStartup') {
+          delete env.PROJECT_STARTUP_PLATFORM;
+          env.PROJECT_STARTUP_JUPYTER_SETTINGS = JSON.stringify({
+            PROJECT_STARTUP_PLATFORM: {
+              trait: 'c.ProjectStartup.platform',
+              value: c.platform
+            }
+          });
+        }
+        const config = resolveConfig({}, env, s.svc.projectDir);
+        const { client } = await connect(config, env, false);
+        expect(client.source).toMatch(/^read directly/);
+        const manifest = await client.capabilities();
+        expect(manifest.platform.id).toBe(c.platform);
+        const outputs: { at: string; text: string }[] = [];
+        for (const iface of INTERFACE_IDS) {
+          const p = (await client.startup(iface)) as Json;
+          expectValid('StartupProjection', p);
+          expect(p.platform).toBe(c.platform);
+          outputs.push(...strings(p, `${via} startup(${iface})`));
+          const own = (await get(s, `startup?interface=${iface}`)).json;
+          if (via === 'beside a trusted proxy') {
+            // The same service, the same words.
+            expect({ iface, next: p.nextAction }).toEqual({
+              iface,
+              next: own.nextAction
+            });
+          } else {
+            // Nothing runs, so nothing is offered to send.
+            expect(p.nextAction.request).toBeUndefined();
+          }
+        }
+        expectOnlyOffered(manifest, outputs, `${label(c)} (${via})`);
+        if (via === 'beside a trusted proxy') {
+          let sentOne = false;
+          for (const iface of INTERFACE_IDS) {
+            const r = ((await client.startup(iface)) as Json).nextAction
+              .request;
+            if (r !== undefined) {
+              const sent = await send(s, r);
+              expect({ iface, status: sent.status }).toEqual({
+                iface,
+                status: 201
+              });
+              sentOne = true;
+              break; // the project is set up now
+            }
+          }
+          // Where an API call may confirm (not on the cluster), the fallback offers it too.
+          expect(sentOne).toBe(c.platform !== 'cluster');
+        }
+      } finally {
+        await s.close();
+      }
     }
   );
 });
