@@ -49,6 +49,14 @@ def _html(data):
     return f"<pre>{_e(json.dumps(data, indent=2))}</pre>"
 
 
+def _remedy_words(check):
+    """The remedy, said as the administrator's when only the site's administrator can make it."""
+    remedy = check.get("remedy", "")
+    if remedy and check.get("remedyBy") == "administrator":
+        return "Your administrator needs to fix this: " + remedy
+    return remedy
+
+
 def _projection_html(p):
     action = p.get("nextAction") or {}
     out = [
@@ -72,7 +80,7 @@ def _projection_html(p):
                     _e(check.get("title")),
                     _e(check.get("status")),
                     _e(check.get("observed")),
-                    _e(check.get("remedy", "")),
+                    _e(_remedy_words(check)),
                 )
             )
         out.append("</tbody></table>")

@@ -26,7 +26,26 @@ export namespace CommandArgs {
   /** The refresh and initialize commands: no arguments. */
   export const none = { args: { type: 'object', properties: {} } };
 
-  /** The open and user guide commands: only the palette's `isPalette`. */
+  /** The open command: the palette's `isPalette`, and `beside` when the panel opens by itself. */
+  export const open = {
+    args: {
+      type: 'object',
+      properties: {
+        isPalette: {
+          type: 'boolean',
+          description:
+            'Set by the command palette: the item is shown without the icon.'
+        },
+        beside: {
+          type: 'boolean',
+          description:
+            'Open beside the current tab (split to its right) without taking the focus: the panel opening by itself.'
+        }
+      }
+    }
+  };
+
+  /** The user guide command: only the palette's `isPalette`. */
   export const iconHiddenInPalette = {
     args: {
       type: 'object',

@@ -16,6 +16,7 @@ import { ILauncher } from '@jupyterlab/launcher';
 import { IMainMenu } from '@jupyterlab/mainmenu';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
+import { IStateDB } from '@jupyterlab/statedb';
 import { IStatusBar } from '@jupyterlab/statusbar';
 import { ITranslator } from '@jupyterlab/translation';
 // eslint-disable-next-line jupyter/prefer-lazy-imports -- the model's client is made in activate
@@ -90,7 +91,8 @@ interface IPanelLoader {
 function createPanelLoader(
   app: JupyterFrontEnd,
   model: StartupModel,
-  trans: ITranslationBundle
+  trans: ITranslationBundle,
+  state: IStateDB | null
 ): IPanelLoader {
   const tracker = new WidgetTracker<StartupPanel>({
     namespace: TRACKER_NAMESPACE
@@ -110,7 +112,9 @@ function createPanelLoader(
           trans,
           actions: {
             initialize: () => void app.commands.execute(CommandIDs.initialize)
-          }
+          },
+          state,
+          versions: { application: app.version, applicationName: app.name }
         });
         void tracker.add(created);
         panel = created;
@@ -137,8 +141,11 @@ function createPanelLoader(
  * The open command for the status bar item and the notifications; a failure is on the console
  * already.
  */
-function openPanel(app: JupyterFrontEnd): Promise<unknown> {
-  return app.commands.execute(CommandIDs.open).catch(() => undefined);
+function openPanel(
+  app: JupyterFrontEnd,
+  args: { beside?: boolean } = {}
+): Promise<unknown> {
+  return app.commands.execute(CommandIDs.open, args).catch(() => undefined);
 }
 
 /** The open, refresh and initialize commands. */
@@ -155,13 +162,13 @@ function addCommands(
       'Show what this platform offers and how to set up the project'
     ),
     icon: args => (args['isPalette'] ? undefined : projectStartupIcon),
-    describedBy: CommandArgs.iconHiddenInPalette,
+    describedBy: CommandArgs.open,
     // No request here: showing the panel activates it (JupyterLab's main area, Notebook 7's
     // tree tab and side panel all do), and its activation asks the service (a quiet refresh,
     // shared with one in flight), so an opening costs one request.
-    execute: async () => {
+    execute: async args => {
       const shown = await panels.load();
-      showInMainArea(app, shown);
+      showInMainArea(app, shown, { beside: args['beside'] === true });
       return shown;
     }
   });
@@ -307,11 +314,12 @@ function activate(
   settingRegistry: ISettingRegistry | null,
   mainMenu: IMainMenu | null,
   rendermime: IRenderMimeRegistry | null,
-  statusBar: IStatusBar | null
+  statusBar: IStatusBar | null,
+  state: IStateDB | null
 ): void {
   const trans = translator.load(TRANSLATION_DOMAIN);
   const model = createModel(app, trans);
-  const panels = createPanelLoader(app, model, trans);
+  const panels = createPanelLoader(app, model, trans, state);
   addCommands(app, model, panels, trans);
   addPaletteItems(palette, trans);
   addLauncherItem(launcher, trans);
@@ -323,7 +331,8 @@ function activate(
   const notifier = new StartupNotifier({
     model,
     trans,
-    openPanel: () => openPanel(app)
+    openPanel: () => openPanel(app),
+    openPanelBeside: () => openPanel(app, { beside: true })
   });
   const settingsLoaded = loadSettings(settingRegistry, model, notifier, trans);
   startChecking(app, model, notifier, settingsLoaded, trans);
@@ -346,7 +355,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
     ISettingRegistry,
     IMainMenu,
     IRenderMimeRegistry,
-    IStatusBar
+    IStatusBar,
+    IStateDB
   ],
   activate
 };

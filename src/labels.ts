@@ -57,6 +57,23 @@ export function interfaceLabel(
   }
 }
 
+/** Where a person does something, as they see it: "in JupyterLab or a notebook", "in a terminal". */
+export function interfacePhrase(
+  id: InterfaceId | string,
+  trans: ITranslationBundle
+): string {
+  switch (id) {
+    case 'terminal':
+      return trans.__('in a terminal');
+    case 'web':
+      return trans.__('in a browser');
+    case 'notebook':
+      return trans.__('in JupyterLab or a notebook');
+    default:
+      return id;
+  }
+}
+
 /** The problems of a diagnostics report, when it has any. */
 export function reportedProblems(
   failure: Failure

@@ -22,6 +22,8 @@ export interface INotifierOptions {
   trans: ITranslationBundle;
   /** Opens the panel (the "Open Project Startup" command). */
   openPanel: () => unknown;
+  /** Opens the panel by itself: beside the current tab, without the focus (default: openPanel). */
+  openPanelBeside?: () => unknown;
 }
 
 export class StartupNotifier {
@@ -29,6 +31,7 @@ export class StartupNotifier {
     this._model = options.model;
     this._trans = options.trans;
     this._openPanel = options.openPanel;
+    this._openPanelBeside = options.openPanelBeside ?? options.openPanel;
   }
 
   /** The kinds "Don't show again" silenced. */
@@ -77,7 +80,7 @@ export class StartupNotifier {
       shouldOpenPanel(state, this._openWhenAwaitingConfirmation)
     ) {
       this._opened = true;
-      void this._openPanel();
+      void this._openPanelBeside();
     }
     const decision = notificationFor(state, this._trans);
     if (this._active && this._active.kind !== decision?.kind) {
@@ -147,6 +150,7 @@ export class StartupNotifier {
   private _model: StartupModel;
   private _trans: ITranslationBundle;
   private _openPanel: () => unknown;
+  private _openPanelBeside: () => unknown;
   private _settings: ISettingRegistry.ISettings | null = null;
   private _openWhenAwaitingConfirmation = true;
   private _muted: Set<NotificationKind> = new Set();

@@ -3,7 +3,8 @@
 // keeps the DOM nodes that stay, so the live region (role=status) changes only when its text
 // does and a focused button keeps the focus across updates; when the focused button goes away
 // (or is disabled while working), the focus moves to the panel's heading instead of the page.
-import { MainAreaWidget } from '@jupyterlab/apputils';
+import { Clipboard, MainAreaWidget, Notification } from '@jupyterlab/apputils';
+import type { IStateDB } from '@jupyterlab/statedb';
 import {
   refreshIcon,
   ToolbarButton,
@@ -11,12 +12,15 @@ import {
 } from '@jupyterlab/ui-components';
 import { Message } from '@lumino/messaging';
 import * as React from 'react';
+import { administratorReport, IReportVersions } from './admin-report';
 import { PanelContent } from './components/content';
 import {
   ACTION_REFRESH,
   CLASS_PREFIX,
+  DisclosureContext,
   IPanelActions
 } from './components/shared';
+import { DisclosureMemory } from './disclosures';
 import { projectStartupIcon } from './icon';
 import { IPanelState, StartupModel } from './model';
 import { StartupStateView } from './state-view';
@@ -27,12 +31,17 @@ export interface IStartupPanelOptions {
   trans: ITranslationBundle;
   /** What the buttons do; defaults to the model's own refresh and initialize. */
   actions?: Partial<IPanelActions>;
+  /** Where the open disclosures are remembered (JupyterLab's state database). */
+  state?: IStateDB | null;
+  /** The application's name and version, for the administrator's report. */
+  versions?: IReportVersions;
 }
 
 interface IFocusKeeperProps {
   state: IPanelState;
   trans: ITranslationBundle;
   actions: IPanelActions;
+  disclosures: DisclosureMemory;
 }
 
 /**
@@ -72,11 +81,13 @@ class FocusKeeper extends React.Component<IFocusKeeperProps> {
   render(): JSX.Element {
     return (
       <div className={`${CLASS_PREFIX}-view`} ref={this._root}>
-        <PanelContent
-          state={this.props.state}
-          trans={this.props.trans}
-          actions={this.props.actions}
-        />
+        <DisclosureContext.Provider value={this.props.disclosures}>
+          <PanelContent
+            state={this.props.state}
+            trans={this.props.trans}
+            actions={this.props.actions}
+          />
+        </DisclosureContext.Provider>
       </div>
     );
   }
@@ -111,10 +122,12 @@ export class StartupView extends StartupStateView {
     model: StartupModel;
     trans: ITranslationBundle;
     actions: IPanelActions;
+    disclosures: DisclosureMemory;
   }) {
     super(options.model);
     this._trans = options.trans;
     this._actions = options.actions;
+    this._disclosures = options.disclosures;
     this.addClass(`${CLASS_PREFIX}-region`);
   }
 
@@ -124,25 +137,51 @@ export class StartupView extends StartupStateView {
         state={this.model.state}
         trans={this._trans}
         actions={this._actions}
+        disclosures={this._disclosures}
       />
     );
   }
 
   private _trans: ITranslationBundle;
   private _actions: IPanelActions;
+  private _disclosures: DisclosureMemory;
+}
+
+/** Copies text with JupyterLab's clipboard helper and says so in a short notification. */
+function copyWithNotice(text: string, notice: string): void {
+  Clipboard.copyToSystem(text);
+  Notification.success(notice, { autoClose: 3000 });
 }
 
 export class StartupPanel extends MainAreaWidget<StartupView> {
   constructor(options: IStartupPanelOptions) {
     const model = options.model;
     const trans = options.trans;
+    const versions = options.versions ?? {};
     const actions: IPanelActions = {
       refresh:
         options.actions?.refresh ??
         (() => void model.refresh({ userInitiated: true })),
-      initialize: options.actions?.initialize ?? (() => void model.initialize())
+      initialize:
+        options.actions?.initialize ?? (() => void model.initialize()),
+      copyReport:
+        options.actions?.copyReport ??
+        (() =>
+          copyWithNotice(
+            administratorReport(model.state, versions),
+            trans.__(
+              'The details are copied: paste them in a message to your administrator.'
+            )
+          )),
+      copyText:
+        options.actions?.copyText ??
+        ((text: string) =>
+          copyWithNotice(text, trans.__('The command is copied.')))
     };
-    super({ content: new StartupView({ model, trans, actions }) });
+    const disclosures = new DisclosureMemory(options.state ?? null);
+    super({
+      content: new StartupView({ model, trans, actions, disclosures })
+    });
     this.model = model;
     this.id = PANEL_ID;
     this.addClass(CLASS_PREFIX);
@@ -196,7 +235,8 @@ export class StartupPanel extends MainAreaWidget<StartupView> {
 
   /**
    * Shown again (opened, or its tab chosen): a quiet refresh, shared with one in flight, so the
-   * panel shows the current answer without a click; and the focus on its first button. This is
+   * panel shows the current answer without a click; and the focus on its heading (not on
+   * Refresh, which would then wear a focus ring the keyboard did not put there). This is
    * the one request of an opening: the open command asks nothing itself, since JupyterLab's and
    * Notebook 7's shells both activate the panel they show.
    */
@@ -207,9 +247,9 @@ export class StartupPanel extends MainAreaWidget<StartupView> {
   }
 
   /**
-   * The first enabled button (Refresh), else the heading; retried while React renders them.
-   * A retry gives up once something else took the focus meanwhile (a dialog opened from the
-   * panel, the command palette): it never pulls the focus back from there.
+   * The heading; retried while React renders it. A retry gives up once something else took
+   * the focus meanwhile (a dialog opened from the panel, the command palette): it never pulls
+   * the focus back from there.
    */
   private _focusFirst(
     attempts: number,
@@ -230,10 +270,9 @@ export class StartupPanel extends MainAreaWidget<StartupView> {
     ) {
       return;
     }
-    // data-action marks the panel's buttons: Refresh (the toolbar's, a jp-button) comes first.
-    const target =
-      this.node.querySelector<HTMLElement>('[data-action]:not([disabled])') ??
-      this.node.querySelector<HTMLElement>(`.${CLASS_PREFIX}-title`);
+    const target = this.node.querySelector<HTMLElement>(
+      `.${CLASS_PREFIX}-title`
+    );
     if (target) {
       target.focus();
     } else if (attempts > 0) {

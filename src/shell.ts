@@ -32,9 +32,19 @@ function notebookTree(app: JupyterFrontEnd): Promise<INotebookTree | null> {
   return tree;
 }
 
-function showTab(tree: INotebookTree, widget: Widget): void {
+function showTab(tree: INotebookTree, widget: Widget, beside: boolean): void {
   tree.currentWidget = widget;
-  widget.activate();
+  if (!beside) {
+    widget.activate();
+  }
+}
+
+export interface IShowOptions {
+  /**
+   * Opened by itself rather than by the person: beside the current tab (JupyterLab's Launcher
+   * keeps its place, the panel splits to its right) and without taking the keyboard focus.
+   */
+  beside?: boolean;
 }
 
 /**
@@ -42,18 +52,29 @@ function showTab(tree: INotebookTree, widget: Widget): void {
  * tab of Notebook 7's tree page, else to the right side panel (a Notebook 7 document page); then
  * shows it. Called again for a widget already shown, it only brings it to the front.
  */
-export function showInMainArea(app: JupyterFrontEnd, widget: Widget): void {
+export function showInMainArea(
+  app: JupyterFrontEnd,
+  widget: Widget,
+  options: IShowOptions = {}
+): void {
   const { shell } = app;
+  const beside = options.beside === true;
   const tree = treeTabs.get(widget);
   if (tree) {
-    showTab(tree, widget);
+    showTab(tree, widget, beside);
     return;
   }
   if (!widget.isAttached && widget.parent === null) {
-    shell.add(widget, 'main');
+    if (beside) {
+      shell.add(widget, 'main', { mode: 'split-right', activate: false });
+    } else {
+      shell.add(widget, 'main');
+    }
   }
   if (widget.isAttached || widget.parent !== null) {
-    shell.activateById(widget.id);
+    if (!beside) {
+      shell.activateById(widget.id);
+    }
     return;
   }
   // The shell refused it: Notebook 7 (or another shell with one main widget).
@@ -64,10 +85,12 @@ export function showInMainArea(app: JupyterFrontEnd, widget: Widget): void {
     if (found) {
       treeTabs.set(widget, found);
       found.addWidget(widget);
-      showTab(found, widget);
+      showTab(found, widget, beside);
     } else {
       shell.add(widget, 'right', { rank: 1000 });
-      shell.activateById(widget.id);
+      if (!beside) {
+        shell.activateById(widget.id);
+      }
     }
   });
 }

@@ -414,6 +414,11 @@ export interface components {
             observed: string;
             /** @description What to do about it. */
             remedy?: string;
+            /**
+             * @description Who can carry out the remedy: the person using this interface, or the site's administrator (a fix only an operator can make: the site file, the service's settings, what the site runs). Present with every remedy from schema 1.2.0 on; a client shows an administrator's remedy as a report to pass on, never as the person's task.
+             * @enum {unknown}
+             */
+            remedyBy?: "user" | "administrator";
         };
         /**
          * Initialize request

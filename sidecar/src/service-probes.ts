@@ -1,7 +1,7 @@
 // The service's slow observations, each behind a cache (SingleFlight): the allocation (its own
 // and the ones callers name), the inference runtimes, the credential backends. StartupService
 // asks them; nothing here decides anything.
-import type { ServiceConfig } from './config';
+import { DEFAULT_RUNTIME_URLS, type ServiceConfig } from './config';
 import type {
   AllocationEvidence,
   CredentialObservation,
@@ -112,6 +112,7 @@ export class ServiceProbes {
         Promise.all(
           adapter.inferenceRuntimes.map(async id => ({
             id,
+            configured: config.runtimeUrls[id] !== DEFAULT_RUNTIME_URLS[id],
             ...(await probeHttp(config.runtimeUrls[id], config.probeTimeoutMs))
           }))
         ),
@@ -166,6 +167,7 @@ export class ServiceProbes {
             return {
               backend,
               available: this.processCredentials.provider.length > 0,
+              configured: this.processCredentials.provider.length > 0,
               observed: describeProcessCredentials(this.processCredentials)
             };
           case 'mounted-file':
@@ -177,11 +179,13 @@ export class ServiceProbes {
               ? {
                   backend,
                   available: identity.reachable,
+                  configured: true,
                   observed: `identity endpoint ${identity.observed}`
                 }
               : {
                   backend,
                   available: false,
+                  configured: false,
                   observed:
                     'not configured (PROJECT_STARTUP_MANAGED_IDENTITY_URL)'
                 };

@@ -172,7 +172,14 @@
         [c.status, 'status-' + c.status],
         [c.title + (c.required ? '' : ' (optional)'), ''],
         [c.observed, ''],
-        [c.status === 'pass' || c.status === 'skip' ? '' : c.remedy || '', '']
+        [
+          c.status === 'pass' || c.status === 'skip' || !c.remedy
+            ? ''
+            : c.remedyBy === 'administrator'
+              ? 'Your administrator needs to fix this: ' + c.remedy
+              : c.remedy,
+          ''
+        ]
       ].forEach(cell => {
         var td = document.createElement('td');
         rich(td, cell[0]);

@@ -1,9 +1,10 @@
-// The readiness checks: a table with each check's status, what was observed and the remedy; the
-// check the next action names is highlighted.
+// The readiness checks (inside their disclosure): a table with each check's status, what was
+// observed and the remedy, the administrator's marked as theirs; the check the next action names
+// is highlighted.
 import * as React from 'react';
 import { checkStatusLabel } from '../labels';
 import { StartupProjection } from '../tokens';
-import { cls, Section, ServiceText, Trans } from './shared';
+import { cls, ServiceText, Trans } from './shared';
 
 export function ChecksTable(props: {
   projection: StartupProjection;
@@ -12,12 +13,14 @@ export function ChecksTable(props: {
   const { projection, trans } = props;
   const highlighted = projection.nextAction.checkId;
   return (
-    <Section className="checks" heading={trans.__('Readiness checks')}>
+    <div className={cls('checks')}>
+      <p className={cls('muted')}>
+        {trans.__(
+          'Each check is something the service looked at on this platform. Required checks must pass before setup.'
+        )}
+      </p>
       <div className={cls('tableScroll')}>
         <table className={cls('checksTable', 'table')}>
-          <caption className={cls('visuallyHidden')}>
-            {trans.__('Readiness checks')}
-          </caption>
           <thead>
             <tr>
               <th scope="col">{trans.__('Status')}</th>
@@ -57,13 +60,22 @@ export function ChecksTable(props: {
                   <ServiceText text={check.observed} />
                 </td>
                 <td>
-                  {check.remedy ? <ServiceText text={check.remedy} /> : '—'}
+                  {check.remedy && check.remedyBy === 'administrator' ? (
+                    <>
+                      {trans.__('For your administrator:')}{' '}
+                      <ServiceText text={check.remedy} />
+                    </>
+                  ) : check.remedy ? (
+                    <ServiceText text={check.remedy} />
+                  ) : (
+                    '—'
+                  )}
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
       </div>
-    </Section>
+    </div>
   );
 }

@@ -1,7 +1,9 @@
 // The Project Startup panel's content as React components, rendered through JupyterLab's shared
 // React (panel.tsx). Pure functions of the model's state: every state is tested under jsdom.
-// Text that comes from the service (titles, details, remedies, paths, capability labels) is
-// shown as it is; every other visible string goes through the translation bundle.
+// The first screen holds the state in words, the one thing to do and who must do it; the rest
+// (every check, this project's folders, what the platform offers) is one click away in
+// disclosures. Text that comes from the service (titles, details, remedies, paths, capability
+// labels) is shown as it is; every other visible string goes through the translation bundle.
 import * as React from 'react';
 import { statusMessage } from '../labels';
 import { IPanelState, View } from '../model';
@@ -9,9 +11,10 @@ import { ChecksTable } from './checks';
 import { FailingView, NotEnabledView } from './failure';
 import { InitializeFailureAlert } from './initialize-failure';
 import { OffersView } from './offers';
-import { ComputeView, ConfirmationView, Summary } from './overview';
-import { NextActionView, PhaseIntro } from './phase';
-import { cls, IPanelActions, Trans } from './shared';
+import { ProjectDetails } from './overview';
+import { PhaseIntro } from './phase';
+import { ProblemsList } from './problems';
+import { cls, Disclosure, IPanelActions, Trans } from './shared';
 
 function InitializedNotice(props: {
   state: IPanelState;
@@ -51,9 +54,17 @@ function ViewContent(props: {
         </p>
       );
     case 'not-enabled':
-      return <NotEnabledView failure={view.failure} trans={trans} />;
+      return (
+        <NotEnabledView
+          failure={view.failure}
+          trans={trans}
+          actions={actions}
+        />
+      );
     case 'failing':
-      return <FailingView failure={view.failure} trans={trans} />;
+      return (
+        <FailingView failure={view.failure} trans={trans} actions={actions} />
+      );
     case 'loaded': {
       const projection = view.projection;
       return (
@@ -71,13 +82,24 @@ function ViewContent(props: {
             trans={trans}
             actions={actions}
           />
-          <Summary projection={projection} trans={trans} />
-          <NextActionView projection={projection} trans={trans} />
-          <ChecksTable projection={projection} trans={trans} />
-          <ComputeView projection={projection} trans={trans} />
-          <ConfirmationView projection={projection} trans={trans} />
+          <ProblemsList
+            projection={projection}
+            trans={trans}
+            actions={actions}
+          />
+          <Disclosure id="checks" summary={trans.__('Readiness checks')}>
+            <ChecksTable projection={projection} trans={trans} />
+          </Disclosure>
+          <Disclosure id="project" summary={trans.__('This project')}>
+            <ProjectDetails projection={projection} trans={trans} />
+          </Disclosure>
           {projection.manifest ? (
-            <OffersView manifest={projection.manifest} trans={trans} />
+            <Disclosure
+              id="offers"
+              summary={trans.__('What this platform offers')}
+            >
+              <OffersView manifest={projection.manifest} trans={trans} />
+            </Disclosure>
           ) : null}
         </>
       );

@@ -72,7 +72,7 @@ function reportView(report: DiagnosticsReport, trans: Trans): JSX.Element {
               <ServiceText text={p.detail} />
             </p>
             <p className={cls('fix')}>
-              {trans.__('Fix:')} <ServiceText text={p.fix} />
+              {trans.__('For your administrator:')} <ServiceText text={p.fix} />
             </p>
           </li>
         ))}

@@ -1,13 +1,18 @@
-// The panel when the service is not there or fails: what went wrong, the diagnostics, and how to
-// fix it.
+// The panel when the service is not there or fails: what went wrong, in one line each; who must
+// act (almost always the site's administrator, with the report to copy); the diagnostics and the
+// steps behind a disclosure.
 import * as React from 'react';
 import { reportedProblems } from '../labels';
 import { problemFix } from '../responses';
 import { Failure, SUPPORTED_SCHEMA_MAJOR } from '../tokens';
 import { DiagnosticsView, diagnosticsOf } from './diagnostics';
+import { ActionButton, CopyReportButton, WhoActs } from './phase';
 import {
+  ACTION_CHECK_AGAIN,
   cls,
   Code,
+  Disclosure,
+  IPanelActions,
   MARK,
   Section,
   ServiceText,
@@ -17,6 +22,30 @@ import {
 
 /** The command an operator runs to enable the service (the same in every language). */
 export const INSTALL_COMMAND = 'project-startup jupyter install --sys-prefix';
+
+/**
+ * A problem's detail: a refused configuration lists its problems one per line (each with its
+ * file:line and fix), shown as a list rather than one paragraph.
+ */
+function ProblemDetail(props: { detail: string }): JSX.Element {
+  const [first, ...rest] = props.detail.split('\n').filter(l => l.trim());
+  return (
+    <>
+      <p className={cls('problemDetail')}>
+        <ServiceText text={first ?? ''} />
+      </p>
+      {rest.length > 0 ? (
+        <ul className={cls('problemLines')}>
+          {rest.map((line, i) => (
+            <li key={i}>
+              <ServiceText text={line.trim()} />
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </>
+  );
+}
 
 /** An HTTP error: the service's problem (detail, fix, code) when it sent one, else the status. */
 function httpFailureDescription(
@@ -35,12 +64,10 @@ function httpFailureDescription(
             problem.title
           )}
         </p>
-        <p className={cls('problemDetail')}>
-          <ServiceText text={problem.detail} />
-        </p>
+        <ProblemDetail detail={problem.detail} />
         {fix ? (
           <p className={cls('fix')}>
-            {trans.__('Fix:')} <ServiceText text={fix} />
+            {trans.__('For your administrator:')} <ServiceText text={fix} />
           </p>
         ) : null}
         <p className={cls('problemCode')}>
@@ -128,31 +155,12 @@ export function FailureDescription(props: {
   }
 }
 
-/** How to fix a failing service, for a person. */
-function FailingFix(props: { failure: Failure; trans: Trans }): JSX.Element {
-  const { failure, trans } = props;
-  if (failure.kind === 'http' && problemFix(failure.problem)) {
-    // The service gave its own fix (shown with its detail); pressing Refresh would not help.
-    return <></>;
-  }
-  return (
-    <p className={cls('fix')}>
-      {failure.kind === 'incompatible'
-        ? trans.__(
-            'Ask an operator to install the same version of jupyterlab-project-startup for the service and for JupyterLab, then restart Jupyter and press Refresh.'
-          )
-        : trans.__(
-            'Press Refresh to try again. If it keeps failing, check the Jupyter server log: the service and jupyter-server-proxy write their errors there.'
-          )}
-    </p>
-  );
-}
-
 export function NotEnabledView(props: {
   failure: Failure;
   trans: Trans;
+  actions: IPanelActions;
 }): JSX.Element {
-  const { failure, trans } = props;
+  const { failure, trans, actions } = props;
   // With the Python package installed, its server extension says what is missing (such as
   // jupyter-server-proxy); otherwise the generic steps follow.
   const diagnostics =
@@ -160,49 +168,105 @@ export function NotEnabledView(props: {
       ? failure.diagnostics
       : undefined;
   return (
-    <Section
-      className="notEnabled"
-      heading={trans.__('The Project Startup service is not enabled')}
-    >
-      <FailureDescription failure={failure} trans={trans} />
-      <DiagnosticsView diagnostics={diagnostics} trans={trans} />
-      <p>
-        {trans.__(
-          'An operator enables it in the environment that runs the Jupyter server:'
-        )}
-      </p>
-      <ol className={cls('steps')}>
-        <li>{trans.__('Install jupyter-server-proxy in that environment.')}</li>
-        <li>
-          <WithNodes
-            text={trans.__('Run %1 in that environment.', MARK)}
-            nodes={[<Code key="install">{INSTALL_COMMAND}</Code>]}
-          />
-        </li>
-        <li>{trans.__('Restart the Jupyter server, then press Refresh.')}</li>
-      </ol>
-      <p>
-        {trans.__(
-          'The operator guide in the README of jupyterlab-project-startup has the details.'
-        )}
-      </p>
-    </Section>
+    <>
+      <Section
+        className="notEnabled"
+        heading={trans.__('Project Startup is not set up on this server')}
+      >
+        <p>
+          {trans.__(
+            'Your administrator needs to enable Project Startup on this Jupyter server before you can set up projects here.'
+          )}
+        </p>
+        <div className={cls('actions')}>
+          <CopyReportButton trans={trans} actions={actions} primary />
+        </div>
+        <WhoActs who="administrator" trans={trans} />
+      </Section>
+      <Disclosure
+        id="administrator"
+        summary={trans.__('What your administrator needs to do')}
+      >
+        <FailureDescription failure={failure} trans={trans} />
+        <DiagnosticsView diagnostics={diagnostics} trans={trans} />
+        <p>{trans.__('In the environment that runs the Jupyter server:')}</p>
+        <ol className={cls('steps')}>
+          <li>
+            {trans.__('Install jupyter-server-proxy in that environment.')}
+          </li>
+          <li>
+            <WithNodes
+              text={trans.__('Run %1 in that environment.', MARK)}
+              nodes={[<Code key="install">{INSTALL_COMMAND}</Code>]}
+            />
+          </li>
+          <li>{trans.__('Restart the Jupyter server.')}</li>
+        </ol>
+        <p>
+          {trans.__(
+            'The operator guide in the README of jupyterlab-project-startup has the details.'
+          )}
+        </p>
+      </Disclosure>
+    </>
+  );
+}
+
+/** Whether pressing Refresh may help: no answer, or an answer that was not the service's. */
+function transient(failure: Failure): boolean {
+  return (
+    failure.kind === 'network' ||
+    failure.kind === 'unexpected-body' ||
+    (failure.kind === 'http' && !failure.problem && !diagnosticsOf(failure))
   );
 }
 
 export function FailingView(props: {
   failure: Failure;
   trans: Trans;
+  actions: IPanelActions;
 }): JSX.Element {
-  const { failure, trans } = props;
+  const { failure, trans, actions } = props;
+  const retry = transient(failure);
   return (
-    <Section
-      className="failing"
-      heading={trans.__('The Project Startup service is failing')}
-    >
-      <FailureDescription failure={failure} trans={trans} />
-      <DiagnosticsView diagnostics={diagnosticsOf(failure)} trans={trans} />
-      <FailingFix failure={failure} trans={trans} />
-    </Section>
+    <>
+      <Section
+        className="failing"
+        heading={trans.__('Project Startup cannot start')}
+      >
+        <FailureDescription failure={failure} trans={trans} />
+        <DiagnosticsView diagnostics={diagnosticsOf(failure)} trans={trans} />
+        {retry ? (
+          <>
+            <p>
+              {trans.__(
+                'Try again in a moment. If it keeps failing, your administrator needs to look at the Jupyter server log.'
+              )}
+            </p>
+            <div className={cls('actions')}>
+              <ActionButton
+                action={ACTION_CHECK_AGAIN}
+                label={trans.__('Check again')}
+                primary
+                onClick={() => actions.refresh()}
+              />
+              <CopyReportButton trans={trans} actions={actions} />
+            </div>
+          </>
+        ) : (
+          <>
+            <p>
+              {trans.__(
+                'Your administrator needs to fix this on the Jupyter server; nothing in this notebook can.'
+              )}
+            </p>
+            <div className={cls('actions')}>
+              <CopyReportButton trans={trans} actions={actions} primary />
+            </div>
+          </>
+        )}
+        <WhoActs who={retry ? 'user' : 'administrator'} trans={trans} />
+      </Section>
+    </>
   );
 }

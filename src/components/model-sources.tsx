@@ -97,6 +97,11 @@ export function BoundaryView(props: {
   return (
     <div className={cls('boundary')}>
       <h4 className={cls('subTitle')}>{props.label}</h4>
+      <p className={cls('muted')}>
+        {props.trans.__(
+          'What keeps model credentials away from the code you run, and what it does not.'
+        )}
+      </p>
       {props.values.map(v => (
         <div key={v.id} data-boundary-id={v.id}>
           <p>

@@ -3,7 +3,7 @@
 import * as React from 'react';
 import { Capability, Manifest } from '../tokens';
 import { BoundaryView, ModelSourcesTable } from './model-sources';
-import { cls, Section, Trans } from './shared';
+import { cls, Trans } from './shared';
 
 function isModelSources(
   capability: Capability
@@ -57,8 +57,15 @@ export function OffersView(props: {
   const capabilities: Capability[] = manifest.capabilities;
   const sources = capabilities.filter(isModelSources);
   const boundaries = capabilities.filter(isBoundary);
+  // The model sources and the boundary have their own tables below: each is named once.
+  const rows = capabilities.filter(c => !isModelSources(c) && !isBoundary(c));
   return (
-    <Section className="offers" heading={trans.__('What this platform offers')}>
+    <div className={cls('offers')}>
+      <p className={cls('muted')}>
+        {trans.__(
+          "The platform's own terms: an ingress is how the service is reached; a credential backend is where model keys may come from; an approval mode says whether you review each action a model takes."
+        )}
+      </p>
       <div className={cls('tableScroll')}>
         <table className={cls('table', 'capabilities')}>
           <caption className={cls('visuallyHidden')}>
@@ -79,7 +86,7 @@ export function OffersView(props: {
                   : trans.__('Not permitted by platform policy')}
               </td>
             </tr>
-            {capabilities.map(capability => (
+            {rows.map(capability => (
               <tr key={capability.id} data-capability-id={capability.id}>
                 <th scope="row">{capability.label}</th>
                 <td>
@@ -106,6 +113,6 @@ export function OffersView(props: {
           trans={trans}
         />
       ))}
-    </Section>
+    </div>
   );
 }

@@ -1,22 +1,27 @@
-// The setup phase in words (with the one button that acts on it: Initialize project) and the
-// next action the service names.
+// The first thing the panel says: the state in words, the one thing to do (with its button) and
+// who must do it, the person or the site's administrator. Everything else is in the disclosures
+// below it (content.tsx).
 import { Button } from '@jupyterlab/ui-components';
 import * as React from 'react';
-import { interfaceLabel } from '../labels';
+import { administratorChecks } from '../admin-report';
+import { interfacePhrase } from '../labels';
 import { canConfirmHere, IPanelState } from '../model';
-import { StartupProjection } from '../tokens';
+import { ReadinessCheck, StartupProjection } from '../tokens';
 import {
+  ACTION_CHECK_AGAIN,
+  ACTION_COPY_COMMAND,
+  ACTION_COPY_REPORT,
   ACTION_INITIALIZE,
+  Actor,
   cls,
   Code,
   IPanelActions,
-  platformLabel,
-  Section,
   ServiceText,
-  Trans
+  Trans,
+  When
 } from './shared';
 
-function ActionButton(props: {
+export function ActionButton(props: {
   action: string;
   label: string;
   primary?: boolean;
@@ -36,6 +41,36 @@ function ActionButton(props: {
   );
 }
 
+/** Who must act, said once, beside the thing to do. */
+export function WhoActs(props: { who: Actor; trans: Trans }): JSX.Element {
+  const { who, trans } = props;
+  return (
+    <p className={cls('who', `jp-mod-${who}`)} data-who={who}>
+      {who === 'user'
+        ? trans.__('You can do this yourself.')
+        : trans.__(
+            'Only your administrator can fix this: copy the details and send them to them.'
+          )}
+    </p>
+  );
+}
+
+/** The button that copies the report for the administrator. */
+export function CopyReportButton(props: {
+  trans: Trans;
+  actions: IPanelActions;
+  primary?: boolean;
+}): JSX.Element {
+  return (
+    <ActionButton
+      action={ACTION_COPY_REPORT}
+      label={props.trans.__('Copy details for your administrator')}
+      primary={props.primary}
+      onClick={() => props.actions.copyReport()}
+    />
+  );
+}
+
 interface IPhaseProps {
   projection: StartupProjection;
   state: IPanelState;
@@ -43,68 +78,92 @@ interface IPhaseProps {
   actions: IPanelActions;
 }
 
-/** The notebook interface cannot set up here: the interfaces that can, and how. */
-function unsupportedInterfaceIntro(props: IPhaseProps): JSX.Element {
-  const { projection, trans } = props;
-  const ways = projection.nextAction.interfaces ?? [];
+/** The hero: a heading with the state in words, then its sentence, the action and who acts. */
+function Hero(props: {
+  phase: string;
+  heading: string;
+  children?: React.ReactNode;
+}): JSX.Element {
+  const id = `jp-ProjectStartup-state-${React.useId().replace(/:/g, '')}`;
   return (
-    <Section
-      className="phase"
-      heading={trans.__('The notebook interface is not available here')}
+    <section
+      className={cls('section', 'phase', 'state')}
+      aria-labelledby={id}
+      data-phase={props.phase}
     >
-      <p>
-        {trans.__(
-          'The %1 does not offer setup through JupyterLab. Use one of these interfaces instead:',
-          platformLabel(projection)
-        )}
-      </p>
-      {ways.length > 0 ? (
-        <ul className={cls('interfaces')}>
-          {ways.map(w => (
-            <li key={w.id}>
-              <strong>{interfaceLabel(w.id, trans)}</strong>:{' '}
-              <ServiceText text={w.how} />
-            </li>
-          ))}
-        </ul>
-      ) : (
-        <p>{projection.interfaceSupport.detail}</p>
-      )}
-    </Section>
+      <h3 id={id} className={cls('stateTitle')}>
+        {props.heading}
+      </h3>
+      {props.children}
+    </section>
   );
 }
 
-/** Ready to initialize here (with the button), or the confirmation is given elsewhere. */
-function awaitingConfirmationIntro(props: IPhaseProps): JSX.Element {
+function Actions(props: { children: React.ReactNode }): JSX.Element {
+  return <div className={cls('actions')}>{props.children}</div>;
+}
+
+/** The notebook interface cannot set up here: the interfaces that can, and how. */
+function unsupportedInterface(props: IPhaseProps): JSX.Element {
+  const { projection, trans } = props;
+  const ways = projection.nextAction.interfaces ?? [];
+  return (
+    <Hero
+      phase={projection.phase}
+      heading={trans.__('Set this project up in another way')}
+    >
+      <p>
+        {trans.__(
+          'This platform does not set projects up from JupyterLab. You can use one of these instead:'
+        )}
+      </p>
+      <ul className={cls('interfaces')}>
+        {ways.map(w => (
+          <li key={w.id}>
+            <strong>{interfacePhrase(w.id, trans)}</strong>:{' '}
+            <ServiceText text={w.how} />
+          </li>
+        ))}
+      </ul>
+      <WhoActs who="user" trans={trans} />
+    </Hero>
+  );
+}
+
+function awaitingConfirmation(props: IPhaseProps): JSX.Element {
   const { projection, state, trans, actions } = props;
   if (!canConfirmHere(projection)) {
+    const ways = projection.confirmation.allowedInterfaces.map(i =>
+      interfacePhrase(i, trans)
+    );
     return (
-      <Section
-        className="phase"
-        heading={trans.__('Confirmation is given elsewhere')}
+      <Hero
+        phase={projection.phase}
+        heading={trans.__('Confirm the setup in another way')}
       >
         <p>
-          <ServiceText text={projection.confirmation.detail} />
+          {trans.__(
+            'This project is ready to be set up, and the confirmation is given %1.',
+            ways.join(trans.__(' or '))
+          )}
         </p>
-      </Section>
+        <WhoActs who="user" trans={trans} />
+      </Hero>
     );
   }
   return (
-    <Section className="phase" heading={trans.__('Ready to initialize')}>
+    <Hero phase={projection.phase} heading={trans.__('Set up this project')}>
       <p>
         {trans.__(
-          'Everything is in place. Initializing creates the private state of this project in %1.',
-          projection.statePath
+          'You can use this notebook. One step is left: create the private folder where this project keeps its setup.'
         )}
       </p>
-      {projection.confirmation.creates.length > 0 ? (
-        <p className={cls('muted')}>
-          {trans.__(
-            'You will see every path it creates before anything happens.'
-          )}
-        </p>
-      ) : null}
-      <div className={cls('actions')}>
+      <p className={cls('muted')}>
+        {trans.__(
+          'You will see every folder it creates before anything happens.'
+        )}
+      </p>
+      <Actions>
         <ActionButton
           action={ACTION_INITIALIZE}
           label={trans.__('Initialize project')}
@@ -112,99 +171,151 @@ function awaitingConfirmationIntro(props: IPhaseProps): JSX.Element {
           disabled={state.initializing}
           onClick={() => actions.initialize()}
         />
-      </div>
-    </Section>
+      </Actions>
+      <WhoActs who="user" trans={trans} />
+    </Hero>
   );
 }
 
-function readyIntro(props: IPhaseProps): JSX.Element {
+function ready(props: IPhaseProps): JSX.Element {
   const { projection, trans } = props;
   const record = projection.confirmation.record;
   return (
-    <Section className="phase" heading={trans.__('The project is set up')}>
-      <p>
-        {trans.__(
-          'Nothing to do: the private state of this project is in %1.',
-          projection.statePath
-        )}
-      </p>
+    <Hero phase={projection.phase} heading={trans.__('Your project is set up')}>
+      <p>{trans.__('You can use this notebook. There is nothing to do.')}</p>
       {record ? (
         <p className={cls('muted')}>
           {trans.__(
-            'Confirmed through %1 at %2.',
-            interfaceLabel(record.confirmation.interface, trans),
-            record.confirmation.confirmedAt
+            'Set up %1, ',
+            interfacePhrase(record.confirmation.interface, trans)
           )}
+          <When iso={record.confirmation.confirmedAt} />.
         </p>
       ) : null}
-    </Section>
+    </Hero>
+  );
+}
+
+function needsCompute(props: IPhaseProps): JSX.Element {
+  const { projection, trans, actions } = props;
+  const command = projection.nextAction.command ?? projection.compute.command;
+  return (
+    <Hero
+      phase={projection.phase}
+      heading={trans.__('This project needs compute')}
+    >
+      <p>
+        {command
+          ? trans.__(
+              'Start a compute allocation in a terminal with this command, then open the project from inside it:'
+            )
+          : trans.__(
+              'Start a compute allocation, then open the project from inside it.'
+            )}
+      </p>
+      {command ? (
+        <p className={cls('command')}>
+          <Code>{command}</Code>
+        </p>
+      ) : null}
+      {command ? (
+        <Actions>
+          <ActionButton
+            action={ACTION_COPY_COMMAND}
+            label={trans.__('Copy command')}
+            primary
+            onClick={() => actions.copyText(command)}
+          />
+        </Actions>
+      ) : null}
+      <WhoActs who="user" trans={trans} />
+    </Hero>
+  );
+}
+
+/** The first failing required check: what blocks setup. */
+function blockingCheck(
+  projection: StartupProjection
+): ReadinessCheck | undefined {
+  const named = projection.nextAction.checkId;
+  return (
+    projection.readinessChecks.find(c => c.id === named) ??
+    projection.readinessChecks.find(c => c.required && c.status === 'fail')
+  );
+}
+
+function blocked(props: IPhaseProps): JSX.Element {
+  const { projection, trans, actions } = props;
+  const check = blockingCheck(projection);
+  const forAdministrator = check?.remedyBy === 'administrator';
+  return (
+    <Hero phase={projection.phase} heading={trans.__('Setup is blocked')}>
+      {check && !forAdministrator ? (
+        <p className={cls('blockedBy')}>
+          <strong>{check.title}</strong>: <ServiceText text={check.observed} />
+        </p>
+      ) : null}
+      {forAdministrator ? (
+        <>
+          <p>
+            {trans.__(
+              'Your administrator needs to fix “%1” before this project can be set up.',
+              check.title
+            )}
+          </p>
+          <Actions>
+            <CopyReportButton trans={trans} actions={actions} primary />
+          </Actions>
+          <WhoActs who="administrator" trans={trans} />
+        </>
+      ) : (
+        <>
+          {check?.remedy ? (
+            <p className={cls('fix')}>
+              {trans.__('To fix it:')} <ServiceText text={check.remedy} />
+            </p>
+          ) : null}
+          <Actions>
+            <ActionButton
+              action={ACTION_CHECK_AGAIN}
+              label={trans.__('Check again')}
+              primary
+              onClick={() => actions.refresh()}
+            />
+          </Actions>
+          <WhoActs who="user" trans={trans} />
+        </>
+      )}
+    </Hero>
   );
 }
 
 /**
- * The phase in words: what it means here and what to do about it. The longer phases' parts are
- * called as functions, not rendered as components, so a phase change updates the one section in
- * place as before (a component of another type would replace its DOM).
+ * The phase in words: what it means here, the one thing to do and who does it. Called as
+ * functions, not rendered as components, so a phase change updates the one section in place (a
+ * component of another type would replace its DOM and lose the focus).
  */
 export function PhaseIntro(props: IPhaseProps): JSX.Element {
-  const { projection, trans } = props;
-  switch (projection.phase) {
+  switch (props.projection.phase) {
     case 'unsupported-interface':
-      return unsupportedInterfaceIntro(props);
+      return unsupportedInterface(props);
     case 'blocked':
-      return (
-        <Section className="phase" heading={trans.__('Setup is blocked')}>
-          <p>
-            {trans.__(
-              'A required readiness check fails. Fix it as the next action says, then press Refresh.'
-            )}
-          </p>
-        </Section>
-      );
+      return blocked(props);
     case 'needs-compute':
-      return (
-        <Section className="phase" heading={trans.__('Setup needs compute')}>
-          <p>
-            {trans.__(
-              'Get compute as the next action says, then press Refresh.'
-            )}
-          </p>
-        </Section>
-      );
+      return needsCompute(props);
     case 'awaiting-confirmation':
-      return awaitingConfirmationIntro(props);
+      return awaitingConfirmation(props);
     case 'ready':
-      return readyIntro(props);
+      return ready(props);
   }
 }
 
-export function NextActionView(props: {
-  projection: StartupProjection;
-  trans: Trans;
-}): JSX.Element {
-  const { projection, trans } = props;
-  const action = projection.nextAction;
-  const failing = action.checkId
-    ? projection.readinessChecks.find(c => c.id === action.checkId)
-    : undefined;
+/** Whether the hero already offers the administrator's report (then the list does not again). */
+export function heroOffersReport(projection: StartupProjection): boolean {
   return (
-    <Section className="nextAction" heading={trans.__('Next action')}>
-      <p className={cls('actionTitle')}>
-        <strong>{action.title}</strong>
-      </p>
-      <p className={cls('actionDetail')}>
-        <ServiceText text={action.detail} />
-      </p>
-      {action.command ? (
-        <p>
-          {trans.__('Command:')} <Code>{action.command}</Code>
-        </p>
-      ) : null}
-      {failing ? (
-        <p className={cls('muted')}>
-          {trans.__('It is the readiness check "%1" below.', failing.title)}
-        </p>
-      ) : null}
-    </Section>
+    projection.phase === 'blocked' &&
+    blockingCheck(projection)?.remedyBy === 'administrator'
   );
 }
+
+export { administratorChecks };

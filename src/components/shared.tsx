@@ -1,17 +1,32 @@
 // The small parts every view of the panel and the confirmation dialog's body are made of: class
-// names, code, the service's text, translated sentences around elements, sections and facts.
+// names, code, the service's text, translated sentences around elements, sections, facts,
+// disclosures, who must act and times in the reader's locale.
+import { Time } from '@jupyterlab/coreutils';
 import * as React from 'react';
+import type { DisclosureMemory } from '../disclosures';
 import { ITranslationBundle, StartupProjection } from '../tokens';
 
 /** What the panel's buttons do. */
 export interface IPanelActions {
   refresh(): void;
   initialize(): void;
+  /** Copies the plain-text report for the site's administrator (admin-report.ts). */
+  copyReport(): void;
+  /** Copies a command to the clipboard. */
+  copyText(text: string): void;
 }
 
 /** data-action values of the panel's buttons (the browser tests find them by it). */
 export const ACTION_REFRESH = 'refresh';
 export const ACTION_INITIALIZE = 'initialize';
+export const ACTION_COPY_REPORT = 'copy-report';
+export const ACTION_COPY_COMMAND = 'copy-command';
+export const ACTION_CHECK_AGAIN = 'check-again';
+
+/** Which disclosure sections are open; without one, every section starts closed. */
+export const DisclosureContext = React.createContext<DisclosureMemory | null>(
+  null
+);
 
 export const CLASS_PREFIX = 'jp-ProjectStartup';
 
@@ -118,4 +133,57 @@ export function yesNo(value: boolean, trans: Trans): string {
 
 export function platformLabel(projection: StartupProjection): string {
   return projection.manifest?.platform.label ?? projection.platform;
+}
+
+/**
+ * A section one click away: the native <details> with JupyterLab's look, its summary the one
+ * heading of what it holds, open or closed as the person left it (DisclosureMemory).
+ */
+export function Disclosure(props: {
+  id: string;
+  summary: string;
+  children?: React.ReactNode;
+}): JSX.Element {
+  const memory = React.useContext(DisclosureContext);
+  const [, rerender] = React.useReducer((n: number) => n + 1, 0);
+  React.useEffect(() => {
+    if (!memory) {
+      return;
+    }
+    memory.changed.connect(rerender);
+    return () => {
+      memory.changed.disconnect(rerender);
+    };
+  }, [memory]);
+  const open = memory?.isOpen(props.id) ?? false;
+  return (
+    <details
+      className={cls('disclosure')}
+      data-disclosure={props.id}
+      open={open}
+      onToggle={event => {
+        const now = (event.currentTarget as HTMLDetailsElement).open;
+        if (now !== open) {
+          memory?.setOpen(props.id, now);
+        }
+      }}
+    >
+      <summary className={cls('disclosureSummary')}>
+        <h3 className={cls('disclosureTitle')}>{props.summary}</h3>
+      </summary>
+      <div className={cls('disclosureBody')}>{props.children}</div>
+    </details>
+  );
+}
+
+/** Who must act: the person, or the site's administrator. */
+export type Actor = 'user' | 'administrator';
+
+/** A time in the reader's locale and time zone: relative, with the full date as its title. */
+export function When(props: { iso: string }): JSX.Element {
+  return (
+    <time dateTime={props.iso} title={Time.format(props.iso)}>
+      {Time.formatHuman(props.iso)}
+    </time>
+  );
 }

@@ -163,7 +163,8 @@ const schema19 = {
         status: { enum: ['pass', 'warn', 'fail', 'skip'] },
         required: { type: 'boolean' },
         observed: { type: 'string' },
-        remedy: { type: 'string' }
+        remedy: { type: 'string' },
+        remedyBy: { enum: ['user', 'administrator'] }
       }
     }
   }
@@ -1676,7 +1677,8 @@ const schema28 = {
     status: { enum: ['pass', 'warn', 'fail', 'skip'] },
     required: { type: 'boolean' },
     observed: { type: 'string' },
-    remedy: { type: 'string' }
+    remedy: { type: 'string' },
+    remedyBy: { enum: ['user', 'administrator'] }
   }
 };
 
@@ -1819,17 +1821,34 @@ function validate72(
         errors++;
       }
     }
+    if (data.remedyBy !== undefined) {
+      let data6 = data.remedyBy;
+      if (!(data6 === 'user' || data6 === 'administrator')) {
+        const err6 = {
+          instancePath: instancePath + '/remedyBy',
+          schemaPath: '',
+          keyword: 'enum',
+          params: { allowedValues: schema28.properties.remedyBy.enum }
+        };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err6 = {
+    const err7 = {
       instancePath,
       schemaPath: '',
       keyword: 'type',
       params: { type: 'object' }
     };
     if (vErrors === null) {
-      vErrors = [err6];
+      vErrors = [err7];
     } else {
-      vErrors.push(err6);
+      vErrors.push(err7);
     }
     errors++;
   }
@@ -1843,7 +1862,8 @@ validate72.evaluated = {
     status: true,
     required: true,
     observed: true,
-    remedy: true
+    remedy: true,
+    remedyBy: true
   },
   dynamicProps: false,
   dynamicItems: false

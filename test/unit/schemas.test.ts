@@ -319,6 +319,7 @@ function inputsFor(
     credentials: adapter.credentialBackends.map((backend, i) => ({
       backend,
       available: i === 0,
+      configured: i === 0,
       observed:
         i === 0
           ? '1 credential variable(s) present: VENDOR_API_KEY'
@@ -328,6 +329,7 @@ function inputsFor(
       id,
       url: `http://127.0.0.1:${11434 + i}/`,
       reachable: i === 0,
+      configured: i === 0,
       observed: i === 0 ? 'answered HTTP 200' : 'not reachable'
     }))
   };

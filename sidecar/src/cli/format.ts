@@ -61,7 +61,12 @@ export function formatProjection(
       line`  ${MARK[check.status]} ${check.title}${check.required ? '' : ' (optional)'}: ${check.observed}`
     );
     if (check.remedy && check.status !== 'pass' && check.status !== 'skip') {
-      lines.push(line`         fix: ${forTheCommandLine(check.remedy)}`);
+      // A fix only the site's administrator can make is theirs to act on, not the person's.
+      lines.push(
+        check.remedyBy === 'administrator'
+          ? line`         your administrator needs to fix this: ${forTheCommandLine(check.remedy)}`
+          : line`         fix: ${forTheCommandLine(check.remedy)}`
+      );
     }
   }
   return `${lines.join('\n')}\n`;

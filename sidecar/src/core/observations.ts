@@ -49,5 +49,7 @@ export interface HttpProbe {
 export interface CredentialObservation {
   backend: CredentialBackendId;
   available: boolean;
+  /** Whether the site set this backend up; one it did not is no warning when it is missing. */
+  configured: boolean;
   observed: string;
 }

@@ -29,6 +29,8 @@ export interface IngressObservation {
 
 export interface RuntimeProbe extends HttpProbe {
   id: InferenceRuntimeId;
+  /** Whether the site pointed the service at it; false: the default address nobody set. */
+  configured: boolean;
 }
 
 export interface ProjectionInputs {

@@ -42,7 +42,8 @@ function platformEvidenceCheck(input: ProjectionInputs): ReadinessCheck {
           .map(s => `${s.name} (${s.platform})`)
           .join(', ')}`,
         remedy:
-          'If the platform is wrong, set PROJECT_STARTUP_PLATFORM to generic, hosted-notebook or cluster and restart.'
+          'If the platform is wrong, set PROJECT_STARTUP_PLATFORM to generic, hosted-notebook or cluster and restart.',
+        remedyBy: 'administrator'
       }
     : {
         id: 'platform-evidence',
@@ -67,7 +68,8 @@ function interfaceSupportCheck(input: ProjectionInputs): ReadinessCheck {
     ...(supported
       ? {}
       : {
-          remedy: `Use ${adapter.interfaces.map(labelOf).join(' or ')}: ${adapter.interfaces.map(i => howToReach(input, i)).join(' ')}`
+          remedy: `Use ${adapter.interfaces.map(labelOf).join(' or ')}: ${adapter.interfaces.map(i => howToReach(input, i)).join(' ')}`,
+          remedyBy: 'user'
         })
   };
 }
@@ -79,7 +81,9 @@ function projectPathCheck(input: ProjectionInputs): ReadinessCheck {
     status: input.project.ok ? 'pass' : 'fail',
     required: true,
     observed: `${input.projectPath} ${input.project.observed}`,
-    ...(input.project.remedy ? { remedy: input.project.remedy } : {})
+    ...(input.project.remedy
+      ? { remedy: input.project.remedy, remedyBy: 'user' }
+      : {})
   };
 }
 
@@ -98,7 +102,9 @@ function statePathCheck(input: ProjectionInputs): ReadinessCheck {
           : input.foreignRecord
             ? `${input.statePath} holds a record confirmed on the ${labelOf(input.foreignRecord.platform)}; confirming here replaces it`
             : `${input.statePath} is free; initialize creates it private (mode 0700)`,
-    ...(state.kind === 'unsafe' ? { remedy: state.remedy } : {})
+    ...(state.kind === 'unsafe'
+      ? { remedy: state.remedy, remedyBy: 'user' }
+      : {})
   };
 }
 
@@ -123,9 +129,16 @@ function approvedStorageCheck(input: ProjectionInputs): ReadinessCheck {
       ...(root
         ? {}
         : {
-            remedy: configured
-              ? `Move the project into one of ${input.approvedStorage.join(', ')} and run from there.`
-              : 'Ask the cluster operator to set PROJECT_STARTUP_APPROVED_STORAGE to the approved project storage roots.'
+            ...(configured
+              ? {
+                  remedy: `Move the project into one of ${input.approvedStorage.join(', ')} and run from there.`,
+                  remedyBy: 'user'
+                }
+              : {
+                  remedy:
+                    'Set PROJECT_STARTUP_APPROVED_STORAGE to the approved project storage roots.',
+                  remedyBy: 'administrator'
+                })
           })
     };
   }
@@ -152,7 +165,8 @@ function computeCheck(input: ProjectionInputs): ReadinessCheck {
     observed: compute.detail,
     ...(compute.command
       ? {
-          remedy: `Run \`${compute.command}\`, then run the setup again inside the allocation.`
+          remedy: `Run \`${compute.command}\`, then run the setup again inside the allocation.`,
+          remedyBy: 'user'
         }
       : {})
   };
@@ -167,7 +181,8 @@ function gatewayIngressCheck(input: ProjectionInputs): ReadinessCheck {
         status: 'warn',
         required: false,
         observed: `${labelOf(input.ingress.mode)} on ${input.ingress.listening} is not an ingress of the ${labelOf(adapter.id)}; this service answers read-only`,
-        remedy: `Reach the service through ${adapter.ingressModes.map(labelOf).join(' or ')} to set the project up.`
+        remedy: `Reach the service through ${adapter.ingressModes.map(labelOf).join(' or ')} to set the project up.`,
+        remedyBy: 'administrator'
       }
     : input.ingress?.listening
       ? {
@@ -187,44 +202,70 @@ function gatewayIngressCheck(input: ProjectionInputs): ReadinessCheck {
         };
 }
 
+/** What the site has not set up is said once, in these words, and is no warning. */
+export const NOT_SET_UP = 'not set up at this site';
+
+/**
+ * A warning only for a backend the site set up that does not work: one nobody configured (no
+ * secrets directory, no identity endpoint, no D-Bus session on a laptop) is not set up here.
+ */
 function credentialsCheck(input: ProjectionInputs): ReadinessCheck {
-  const { adapter } = input;
   const available = input.credentials.filter(c => c.available);
-  return {
-    id: 'credential-backends',
+  const broken = input.credentials.filter(c => c.configured && !c.available);
+  // Each backend's own words (why it is missing included): they sit in the details only.
+  const observed = input.credentials
+    .map(c => `${labelOf(c.backend)}: ${c.observed}`)
+    .join('; ');
+  const base = {
+    id: 'credential-backends' as const,
     title: 'Credential backends',
-    status: available.length > 0 ? 'pass' : 'warn',
     required: false,
-    observed: input.credentials
-      .map(c => `${labelOf(c.backend)}: ${c.observed}`)
-      .join('; '),
-    ...(available.length > 0
-      ? {}
-      : {
-          remedy: `Provide model credentials through one of: ${adapter.credentialBackends.map(labelOf).join(', ')}.`
-        })
+    observed
+  };
+  if (available.length > 0) {
+    return { ...base, status: 'pass' };
+  }
+  if (broken.length === 0) {
+    return { ...base, status: 'skip' };
+  }
+  return {
+    ...base,
+    status: 'warn',
+    remedy: `Repair ${broken.map(c => labelOf(c.backend)).join(' and ')}: ${broken.map(c => c.observed).join('; ')}.`,
+    remedyBy: 'administrator'
   };
 }
 
+/**
+ * A runtime at its default address that does not answer was never set up here: not a warning.
+ * One the site pointed the service at (a variable or the site file) that does not answer is.
+ */
 function runtimesCheck(input: ProjectionInputs): ReadinessCheck {
-  const unreachable = input.runtimes.filter(r => !r.reachable);
-  return {
-    id: 'inference-runtimes',
+  const broken = input.runtimes.filter(r => r.configured && !r.reachable);
+  const reachable = input.runtimes.filter(r => r.reachable);
+  const base = {
+    id: 'inference-runtimes' as const,
     title: 'Service-managed inference runtimes',
-    status: unreachable.length === 0 ? 'pass' : 'warn',
     required: false,
     observed: input.runtimes
-      .map(r => `${labelOf(r.id)}: ${r.observed}`)
-      .join('; '),
-    ...(unreachable.length === 0
-      ? {}
-      : {
-          // Only the runtimes this platform offers (the cluster has no local runtime).
-          remedy: `Start ${unreachable.map(r => labelOf(r.id)).join(' and ')} or point ${unreachable
-            .map(r => RUNTIME_URL_VARIABLES[r.id])
-            .join(' / ')} at it; setup does not need it.`
-        })
+      .map(
+        r =>
+          `${labelOf(r.id)}: ${r.reachable || r.configured ? r.observed : NOT_SET_UP}`
+      )
+      .join('; ')
   };
+  if (broken.length > 0) {
+    return {
+      ...base,
+      status: 'warn',
+      // Only the runtimes this platform offers (the cluster has no local runtime).
+      remedy: `Start ${broken.map(r => labelOf(r.id)).join(' and ')} or point ${broken
+        .map(r => RUNTIME_URL_VARIABLES[r.id])
+        .join(' / ')} at it; setup does not need it.`,
+      remedyBy: 'administrator'
+    };
+  }
+  return { ...base, status: reachable.length > 0 ? 'pass' : 'skip' };
 }
 
 function confirmationCheck(input: ProjectionInputs): ReadinessCheck {
@@ -243,7 +284,8 @@ function confirmationCheck(input: ProjectionInputs): ReadinessCheck {
     ...(state.kind === 'initialized'
       ? {}
       : {
-          remedy: `Confirm initialization through ${confirmationInterfaces(adapter).map(labelOf).join(' or ')}.`
+          remedy: `Confirm initialization through ${confirmationInterfaces(adapter).map(labelOf).join(' or ')}.`,
+          remedyBy: 'user'
         })
   };
 }
@@ -297,7 +339,8 @@ function browserRouteCheck(input: ProjectionInputs): ReadinessCheck {
     status: input.iface === 'web' ? 'warn' : 'skip',
     observed: 'the setup page address could not be verified by a self-probe',
     remedy:
-      'Serve on a loopback TCP address (--host 127.0.0.1) so the setup page can be verified.'
+      'Serve on a loopback TCP address (--host 127.0.0.1) so the setup page can be verified.',
+    remedyBy: 'user'
   };
 }
 

@@ -1,7 +1,7 @@
 // The identifiers every part of the project agrees on (design.md, "Names"), each with the
 // human label shown beside it. Pure data: no I/O.
 
-export const SCHEMA_VERSION = '1.1.0';
+export const SCHEMA_VERSION = '1.2.0';
 
 import * as lists from './generated/schema-lists';
 

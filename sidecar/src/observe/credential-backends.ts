@@ -43,6 +43,7 @@ export class MountedSecretsObserver {
       return {
         backend,
         available: false,
+        configured: false,
         observed: 'not configured (PROJECT_STARTUP_SECRETS_DIR)'
       };
     }
@@ -54,6 +55,7 @@ export class MountedSecretsObserver {
       return {
         backend,
         available: false,
+        configured: true,
         observed: 'the configured secrets directory does not exist'
       };
     }
@@ -61,6 +63,7 @@ export class MountedSecretsObserver {
       return {
         backend,
         available: false,
+        configured: true,
         observed: 'the configured secrets directory is not a directory'
       };
     }
@@ -71,6 +74,7 @@ export class MountedSecretsObserver {
       return {
         backend,
         available: false,
+        configured: true,
         observed:
           'code' in untrusted
             ? `the configured secrets directory cannot be looked at (${untrusted.code})`
@@ -98,6 +102,7 @@ export class MountedSecretsObserver {
       return {
         backend,
         available: false,
+        configured: true,
         observed: 'the configured secrets directory holds no secret files'
       };
     }
@@ -108,12 +113,14 @@ export class MountedSecretsObserver {
       return {
         backend,
         available: false,
+        configured: true,
         observed: `${open.length} of ${files.length} secret file(s) are readable by others (make them mode 0600 or 0400; for Kubernetes set defaultMode: 0400)`
       };
     }
     return {
       backend,
       available: true,
+      configured: true,
       observed: `${files.length} private secret file(s) present`
     };
   }
@@ -133,6 +140,7 @@ export function probeSecretService(
     return Promise.resolve({
       backend,
       available: false,
+      configured: false,
       observed: 'no D-Bus session, so no Secret Service can answer'
     });
   }
@@ -156,6 +164,7 @@ export function probeSecretService(
           resolve({
             backend,
             available: false,
+            configured: false,
             observed:
               '`dbus-send` is not installed, so the Secret Service could not be asked'
           });
@@ -163,6 +172,7 @@ export function probeSecretService(
           resolve({
             backend,
             available: false,
+            configured: false,
             observed: 'no Secret Service answers on the D-Bus session'
           });
         } else {
@@ -170,6 +180,7 @@ export function probeSecretService(
           resolve({
             backend,
             available: true,
+            configured: true,
             observed: `a Secret Service answers on the D-Bus session (${collections} collection(s))`
           });
         }

@@ -51,6 +51,7 @@ interface Check {
   status: string;
   observed: string;
   remedy?: string;
+  remedyBy?: string;
 }
 
 /** The credential-backends check of a fresh GET startup (notebook-server proxy needs no token). */
@@ -670,12 +671,22 @@ describe('process backend', () => {
     }
   });
 
-  it('no credential-like variables: not available, and then nothing makes the check pass', async () => {
+  it('no credential-like variables and no backend set up: not available, and quiet (skipped, no remedy), not a warning', async () => {
     const svc = await onPlatform('generic');
     const check = await credentialCheck(svc);
     expect(parts(check).Process).toMatch(/no model provider credential/);
+    expect(check.status).toBe('skip');
+    expect(check.remedy).toBeUndefined();
+  });
+
+  it('a secrets directory the site configured that does not exist warns, for the administrator', async () => {
+    const svc = await onPlatform('generic', {
+      PROJECT_STARTUP_SECRETS_DIR: '/nonexistent/project-startup-secrets'
+    });
+    const check = await credentialCheck(svc);
     expect(check.status).toBe('warn');
-    expect(check.remedy).toMatch(/Process/);
+    expect(check.remedyBy).toBe('administrator');
+    expect(check.remedy).toMatch(/Mounted file/);
   });
 
   it('a hub or forge token alone (JUPYTERHUB_API_TOKEN, JPY_API_TOKEN, GITHUB_TOKEN) does not pass; a provider credential does, by name', async () => {

@@ -73,6 +73,8 @@ interface Options {
   state?: StateInspection['kind'];
   projectOk?: boolean;
   approvedStorage?: string[];
+  /** Every runtime configured, the ones after the first not answering. */
+  brokenRuntime?: boolean;
 }
 
 /** The startup projection the service would send for the notebook interface. */
@@ -129,6 +131,7 @@ export function projectionFor(
     credentials: adapter.credentialBackends.map((backend, i) => ({
       backend,
       available: i === 0,
+      configured: i === 0,
       observed:
         i === 0
           ? '1 credential variable(s) present: VENDOR_API_KEY'
@@ -138,6 +141,8 @@ export function projectionFor(
       id,
       url: `http://127.0.0.1:${11434 + i}/`,
       reachable: i === 0,
+      // The runtime the site pointed the service at, which does not answer: an administrator's fix.
+      configured: i === 0 || options.brokenRuntime === true,
       observed: i === 0 ? 'answered HTTP 200' : 'not reachable'
     }))
   };
@@ -168,7 +173,9 @@ export const PHASE_CASES = {
   'blocked (missing project directory)': () =>
     projectionFor(hostedNotebookPlatform, { projectOk: false }),
   'unsupported-interface': () => projectionFor(clusterPlatform),
-  'needs-compute': () => projectionFor(clusterWithNotebooks)
+  'needs-compute': () => projectionFor(clusterWithNotebooks),
+  'blocked (administrator: no approved storage)': () =>
+    projectionFor(clusterWithNotebooks, { approvedStorage: [] })
 };
 
 /** The extension's type must accept what the service sends (checked by `npm run typecheck`). */

@@ -318,8 +318,8 @@ describe('StartupPanel', () => {
     await model.refresh({ userInitiated: true });
     await settle();
     expect(
-      panel.node.querySelector('.jp-ProjectStartup-phaseBadge')?.textContent
-    ).toBe('Blocked');
+      panel.node.querySelector('.jp-ProjectStartup-stateTitle')?.textContent
+    ).toBe('Setup is blocked');
     expect(document.activeElement).toBe(refresh);
     panel.dispose();
   });
@@ -368,7 +368,7 @@ describe('StartupPanel', () => {
     panel.dispose();
   });
 
-  it('activation asks again quietly (shared with a request in flight) and puts the focus on Refresh', async () => {
+  it('activation asks again quietly (shared with a request in flight) and puts the focus on the heading, not on Refresh', async () => {
     const awaiting = projectionFor(genericPlatform);
     const second = later<StartupProjection>();
     const c = client([ok(awaiting), second.promise]);
@@ -381,7 +381,11 @@ describe('StartupPanel', () => {
     await settle();
     expect(refresh.mock.calls).toEqual([[], []]);
     expect(c.gets).toBe(2); // the second activation shared the first one's request
-    expect(document.activeElement).toBe(refreshButton(panel));
+    // Refresh would wear a focus ring the keyboard did not put there; the heading shows none.
+    expect(document.activeElement).toBe(
+      panel.node.querySelector('.jp-ProjectStartup-title')
+    );
+    expect(document.activeElement).not.toBe(refreshButton(panel));
     second.give(ok(awaiting));
     await settle();
     // Quiet: the same answer announced nothing.

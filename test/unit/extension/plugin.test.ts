@@ -388,16 +388,24 @@ describe('the plugin', () => {
         args: { type: 'object', properties: {} }
       });
     }
-    for (const id of [CommandIDs.open, CommandIDs.userGuide]) {
-      expect(await h.commands.describedBy(id)).toEqual({
-        args: {
-          type: 'object',
-          properties: {
-            isPalette: expect.objectContaining({ type: 'boolean' })
-          }
+    expect(await h.commands.describedBy(CommandIDs.userGuide)).toEqual({
+      args: {
+        type: 'object',
+        properties: {
+          isPalette: expect.objectContaining({ type: 'boolean' })
         }
-      });
-    }
+      }
+    });
+    // The open command also takes `beside`: the panel opening by itself.
+    expect(await h.commands.describedBy(CommandIDs.open)).toEqual({
+      args: {
+        type: 'object',
+        properties: {
+          isPalette: expect.objectContaining({ type: 'boolean' }),
+          beside: expect.objectContaining({ type: 'boolean' })
+        }
+      }
+    });
   });
 });
 
@@ -410,10 +418,13 @@ describe('the panel opens by itself only awaiting a confirmation it can take', (
     expect(h.shell.add).toHaveBeenCalledTimes(1);
     const panel = h.shell.add.mock.calls[0][0] as StartupPanel;
     expect(panel).toBeInstanceOf(StartupPanel);
+    // Beside the Launcher (split to its right), not in its place, and without the focus.
     expect(h.shell.add.mock.calls[0][1]).toBe('main');
-    expect(h.shell.activateById).toHaveBeenCalledWith(
-      'jp-project-startup-panel'
-    );
+    expect(h.shell.add.mock.calls[0][2]).toEqual({
+      mode: 'split-right',
+      activate: false
+    });
+    expect(h.shell.activateById).not.toHaveBeenCalled();
     expect(h.server.requests).toHaveLength(1);
     expect(panel.statusNode.textContent).toBe(
       'Setup phase: Awaiting confirmation.'

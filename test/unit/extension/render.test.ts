@@ -7,6 +7,7 @@
 import './jsdom-shims';
 import { ReactWidget } from '@jupyterlab/apputils';
 import { Widget } from '@lumino/widgets';
+import { Time } from '@jupyterlab/coreutils';
 import * as React from 'react';
 import { act } from 'react';
 import { clusterPlatform } from '../../../sidecar/src/core/platforms/cluster';
@@ -49,7 +50,12 @@ import {
 
 const URL =
   'http://localhost:8888/user/alice/project/startup?interface=notebook';
-const noop = { refresh: jest.fn(), initialize: jest.fn() };
+const noop = {
+  refresh: jest.fn(),
+  initialize: jest.fn(),
+  copyReport: jest.fn(),
+  copyText: jest.fn()
+};
 
 function loaded(
   projection: StartupProjection,
@@ -189,10 +195,16 @@ describe('not enabled', () => {
     expect(t).toContain(
       'Run project-startup jupyter install --sys-prefix in that environment.'
     );
-    expect(t).toContain('Restart the Jupyter server, then press Refresh.');
+    expect(t).toContain('Restart the Jupyter server.');
+    expect(t).toContain('Your administrator needs to enable Project Startup');
     expect(t).toContain('operator guide in the README');
     expect(root.querySelectorAll('ol > li')).toHaveLength(3);
-    expect(buttonLabels(root)).toEqual([]);
+    // The operator's steps are behind a disclosure; the person copies the details.
+    expect(root.querySelector('details ol')).not.toBeNull();
+    expect(buttonLabels(root)).toEqual(['Copy details for your administrator']);
+    expect(root.querySelector('[data-who]')?.getAttribute('data-who')).toBe(
+      'administrator'
+    );
     expect(statusMessage(state, trans)).toBe(
       'The Project Startup service is not enabled on this Jupyter server.'
     );
@@ -214,12 +226,11 @@ describe('failing', () => {
     });
     const root = render(state);
     const t = text(root);
-    expect(t).toContain('The Project Startup service is failing');
+    expect(t).toContain('Project Startup cannot start');
     expect(t).toContain('HTTP 500: Internal error');
     expect(t).toContain(unquoted(p.detail));
     expect(t).toContain('Problem code: internal');
-    expect(t).toContain('Press Refresh to try again');
-    expect(t).toContain('Jupyter server log');
+    expect(t).toContain('Your administrator needs to fix this');
     expect(statusMessage(state, trans)).toBe(
       'The Project Startup service is failing.'
     );
@@ -249,7 +260,7 @@ describe('failing', () => {
       'PROJECT_STARTUP_REQUEST_TIMEOUT_MS must be a whole number from 1000 to 300000.'
     );
     expect(t).toContain(
-      "Fix: Correct or unset PROJECT_STARTUP_REQUEST_TIMEOUT_MS in the Jupyter server's environment"
+      "For your administrator: Correct or unset PROJECT_STARTUP_REQUEST_TIMEOUT_MS in the Jupyter server's environment"
     );
     expect(t).toContain('then restart the Jupyter server.');
     expect(t).toContain('Problem code: misconfigured');
@@ -279,7 +290,11 @@ describe('failing', () => {
     expect(text(root)).toContain(
       `JupyterLab got no answer from ${URL} (Failed to fetch).`
     );
-    expect(text(root)).toContain('Press Refresh to try again');
+    expect(text(root)).toContain('Try again in a moment');
+    expect(buttonLabels(root)).toEqual([
+      'Check again',
+      'Copy details for your administrator'
+    ]);
   });
 
   it('unexpected body: says a sign-in or proxy page may have answered', () => {
@@ -304,9 +319,7 @@ describe('failing', () => {
     expect(text(root)).toContain(
       'version 2.0.0 of the startup projection; this extension understands version 1.x'
     );
-    expect(text(root)).toContain(
-      'install the same version of jupyterlab-project-startup'
-    );
+    expect(text(root)).toContain('Your administrator needs to fix this');
   });
 });
 
@@ -337,7 +350,7 @@ describe('failing, with the diagnostics of the server extension', () => {
     expect(item).not.toBeNull();
     expect(text(item)).toContain('Node.js was not found');
     expect(text(item)).toContain(unquoted(NODE_MISSING.detail));
-    expect(text(item)).toContain(`Fix: ${NODE_MISSING.fix}`);
+    expect(text(item)).toContain(`For your administrator: ${NODE_MISSING.fix}`);
     expect(root.querySelector('pre')).toBeNull();
     expect(t).toContain(
       "The service's log is in the Jupyter server's log: the output (stderr) of jupyter server or jupyter lab."
@@ -500,25 +513,58 @@ describe('failing, with the diagnostics of the server extension', () => {
 });
 
 describe('phases', () => {
-  it('awaiting confirmation: the Initialize project button, platform, support, phase, next action', () => {
+  /** The first screen: the state in words, the one button and who must act. */
+  function hero(root: Element): {
+    heading: string;
+    who: string | null;
+    buttons: string[];
+  } {
+    const section = root.querySelector('.jp-ProjectStartup-state') as Element;
+    return {
+      heading: text(section.querySelector('h3') as Element),
+      who:
+        section.querySelector('[data-who]')?.getAttribute('data-who') ?? null,
+      buttons: buttonLabels(section)
+    };
+  }
+
+  it('awaiting confirmation: the state in words, Initialize project, the person acts; the rest in closed disclosures', () => {
     const projection = projectionFor(genericPlatform);
     const root = render(loaded(projection));
     const t = text(root);
+    expect(hero(root)).toEqual({
+      heading: 'Set up this project',
+      who: 'user',
+      buttons: ['Initialize project']
+    });
+    expect(t).toContain('You can use this notebook.');
     expect(buttonLabels(root)).toEqual(['Initialize project']);
-    expect(t).toContain('Ready to initialize');
+    // Everything else one click away, each heading once, all closed at first.
+    const disclosures = Array.from(root.querySelectorAll('details'));
+    expect(
+      disclosures.map(d => text(d.querySelector('summary') as Element))
+    ).toEqual([
+      'Readiness checks',
+      'This project',
+      'What this platform offers'
+    ]);
+    expect(disclosures.every(d => !d.open)).toBe(true);
+    const headings = Array.from(
+      root.querySelectorAll('h2, h3, h4, caption')
+    ).map(text);
+    expect(new Set(headings).size).toBe(headings.length);
+    // No spec vocabulary on the first screen.
+    const first = text(
+      root.querySelector('.jp-ProjectStartup-state') as Element
+    );
+    expect(first).not.toMatch(
+      /ingress|boundary|evidence|Notebook is supported/i
+    );
     expect(facts(root)).toMatchObject({
       Platform: 'Workstation or container',
-      'Notebook interface':
-        'Supported — Notebook is supported on the Workstation or container.',
-      'Setup phase': 'Awaiting confirmation',
-      'Project directory': PROJECT,
-      'Private state': `${PROJECT}/.project-startup`
+      'Project folder': PROJECT,
+      'Private setup folder': `${PROJECT}/.project-startup`
     });
-    expect(t).toContain('Confirm to create the private project state');
-    expect(t).toContain(
-      'Press "Initialize project" in the Project Startup panel and confirm the dialog.'
-    );
-    expect(t).toContain(`${PROJECT}/.project-startup`);
     expect(statusMessage(loaded(projection), trans)).toBe(
       'Setup phase: Awaiting confirmation.'
     );
@@ -527,15 +573,17 @@ describe('phases', () => {
   it('unsupported interface: which interfaces work and how to reach them; nothing to press', () => {
     const projection = projectionFor(clusterPlatform);
     const root = render(loaded(projection));
-    const t = text(root);
-    expect(t).toContain('The notebook interface is not available here');
-    expect(facts(root)['Notebook interface']).toMatch(/^Not supported — /);
-    expect(facts(root)['Setup phase']).toBe('Interface not supported');
+    expect(hero(root)).toEqual({
+      heading: 'Set this project up in another way',
+      who: 'user',
+      buttons: []
+    });
+    expect(buttonLabels(root)).not.toContain('Initialize project');
     const items = Array.from(
       root.querySelectorAll('.jp-ProjectStartup-interfaces li')
     ).map(text);
     expect(items).toEqual([
-      'Terminal: Run project-startup status in a terminal.'
+      'in a terminal: Run project-startup status in a terminal.'
     ]);
     // The command the service quotes in backticks is shown as code, not with literal backticks.
     expect(
@@ -543,59 +591,104 @@ describe('phases', () => {
         root.querySelectorAll('.jp-ProjectStartup-interfaces li code')
       ).map(text)
     ).toEqual(['project-startup status']);
-    for (const way of projection.nextAction.interfaces ?? []) {
-      expect(t).toContain(unquoted(way.how));
-    }
-    expect(buttonLabels(root)).toEqual([]);
   });
 
-  it('ready: set up, with the record; no Initialize button', () => {
+  it("ready: set up, when in the reader's locale (JupyterLab's Time helpers); no button", () => {
     const projection = projectionFor(genericPlatform, { state: 'initialized' });
     const root = render(loaded(projection));
-    const t = text(root);
-    expect(t).toContain('The project is set up');
-    expect(t).toContain(
-      'Confirmed through Notebook at 2025-05-01T09:30:00.000Z.'
+    expect(hero(root)).toEqual({
+      heading: 'Your project is set up',
+      who: null,
+      buttons: []
+    });
+    const time = root.querySelector('.jp-ProjectStartup-state time') as Element;
+    expect(time.getAttribute('dateTime')).toBe('2025-05-01T09:30:00.000Z');
+    expect(time.textContent).toBe(Time.formatHuman('2025-05-01T09:30:00.000Z'));
+    expect(time.getAttribute('title')).toBe(
+      Time.format('2025-05-01T09:30:00.000Z')
     );
-    expect(facts(root)['Setup phase']).toBe('Ready');
-    expect(facts(root)['Record']).toBe(
-      'confirmed through Notebook (jupyterlab-dialog) at 2025-05-01T09:30:00.000Z'
+    const first = text(
+      root.querySelector('.jp-ProjectStartup-state') as Element
     );
+    expect(first).not.toContain('2025-05-01T09:30:00.000Z');
+    expect(first).toContain('Set up in JupyterLab or a notebook,');
     expect(buttonLabels(root)).toEqual([]);
   });
 
-  it('blocked: the failing check, its remedy, highlighted in the table', () => {
+  it("blocked by the person's own fix: the check, its fix, Check again; highlighted in the table", () => {
     const projection = projectionFor(genericPlatform, { state: 'unsafe' });
-    const root = render(loaded(projection));
-    const t = text(root);
-    expect(t).toContain('Setup is blocked');
-    expect(t).toContain('Fix: Private state location');
-    expect(t).toContain(
-      'It is the readiness check "Private state location" below.'
-    );
+    const actions = { ...noop, refresh: jest.fn() };
+    const root = render(loaded(projection), actions);
+    expect(hero(root)).toEqual({
+      heading: 'Setup is blocked',
+      who: 'user',
+      buttons: ['Check again']
+    });
+    const t = text(root.querySelector('.jp-ProjectStartup-state') as Element);
+    expect(t).toContain('Private state location');
+    expect(t).toContain('To fix it:');
+    expect(t).toContain('move it aside');
     const row = root.querySelector('tr[data-check-id="state-path"]');
     expect(row?.classList.contains('jp-mod-highlight')).toBe(true);
-    expect(text(row as Element)).toContain('Fail');
-    expect(text(row as Element)).toContain('move it aside');
-    expect(buttonLabels(root)).toEqual([]);
+    act(() => buttons(root)[0].click());
+    expect(actions.refresh).toHaveBeenCalledTimes(1);
   });
 
-  it('needs compute: the scheduler command', () => {
-    const projection = projectionFor(clusterWithNotebooks);
-    const root = render(loaded(projection));
-    const t = text(root);
-    expect(t).toContain('Setup needs compute');
-    expect(t).toContain('Get a compute allocation');
-    const codes = Array.from(root.querySelectorAll('code')).map(
-      c => c.textContent
-    );
-    expect(codes).toContain('salloc --nodes=1 --time=01:00:00');
-    expect(facts(root)).toMatchObject({
-      'Compute model': 'Batch-scheduler allocation',
-      'Requirement met': 'No',
-      Command: 'salloc --nodes=1 --time=01:00:00'
+  it('blocked by an administrator\'s fix: never the person\'s task; "Your administrator needs to …" and the report to copy', () => {
+    const projection =
+      PHASE_CASES['blocked (administrator: no approved storage)']();
+    const actions = { ...noop, copyReport: jest.fn() };
+    const root = render(loaded(projection), actions);
+    expect(hero(root)).toEqual({
+      heading: 'Setup is blocked',
+      who: 'administrator',
+      buttons: ['Copy details for your administrator']
     });
-    expect(buttonLabels(root)).toEqual([]);
+    const t = text(root.querySelector('.jp-ProjectStartup-state') as Element);
+    expect(t).toContain(
+      'Your administrator needs to fix “Approved project storage”'
+    );
+    // The administrator's remedy (a setting) is not shown as the person's task.
+    expect(t).not.toContain('PROJECT_STARTUP_APPROVED_STORAGE');
+    expect(t).not.toContain('To fix it:');
+    act(() => buttons(root)[0].click());
+    expect(actions.copyReport).toHaveBeenCalledTimes(1);
+  });
+
+  it('a warning only the administrator can fix: one line, "Your administrator needs to fix this.", and the report', () => {
+    const projection = projectionFor(genericPlatform, { brokenRuntime: true });
+    const root = render(loaded(projection));
+    const item = root.querySelector(
+      '.jp-ProjectStartup-problems [data-check-id="inference-runtimes"]'
+    ) as Element;
+    expect(item.getAttribute('data-who')).toBe('administrator');
+    expect(text(item)).toContain('Your administrator needs to fix this.');
+    expect(text(item)).not.toContain('PROJECT_STARTUP_');
+    expect(buttonLabels(root)).toContain('Copy details for your administrator');
+  });
+
+  it('what the site did not set up is no problem: an ordinary laptop shows none', () => {
+    const root = render(loaded(projectionFor(genericPlatform)));
+    expect(root.querySelector('.jp-ProjectStartup-problems')).toBeNull();
+  });
+
+  it('needs compute: the scheduler command, Copy command, the person acts', () => {
+    const projection = projectionFor(clusterWithNotebooks);
+    const actions = { ...noop, copyText: jest.fn() };
+    const root = render(loaded(projection), actions);
+    expect(hero(root)).toEqual({
+      heading: 'This project needs compute',
+      who: 'user',
+      buttons: ['Copy command']
+    });
+    const codes = Array.from(
+      root.querySelectorAll('.jp-ProjectStartup-state code')
+    ).map(c => c.textContent);
+    expect(codes).toContain('salloc --nodes=1 --time=01:00:00');
+    act(() => buttons(root)[0].click());
+    expect(actions.copyText).toHaveBeenCalledWith(
+      'salloc --nodes=1 --time=01:00:00'
+    );
   });
 
   test.each(Object.entries(PHASE_CASES))(
@@ -603,10 +696,9 @@ describe('phases', () => {
     (_n, make) => {
       const projection = make();
       const root = render(loaded(projection));
-      const table = root.querySelector('table') as HTMLTableElement;
-      expect(table.querySelector('caption')?.textContent).toBe(
-        'Readiness checks'
-      );
+      const table = root.querySelector(
+        'details[data-disclosure="checks"] table'
+      ) as HTMLTableElement;
       expect(
         Array.from(table.querySelectorAll('thead th')).map(th => [
           th.textContent,
@@ -636,30 +728,26 @@ describe('phases', () => {
         expect(row.children[1].textContent).toContain(check.title);
         expect(row.children[2].textContent).toBe(unquoted(check.observed));
         expect(row.children[3].textContent).toBe(
-          check.remedy ? unquoted(check.remedy) : '—'
+          check.remedy
+            ? `${check.remedyBy === 'administrator' ? 'For your administrator: ' : ''}${unquoted(check.remedy)}`
+            : '—'
         );
       });
     }
   );
 
   test.each(Object.entries(PHASE_CASES))(
-    '%s: compute and confirmation requirements are shown',
+    '%s: this project (folders, compute, what setup creates) is in its disclosure',
     (_n, make) => {
       const projection = make();
       const root = render(loaded(projection));
-      const compute = root.querySelector(
-        '.jp-ProjectStartup-compute'
+      const details = root.querySelector(
+        'details[data-disclosure="project"]'
       ) as Element;
-      expect(text(compute)).toContain(projection.compute.label);
-      expect(text(compute)).toContain(unquoted(projection.compute.detail));
-      const confirmation = root.querySelector(
-        '.jp-ProjectStartup-confirmation'
-      ) as Element;
-      expect(text(confirmation)).toContain(
-        unquoted(projection.confirmation.detail)
-      );
+      expect(text(details)).toContain(projection.compute.label);
+      expect(text(details)).toContain(unquoted(projection.compute.detail));
       for (const p of projection.confirmation.creates) {
-        expect(text(confirmation)).toContain(p);
+        expect(text(details)).toContain(p);
       }
     }
   );
@@ -672,11 +760,16 @@ describe('phases', () => {
       const state = loaded(projection);
       const root = renderPanel(state, recording);
       const fromService = stringLeaves(projection);
+      // Times are JupyterLab's (Time.formatHuman, in the reader's locale).
+      const times = new Set(
+        Array.from(root.querySelectorAll('time')).map(t => t.textContent)
+      );
       const foreign = textNodes(root).filter(
         t =>
           !fromService.has(t) &&
+          !times.has(t) &&
           !outputs.some(o => o.includes(t)) &&
-          !/^[\s:—,()]*$/.test(t)
+          !/^[\s:—,().]*$/.test(t)
       );
       expect(foreign).toEqual([]);
       expect(outputs).toContain(statusMessage(state, recording));
@@ -831,7 +924,12 @@ describe('keyboard and ARIA', () => {
   );
 
   it('the Initialize project button calls its action', () => {
-    const actions = { refresh: jest.fn(), initialize: jest.fn() };
+    const actions = {
+      refresh: jest.fn(),
+      initialize: jest.fn(),
+      copyReport: jest.fn(),
+      copyText: jest.fn()
+    };
     const root = render(loaded(projectionFor(genericPlatform)), actions);
     act(() => buttons(root).forEach(b => b.click()));
     expect(actions.refresh).not.toHaveBeenCalled();
@@ -839,7 +937,12 @@ describe('keyboard and ARIA', () => {
   });
 
   it('a disabled button does nothing', () => {
-    const actions = { refresh: jest.fn(), initialize: jest.fn() };
+    const actions = {
+      refresh: jest.fn(),
+      initialize: jest.fn(),
+      copyReport: jest.fn(),
+      copyText: jest.fn()
+    };
     const root = render(
       loaded(projectionFor(genericPlatform), { initializing: true }),
       actions
@@ -866,10 +969,9 @@ describe('what this platform offers: the whole manifest', () => {
       const manifest = manifestOf(projection);
       const root = render(loaded(projection));
       const section = offers(root);
-      const heading = document.getElementById(
-        section.getAttribute('aria-labelledby') as string
-      );
-      expect(heading?.textContent).toBe('What this platform offers');
+      expect(
+        section.closest('details')?.querySelector('summary')?.textContent
+      ).toBe('What this platform offers');
       const table = section.querySelector(
         'table.jp-ProjectStartup-capabilities'
       ) as HTMLTableElement;
@@ -886,14 +988,18 @@ describe('what this platform offers: the whole manifest', () => {
         ['Offered', 'col']
       ]);
       const rows = Array.from(table.querySelectorAll('tbody tr'));
+      // The model sources and the boundary have their own tables: each named once.
+      const listed = manifest.capabilities.filter(
+        c => c.id !== 'model-sources' && c.id !== 'model-credential-boundary'
+      );
       expect(rows.map(r => r.getAttribute('data-capability-id'))).toEqual([
         'low-risk-automation-policy',
-        ...manifest.capabilities.map(c => c.id)
+        ...listed.map(c => c.id)
       ]);
       expect(text(rows[0])).toBe(
         `Low-risk automation${manifest.policy.lowRiskAutomation === 'permitted' ? 'Permitted by platform policy' : 'Not permitted by platform policy'}`
       );
-      manifest.capabilities.forEach((capability, i) => {
+      listed.forEach((capability, i) => {
         const row = rows[i + 1];
         expect(row.children[0].tagName).toBe('TH');
         expect(row.children[0].getAttribute('scope')).toBe('row');
@@ -1043,7 +1149,9 @@ describe('what this platform offers: the whole manifest', () => {
       'Service-managedfr:Nofr:Review Every Action, fr:Low-Risk Automation'
     );
     expect(
-      text(root.querySelector('.jp-ProjectStartup-offers h3') as Element)
+      text(
+        root.querySelector('details[data-disclosure="offers"] h3') as Element
+      )
     ).toBe('fr:What this platform offers');
   });
 
