@@ -4,7 +4,7 @@
 import * as React from 'react';
 import { checkStatusLabel } from '../labels';
 import { StartupProjection } from '../tokens';
-import { cls, ServiceText, Trans } from './shared';
+import { cls, TableScroll, ServiceText, Trans } from './shared';
 
 export function ChecksTable(props: {
   projection: StartupProjection;
@@ -19,7 +19,7 @@ export function ChecksTable(props: {
           'Each check is something the service looked at on this platform. Required checks must pass before setup.'
         )}
       </p>
-      <div className={cls('tableScroll')}>
+      <TableScroll label={trans.__('Readiness checks table')}>
         <table className={cls('checksTable', 'table')}>
           <thead>
             <tr>
@@ -75,7 +75,7 @@ export function ChecksTable(props: {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
     </div>
   );
 }

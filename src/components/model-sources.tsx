@@ -2,7 +2,7 @@
 // the model credential boundary (what it keeps out, what it does not isolate).
 import * as React from 'react';
 import { BoundaryValue, ModelSourceValue } from '../tokens';
-import { cls, listOf, Trans, yesNo } from './shared';
+import { cls, TableScroll, listOf, Trans, yesNo } from './shared';
 
 /** The approval mode's label, in the person's language; the service's own label otherwise. */
 export function approvalModeLabel(
@@ -69,7 +69,7 @@ export function ModelSourcesTable(props: {
 }): JSX.Element {
   const { sources, trans } = props;
   return (
-    <div className={cls('tableScroll')}>
+    <TableScroll label={props.caption}>
       <table className={cls('table', 'modelSources')}>
         <caption className={cls('tableCaption')}>{props.caption}</caption>
         <thead>
@@ -85,7 +85,7 @@ export function ModelSourcesTable(props: {
           ))}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }
 

@@ -3,7 +3,7 @@
 import * as React from 'react';
 import { Capability, Manifest } from '../tokens';
 import { BoundaryView, ModelSourcesTable } from './model-sources';
-import { cls, Trans } from './shared';
+import { cls, TableScroll, Trans } from './shared';
 
 function isModelSources(
   capability: Capability
@@ -66,7 +66,9 @@ export function OffersView(props: {
           "The platform's own terms: an ingress is how the service is reached; a credential backend is where model keys may come from; an approval mode says whether you review each action a model takes."
         )}
       </p>
-      <div className={cls('tableScroll')}>
+      <TableScroll
+        label={trans.__('Capabilities of the %1', manifest.platform.label)}
+      >
         <table className={cls('table', 'capabilities')}>
           <caption className={cls('visuallyHidden')}>
             {trans.__('Capabilities of the %1', manifest.platform.label)}
@@ -96,7 +98,7 @@ export function OffersView(props: {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
       {sources.map(row => (
         <ModelSourcesTable
           key={row.id}

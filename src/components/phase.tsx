@@ -4,9 +4,9 @@
 import { Button } from '@jupyterlab/ui-components';
 import * as React from 'react';
 import { administratorChecks } from '../admin-report';
-import { interfacePhrase } from '../labels';
+import { interfacePhrase, phaseLabel } from '../labels';
 import { canConfirmHere, IPanelState } from '../model';
-import { ReadinessCheck, StartupProjection } from '../tokens';
+import { Phase, ReadinessCheck, StartupProjection } from '../tokens';
 import {
   ACTION_CHECK_AGAIN,
   ACTION_COPY_COMMAND,
@@ -80,8 +80,9 @@ interface IPhaseProps {
 
 /** The hero: a heading with the state in words, then its sentence, the action and who acts. */
 function Hero(props: {
-  phase: string;
+  phase: Phase;
   heading: string;
+  trans: Trans;
   children?: React.ReactNode;
 }): JSX.Element {
   const id = `jp-ProjectStartup-state-${React.useId().replace(/:/g, '')}`;
@@ -91,6 +92,9 @@ function Hero(props: {
       aria-labelledby={id}
       data-phase={props.phase}
     >
+      <span className={cls('phaseBadge', `jp-mod-${props.phase}`)}>
+        {phaseLabel(props.phase, props.trans)}
+      </span>
       <h3 id={id} className={cls('stateTitle')}>
         {props.heading}
       </h3>
@@ -110,6 +114,7 @@ function unsupportedInterface(props: IPhaseProps): JSX.Element {
   return (
     <Hero
       phase={projection.phase}
+      trans={trans}
       heading={trans.__('Set this project up in another way')}
     >
       <p>
@@ -139,6 +144,7 @@ function awaitingConfirmation(props: IPhaseProps): JSX.Element {
     return (
       <Hero
         phase={projection.phase}
+        trans={trans}
         heading={trans.__('Confirm the setup in another way')}
       >
         <p>
@@ -152,7 +158,11 @@ function awaitingConfirmation(props: IPhaseProps): JSX.Element {
     );
   }
   return (
-    <Hero phase={projection.phase} heading={trans.__('Set up this project')}>
+    <Hero
+      phase={projection.phase}
+      trans={trans}
+      heading={trans.__('Set up this project')}
+    >
       <p>
         {trans.__(
           'You can use this notebook. One step is left: create the private folder where this project keeps its setup.'
@@ -181,7 +191,11 @@ function ready(props: IPhaseProps): JSX.Element {
   const { projection, trans } = props;
   const record = projection.confirmation.record;
   return (
-    <Hero phase={projection.phase} heading={trans.__('Your project is set up')}>
+    <Hero
+      phase={projection.phase}
+      trans={trans}
+      heading={trans.__('Your project is set up')}
+    >
       <p>{trans.__('You can use this notebook. There is nothing to do.')}</p>
       {record ? (
         <p className={cls('muted')}>
@@ -202,6 +216,7 @@ function needsCompute(props: IPhaseProps): JSX.Element {
   return (
     <Hero
       phase={projection.phase}
+      trans={trans}
       heading={trans.__('This project needs compute')}
     >
       <p>
@@ -249,7 +264,11 @@ function blocked(props: IPhaseProps): JSX.Element {
   const check = blockingCheck(projection);
   const forAdministrator = check?.remedyBy === 'administrator';
   return (
-    <Hero phase={projection.phase} heading={trans.__('Setup is blocked')}>
+    <Hero
+      phase={projection.phase}
+      trans={trans}
+      heading={trans.__('Setup is blocked')}
+    >
       {check && !forAdministrator ? (
         <p className={cls('blockedBy')}>
           <strong>{check.title}</strong>: <ServiceText text={check.observed} />

@@ -50,14 +50,13 @@ export function ProblemsList(props: {
             data-who={c.remedyBy ?? 'user'}
           >
             <strong>{c.title}</strong>: <ServiceText text={c.observed} />
+            {/[.!?]$/.test(c.observed) ? ' ' : '. '}
             {c.remedyBy === 'administrator' ? (
               <span className={cls('problemWho')}>
-                {' '}
                 {trans.__('Your administrator needs to fix this.')}
               </span>
             ) : c.remedy ? (
               <span className={cls('problemFix')}>
-                {' '}
                 {trans.__('To fix it:')} <ServiceText text={c.remedy} />
               </span>
             ) : null}

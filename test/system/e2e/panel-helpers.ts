@@ -392,3 +392,68 @@ export function pageSuite(options: {
     problems: () => problems
   };
 }
+
+/** Opens one of the panel's disclosures (a native <details>) by clicking its summary. */
+export async function openDisclosure(page: Page, id: string): Promise<Locator> {
+  const details = panel(page).locator(`details[data-disclosure="${id}"]`);
+  if (!(await details.evaluate(d => (d as HTMLDetailsElement).open))) {
+    await details.locator('summary').click();
+  }
+  await details.locator('.jp-ProjectStartup-disclosureBody').waitFor({
+    state: 'visible'
+  });
+  return details;
+}
+
+/** Every disclosure of the panel opened or closed, as axe is to see it. */
+export async function setDisclosures(page: Page, open: boolean): Promise<void> {
+  await panel(page)
+    .locator('details[data-disclosure]')
+    .evaluateAll((all, want) => {
+      for (const d of all as HTMLDetailsElement[]) {
+        d.open = want;
+      }
+    }, open);
+}
+
+/**
+ * The first screen at 1400 × 850: the state in words, the one thing to do (its button, when the
+ * state has one) and who must act are all visible in the panel without scrolling it. Returns
+ * what they say.
+ */
+export async function expectFirstScreen(
+  page: Page,
+  expected: { heading: string; who: string | null; action: string | null }
+): Promise<void> {
+  await page.setViewportSize({ width: 1400, height: 850 });
+  const region = panel(page).locator('.jp-ProjectStartup-region');
+  await region.evaluate(node => node.scrollTo(0, 0));
+  const state = panel(page)
+    .locator(
+      '.jp-ProjectStartup-state, .jp-ProjectStartup-notEnabled, .jp-ProjectStartup-failing'
+    )
+    .first();
+  await expect(state.locator('h3').first().textContent()).resolves.toBe(
+    expected.heading
+  );
+  const parts = [state.locator('h3').first()];
+  if (expected.who !== null) {
+    const who = state.locator('[data-who]');
+    await expect(who.getAttribute('data-who')).resolves.toBe(expected.who);
+    parts.push(who);
+  }
+  if (expected.action !== null) {
+    parts.push(state.getByRole('button', { name: expected.action }));
+  }
+  const bounds = await region.boundingBox();
+  for (const part of parts) {
+    await expect(part.isVisible()).resolves.toBe(true);
+    const box = await part.boundingBox();
+    expect(box).not.toBeNull();
+    // Inside the panel's scrolling region as it first shows, and inside the 850 px window.
+    expect((box?.y ?? 0) + (box?.height ?? 0)).toBeLessThanOrEqual(
+      Math.min(850, (bounds?.y ?? 0) + (bounds?.height ?? 0))
+    );
+    expect(box?.y ?? -1).toBeGreaterThanOrEqual(bounds?.y ?? 0);
+  }
+}

@@ -51,8 +51,11 @@ import {
   pageSuite,
   commandEnabled,
   execute,
+  expectFirstScreen,
   expectPanelAccessible,
   INITIALIZE_PATH,
+  openDisclosure,
+  setDisclosures,
   openFromNotification,
   openFromPalette,
   PACKAGE,
@@ -320,20 +323,21 @@ async function expectOffers(
     }[];
   }
 ): Promise<void> {
-  const section = panel(page).getByRole('region', {
-    name: 'What this platform offers'
-  });
-  await section.waitFor({ state: 'visible' });
+  const section = await openDisclosure(page, 'offers');
   const table = section.getByRole('table', {
     name: `Capabilities of the ${manifest.platform.label}`
   });
   await expect(
     table.getByRole('columnheader').allTextContents()
   ).resolves.toEqual(['Capability', 'Offered']);
-  await expect(table.getByRole('rowheader').allTextContents()).resolves.toEqual(
-    ['Low-risk automation', ...manifest.capabilities.map(c => c.label)]
+  // The model sources and the boundary have their own tables below: each named once.
+  const listed = manifest.capabilities.filter(
+    c => c.id !== 'model-sources' && c.id !== 'model-credential-boundary'
   );
-  for (const capability of manifest.capabilities) {
+  await expect(table.getByRole('rowheader').allTextContents()).resolves.toEqual(
+    ['Low-risk automation', ...listed.map(c => c.label)]
+  );
+  for (const capability of listed) {
     const cells = table.locator(
       `tr[data-capability-id="${capability.id}"] td li`
     );
@@ -475,29 +479,26 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 2.21
       statePath
     });
 
+    // The first screen: the state in words, its button and who acts, with nothing to scroll.
+    expect(answer.nextAction.id).toBe('confirm-initialization');
+    await expectFirstScreen(p, {
+      heading: 'Set up this project',
+      who: 'user',
+      action: 'Initialize project'
+    });
+    await screenshot(p, 'panel-awaiting-confirmation');
+    await expectPanelAccessible(p, 'panel-awaiting-confirmation');
+    // The rest one click away: this project's folders.
+    await openDisclosure(p, 'project');
     await expect(fact(p, 'Platform').textContent()).resolves.toBe(
       'Workstation or container'
     );
-    await expect(fact(p, 'Notebook interface').textContent()).resolves.toMatch(
-      /^Supported — /
-    );
-    await expect(fact(p, 'Setup phase').textContent()).resolves.toBe(
-      'Awaiting confirmation'
-    );
-    await expect(fact(p, 'Project directory').textContent()).resolves.toBe(
+    await expect(fact(p, 'Project folder').textContent()).resolves.toBe(
       s.dirs.project
     );
-    await expect(fact(p, 'Private state').textContent()).resolves.toBe(
+    await expect(fact(p, 'Private setup folder').textContent()).resolves.toBe(
       statePath
     );
-    const next = panel(p).locator('.jp-ProjectStartup-nextAction');
-    expect(answer.nextAction.id).toBe('confirm-initialization');
-    await expect(
-      next.locator('.jp-ProjectStartup-actionTitle').textContent()
-    ).resolves.toBe(answer.nextAction.title);
-    await expect(
-      next.locator('.jp-ProjectStartup-actionDetail').textContent()
-    ).resolves.toBe(answer.nextAction.detail);
     const rows = panel(p).locator('tr[data-check-id]');
     expect(
       await rows.evaluateAll(trs =>
@@ -520,25 +521,21 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 2.21
         check.title
       );
     }
-    await expect(
-      p.getByRole('table', { name: 'Readiness checks' }).isVisible()
-    ).resolves.toBe(true);
+    const checks = await openDisclosure(p, 'checks');
+    await expect(checks.locator('table').isVisible()).resolves.toBe(true);
     expect(await commandEnabled(p, 'project-startup:initialize')).toBe(true);
     await expectToolbarRefresh(p);
     await expectTabIcon(p);
-    await screenshot(p, 'panel-awaiting-confirmation');
-    await expectPanelAccessible(p, 'panel-awaiting-confirmation');
+    await screenshot(p, 'panel-awaiting-confirmation-details');
+    await expectPanelAccessible(p, 'panel-awaiting-confirmation-details');
     // The whole manifest, as the service sends it (the same words as the setup page and the command line).
     await expectOffers(p, answer.manifest);
     await screenshotOffers(p, 'panel-offers');
 
-    // Keyboard: the panel took the focus on its first button (Refresh); Tab reaches
-    // "Initialize project" and Enter presses it.
-    expect(await focused(p)).toMatchObject({
-      inPanel: true,
-      action: 'refresh',
-      text: 'Refresh'
-    });
+    // Keyboard: the panel's heading has the focus (not Refresh, which would wear a ring the
+    // keyboard did not put there); Tab reaches "Initialize project" and Enter presses it.
+    await panel(p).locator('.jp-ProjectStartup-title').focus();
+    expect(await focused(p)).toMatchObject({ inPanel: true, tag: 'H2' });
     await p.keyboard.press('Tab');
     expect(await focused(p)).toMatchObject({
       inPanel: true,
@@ -622,10 +619,13 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 2.21
     ).resolves.toBe(`Project initialized: ${statePath} was created.`);
     await expect(
       panel(p).locator('.jp-ProjectStartup-phase h3').textContent()
-    ).resolves.toBe('The project is set up');
+    ).resolves.toBe('Your project is set up');
+    // When, in the reader's locale (JupyterLab's Time helpers), not an ISO string.
+    const when = panel(p).locator('.jp-ProjectStartup-phase time');
+    await expect(when.textContent()).resolves.not.toMatch(/\d{4}-\d\d-\d\dT/);
     await expect(
       panel(p).locator('.jp-ProjectStartup-phase').textContent()
-    ).resolves.toContain('Confirmed through Notebook at ');
+    ).resolves.toContain('Set up in JupyterLab or a notebook, ');
     expect(
       await panel(p).getByRole('button', { name: 'Initialize project' }).count()
     ).toBe(0);
@@ -682,6 +682,12 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 2.21
     expect(config.token).toBe(s.token);
     expect(recordText).not.toContain(s.token);
     expect((await projection(s)).phase).toBe('ready');
+    await setDisclosures(p, false);
+    await expectFirstScreen(p, {
+      heading: 'Your project is set up',
+      who: null,
+      action: null
+    });
     await screenshot(p, 'panel-ready');
     await expectPanelAccessible(p, 'panel-ready');
 
@@ -694,6 +700,11 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 2.21
     );
     await waitForSplashGone(p);
     await waitForPhase(p, 'ready');
+    await expectFirstScreen(p, {
+      heading: 'Your project is set up',
+      who: null,
+      action: null
+    });
     const background = await panel(p).evaluate(
       node => getComputedStyle(node).backgroundColor
     );
@@ -767,10 +778,10 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 2.21
     await waitForStatus(p, 'Setup phase: Interface not supported.');
     const intro = panel(p).locator('.jp-ProjectStartup-phase');
     await expect(intro.locator('h3').textContent()).resolves.toBe(
-      'The notebook interface is not available here'
+      'Set this project up in another way'
     );
     await expect(intro.textContent()).resolves.toContain(
-      'The Cluster platform does not offer setup through JupyterLab.'
+      'This platform does not set projects up from JupyterLab.'
     );
     const ways = await intro
       .locator('.jp-ProjectStartup-interfaces li')
@@ -778,26 +789,18 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 2.21
     // The one way, named, with how to reach it (the service's text; it has Markdown backticks).
     expect(ways).toHaveLength(1);
     expect(ways[0]).toMatch(
-      /^Terminal: Run `?project-startup status`? in a terminal\.$/
+      /^in a terminal: Run `?project-startup status`? in a terminal\.$/
     );
     await expect(fact(p, 'Platform').textContent()).resolves.toBe(
       'Cluster platform'
     );
-    await expect(fact(p, 'Notebook interface').textContent()).resolves.toMatch(
-      /^Not supported — /
-    );
-    await expect(
-      panel(p)
-        .locator('.jp-ProjectStartup-nextAction .jp-ProjectStartup-actionTitle')
-        .textContent()
-    ).resolves.toBe(answer.nextAction.title);
     await expect(
       panel(p)
         .locator('tr[data-check-id="interface-support"]')
         .getAttribute('class')
     ).resolves.toContain('jp-mod-fail');
     await expect(
-      panel(p).locator('.jp-ProjectStartup-compute').textContent()
+      panel(p).locator('.jp-ProjectStartup-summary').textContent()
     ).resolves.toContain('slurm job 4242');
     // Nothing here lets the person initialize from JupyterLab.
     expect(
@@ -853,25 +856,28 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 2.21
       p,
       'The Project Startup service is not enabled on this Jupyter server.'
     );
-    await expect(section.locator('h3').textContent()).resolves.toBe(
-      'The Project Startup service is not enabled'
-    );
-    const text = (await section.textContent()) ?? '';
+    await expectFirstScreen(p, {
+      heading: 'Project Startup is not set up on this server',
+      who: 'administrator',
+      action: 'Copy details for your administrator'
+    });
+    const details = await openDisclosure(p, 'administrator');
+    const text = (await details.textContent()) ?? '';
     expect(text).toContain(
       `answered "not found" (HTTP 404) for ${s.base}project/startup?interface=notebook`
     );
-    expect(text).toContain(
-      'An operator enables it in the environment that runs the Jupyter server:'
-    );
-    const steps = await section
+    expect(text).toContain('In the environment that runs the Jupyter server:');
+    const steps = await details
       .locator('.jp-ProjectStartup-steps li')
       .allTextContents();
     expect(steps).toEqual([
       'Install jupyter-server-proxy in that environment.',
       'Run project-startup jupyter install --sys-prefix in that environment.',
-      'Restart the Jupyter server, then press Refresh.'
+      'Restart the Jupyter server.'
     ]);
     expect(text).toContain('operator guide in the README');
+    await expectPanelAccessible(p, 'panel-not-enabled-details');
+    await setDisclosures(p, false);
     expect(
       await panel(p).locator('.jp-ProjectStartup-phaseBadge').count()
     ).toBe(0);
@@ -926,18 +932,22 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 2.21
     const section = panel(p).locator('.jp-ProjectStartup-failing');
     await section.waitFor({ state: 'visible', timeout: 30000 });
     await waitForStatus(p, 'The Project Startup service is failing.');
-    await expect(section.locator('h3').textContent()).resolves.toBe(
-      'The Project Startup service is failing'
+    await expect(section.locator('h3').first().textContent()).resolves.toBe(
+      'Project Startup cannot start'
     );
     const text = (await section.textContent()) ?? '';
     expect(text).toContain(
       `The request to ${s.base}project/startup?interface=notebook failed with HTTP 500`
     );
-    await expect(
-      section.locator('.jp-ProjectStartup-fix').textContent()
-    ).resolves.toBe(
-      'Press Refresh to try again. If it keeps failing, check the Jupyter server log: the service and jupyter-server-proxy write their errors there.'
+    // The proxy's 500 with the server extension's answer: nothing the person can do here.
+    expect(text).toContain(
+      'Your administrator needs to fix this on the Jupyter server; nothing in this notebook can.'
     );
+    await expectFirstScreen(p, {
+      heading: 'Project Startup cannot start',
+      who: 'administrator',
+      action: 'Copy details for your administrator'
+    });
     // No server extension here (the npm route): the panel says the diagnostics are unavailable
     // and where the sidecar's log is.
     expect(text).toContain(
@@ -1023,12 +1033,23 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 2.21
       DARK,
       { timeout: 20000 }
     );
-    // Setup awaits the confirmation: the panel opens by itself and takes the focus on its first button.
+    // Setup awaits the confirmation: the panel opens by itself beside the Launcher (which keeps
+    // its place) and takes no focus.
     await panel(p).waitFor({ state: 'visible', timeout: 30000 });
     await waitForPhase(p, 'awaiting-confirmation');
     await waitForStatus(p, 'Setup phase: Awaiting confirmation.');
+    await screenshot(p, 'panel-opened-by-itself-dark');
+    expect((await focused(p)).inPanel).toBe(false);
+    await expectFirstScreen(p, {
+      heading: 'Set up this project',
+      who: 'user',
+      action: 'Initialize project'
+    });
     await screenshot(p, 'panel-awaiting-confirmation-dark');
     await expectPanelAccessible(p, 'panel-awaiting-confirmation-dark');
+    await setDisclosures(p, true);
+    await expectPanelAccessible(p, 'panel-awaiting-confirmation-dark-details');
+    await setDisclosures(p, false);
     await expectOffers(p, (await projection(s)).manifest);
     await screenshotOffers(p, 'panel-offers-dark');
 
@@ -1220,9 +1241,26 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 2.21
     expect(
       await panel(p).getByRole('button', { name: 'Initialize project' }).count()
     ).toBe(0);
+    // The person's own fix: who acts, the fix and Check again on the first screen.
+    await expectFirstScreen(p, {
+      heading: 'Setup is blocked',
+      who: 'user',
+      action: 'Check again'
+    });
+    await expect(
+      panel(p).locator('.jp-ProjectStartup-state').textContent()
+    ).resolves.toContain('To fix it:');
     await screenshot(p, 'panel-blocked');
     await expectPanelAccessible(p, 'panel-blocked');
+    await setDisclosures(p, true);
+    await expectPanelAccessible(p, 'panel-blocked-details');
+    await setDisclosures(p, false);
     await useTheme(p, DARK);
+    await expectFirstScreen(p, {
+      heading: 'Setup is blocked',
+      who: 'user',
+      action: 'Check again'
+    });
     await screenshot(p, 'panel-blocked-dark');
     await expectPanelAccessible(p, 'panel-blocked-dark');
     expect(fs.readFileSync(statePath, 'utf8')).toBe('not a state directory\n');

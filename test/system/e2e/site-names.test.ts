@@ -18,6 +18,7 @@ import {
   BASE_URL,
   expectPanelAccessible,
   pageSuite,
+  openDisclosure,
   panel,
   waitForPhase,
   writePluginSetting
@@ -55,10 +56,7 @@ describe('the panel at a site with its own names for the model sources (Chromium
     await panel(p).waitFor({ state: 'visible', timeout: 30000 });
     await waitForPhase(p, 'awaiting-confirmation');
 
-    const section = panel(p).getByRole('region', {
-      name: 'What this platform offers'
-    });
-    await section.waitFor({ state: 'visible' });
+    const section = await openDisclosure(p, 'offers');
     const sources = section.locator('table.jp-ProjectStartup-modelSources');
     const row = (id: string) =>
       sources.locator(`tbody tr[data-source-id="${id}"]`).evaluate(tr => ({

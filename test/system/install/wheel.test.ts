@@ -987,7 +987,7 @@ describe("the real `jupyter lab` in Chromium, with the extension from the wheel'
       'PROJECT_STARTUP_NODE is set to /nonexistent/bin/node, which is not an executable file.'
     );
     await expect(item.textContent()).resolves.toContain(
-      'Fix: Set PROJECT_STARTUP_NODE to the path of Node.js 20 or newer'
+      'For your administrator: Set PROJECT_STARTUP_NODE to the path of Node.js 20 or newer'
     );
     const status = p.locator(`${PANEL} [role="status"]`);
     await expect(status.textContent()).resolves.toBe(
@@ -1032,7 +1032,7 @@ describe("the real `jupyter lab` in Chromium, with the extension from the wheel'
     await expect(detail.textContent()).resolves.toBe(message);
     const text = (await p.locator(PANEL).textContent()) ?? '';
     expect(text).toContain(
-      "Fix: Correct or unset PROJECT_STARTUP_REQUEST_TIMEOUT_MS in the Jupyter server's environment"
+      "For your administrator: Correct or unset PROJECT_STARTUP_REQUEST_TIMEOUT_MS in the Jupyter server's environment"
     );
     expect(text).toContain('Problem code: misconfigured');
     expect(text).not.toContain('abc');
