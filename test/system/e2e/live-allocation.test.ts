@@ -30,10 +30,11 @@ import {
   pause,
   projection,
   STATUS_BUTTON,
-  writePluginSetting
+  writePluginSetting,
+  openDisclosure
 } from './panel-helpers';
 
-const COMPUTE = `${PANEL} [data-check-id="compute-allocation"]`;
+const COMPUTE = `${PANEL} tr[data-check-id="compute-allocation"]`;
 
 interface Check {
   id: string;
@@ -142,6 +143,8 @@ describe('live state: an allocation that ends shows in the open panel (real Slur
       }
     );
     await page.locator(STATUS_BUTTON).click();
+    // The checks are one click away, in their disclosure.
+    await openDisclosure(page, 'checks');
     await page.locator(COMPUTE).waitFor({ state: 'visible', timeout: 20000 });
     await waitForPanelText(COMPUTE, running.observed, 20000);
     await page.locator(COMPUTE).scrollIntoViewIfNeeded();

@@ -57,7 +57,8 @@ import {
   STARTUP_PATH,
   STATUS_BUTTON,
   STATUS_ITEM,
-  writePluginSetting
+  writePluginSetting,
+  openDisclosure
 } from './panel-helpers';
 import { expectAccessible } from './axe';
 import { seeProcess, stillRuns } from '../../helpers/processes';
@@ -421,7 +422,9 @@ describe('live state: the panel and the status bar follow the service without a 
     try {
       await waitForShown(p(), BLOCKED, 'Project: Blocked');
       // The readiness check that says why, in the open panel.
-      const check = p().locator(`${PANEL} [data-check-id="state-path"]`);
+      // The readiness checks are one click away, in their disclosure.
+      await openDisclosure(p(), 'checks');
+      const check = p().locator(`${PANEL} tr[data-check-id="state-path"]`);
       await check.waitFor({ state: 'visible', timeout: 10000 });
       expect(await check.textContent()).toMatch(/mode 0770/);
       await screenshot(p(), 'live-unsafe-blocked');
