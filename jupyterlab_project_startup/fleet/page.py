@@ -168,7 +168,7 @@ FLEET_CSS = """
 .fleet-counts li a { display: block; border: 1px solid #bbb; border-radius: 4px; padding: .4rem .8rem; color: #1a1a1a; }
 .fleet-count { font-size: 1.4em; font-weight: bold; margin-right: .3rem; }
 .fleet-filters { display: flex; flex-wrap: wrap; align-items: flex-end; gap: 1rem; margin: 1rem 0; }
-.fleet-filter select { min-width: 14rem; }
+.fleet-filter select { min-width: 14rem; appearance: auto; background-image: none; }
 .fleet-table caption { caption-side: top; color: #333; }
 .fleet-checks { margin: 0; padding-left: 1.1rem; }
 .fleet-viewer { margin-left: auto; color: #333; }
