@@ -199,7 +199,8 @@ def _load_jupyter_server_extension(serverapp):
 
     global _SERVER_ROOT_DIR, _CONFIGURED_VARIABLES
     log = serverapp.log
-    _CONFIGURED_VARIABLES = configured_variables(ProjectStartup(parent=serverapp), os.environ)
+    project_startup = ProjectStartup(parent=serverapp)
+    _CONFIGURED_VARIABLES = configured_variables(project_startup, os.environ)
     # Passed on to this server's terminals too (configurable.py, JUPYTER_SETTINGS_ENV).
     settings = jupyter_settings_value(_CONFIGURED_VARIABLES)
     if settings is not None:
@@ -253,3 +254,9 @@ def _load_jupyter_server_extension(serverapp):
     serverapp.web_app.add_handlers(".*$", [(diagnostics_url, DiagnosticsHandler)])
     quiet_repeated_launch_failures(serverapp.web_app)
     atexit.register(remove_quietly, diagnostics_file)
+
+    from .fleet.reporter import FLEET_URL_ENV, start_reporter
+
+    start_reporter(
+        serverapp, os.environ, diagnostics_file, _version(), os.environ.get(FLEET_URL_ENV) or project_startup.fleet_url
+    )

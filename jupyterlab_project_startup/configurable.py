@@ -66,6 +66,15 @@ class ProjectStartup(Configurable):
         config=True,
         help="The directory of mounted secret files (PROJECT_STARTUP_SECRETS_DIR).",
     )
+    fleet_url = Unicode(
+        None,
+        allow_none=True,
+        config=True,
+        help=(
+            "The fleet service's address (its /services/<name>/ prefix, as this server reaches it), to which "
+            "a server spawned by JupyterHub reports its setup phase (PROJECT_STARTUP_FLEET_URL). Unset: no reports."
+        ),
+    )
 
 
 def configured_variables(settings, environ):

@@ -2,7 +2,9 @@
 // PROJECT_STARTUP_DIAGNOSTICS_FILE is set (the jupyter-server-proxy entry point sets it),
 // `serve` writes there whether it is running, or why start-up failed with its last stderr
 // lines. The server extension's diagnostics route reads it, so the panel can show the real
-// cause of a failed start instead of the proxy's bare 500.
+// cause of a failed start instead of the proxy's bare 500. `socket` is the Unix socket the
+// service answers on (behind jupyter-server-proxy): the server extension's fleet reporter reads
+// the startup projection there, beside the proxy, so its reads are nobody's activity.
 import { writePrivateFile } from './private-file';
 
 export const DIAGNOSTICS_FILE_ENV = 'PROJECT_STARTUP_DIAGNOSTICS_FILE';
@@ -15,10 +17,19 @@ export interface SiteConfigReport {
 }
 
 export type DiagnosticsRecord =
-  | { state: 'running'; pid: number; at: string; siteConfig?: SiteConfigReport }
+  | {
+      state: 'running';
+      pid: number;
+      at: string;
+      siteConfig?: SiteConfigReport;
+      socket?: string;
+    }
   | {
       state: 'failed';
       at: string;
+      /** Where a misconfigured service keeps answering its problem (absent when it exited). */
+      socket?: string;
+      pid?: number;
       exitCode: number;
       lastError: string;
       logTail: string[];

@@ -2,15 +2,18 @@
 // package's proxy entry sets and its diagnostics route reads: "running" with the pid once
 // listening; "failed" with the message it printed, the exit code and its last stderr lines when
 // start-up fails; written atomically with mode 0600; nothing written when the variable is unset.
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
+  BIN,
   killAllChildren,
   makeSandbox,
   runCli,
   startServe,
   CliSandbox
 } from '../helpers/cli';
+import { delay } from '../helpers/wait';
 import { LOG_TAIL_LINES, StderrTail } from '../../sidecar/src/diagnostics-file';
 
 let box: CliSandbox;
@@ -106,6 +109,51 @@ it('failed: a wrong option is reported with its usage hint; a socket that cannot
   expect(second.logTail).toEqual(
     failed.stderr.trimEnd().split('\n').slice(-LOG_TAIL_LINES)
   );
+});
+
+it('behind the proxy: the Unix socket it answers on, running or misconfigured (with its pid)', async () => {
+  const file = path.join(box.root, 'report.json');
+  const socket = path.join(box.root, 'nb.sock');
+  const proxyFlags = ['--ingress', 'notebook-server-proxy', '--unix-socket'];
+  const served = await startServe([...proxyFlags, socket], {
+    cwd: box.projectDir,
+    env: { ...box.env, PROJECT_STARTUP_DIAGNOSTICS_FILE: file }
+  });
+  expect(readReport(file)).toMatchObject({
+    state: 'running',
+    pid: served.child.pid,
+    socket
+  });
+  expect((await served.stop()).code).toBe(0);
+
+  // A refused setting keeps the process answering `misconfigured` on the same socket.
+  fs.rmSync(file);
+  const misconfigured = spawn(
+    process.execPath,
+    [BIN, 'serve', ...proxyFlags, socket],
+    {
+      cwd: box.projectDir,
+      env: {
+        ...box.env,
+        PROJECT_STARTUP_DIAGNOSTICS_FILE: file,
+        PROJECT_STARTUP_PLATFORM: 'nonsense'
+      },
+      stdio: 'ignore'
+    }
+  );
+  try {
+    for (let i = 0; i < 200 && !fs.existsSync(file); i += 1) {
+      await delay(50);
+    }
+    expect(readReport(file)).toMatchObject({
+      state: 'failed',
+      exitCode: 2,
+      socket,
+      pid: misconfigured.pid
+    });
+  } finally {
+    misconfigured.kill('SIGKILL');
+  }
 });
 
 it('unset: nothing is written anywhere', async () => {

@@ -167,7 +167,7 @@ async function serveReporting(args: string[], io: Io): Promise<number> {
     listeningFirst: io.listeningFirst
   };
   // Reports the failure (stderr, once) and records it; the process may stay up (misconfigured).
-  const failed = (error: unknown): number => {
+  const failed = (error: unknown, socket?: string): number => {
     const mark = tail.count;
     const exitCode = report(error, tracked);
     const lastError = tail
@@ -180,7 +180,8 @@ async function serveReporting(args: string[], io: Io): Promise<number> {
       at: new Date().toISOString(),
       exitCode,
       lastError,
-      logTail: tail.lines()
+      logTail: tail.lines(),
+      ...(socket === undefined ? {} : { socket, pid: process.pid })
     });
     return exitCode;
   };
@@ -188,7 +189,7 @@ async function serveReporting(args: string[], io: Io): Promise<number> {
     return await serve(
       args,
       tracked,
-      config =>
+      (config, socket) =>
         writeDiagnosticsFile(file, {
           state: 'running',
           pid: process.pid,
@@ -196,7 +197,8 @@ async function serveReporting(args: string[], io: Io): Promise<number> {
           siteConfig: {
             file: config.siteConfigFile ?? null,
             looked: [...(config.siteConfigLooked ?? [])]
-          }
+          },
+          ...(socket === undefined ? {} : { socket })
         }),
       failed
     );
@@ -231,8 +233,9 @@ function isConfigurationError(
 async function serve(
   args: string[],
   io: Io,
-  onListening?: (config: ServiceConfig) => void,
-  onMisconfigured: (error: unknown) => number = error => report(error, io)
+  onListening?: (config: ServiceConfig, socket?: string) => void,
+  onMisconfigured: (error: unknown, socket?: string) => number = error =>
+    report(error, io)
 ): Promise<number> {
   const { values } = parse(args, SERVE_OPTIONS);
   if (values.help) {
@@ -259,7 +262,8 @@ async function serve(
       options,
       io,
       error,
-      onMisconfigured(error)
+      // The misconfigured listener answers on the proxy's socket from here on.
+      onMisconfigured(error, options.unixSocket)
     );
   }
 }
@@ -310,7 +314,7 @@ async function serveMisconfiguredUntilStopped(
 async function serveConfigured(
   options: ServeOptions,
   io: Io,
-  onListening?: (config: ServiceConfig) => void
+  onListening?: (config: ServiceConfig, socket?: string) => void
 ): Promise<number> {
   const config = resolveConfig(options, io.env, io.cwd);
   const logger = createLogger(config.logLevel, line => io.stderr.write(line));
@@ -331,7 +335,7 @@ async function serveConfigured(
   });
   const { service } = running;
   // Listening now; reported before the address is printed, so whoever reads it finds the report.
-  onListening?.(config);
+  onListening?.(config, running.socket);
   io.stdout.write(
     [
       `Project startup ${service.version}: ${labelOf(service.adapter.id)} (${service.adapter.id}), ${labelOf(running.ingress).toLowerCase()} ingress`,

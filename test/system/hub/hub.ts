@@ -274,14 +274,20 @@ export interface HubOptions {
   stack?: HubStack;
   /** Bound for the hub to come up and for the spawn (each; default 30 s). */
   timeoutMs?: number;
+  /** More users the hub allows (spawned by the test, not here). */
+  otherUsers?: string[];
+  /** Python appended to jupyterhub_config.py, given what the stack runs (its Python, its root). */
+  extraConfig?: (stack: HubStackInfo, dirs: Hub['dirs']) => string;
 }
 
 function hubConfig(options: {
   ports: { public: number; proxyApi: number; hub: number };
   dirs: Hub['dirs'];
   user: string;
+  otherUsers: string[];
   spawnerEnv: Record<string, string>;
   singleUserCmd: string[];
+  extraConfig: string;
 }): string {
   const { ports, dirs, user, spawnerEnv, singleUserCmd } = options;
   const env = Object.entries(spawnerEnv)
@@ -308,7 +314,7 @@ c.JupyterHub.last_activity_interval = 3600
 
 c.JupyterHub.authenticator_class = "dummy"
 c.DummyAuthenticator.password = os.environ["HUB_TEST_PASSWORD"]
-c.Authenticator.allowed_users = {${py(user)}}
+c.Authenticator.allowed_users = {${[user, ...options.otherUsers].map(py).join(', ')}}
 
 c.JupyterHub.spawner_class = "simple"
 c.SimpleLocalProcessSpawner.home_dir_template = ${py(path.join(dirs.homes, '{username}'))}
@@ -326,7 +332,7 @@ c.JupyterHub.services = [
 c.JupyterHub.load_roles = [
     {"name": "admin", "services": ["project-startup-test"]},
 ]
-`;
+${options.extraConfig}`;
 }
 
 /** Debian 12's hub, jupyter_server 1.23 and Python; the operator's install command writes the proxy entry. */
@@ -600,8 +606,10 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
         ports: hub.ports,
         dirs,
         user,
+        otherUsers: options.otherUsers ?? [],
         spawnerEnv,
-        singleUserCmd: run.singleUserCmd
+        singleUserCmd: run.singleUserCmd,
+        extraConfig: options.extraConfig?.(hub.stackInfo, dirs) ?? ''
       })
     );
 
