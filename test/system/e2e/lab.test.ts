@@ -199,18 +199,21 @@ describe('JupyterLab 4.6.4 in Chromium', () => {
       .first()
       .waitFor({ state: 'visible' });
     if (!federated.throwaway) {
-      // The project's panel opens by itself here (setup awaits confirmation) and takes the
-      // focus, which closes a modal palette opened before it: let it arrive first.
-      await p.waitForFunction(
-        () =>
-          (document.activeElement?.closest('#jp-project-startup-panel') ??
-            null) !== null,
-        undefined,
-        {
-          timeout: 30000,
-          polling: 100
-        }
-      );
+      // The project's panel opens by itself here (setup awaits confirmation), beside the
+      // Launcher: let it arrive first, and see that it left the focus where it was, so a palette
+      // opened now stays open.
+      await p
+        .locator('#jp-project-startup-panel')
+        .waitFor({ state: 'attached', timeout: 30000 });
+      expect(
+        await p.evaluate(
+          () =>
+            document.activeElement?.closest('#jp-project-startup-panel') !==
+              null &&
+            document.activeElement?.closest('#jp-project-startup-panel') !==
+              undefined
+        )
+      ).toBe(false);
     }
     await chooseFromPalette(
       p,
