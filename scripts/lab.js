@@ -322,8 +322,8 @@ function jupyterRequirements() {
 }
 
 /** Runs pip in the venv, its output into PIP_LOG; answers the log's text on failure. */
-function pip(args, what) {
-  say(`${what} with pip (log: ${path.relative(ROOT, PIP_LOG)})`);
+function pip(args, what, note = '') {
+  say(`${what} with pip${note} (log: ${path.relative(ROOT, PIP_LOG)})`);
   const log = fs.openSync(PIP_LOG, 'a');
   fs.writeSync(log, `\n$ pip ${args.join(' ')}\n`);
   const result = spawnSync(
@@ -343,6 +343,39 @@ function pip(args, what) {
   return text.slice(text.lastIndexOf('\n$ pip '));
 }
 
+/** What to do about pip's failure, from its output (the log of that one pip run). */
+function pipAdvice(output) {
+  const missing = /No matching distribution found for (\S+)/.exec(output);
+  const unreachable =
+    /NewConnectionError|Temporary failure in name resolution|Name or service not known|Max retries exceeded|Read timed out|ProxyError|SSLError/.test(
+      output
+    );
+  const reach = unreachable
+    ? ' pip also could not reach one of its indexes (network errors in the log): if that index should have it, check the network or HTTPS_PROXY.'
+    : '';
+  if (missing && /^jupyter[-_]server[-_]proxy\b/i.test(missing[1])) {
+    return (
+      `jupyter-server-proxy ${SERVER_PROXY_VERSION} is not on the package index pip uses (\`pip config list\` shows it). ` +
+      'Give a local copy: `npm run lab -- --proxy-source SRC` (or PROJECT_STARTUP_PROXY_SOURCE=SRC), where SRC is a wheel or sdist file, a source checkout, ' +
+      'or a directory holding the jupyter_server_proxy and simpervisor packages (the tests use ../shared/vendor/python).' +
+      reach
+    );
+  }
+  if (missing) {
+    return `${missing[1]} is not on the package index pip uses (\`pip config list\` shows it). Point pip at an index that has it (pip config set global.index-url URL), or install it into .venv-lab yourself, then run \`npm run lab\` again.${reach}`;
+  }
+  if (/requires a different Python|Requires-Python/.test(output)) {
+    return 'these versions need a newer Python: name one with --python (or $PYTHON), delete .venv-lab and run `npm run lab` again.';
+  }
+  if (/No space left on device/.test(output)) {
+    return 'the disk is full: free some space and run `npm run lab` again.';
+  }
+  if (unreachable) {
+    return 'pip could not reach its package index. Check the network (or HTTPS_PROXY), or point pip at a reachable index (pip config set global.index-url URL), then run `npm run lab` again.';
+  }
+  return 'its last lines are above. If the environment is broken, delete .venv-lab and run `npm run lab` again to make it afresh.';
+}
+
 /** Stops with pip's last lines and what to do about its failure. */
 function pipFailed(output) {
   const lines = output
@@ -351,27 +384,9 @@ function pipFailed(output) {
       line => line.trim() && !line.includes('is neither a file nor a directory')
     );
   process.stderr.write(`${lines.slice(-12).join('\n')}\n`);
-  const missing = /No matching distribution found for (\S+)/.exec(output);
-  let advice;
-  if (missing) {
-    advice = `${missing[1]} is not on the package index pip uses (\`pip config list\` shows it). Point pip at an index that has it (pip config set global.index-url URL), or install it into .venv-lab yourself and run \`npm run lab\` again.`;
-  } else if (
-    /NewConnectionError|Temporary failure in name resolution|Max retries exceeded|Read timed out|ProxyError|SSLError/.test(
-      output
-    )
-  ) {
-    advice =
-      'pip could not reach its package index. Check the network (or HTTPS_PROXY), or point pip at a reachable index (pip config set global.index-url URL), then run `npm run lab` again.';
-  } else if (/Requires-Python|requires a different Python/.test(output)) {
-    advice =
-      'these versions need a newer Python: name one with --python (or $PYTHON), delete .venv-lab and run `npm run lab` again.';
-  } else if (/No space left on device/.test(output)) {
-    advice = 'the disk is full: free some space and run `npm run lab` again.';
-  } else {
-    advice =
-      'its last lines are above. If the environment is broken, delete .venv-lab and run `npm run lab` again to make it afresh.';
-  }
-  fail(`pip failed: ${advice} Full log: ${path.relative(ROOT, PIP_LOG)}`);
+  fail(
+    `pip failed: ${pipAdvice(output)} Full log: ${path.relative(ROOT, PIP_LOG)}`
+  );
 }
 
 function venvPython(code) {
@@ -487,7 +502,8 @@ function prepareVenv(options) {
   }
   const output = pip(
     requirements,
-    `installing ${requirements.join(' ')} into .venv-lab, a few minutes the first time`
+    `installing ${requirements.join(' ')} into .venv-lab`,
+    ', a few minutes the first time'
   );
   if (output !== undefined) {
     pipFailed(output);
@@ -500,18 +516,6 @@ function prepareVenv(options) {
       `installing jupyter-server-proxy ${SERVER_PROXY_VERSION}`
     );
     if (proxyOutput !== undefined) {
-      if (
-        /No matching distribution found for jupyter-server-proxy/i.test(
-          proxyOutput
-        )
-      ) {
-        fail(
-          `jupyter-server-proxy ${SERVER_PROXY_VERSION} is not on the package index pip uses (\`pip config list\` shows it). ` +
-            'Give a local copy: `npm run lab -- --proxy-source SRC` (or PROJECT_STARTUP_PROXY_SOURCE=SRC), where SRC is a wheel or sdist file, a source checkout, ' +
-            'or a directory holding the jupyter_server_proxy and simpervisor packages (the tests use ../shared/vendor/python). ' +
-            `The rest of .venv-lab is in place; the next run installs only that. Full log: ${path.relative(ROOT, PIP_LOG)}`
-        );
-      }
       pipFailed(proxyOutput);
     }
   }
@@ -653,6 +657,11 @@ async function main(argv) {
   await startJupyter(options);
 }
 
-main(process.argv.slice(2)).catch(error =>
-  fail(error.message ?? String(error))
-);
+// The unit tests read pipAdvice; `node scripts/lab.js` runs.
+module.exports = { pipAdvice };
+
+if (require.main === module) {
+  main(process.argv.slice(2)).catch(error =>
+    fail(error.message ?? String(error))
+  );
+}
