@@ -74,10 +74,14 @@ async function stop(command: Command): Promise<void> {
   } catch {
     return;
   }
+  let timer: NodeJS.Timeout | undefined;
   const done = await Promise.race([
     command.exited.then(() => true),
-    new Promise<boolean>(resolve => setTimeout(() => resolve(false), 30000))
+    new Promise<boolean>(resolve => {
+      timer = setTimeout(() => resolve(false), 30000);
+    })
   ]);
+  clearTimeout(timer);
   if (!done || stillRuns(command.seen)) {
     try {
       process.kill(group, 'SIGKILL');
