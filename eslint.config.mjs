@@ -42,6 +42,7 @@ export default defineConfig([
       'coverage',
       '**/*.d.ts',
       '.venv',
+      '.venv-lab',
       // Build outputs and generated files (the api types come from `npm run api:generate`, the
       // user guide module from `npm run guide:generate`; both are compared byte for byte).
       'lib',

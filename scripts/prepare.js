@@ -57,15 +57,24 @@ function upToDate() {
   );
 }
 
-if (upToDate()) {
-  process.stdout.write(
-    'prepare: the sidecar build is up to date (npm run build:sidecar rebuilds it anyway).\n'
-  );
-} else {
+function main() {
+  if (upToDate()) {
+    process.stdout.write(
+      'prepare: the sidecar build is up to date (npm run build:sidecar rebuilds it anyway).\n'
+    );
+    return;
+  }
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const result = spawnSync(npm, ['run', 'build:sidecar'], {
     cwd: ROOT,
     stdio: 'inherit'
   });
   process.exit(result.status ?? 1);
+}
+
+// scripts/lab.js asks the same question before it rebuilds anything.
+module.exports = { sidecarUpToDate: upToDate };
+
+if (require.main === module) {
+  main();
 }

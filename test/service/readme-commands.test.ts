@@ -73,6 +73,31 @@ const CHECKS: CommandCheck[] = [
     check: () => ranBy('.ci/run', /^(timed "[^"]*" )?npm ci\b/m)
   },
   {
+    command: /^npm run lab$/,
+    check: async () => {
+      // The script npm runs, its options as it parses them (a wrong one prints the usage), and
+      // the suite that runs it from a fresh clone.
+      const scripts = (
+        JSON.parse(read('package.json')) as { scripts: Record<string, string> }
+      ).scripts;
+      expect(scripts.lab).toBe('node scripts/lab.js');
+      const usage = await run(process.execPath, [
+        'scripts/lab.js',
+        '--no-such-option'
+      ]);
+      expect(usage.code).not.toBe(0);
+      expect(usage.stderr).toContain('[--proxy-source SRC]');
+      expect(usage.stderr).toContain('[--notebook]');
+      ranBy('test/system/install/fresh-clone-lab.test.ts', "'run', 'lab'");
+    }
+  },
+  {
+    // CI's one command (test/service/readme.test.ts checks docs/testing.md names it too).
+    command: /^bash \.ci\/run$/,
+    check: () =>
+      expect(fs.existsSync(path.join(REPO_ROOT, '.ci', 'run'))).toBe(true)
+  },
+  {
     command: /^node scripts\/build-wheel\.js --out-dir dist$/,
     check: async () => {
       // Its arguments as the script parses them (a wrong one prints the usage), and the suite
@@ -171,7 +196,7 @@ const CHECKS: CommandCheck[] = [
 describe("the README's commands", () => {
   const commands = readmeCommands();
 
-  it('are found: the install, verify and uninstall blocks', () => {
+  it('are found: the quick start, install, verify and uninstall blocks', () => {
     expect(commands.length).toBeGreaterThanOrEqual(10);
   });
 

@@ -1,6 +1,7 @@
-// The docs tell the truth: the quick start (docs/contributing.md) starts the service and says
-// where it is, the test command (docs/testing.md) is the one CI runs, and every curl example of
-// docs/http-api.md works against a running service.
+// The docs tell the truth: the quick starts (the README's and docs/contributing.md's) name what
+// works; `npx project-startup serve` and `npm start` start the service and say where it is; the
+// test command (docs/testing.md) is the one CI runs; and every curl example of docs/http-api.md
+// works against a running service.
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -39,6 +40,58 @@ function commands(block: string): string[] {
     .filter(line => line !== '' && !line.startsWith('#'));
 }
 
+/**
+ * Runs `command args` in the checkout as a person would after `npm ci`; expects it to serve on
+ * loopback, print the address (the setup page) and the way to sign in, and answer health there.
+ */
+async function expectServesAndPrintsAddress(
+  command: string,
+  args: string[]
+): Promise<void> {
+  const sandbox = makeSandbox();
+  const child = spawn(command, args, {
+    cwd: REPO_ROOT,
+    env: {
+      ...sandbox.env,
+      PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin`,
+      npm_config_offline: 'true'
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true
+  });
+  try {
+    let out = '';
+    child.stdout
+      ?.setEncoding('utf8')
+      .on('data', (chunk: string) => (out += chunk));
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`no Listening line: ${out}`)),
+        30000
+      );
+      child.stdout?.on('data', () => {
+        const match =
+          /^Listening: (http:\/\/127\.0\.0\.1:\d+\/project\/)$/m.exec(out);
+        if (match) {
+          clearTimeout(timer);
+          resolve(match[1]);
+        }
+      });
+      child.once('exit', code =>
+        reject(new Error(`${command} exited ${code}: ${out}`))
+      );
+    });
+    const health = await request(`${url}health`);
+    expect(health.status).toBe(200);
+    expect(health.json.status).toBe('pass');
+    expect(out).toMatch(/^Project: /m);
+    expect(out).toMatch(/project-startup url/);
+  } finally {
+    process.kill(-(child.pid as number), 'SIGTERM');
+    sandbox.remove();
+  }
+}
+
 afterEach(() => killAllChildren());
 
 describe('the docs', () => {
@@ -59,49 +112,55 @@ describe('the docs', () => {
   it('quick start: `npx project-startup serve` runs the service and prints where to reach it', async () => {
     const [quickStart] = shellBlocks('## Quick start', DOC.contributing);
     expect(quickStart).toBe('npm ci && npx project-startup serve');
-    const sandbox = makeSandbox();
     // The second half of the one-liner, in the checkout as the quick start says (npm ci already ran).
-    const child = spawn('npx', ['project-startup', 'serve'], {
-      cwd: REPO_ROOT,
-      env: {
-        ...sandbox.env,
-        PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin`,
-        npm_config_offline: 'true'
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true
-    });
-    try {
-      let out = '';
-      child.stdout
-        ?.setEncoding('utf8')
-        .on('data', (chunk: string) => (out += chunk));
-      const url = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(
-          () => reject(new Error(`no Listening line: ${out}`)),
-          30000
-        );
-        child.stdout?.on('data', () => {
-          const match =
-            /^Listening: (http:\/\/127\.0\.0\.1:\d+\/project\/)$/m.exec(out);
-          if (match) {
-            clearTimeout(timer);
-            resolve(match[1]);
-          }
-        });
-        child.once('exit', code =>
-          reject(new Error(`npx exited ${code}: ${out}`))
-        );
-      });
-      const health = await request(`${url}health`);
-      expect(health.status).toBe(200);
-      expect(health.json.status).toBe('pass');
-      expect(out).toMatch(/^Project: /m);
-      expect(out).toMatch(/project-startup url/);
-    } finally {
-      process.kill(-(child.pid as number), 'SIGTERM');
-      sandbox.remove();
+    await expectServesAndPrintsAddress('npx', ['project-startup', 'serve']);
+  }, 40000);
+
+  it('the README opens with the quick start: npm ci, npm run lab, bash .ci/run, each with what it needs', () => {
+    const readme = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+    const headings = [...readme.matchAll(/^## (.+)$/gm)].map(m => m[1]);
+    expect(headings[0]).toBe('Quick start');
+    expect(headings).toContain('Install');
+    const [block] = shellBlocks(
+      '## Quick start',
+      path.join(REPO_ROOT, 'README.md')
+    );
+    expect(block).toBe('npm ci\nnpm run lab\nbash .ci/run');
+    const section = readme.slice(
+      readme.indexOf('## Quick start'),
+      readme.indexOf(`## ${headings[1]}`)
+    );
+    const flat = section.replace(/\s+/g, ' ');
+    for (const needed of [
+      'Node.js 20 or newer',
+      'Python 3.9 or newer',
+      "root and Debian's apt",
+      'Slurm, JupyterHub and Chromium',
+      '`npm run test:unit`',
+      '`npm run lab -- --notebook`',
+      '--proxy-source',
+      'PROJECT_STARTUP_PROXY_SOURCE',
+      '`npm start`'
+    ]) {
+      expect(flat).toContain(needed);
     }
+    const scripts = (
+      JSON.parse(
+        fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')
+      ) as { scripts: Record<string, string> }
+    ).scripts;
+    expect(scripts['test:unit']).toMatch(/--selectProjects unit\b/);
+  });
+
+  it("`npm start` runs the service alone on loopback and prints its setup page's address, with no build of its own", async () => {
+    const scripts = (
+      JSON.parse(
+        fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')
+      ) as { scripts: Record<string, string> }
+    ).scripts;
+    // No prestart: what `npm ci` built (prepare) is all it runs.
+    expect(scripts.prestart).toBeUndefined();
+    await expectServesAndPrintsAddress('npm', ['start', '--silent']);
   }, 40000);
 
   it('documents every route of the OpenAPI document', () => {
