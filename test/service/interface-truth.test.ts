@@ -31,6 +31,8 @@ import {
   TestService
 } from '../helpers/harness';
 import { expectValid } from '../helpers/schemas';
+import { connect } from '../../sidecar/src/cli/client';
+import { resolveConfig } from '../../sidecar/src/config';
 
 jest.setTimeout(120000);
 
@@ -408,11 +410,6 @@ function withoutCases(): { c: Case; via: Without }[] {
 }
 
 describe('the interfaces that reach the project without the service', () => {
-  // Loaded here: the command line's client is not part of the service's own matrix above.
-  const { connect } =
-    require('../../sidecar/src/cli/client') as typeof import('../../sidecar/src/cli/client');
-  const { resolveConfig } =
-    require('../../sidecar/src/config') as typeof import('../../sidecar/src/config');
   const all = withoutCases();
 
   it(`covers ${all.length} cases: every platform and place × ${WITHOUT.length} ways`, () => {

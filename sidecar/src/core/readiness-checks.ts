@@ -316,8 +316,8 @@ function browserRouteCheck(input: ProjectionInputs): ReadinessCheck {
       status: 'pass',
       observed:
         proxy === 'notebook-server-proxy'
-          ? `the setup page is ${web.route.url} on the Jupyter server, a page of Jupyter's that Jupyter signs you in to (direct loopback is the route of a service started with \`project-startup serve\`)`
-          : `the setup page is ${web.route.url} at the trusted proxy's address, which signs you in (direct loopback is the route of a service started with \`project-startup serve\`)`
+          ? `the setup page is ${web.route.url} on the Jupyter server, a page of Jupyter's that Jupyter signs you in to`
+          : `the setup page is ${web.route.url} at the trusted proxy's address, which signs you in`
     };
   }
   if (input.browserUrl) {
