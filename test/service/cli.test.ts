@@ -724,11 +724,14 @@ describe('init', () => {
     expect(eof.stdout).toMatch(/nothing was created/i);
     expect(listTree(s.root)).toEqual(before);
 
+    fs.utimesSync(tmp, 1000, 1000);
     const yes = await runCliInTty(['init'], { ...io, input: 'y\n' });
     expectExit(yes, 0);
     expect(yes.stdout).toContain(statePath);
     const record = expectStateCreated(s, 'command-line');
     expect(fs.readdirSync(tmp)).toEqual([]);
+    // A directory came and went there: its modification time moved.
+    expect(fs.statSync(tmp).mtimeMs).toBeGreaterThan(1000 * 1000);
 
     const again = await runCliInTty(['init'], { ...io, input: 'y\n' });
     expectExit(again, 0);
