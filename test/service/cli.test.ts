@@ -703,7 +703,10 @@ describe('init', () => {
 
   it('on a cluster allocation shows the paths, asks, and honours no, end of input and yes', async () => {
     const s = sandbox();
-    const io = { env: clusterEnv(s), cwd: s.projectDir };
+    // Where the in-process initialize route's private socket directory goes, and is removed.
+    const tmp = path.join(s.root, 'tmp');
+    fs.mkdirSync(tmp, { mode: 0o700 });
+    const io = { env: clusterEnv(s, { TMPDIR: tmp }), cwd: s.projectDir };
     const statePath = path.join(s.projectDir, '.project-startup');
     const before = listTree(s.root);
 
@@ -721,10 +724,14 @@ describe('init', () => {
     expect(eof.stdout).toMatch(/nothing was created/i);
     expect(listTree(s.root)).toEqual(before);
 
+    fs.utimesSync(tmp, 1000, 1000);
     const yes = await runCliInTty(['init'], { ...io, input: 'y\n' });
     expectExit(yes, 0);
     expect(yes.stdout).toContain(statePath);
     const record = expectStateCreated(s, 'command-line');
+    expect(fs.readdirSync(tmp)).toEqual([]);
+    // A directory came and went there: its modification time moved.
+    expect(fs.statSync(tmp).mtimeMs).toBeGreaterThan(1000 * 1000);
 
     const again = await runCliInTty(['init'], { ...io, input: 'y\n' });
     expectExit(again, 0);

@@ -1276,8 +1276,14 @@ describe('gateway responses of a running service', () => {
     });
     ctx = {
       service,
-      ingress: 'direct-loopback',
       beforeInitialize: () => undefined,
+      initialize: async params =>
+        (
+          await service.initialize(params, {
+            ingress: 'direct-loopback',
+            channel: { kind: 'api' }
+          })
+        ).body,
       admitNewClaim: () => undefined,
       instance: '/project/gateway'
     };

@@ -1,12 +1,15 @@
 // How the command line reaches the project: through a running service found by its runtime
 // file (service-lookup.ts), the service behind this terminal's Jupyter server
-// (jupyter-client.ts), or, when none answers, by evaluating the same core in this process.
+// (jupyter-client.ts), or, when none answers, by evaluating the same core in this process (and
+// creating state through the initialize route served by this process, in-process.ts).
 import * as http from 'node:http';
 import type { Socket } from 'node:net';
 import { ENV, ServiceConfig } from '../config';
+import type { StepHook } from '../observe/state';
 import type { Manifest } from '../core/manifest';
 import { Problem, ProblemError } from '../core/problems';
 import { newNonce, proofMatches } from '../core/health-proof';
+import { initializeInProcess } from './in-process';
 import { besideJupyterLab } from './jupyter-client';
 import type { RuntimeInfo } from '../runtime-file';
 import {
@@ -296,18 +299,19 @@ class LocalClient implements ProjectClient {
   }
 
   initialize(body: object, promptAnswered: boolean): Promise<InitializeResult> {
-    // This very process asked the question and saw its input is a TTY.
-    return this.service.initialize(body, {
-      ingress: 'command-line',
-      channel: { kind: promptAnswered ? 'terminal-prompt' : 'api' }
-    });
+    // Through the service's own POST /project/initialize, served by this process for the one
+    // request; this very process asked the question and saw its input is a TTY, and says so
+    // with the prompt key it made for that request.
+    return initializeInProcess(this.service, body, promptAnswered);
   }
 }
 
 export async function connect(
   config: ServiceConfig,
   env: Env,
-  local: boolean
+  local: boolean,
+  /** Test-only (crash-safety tests): the in-process service's hook between creation steps. */
+  onCreationStep?: StepHook
 ): Promise<{ client: ProjectClient; notes: string[] }> {
   const lookup = local ? undefined : await findRunningService(config, env);
   const service = lookup?.service;
@@ -333,7 +337,9 @@ export async function connect(
   const proxied = lookup?.proxied;
   if (proxied === undefined) {
     return {
-      client: new LocalClient(new StartupService({ config, env })),
+      client: new LocalClient(
+        new StartupService({ config, env, onCreationStep })
+      ),
       notes
     };
   }
@@ -342,7 +348,8 @@ export async function connect(
   // own answer does, never a second service to start.
   const here = new StartupService({
     config: { ...config, baseUrl: proxied.baseUrl },
-    env
+    env,
+    onCreationStep
   });
   here.setIngress({
     mode: 'trusted-proxy',

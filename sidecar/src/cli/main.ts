@@ -396,7 +396,8 @@ async function clientCommand(
   const { client, notes } = await connectClient(
     config,
     io.env,
-    Boolean(values.local)
+    Boolean(values.local),
+    io.onCreationStep
   );
   for (const note of notes) {
     io.stderr.write(`project-startup: ${terminalSafeLines(note)}\n`);

@@ -50,6 +50,11 @@ export interface AppOptions {
   promptKey?: SecretMatcher;
   /** The token the health route proves it holds (health-proof.ts); none, no proof. */
   proofKey?: string;
+  /**
+   * The ingress the record names where it is not the guard's: `command-line` on the command
+   * line's own private socket (cli/in-process.ts), which only that process can reach.
+   */
+  recordIngress?: 'command-line';
 }
 
 /** What every request may use, made once with the app (nothing is read on a request path). */

@@ -2,8 +2,7 @@
 // with each failure's problem details in error.data.
 import { asProblemError, ProblemError } from '../core/problems';
 import type { StartupService } from '../service';
-import type { InitializationRecord } from '../core/observations';
-import type { ConfirmationChannel } from '../core/confirmation';
+import type { InitializeResponse } from '../core/api-types';
 import { parseStartupParams } from '../core/requests';
 import { validateGatewayRequest } from '../core/generated/request-validators';
 import { fieldErrors, SchemaError } from '../core/schema-errors';
@@ -37,11 +36,13 @@ type Id = string | number | null;
 
 export interface RpcContext {
   service: StartupService;
-  ingress: InitializationRecord['confirmation']['ingress'];
-  /** What the transport observed, for the record's confirmation method (default: a plain API call). */
-  channel?: ConfirmationChannel;
   /** Called before project.initialize runs (rate limit per client). */
   beforeInitialize: () => void;
+  /**
+   * project.initialize: the initialize route's own work (routes.ts), with what the transport
+   * observed of this request; the gateway never creates state itself.
+   */
+  initialize: (params: unknown) => Promise<InitializeResponse>;
   /** Called before a job id not asked about yet costs a scheduler query (rate limit per client). */
   admitNewClaim: () => void;
   instance: string;
@@ -152,13 +153,7 @@ async function call(
     }
     case 'project.initialize':
       ctx.beforeInitialize();
-      return (
-        await ctx.service.initialize(params ?? {}, {
-          ingress: ctx.ingress,
-          channel: ctx.channel ?? { kind: 'api' },
-          admitNewClaim: ctx.admitNewClaim
-        })
-      ).body;
+      return ctx.initialize(params ?? {});
   }
 }
 

@@ -16,7 +16,7 @@ import {
   serviceViewOf
 } from '../core/health-proof';
 import { INTERFACE_IDS } from '../core/vocabulary';
-import { parseInterface } from '../service';
+import { InitializeResult, parseInterface } from '../service';
 import { readJsonBody } from './body';
 import { rpcBody } from './encoded-bodies';
 import { Exchange, identityOf } from './exchange';
@@ -120,9 +120,29 @@ export async function initialize(exchange: Exchange): Promise<void> {
   // Limited before any work: not even the body is read beyond the limit.
   app.rateLimiter.take(identity.clientKey);
   const body = await readJsonBody(request);
+  const result = await createProjectState(
+    app,
+    identity,
+    channel(exchange, identity),
+    body
+  );
+  sendJson(response, result.status, JSON.stringify(result.body));
+}
+
+/**
+ * The initialize route's work, and the one place anything in the product creates project
+ * state: this route, the gateway's project.initialize (the same call in JSON-RPC), and the
+ * command line without a running service (cli/in-process.ts, through this route) all end here.
+ */
+async function createProjectState(
+  app: Exchange['app'],
+  identity: RequestIdentity,
+  observed: ConfirmationChannel,
+  body: unknown
+): Promise<InitializeResult> {
   const result = await app.service.initialize(body, {
-    ingress: app.guard.mode,
-    channel: channel(exchange, identity),
+    ingress: app.recordIngress ?? app.guard.mode,
+    channel: observed,
     admitNewClaim: () => app.claimRateLimiter.take(identity.clientKey)
   });
   app.logger.info(
@@ -134,7 +154,7 @@ export async function initialize(exchange: Exchange): Promise<void> {
       method: result.body.record.confirmation.method
     }
   );
-  sendJson(response, result.status, JSON.stringify(result.body));
+  return result;
 }
 
 /** The body of a gateway request, or undefined once a JSON-RPC parse error is answered. */
@@ -162,15 +182,16 @@ export async function gateway(exchange: Exchange): Promise<void> {
   if (body === undefined) {
     return;
   }
+  const observed = channel(exchange, identity);
   const result = await handleRpc(body.parsed, {
     service: app.service,
-    ingress: app.guard.mode,
-    channel: channel(exchange, identity),
     instance: exchange.instance,
     beforeInitialize: () => {
       checkJupyterXsrf(request, app.guard);
       app.rateLimiter.take(identity.clientKey);
     },
+    initialize: async params =>
+      (await createProjectState(app, identity, observed, params)).body,
     admitNewClaim: () => app.claimRateLimiter.take(identity.clientKey)
   });
   if (result === undefined) {

@@ -9,7 +9,7 @@
 // Bounds: PROJECT_STARTUP_CONCURRENCY_ROUNDS rounds of the main race (default 3).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { startServe, trackedSandboxes } from '../../helpers/cli';
+import { runCliInTty, startServe, trackedSandboxes } from '../../helpers/cli';
 import {
   request,
   tempRoot,
@@ -22,6 +22,9 @@ import {
   StateInspector
 } from '../../../sidecar/src/observe/state';
 import { Exchange, exchange, intFromEnv, rawHttp } from './support';
+import { resolveConfig } from '../../../sidecar/src/config';
+import { StartupService } from '../../../sidecar/src/service';
+import { initializeInProcess } from '../../../sidecar/src/cli/in-process';
 
 const CLIENTS = 64;
 const ROUNDS = intFromEnv('PROJECT_STARTUP_CONCURRENCY_ROUNDS', 3, 1, 50);
@@ -419,4 +422,97 @@ describe('another process creating the state between the steps of this one', () 
     },
     30000
   );
+});
+
+describe('8 concurrent `init --local` on the cluster: each through its own in-process initialize route', () => {
+  function clusterSandbox() {
+    const s = sandbox();
+    const tmp = path.join(s.root, 'tmp');
+    fs.mkdirSync(tmp, { mode: 0o700 });
+    const env: Record<string, string> = {
+      ...s.env,
+      SLURM_JOB_ID: '4242',
+      PROJECT_STARTUP_APPROVED_STORAGE: s.root,
+      TMPDIR: tmp
+    };
+    return { s, tmp, env };
+  }
+
+  it('8 processes answering yes at their prompts: one creates, every other finds it; one state, no socket directory left', async () => {
+    const { s, tmp, env } = clusterSandbox();
+    const runs = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        runCliInTty(['init', '--json'], {
+          env,
+          cwd: s.projectDir,
+          input: 'y\n',
+          timeoutMs: 60000
+        })
+      )
+    );
+    expect(runs.map(r => r.code)).toEqual(Array(8).fill(0));
+    const answers = runs.map(r => JSON.parse(r.stdout));
+    expect(answers.filter(a => a.created === true)).toHaveLength(1);
+    const statePath = path.join(s.projectDir, '.project-startup');
+    expectOneState(
+      answers.map(a => ({
+        status: a.created ? 201 : 200,
+        created: a.created,
+        record: a.record
+      })),
+      statePath,
+      s.projectDir
+    );
+    expect(answers[0].record.confirmation).toMatchObject({
+      interface: 'terminal',
+      method: 'terminal-prompt',
+      ingress: 'command-line'
+    });
+    expect(fs.readdirSync(tmp)).toEqual([]);
+  }, 90000);
+
+  it('8 separate services (as 8 processes hold) posting at once: one 201, seven 200 with the same record', async () => {
+    const { s, tmp, env } = clusterSandbox();
+    // os.tmpdir() is not this test's environment under jest: the directory is passed.
+    const services = Array.from(
+      { length: 8 },
+      () =>
+        new StartupService({
+          config: resolveConfig({ projectDir: s.projectDir }, env),
+          env
+        })
+    );
+    const projections = await Promise.all(
+      services.map(service => service.startup('terminal'))
+    );
+    expect(projections.map(p => p.phase)).toEqual(
+      Array(8).fill('awaiting-confirmation')
+    );
+    const answers = await Promise.all(
+      services.map((service, i) =>
+        initializeInProcess(
+          service,
+          {
+            interface: 'terminal',
+            confirm: {
+              projectPath: projections[i].projectPath,
+              statePath: projections[i].statePath
+            }
+          },
+          true,
+          tmp
+        )
+      )
+    );
+    expectOneState(
+      answers.map(a => ({
+        status: a.status,
+        created: a.body.created,
+        record: a.body.record
+      })),
+      projections[0].statePath,
+      s.projectDir
+    );
+    expect(fs.readdirSync(tmp)).toEqual([]);
+  }, 60000);
 });

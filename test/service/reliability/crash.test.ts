@@ -11,6 +11,9 @@ import {
   CliSandbox,
   CRASH_SERVE,
   runCli,
+  runCliInTty,
+  runProcess,
+  TTY_STDIN,
   startServe,
   trackedSandboxes
 } from '../../helpers/cli';
@@ -24,6 +27,7 @@ import { waitFor } from '../../helpers/wait';
 import { alive, tree } from './support';
 
 const sandbox = trackedSandboxes();
+const CRASH_INIT = path.join(__dirname, '..', '..', 'helpers', 'crash-init.js');
 const TOKEN = 'crash-test-token-0123456789abcdef0123456789';
 /** The variable an earlier version read to arm the crash hook: now it must do nothing. */
 const FORMER_SWITCH = 'PROJECT_STARTUP_TEST_CRASH_AT';
@@ -227,6 +231,78 @@ describe.each(PLATFORMS)('a crash at each step of initialize: $name', p => {
         ).toEqual([]);
       }
       expect((await restarted.stop()).code).toBe(0);
+    },
+    30000
+  );
+});
+
+describe('a crash at each step of `init --local` on the cluster (its in-process initialize route)', () => {
+  // With no service running, init creates the state through the initialize route served by its
+  // own process: a kill of that process at each step leaves the state absent or complete too.
+  it.each([...CREATION_STEPS])(
+    'killed at %s: the state is absent or complete, and the next init completes it',
+    async step => {
+      const s = sandbox();
+      const tmp = path.join(s.root, 'tmp');
+      fs.mkdirSync(tmp, { mode: 0o700 });
+      const env = {
+        ...s.env,
+        SLURM_JOB_ID: '4242',
+        PROJECT_STARTUP_APPROVED_STORAGE: s.root,
+        TMPDIR: tmp
+      };
+      const statePath = path.join(s.projectDir, '.project-startup');
+      const crashed = await runProcess(
+        '/usr/bin/python3',
+        [TTY_STDIN, process.execPath, CRASH_INIT, step, '--local'],
+        {
+          env: { PYTHONDONTWRITEBYTECODE: '1', ...env },
+          cwd: s.projectDir,
+          input: 'y\n'
+        }
+      );
+      expect(crashed.stderr).toMatch(/TEST-ONLY fault injection armed/);
+      expect(crashed.stderr).toMatch(/\[y\/N\]/);
+      // tty-stdin.py exits 128 + the signal number for a child killed by a signal: 137, SIGKILL.
+      expect(crashed.code).toBe(137);
+
+      const after = inspectState(statePath);
+      expect(after.record !== undefined).toBe(RECORD_AFTER[step]);
+      if (after.record !== undefined) {
+        expect(after.record).toMatchObject({
+          statePath,
+          confirmation: {
+            interface: 'terminal',
+            method: 'terminal-prompt',
+            ingress: 'command-line'
+          }
+        });
+      }
+      const status = await runCli(['status', '--json'], {
+        env,
+        cwd: s.projectDir
+      });
+      expect(status.code).toBe(0);
+      expect(JSON.parse(status.stdout).phase).toBe(
+        RECORD_AFTER[step] ? 'ready' : 'awaiting-confirmation'
+      );
+
+      const again = await runCliInTty(['init', '--json'], {
+        env,
+        cwd: s.projectDir,
+        input: 'y\n'
+      });
+      expect(again.code).toBe(0);
+      const answer = JSON.parse(again.stdout);
+      expect(answer.created).toBe(!RECORD_AFTER[step]);
+      expect(answer.phase).toBe('ready');
+      if (after.record !== undefined) {
+        expect(answer.record).toEqual(after.record);
+      }
+      const final = inspectState(statePath);
+      expect(final.record).toEqual(answer.record);
+      // The completed run removed its own private socket directory; the killed one could not.
+      expect(fs.readdirSync(tmp).length).toBe(1);
     },
     30000
   );

@@ -741,8 +741,18 @@ describe('project-startup init at the terminal prompt, inside approved storage a
   it('answering "y" inside srun creates the private state; a second init says already set up', async () => {
     const where = site();
     const name = jobName('init');
-    const r = await srun(name, ['init'], where, { input: 'y\n', tty: true });
+    // No service runs: init serves POST /project/initialize from its own process, on a socket in
+    // a private directory of $TMPDIR that it removes when done.
+    const tmp = fs.mkdtempSync(path.join(where.storage, 'tmp-'));
+    fs.utimesSync(tmp, 1000, 1000); // its modification time moves when an entry comes and goes
+    const r = await srun(name, ['init'], where, {
+      input: 'y\n',
+      tty: true,
+      env: { TMPDIR: tmp }
+    });
     expectExit(r, 0);
+    expect(fs.readdirSync(tmp)).toEqual([]);
+    expect(fs.statSync(tmp).mtimeMs).toBeGreaterThan(1000 * 1000);
     expect(r.stdout).toContain(`Project:  ${where.project}`);
     expect(r.stdout).toContain(`${where.statePath}/initialization.json`);
     expect(r.stdout).toContain(`Created: ${where.statePath} (phase ready)`);
