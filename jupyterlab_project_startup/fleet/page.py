@@ -69,16 +69,8 @@ def _select(name, label, options, chosen):
     )
 
 
-def render_page(*, rows, summary, hub_prefix, base_url, service_prefix, viewer, is_admin, phase, check, fleet, now):
-    """The whole page. `rows` are already filtered; `summary` is over every user."""
-    counts = summary["byStatus"]
-    count_items = "".join(
-        f'<li><a href="?{urlencode({"status": s})}"><span class="fleet-count">{counts[s]}</span> '
-        f"{escape(STATUS_LABELS[s])}</a></li>"
-        for s in PHASES + OTHER_STATUSES
-        if counts[s] or s in ("ready",) + NOT_READY_PHASES[:4]
-    )
-    checks = sorted(summary["byFailingCheck"])
+def _users_table(rows, summary, *, base_url, is_admin, phase, check):
+    """The users' table, with a caption saying what the filter kept."""
     body_rows = []
     for row in rows:
         name = escape(row["user"])
@@ -103,6 +95,20 @@ def render_page(*, rows, summary, hub_prefix, base_url, service_prefix, viewer, 
         + ("".join(body_rows) or '<tr><td colspan="4">No user matches.</td></tr>')
         + "</tbody></table>"
     )
+    return table
+
+
+def render_page(*, rows, summary, hub_prefix, base_url, service_prefix, viewer, is_admin, phase, check, fleet, now):
+    """The whole page. `rows` are already filtered; `summary` is over every user."""
+    counts = summary["byStatus"]
+    count_items = "".join(
+        f'<li><a href="?{urlencode({"status": s})}"><span class="fleet-count">{counts[s]}</span> '
+        f"{escape(STATUS_LABELS[s])}</a></li>"
+        for s in PHASES + OTHER_STATUSES
+        if counts[s] or s in ("ready",) + NOT_READY_PHASES[:4]
+    )
+    checks = sorted(summary["byFailingCheck"])
+    table = _users_table(rows, summary, base_url=base_url, is_admin=is_admin, phase=phase, check=check)
     hub_note = (
         f"Hub's user list read {_time(fleet.hub_listed_at)}"
         if fleet.hub_error is None

@@ -85,14 +85,37 @@ def users_from_hub(models):
 
 def make_app(fleet, *, prefix, hub_prefix, base_url):
     """The tornado application (JupyterHub's auth classes imported here)."""
-    from jupyterhub.services.auth import HubOAuth, HubOAuthCallbackHandler, HubOAuthenticated
+    from jupyterhub.services.auth import HubOAuth, HubOAuthCallbackHandler
     from tornado import web
 
-    from . import metrics
-    from .page import FLEET_CSS, render_page
-
     hub_auth = HubOAuth(cache_max_age=300)
-    registry = metrics.registry_for(fleet)
+    ProblemMixin, Problem = _problem_classes(web)
+    PageHandler, FleetApiHandler, MetricsHandler = _viewer_handlers(
+        web, fleet, hub_auth, ProblemMixin, Problem, prefix=prefix, hub_prefix=hub_prefix, base_url=base_url
+    )
+    ReportHandler = _report_handler(web, fleet, hub_auth, ProblemMixin, Problem)
+    CssHandler, NotFound = _plain_handlers(web, ProblemMixin, Problem)
+
+    return web.Application(
+        [
+            # The hub's health check asks for the prefix without its slash.
+            (prefix.rstrip("/"), web.RedirectHandler, {"url": prefix}),
+            (prefix, PageHandler),
+            (prefix + "api/fleet", FleetApiHandler),
+            (prefix + "api/reports", ReportHandler),
+            (prefix + "metrics", MetricsHandler),
+            (prefix + "static/fleet.css", CssHandler),
+            (prefix + "oauth_callback", HubOAuthCallbackHandler),
+        ],
+        cookie_secret=os.urandom(32),
+        default_handler_class=NotFound,
+        xsrf_cookies=False,
+        log_function=_log_request,
+    )
+
+
+def _problem_classes(web):
+    """Problem details for every refusal: the mixin that writes them and the error that asks."""
 
     class ProblemMixin:
         def write_error(self, status_code, **kwargs):
@@ -131,16 +154,17 @@ def make_app(fleet, *, prefix, hub_prefix, base_url):
             self.errors = errors
             self.headers = headers
 
-    class ViewerHandler(HubOAuthenticated, ProblemMixin, web.RequestHandler):
-        """Admins by default; others by the access:services scope (HubOAuth checks it)."""
+    return ProblemMixin, Problem
 
-        @property
-        def hub_auth(self):
-            return hub_auth
 
-        def viewer_is_admin(self):
-            user = self.current_user or {}
-            return bool(user.get("admin")) or "admin:servers" in set(user.get("scopes") or ())
+def _viewer_handlers(web, fleet, hub_auth, ProblemMixin, Problem, *, prefix, hub_prefix, base_url):
+    """The page, the JSON and the metrics: for the people the hub's OAuth lets in."""
+    from . import metrics
+    from .page import render_page
+
+    registry = metrics.registry_for(fleet)
+
+    ViewerHandler = _viewer_base(web, hub_auth, ProblemMixin)
 
     class PageHandler(ViewerHandler):
         @web.authenticated
@@ -207,6 +231,30 @@ def make_app(fleet, *, prefix, hub_prefix, base_url):
             self.set_header("Content-Type", content_type)
             self.finish(body)
 
+    return PageHandler, FleetApiHandler, MetricsHandler
+
+
+def _viewer_base(web, hub_auth, ProblemMixin):
+    """Admins by default; others by the access:services scope (HubOAuth checks it)."""
+    from jupyterhub.services.auth import HubOAuthenticated
+
+    class ViewerHandler(HubOAuthenticated, ProblemMixin, web.RequestHandler):
+        """Admins by default; others by the access:services scope (HubOAuth checks it)."""
+
+        @property
+        def hub_auth(self):
+            return hub_auth
+
+        def viewer_is_admin(self):
+            user = self.current_user or {}
+            return bool(user.get("admin")) or "admin:servers" in set(user.get("scopes") or ())
+
+    return ViewerHandler
+
+
+def _report_handler(web, fleet, hub_auth, ProblemMixin, Problem):
+    """Where each user's server posts its report, with its own hub token."""
+
     class ReportHandler(ProblemMixin, web.RequestHandler):
         """POST a report, with the hub token of the user it is about (the server's own)."""
 
@@ -259,6 +307,13 @@ def make_app(fleet, *, prefix, hub_prefix, base_url):
             self.set_header("Content-Type", "application/json")
             self.finish(json.dumps({"accepted": True, "user": name, "heartbeatSeconds": fleet.heartbeat}))
 
+    return ReportHandler
+
+
+def _plain_handlers(web, ProblemMixin, Problem):
+    """The stylesheet, and a problem for any other path."""
+    from .page import FLEET_CSS
+
     class CssHandler(web.RequestHandler):
         def get(self):
             self.set_header("Content-Type", "text/css")
@@ -269,22 +324,7 @@ def make_app(fleet, *, prefix, hub_prefix, base_url):
         def prepare(self):
             raise Problem(404, "not-found", "no such route")
 
-    return web.Application(
-        [
-            # The hub's health check asks for the prefix without its slash.
-            (prefix.rstrip("/"), web.RedirectHandler, {"url": prefix}),
-            (prefix, PageHandler),
-            (prefix + "api/fleet", FleetApiHandler),
-            (prefix + "api/reports", ReportHandler),
-            (prefix + "metrics", MetricsHandler),
-            (prefix + "static/fleet.css", CssHandler),
-            (prefix + "oauth_callback", HubOAuthCallbackHandler),
-        ],
-        cookie_secret=os.urandom(32),
-        default_handler_class=NotFound,
-        xsrf_cookies=False,
-        log_function=_log_request,
-    )
+    return CssHandler, NotFound
 
 
 def _log_request(handler):

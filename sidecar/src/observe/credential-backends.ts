@@ -47,39 +47,32 @@ export class MountedSecretsObserver {
         observed: 'not configured (PROJECT_STARTUP_SECRETS_DIR)'
       };
     }
+    // Configured, but not usable: what was seen, for the operator.
+    const refused = (observed: string): CredentialObservation => ({
+      backend,
+      available: false,
+      configured: true,
+      observed
+    });
     const dir = path.resolve(this.secretsDir);
     let stat: fs.Stats;
     try {
       stat = fs.statSync(dir);
     } catch {
-      return {
-        backend,
-        available: false,
-        configured: true,
-        observed: 'the configured secrets directory does not exist'
-      };
+      return refused('the configured secrets directory does not exist');
     }
     if (!stat.isDirectory()) {
-      return {
-        backend,
-        available: false,
-        configured: true,
-        observed: 'the configured secrets directory is not a directory'
-      };
+      return refused('the configured secrets directory is not a directory');
     }
     // Names in the directory are not secret, but nobody but the operator may be able to swap
     // the files: the rule for every file the configuration names (core/operator-files.ts).
     const untrusted = operatorDirectoryProblem(dir);
     if (untrusted !== undefined) {
-      return {
-        backend,
-        available: false,
-        configured: true,
-        observed:
-          'code' in untrusted
-            ? `the configured secrets directory cannot be looked at (${untrusted.code})`
-            : `the configured secrets directory is refused: ${untrusted.message} (${untrusted.fix.replace(/\.$/, '')})`
-      };
+      return refused(
+        'code' in untrusted
+          ? `the configured secrets directory cannot be looked at (${untrusted.code})`
+          : `the configured secrets directory is refused: ${untrusted.message} (${untrusted.fix.replace(/\.$/, '')})`
+      );
     }
     if (this.listing?.mtimeMs !== stat.mtimeMs) {
       // Dot entries are the mount's own bookkeeping (Kubernetes' ..data links), not secrets.
@@ -99,23 +92,15 @@ export class MountedSecretsObserver {
       }
     });
     if (files.length === 0) {
-      return {
-        backend,
-        available: false,
-        configured: true,
-        observed: 'the configured secrets directory holds no secret files'
-      };
+      return refused('the configured secrets directory holds no secret files');
     }
     const open = files.filter(
       name => (fs.statSync(path.join(dir, name)).mode & 0o077) !== 0
     );
     if (open.length > 0) {
-      return {
-        backend,
-        available: false,
-        configured: true,
-        observed: `${open.length} of ${files.length} secret file(s) are readable by others (make them mode 0600 or 0400; for Kubernetes set defaultMode: 0400)`
-      };
+      return refused(
+        `${open.length} of ${files.length} secret file(s) are readable by others (make them mode 0600 or 0400; for Kubernetes set defaultMode: 0400)`
+      );
     }
     return {
       backend,

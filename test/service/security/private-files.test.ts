@@ -194,6 +194,7 @@ function sharedPlace(): {
         state: 'not-started',
         lastError: null,
         logTail: [],
+        siteConfig: null,
         diagnosticsFile: report
       };
       expect(readSidecarState(report)).toEqual(notStarted);
