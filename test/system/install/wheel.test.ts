@@ -495,7 +495,16 @@ describe('the wheel', () => {
           diagnosticsFile: path.join(
             jupyter.dirs.runtime,
             `project-startup-${jupyter.pid}.json`
-          )
+          ),
+          // No site file here: the route says so, and where the sidecar looked (the
+          // environment's own etc/jupyter among them).
+          siteConfig: {
+            file: null,
+            looked: expect.arrayContaining([
+              path.join(stack.venv, 'etc', 'jupyter', 'project-startup.json')
+            ]),
+            described: expect.stringMatching(/^none found \(looked in /)
+          }
         }
       });
       const report = fs.statSync(after.sidecar.diagnosticsFile);
