@@ -371,8 +371,9 @@ export function hostedNotebookSuite(stack: HubStack): void {
       }[];
       const credentials = checks.find(c => c.id === 'credential-backends');
       expect(credentials).toBeDefined();
-      // The hub's two live tokens reach no model: named, not counted, so no backend passes here.
-      expect(credentials?.status).toBe('warn');
+      // The hub's two live tokens reach no model: named, not counted. No backend is set up at
+      // this site, which is no warning to the person: the check is skipped.
+      expect(credentials?.status).toBe('skip');
       const processPart =
         /Process:[^;]*/.exec(credentials?.observed ?? '')?.[0] ?? '';
       expect(processPart).toMatch(
