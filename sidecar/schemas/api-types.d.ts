@@ -482,7 +482,7 @@ export interface components {
                  */
                 method: "jupyterlab-dialog" | "setup-page" | "terminal-prompt" | "http-api";
                 /**
-                 * @description How the request reached the service; command-line when the tool wrote the state directly.
+                 * @description How the request reached the service; command-line when `project-startup init` ran with no service: its own process served POST /project/initialize on a private Unix socket for that one request, and the terminal prompt's confirmation reached the route as the prompt key that process made for it.
                  * @enum {unknown}
                  */
                 ingress: "direct-loopback" | "notebook-server-proxy" | "trusted-proxy" | "command-line";
