@@ -9,7 +9,7 @@ import type { StepHook } from '../observe/state';
 import type { Manifest } from '../core/manifest';
 import { Problem, ProblemError } from '../core/problems';
 import { newNonce, proofMatches } from '../core/health-proof';
-import { initializeInProcess } from './in-process';
+import { initializeInProcess, readJsonAnswer } from './in-process';
 import { besideJupyterLab } from './jupyter-client';
 import type { RuntimeInfo } from '../runtime-file';
 import {
@@ -158,25 +158,11 @@ class RemoteClient implements ProjectClient {
     return new Promise((resolve, reject) => {
       const request = http.request(
         this.requestOptions(method, route, payload),
-        response => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => {
-            try {
-              resolve({
-                status: response.statusCode ?? 0,
-                json: JSON.parse(Buffer.concat(chunks).toString('utf8'))
-              });
-            } catch {
-              reject(
-                new ProblemError(
-                  'internal',
-                  `The service at ${this.info.url ?? this.info.socket} sent an unreadable answer.`
-                )
-              );
-            }
-          });
-        }
+        response =>
+          readJsonAnswer(
+            response,
+            `The service at ${this.info.url ?? this.info.socket} sent an unreadable answer.`
+          ).then(resolve, reject)
       );
       let unproven = false;
       request.on('timeout', () => request.destroy(new Error('timeout')));

@@ -23,6 +23,27 @@ import { allocationRateLimiter, RateLimiter } from '../http/rate-limit';
 /** The longest socket path every supported system binds (macOS: 104 bytes with the NUL). */
 const SOCKET_PATH_MAX = 103;
 
+/** A service's answer as status and JSON; one that is not JSON is an `internal` problem. */
+export function readJsonAnswer(
+  response: http.IncomingMessage,
+  unreadable: string
+): Promise<{ status: number; json: unknown }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    response.on('data', (chunk: Buffer) => chunks.push(chunk));
+    response.on('end', () => {
+      try {
+        resolve({
+          status: response.statusCode ?? 0,
+          json: JSON.parse(Buffer.concat(chunks).toString('utf8'))
+        });
+      } catch {
+        reject(new ProblemError('internal', unreadable));
+      }
+    });
+  });
+}
+
 /**
  * A fresh private directory for the socket: in the temporary directory, or in /tmp where that
  * path is too long for a socket (a deep $TMPDIR).
@@ -74,25 +95,11 @@ function send(
         },
         agent: false
       },
-      response => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          try {
-            resolve({
-              status: response.statusCode ?? 0,
-              json: JSON.parse(Buffer.concat(chunks).toString('utf8'))
-            });
-          } catch {
-            reject(
-              new ProblemError(
-                'internal',
-                'The initialize route sent an unreadable answer.'
-              )
-            );
-          }
-        });
-      }
+      response =>
+        readJsonAnswer(
+          response,
+          'The initialize route sent an unreadable answer.'
+        ).then(resolve, reject)
     );
     request.on('error', reject);
     request.end(payload);
