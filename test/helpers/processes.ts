@@ -25,17 +25,55 @@ export function alive(pid: number | undefined): boolean {
   }
 }
 
-/** The start time field of /proc/<pid>/stat, or undefined without /proc or without the pid. */
-function startTime(pid: number): string | undefined {
+/**
+ * The fields of /proc/<pid>/stat after the command name (field 3 onwards), or undefined without
+ * /proc or without the pid. The command name (field 2) is in parentheses and may hold spaces or
+ * parentheses itself: the fields after the last ')' are plain.
+ */
+function statFields(pid: number): string[] | undefined {
   let stat: string;
   try {
     stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   } catch {
     return undefined;
   }
-  // The command name (field 2) is in parentheses and may hold spaces or parentheses itself: the
-  // fields after the last ')' are plain, and the start time is field 22, the 20th of them.
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** The start time (field 22), or undefined without /proc or without the pid. */
+function startTime(pid: number): string | undefined {
+  return statFields(pid)?.[19];
+}
+
+/** Whether `pid` is a zombie: killed, waiting for a parent to reap it (field 3 is its state). */
+function zombie(pid: number): boolean {
+  return statFields(pid)?.[0] === 'Z';
+}
+
+/**
+ * Whether a process of group `pgid` still runs. A killed process whose parent died first is
+ * handed to pid 1, and not every pid 1 reaps (a container's may not): such a zombie runs
+ * nothing, so it does not count. Without /proc, any member counts, zombies included.
+ */
+export function groupRuns(pgid: number): boolean {
+  let pids: string[];
+  try {
+    pids = fs.readdirSync('/proc').filter(name => /^[0-9]+$/.test(name));
+  } catch {
+    try {
+      process.kill(-pgid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  return pids.some(name => {
+    const fields = statFields(Number(name));
+    // Field 5 is the process group, the 3rd after the name.
+    return (
+      fields !== undefined && fields[2] === String(pgid) && fields[0] !== 'Z'
+    );
+  });
 }
 
 /** Remembers the process that holds `pid` now; throws if none does. */
@@ -46,9 +84,12 @@ export function seeProcess(pid: number | undefined): SeenProcess {
   return { pid, startedAt: startTime(pid) };
 }
 
-/** Whether the process first seen as `seen` still runs (or, killed, is not yet reaped). */
+/**
+ * Whether the process first seen as `seen` still runs. A zombie does not: its pid is not given
+ * again until it is reaped, and an orphan's may never be where pid 1 does not reap.
+ */
 export function stillRuns(seen: SeenProcess): boolean {
-  if (!alive(seen.pid)) {
+  if (!alive(seen.pid) || zombie(seen.pid)) {
     return false;
   }
   return seen.startedAt === undefined || startTime(seen.pid) === seen.startedAt;

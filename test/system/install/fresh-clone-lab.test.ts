@@ -15,7 +15,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { VENDORED_SERVER_PROXY } from '../../helpers/real-stack';
-import { seeProcess, SeenProcess, stillRuns } from '../../helpers/processes';
+import { groupRuns } from '../../helpers/processes';
 import { waitFor } from '../../helpers/wait';
 import {
   Browser,
@@ -35,7 +35,6 @@ const ADDRESS =
 
 interface Command {
   child: ChildProcess;
-  seen: SeenProcess;
   output(): string;
   exited: Promise<number | null>;
 }
@@ -63,7 +62,7 @@ function startNpm(
   const exited = new Promise<number | null>(resolve =>
     child.once('exit', code => resolve(code))
   );
-  return { child, seen: seeProcess(child.pid), output: () => text, exited };
+  return { child, output: () => text, exited };
 }
 
 /** Stops a command's whole process group (npm, node, Jupyter, the sidecar), bounded. */
@@ -82,7 +81,8 @@ async function stop(command: Command): Promise<void> {
     })
   ]);
   clearTimeout(timer);
-  if (!done || stillRuns(command.seen)) {
+  // npm may end before Jupyter or the sidecar does: what is left of the group is killed.
+  if (!done || groupRuns(-group)) {
     try {
       process.kill(group, 'SIGKILL');
     } catch {
@@ -90,21 +90,11 @@ async function stop(command: Command): Promise<void> {
     }
   }
   // Jupyter and the sidecar go with the group: nothing of it is left.
-  await waitFor(
-    () => {
-      try {
-        process.kill(group, 0);
-        return false;
-      } catch {
-        return true;
-      }
-    },
-    {
-      what: 'the process group of npm run lab to end',
-      timeoutMs: 30000,
-      intervalMs: 200
-    }
-  );
+  await waitFor(() => !groupRuns(-group), {
+    what: 'the process group of npm run lab to end',
+    timeoutMs: 30000,
+    intervalMs: 200
+  });
 }
 
 /** Waits (bounded) until `npm run lab` prints its address, or fails with its output. */
