@@ -89,45 +89,55 @@ def _projection_html(p):
 
 
 def _model_source_words(value):
-    """A model source as core/manifest-words.ts's modelSourceWords says it: the site's name (with
-    its address), then "not arranged at this site" or secret-backed and the approval modes."""
-    label = str(value.get("label"))
+    """A model source as core/manifest-words.ts's modelSourceWords says it: ``(name,
+    classification)``, the site's name (with its address) and, apart from it, "not arranged at
+    this site" or secret-backed and the approval modes."""
+    name = str(value.get("label"))
     if isinstance(value.get("address"), str):
-        label = _fill("addressed", label=label, address=value["address"])
+        name = _fill("addressed", label=name, address=value["address"])
     if value.get("arranged") is False:
-        return _fill("notArranged", label=label)
-    return _fill(
+        return name, WORDS["notArranged"]
+    return name, _fill(
         "modelSource",
-        label=label,
         secret=WORDS["secretBacked"] if value.get("secretBacked") else WORDS["credentialFree"],
         modes=", ".join(str(m) for m in value["approvalModeLabels"]),
     )
 
 
 def _value_words(capability, value):
-    """One value in the command line's words: a model source, the boundary, or a plain value."""
+    """One value in the command line's words, ``(text, classification or None)``: a model source
+    or a connection (its name, and apart from it what it is here), the boundary, or a plain value."""
     if isinstance(value.get("approvalModeLabels"), list):
         return _model_source_words(value)
     if isinstance(value.get("excludes"), str):
-        return _fill(
-            "boundary",
-            label=value.get("label"),
-            excludes=value["excludes"],
-            doesNotIsolate=value.get("doesNotIsolate") or "",
-        ).rstrip()
+        return (
+            _fill(
+                "boundary",
+                label=value.get("label"),
+                excludes=value["excludes"],
+                doesNotIsolate=value.get("doesNotIsolate") or "",
+            ).rstrip(),
+            None,
+        )
+    if value.get("arranged") is False:
+        return str(value.get("label") or value.get("id")), WORDS["notArranged"]
     if capability.get("default") is not None and capability.get("default") == value.get("id"):
-        return _fill("defaultValue", label=value.get("label"))
-    return str(value.get("label") or value.get("id"))
+        return _fill("defaultValue", label=value.get("label")), None
+    return str(value.get("label") or value.get("id")), None
 
 
 def _capability_rows(c):
     """(label, [value words], detailed) for each capability of manifest ``c``: detailed when its
-    values are model sources or the boundary, which the command line shows one per line."""
+    values are model sources, a connection not arranged or the boundary, which the command line
+    shows one per line, with a source's classification on a line of its own."""
     rows = []
     for capability in c.get("capabilities") or []:
         values = [v for v in capability.get("values") or [] if isinstance(v, dict)]
         detailed = any(
-            isinstance(v.get("approvalModeLabels"), list) or isinstance(v.get("excludes"), str) for v in values
+            isinstance(v.get("approvalModeLabels"), list)
+            or isinstance(v.get("excludes"), str)
+            or v.get("arranged") is False
+            for v in values
         )
         rows.append(
             (
@@ -137,6 +147,14 @@ def _capability_rows(c):
             )
         )
     return rows
+
+
+def _value_html(words):
+    """A value's text, and its classification as an item of its own, never run into the name."""
+    text, classification = words
+    if classification is None:
+        return _e(text)
+    return f"{_e(text)}<ul><li>{_e(classification)}</li></ul>"
 
 
 def _capabilities_html(c):
@@ -150,7 +168,10 @@ def _capabilities_html(c):
         "<table><tbody>",
     ]
     for label, words, detailed in _capability_rows(c):
-        cell = "<ul>{}</ul>".format("".join(f"<li>{_e(w)}</li>" for w in words)) if detailed else _e("; ".join(words))
+        if detailed:
+            cell = "<ul>{}</ul>".format("".join(f"<li>{_value_html(w)}</li>" for w in words))
+        else:
+            cell = _e("; ".join(text for text, _ in words))
         out.append(f"<tr><th>{_e(label)}</th><td>{cell}</td></tr>")
     out.append("</tbody></table></div>")
     return "".join(out)

@@ -4,8 +4,9 @@ directory whose private state holds a record naming that very directory, else th
 directory itself.
 
 The Python twin of sidecar/src/core/project-search.ts (the rule) and
-sidecar/src/observe/project-search.ts (its looks). The two languages share no code, so they
-share test vectors: test/fixtures/project-search-cases.json, run by the jest unit test of the
+sidecar/src/observe/project-search.ts (its looks). The two languages share the platform rules
+and the state placement as data (platform_rules.json, generated from sidecar/src/core/platforms/)
+and share test vectors: test/fixtures/project-search-cases.json, run by the jest unit test of the
 TypeScript rule and by the pytest of this one. ``find_project_dir`` is pure: the looks are
 passed in; ``find_initialized_project`` gives it the real ones.
 """
@@ -15,18 +16,22 @@ import json
 import os
 import re
 import stat as stat_module
+import sys
 
-STATE_DIR = ".project-startup"
+_HERE = os.path.dirname(os.path.abspath(__file__))
+# The service's platform signals, selection rules and state placement, as scripts/platform-rules.js
+# writes them from sidecar/src/core/platforms/: one source for both languages.
+with open(os.path.join(_HERE, "platform_rules.json"), encoding="utf-8") as _file:
+    _RULES = json.load(_file)
+STATE_DIR = _RULES["stateDir"]
+PLATFORM_SETTING = _RULES["setting"]
 RECORD_FILE = "initialization.json"
 RECORD_MAX_BYTES = 64 * 1024
-PLATFORM_SETTING = "PROJECT_STARTUP_PLATFORM"
-# sidecar/src/core/platforms/rules.ts: PLATFORM_RULES, first match decides (cluster's signals
-# are any one of them, the hosted notebook's both); container markers never select.
-_CLUSTER_SIGNALS = ("SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "FLUX_JOB_ID", "SLURM_CONF")
-_CLUSTER_FILES = ("/etc/slurm/slurm.conf",)
-_HOSTED_SIGNALS = ("JUPYTERHUB_API_URL", "JUPYTERHUB_USER")
+SITE_CONFIG_FILE = "project-startup.json"
+SITE_CONFIG_ENV = "PROJECT_STARTUP_CONFIG"
+SITE_CONFIG_MAX_BYTES = 256 * 1024
 # The platforms a setting may name: startup.schema.json's, as scripts/schema-code.js wrote them.
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "schema_lists.json"), encoding="utf-8") as _file:
+with open(os.path.join(_HERE, "schema_lists.json"), encoding="utf-8") as _file:
     PLATFORM_IDS = tuple(json.load(_file)["platformIds"])
 
 
@@ -67,21 +72,33 @@ def find_project_dir(working_dir, home_dir, user_uid, state_path_of, look_at_mar
     return working_dir
 
 
-def select_platform(env, file_exists=os.path.exists):
-    """The platform the service would select from this environment, or None for a setting it
-    would refuse (then nothing is searched, as in Node)."""
-    setting = env.get(PLATFORM_SETTING) or None
+def _signal_present(signal, env, file_exists):
+    if signal["kind"] == "env":
+        return bool(env.get(signal["name"]))
+    return file_exists(signal["name"])
+
+
+def select_platform(env, file_exists=os.path.exists, site_platform=None):
+    """The platform the service would select (selectPlatform in core/platforms/rules.ts, by the
+    same rules read from platform_rules.json): the variable, else the site file's ``platform``,
+    else the first rule the evidence matches; None for a setting it would refuse (then nothing is
+    searched, as in Node)."""
+    setting = env.get(PLATFORM_SETTING) or site_platform or None
     if setting is not None:
         return setting if setting in PLATFORM_IDS else None
-    if any(env.get(name) for name in _CLUSTER_SIGNALS) or any(file_exists(f) for f in _CLUSTER_FILES):
-        return "cluster"
-    if all(env.get(name) for name in _HOSTED_SIGNALS):
-        return "hosted-notebook"
+    present = {s["name"] for s in _RULES["signals"] if _signal_present(s, env, file_exists)}
+    for rule in _RULES["rules"]:
+        signals = rule["signals"]
+        if not signals:
+            return rule["platform"]
+        matches = all if rule["match"] == "all" else any
+        if matches(name in present for name in signals):
+            return rule["platform"]
     return "generic"
 
 
 def state_dir_name(project_path):
-    """``<name>-<first 12 hex of sha256(project path)>`` (stateDirName in hosted-notebook.ts)."""
+    """``<name>-<first 12 hex of sha256(project path)>`` (stateDirName in placement.ts)."""
     base = re.sub(r"[^A-Za-z0-9._-]", "_", os.path.basename(project_path))
     base = re.sub(r"^\.+", "_", base)
     digest = hashlib.sha256(project_path.encode("utf-8", "surrogateescape")).hexdigest()[:12]
@@ -89,12 +106,66 @@ def state_dir_name(project_path):
 
 
 def place_state(platform, project_path, home_dir):
-    """Where the platform keeps a project's state: ``(state_path, parents_to_create)``."""
-    if platform == "hosted-notebook":
-        root = os.path.join(home_dir if home_dir is not None else project_path, STATE_DIR)
-        projects = os.path.join(root, "projects")
-        return os.path.join(projects, state_dir_name(project_path)), [root, projects]
-    return os.path.join(project_path, STATE_DIR), []
+    """Where the platform keeps a project's state: ``(state_path, parents_to_create)``, by the
+    placement rule platform_rules.json gives it (placeStateOn in placement.ts)."""
+    if _RULES["statePlacement"][platform] == "in-project":
+        return os.path.join(project_path, STATE_DIR), []
+    root = os.path.join(home_dir if home_dir is not None else project_path, STATE_DIR)
+    projects = os.path.join(root, "projects")
+    return os.path.join(projects, state_dir_name(project_path)), [root, projects]
+
+
+def site_config_candidates(env, home_dir, prefix):
+    """Where the service looks for the site file (siteConfigCandidates in core/site-config.ts),
+    with this Python's own ``<prefix>/etc/jupyter`` among the environment's directories."""
+    named = env.get(SITE_CONFIG_ENV)
+    if named:
+        return [named] if os.path.isabs(named) else []
+    if env.get("JUPYTER_NO_CONFIG"):
+        return []
+    user = [env["JUPYTER_CONFIG_DIR"]] if env.get("JUPYTER_CONFIG_DIR") else []
+    if not user and home_dir is not None:
+        user = [os.path.join(home_dir, ".jupyter")]
+    environment = [d for d in (env.get("JUPYTER_CONFIG_PATH") or "").split(os.pathsep) if d]
+    environment.append(os.path.join(prefix, "etc", "jupyter"))
+    candidates = []
+    for directory in user + environment + ["/usr/local/etc/jupyter", "/etc/jupyter"]:
+        path = os.path.join(directory, SITE_CONFIG_FILE)
+        if os.path.isabs(directory) and path not in candidates:
+            candidates.append(path)
+    return candidates
+
+
+def site_platform(candidates):
+    """The ``platform`` key of the first site file among ``candidates`` that exists, when only
+    root or this user can have written it (the service refuses any other file, and then decides
+    nothing); None without one, or for a file or value the service would refuse."""
+    for path in candidates:
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return None
+        try:
+            info = os.fstat(fd)
+            uid = os.getuid() if hasattr(os, "getuid") else None
+            if (
+                not stat_module.S_ISREG(info.st_mode)
+                or info.st_mode & 0o022
+                or (uid is not None and info.st_uid not in (0, uid))
+                or info.st_size > SITE_CONFIG_MAX_BYTES
+            ):
+                return None
+            with os.fdopen(fd, "rb", closefd=False) as f:
+                document = json.loads(f.read(SITE_CONFIG_MAX_BYTES + 1).decode("utf-8"))
+        except (OSError, ValueError):
+            return None
+        finally:
+            os.close(fd)
+        value = document.get("platform") if isinstance(document, dict) else None
+        return value if isinstance(value, str) and value in PLATFORM_IDS else None
+    return None
 
 
 def look_at_marker(state_path):
@@ -167,10 +238,11 @@ def record_names(state_path, parents, project_path, user_uid):
     )
 
 
-def find_initialized_project(working_dir, home_dir, env):
+def find_initialized_project(working_dir, home_dir, env, site_platform_value=None):
     """The nearest initialized project at or above ``working_dir`` (a real path), else
-    ``working_dir``; with a platform setting the service would refuse, ``working_dir``."""
-    platform = select_platform(env)
+    ``working_dir``; with a platform setting the service would refuse, ``working_dir``.
+    ``site_platform_value``: the site file's ``platform``, if it has one."""
+    platform = select_platform(env, site_platform=site_platform_value)
     if platform is None:
         return working_dir
     user_uid = os.getuid() if hasattr(os, "getuid") else -1
@@ -195,4 +267,7 @@ def working_project(env=None):
         return None
     home = env.get("HOME") or os.path.expanduser("~")
     home_dir = os.path.realpath(home) if home else None
-    return find_initialized_project(working_dir, home_dir, env)
+    found_platform = (
+        None if env.get(PLATFORM_SETTING) else site_platform(site_config_candidates(env, home_dir, sys.prefix))
+    )
+    return find_initialized_project(working_dir, home_dir, env, found_platform)

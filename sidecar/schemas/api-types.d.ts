@@ -244,6 +244,8 @@ export interface components {
                         /** @enum {unknown} */
                         id: "institution-ai-gateway";
                         label: components["schemas"]["ManifestLabel"];
+                        /** @description Whether this site has arranged the connection: the arrangement of the model source of the same id. Absent (an older service): arranged. */
+                        arranged?: boolean;
                     }[];
                 }
             ];

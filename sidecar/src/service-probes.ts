@@ -7,6 +7,7 @@ import type {
   CredentialObservation,
   HttpProbe
 } from './core/observations';
+import { siteSourceName } from './core/site-names';
 import type { PlatformEvidence } from './core/platforms/rules';
 import { gatherAllocationEvidence } from './observe/evidence';
 import type {
@@ -129,7 +130,9 @@ export class ServiceProbes {
         : undefined;
     this.processCredentials = classifyProcessCredentials(
       env,
-      credentialVariableNames(env)
+      credentialVariableNames(env),
+      adapter.modelSources.includes('institution-ai-gateway') &&
+        siteSourceName('institution-ai-gateway', config.modelSources).arranged
     );
     this.keyringProbe = adapter.credentialBackends.includes('system-keyring')
       ? new SingleFlight(

@@ -15,11 +15,17 @@ import {
 } from './observe/evidence';
 import {
   buildManifest,
+  modelSourcesOf,
   PreparedManifest,
   prepareManifest
 } from './core/manifest';
 import { adapterFor } from './core/platforms';
-import { PlatformDecision, selectPlatform } from './core/platforms/rules';
+import {
+  PLATFORM_SETTING,
+  PlatformDecision,
+  selectPlatform,
+  siteFilePlatformSetting
+} from './core/platforms/rules';
 import type {
   AllocationObservation,
   PlatformAdapter,
@@ -133,9 +139,13 @@ export class StartupService {
       options.fileExists ?? realFileExists
     );
     // The platform setting is the variable's, else the site configuration file's (config.ts).
+    const platformOrigin = config.origins[PLATFORM_SETTING];
     const evidence = {
       ...gathered,
-      operatorSetting: config.platform ?? gathered.operatorSetting
+      operatorSetting: config.platform ?? gathered.operatorSetting,
+      ...(config.platform !== undefined && platformOrigin?.source === 'file'
+        ? { operatorSettingName: siteFilePlatformSetting(platformOrigin.path) }
+        : {})
     };
     this.decision = selectPlatform(evidence);
     this.adapter = adapterFor(this.decision.platform);
@@ -375,6 +385,7 @@ export class StartupService {
         ingress: this.ingress,
         browserUrl,
         credentials,
+        modelSources: modelSourcesOf(this.manifest.manifest),
         runtimes
       })
     };

@@ -75,22 +75,23 @@
   }
 
   // A model source as core/manifest-words.ts's modelSourceWords says it: the site's name for it
-  // (with its address), then "not arranged at this site" or secret-backed and approval modes.
+  // (with its address) and, apart from it, "not arranged at this site" or secret-backed and
+  // approval modes. The two are shown as separate items, so a label cannot pass for either.
   function modelSourceText(v) {
     var name =
       typeof v.address === 'string'
         ? v.label + ' (' + v.address + ')'
         : v.label;
     if (v.arranged === false) {
-      return name + ': not arranged at this site';
+      return { name: name, classification: 'not arranged at this site' };
     }
-    return (
-      name +
-      ': ' +
-      (v.secretBacked ? 'secret-backed' : 'credential-free') +
-      '; approval modes: ' +
-      v.approvalModeLabels.join(', ')
-    );
+    return {
+      name: name,
+      classification:
+        (v.secretBacked ? 'secret-backed' : 'credential-free') +
+        '; approval modes: ' +
+        v.approvalModeLabels.join(', ')
+    };
   }
 
   // The whole manifest in words, by the rules the command line's `capabilities` follows: each
@@ -100,9 +101,16 @@
       return modelSourceText(v);
     }
     if (typeof v.excludes === 'string') {
-      return v.label + ': ' + v.excludes + ' ' + (v.doesNotIsolate || '');
+      return {
+        name: v.label + ': ' + v.excludes + ' ' + (v.doesNotIsolate || '')
+      };
     }
-    return v.label + (capability['default'] === v.id ? ' (default)' : '');
+    if (v.arranged === false) {
+      return { name: v.label, classification: 'not arranged at this site' };
+    }
+    return {
+      name: v.label + (capability['default'] === v.id ? ' (default)' : '')
+    };
   }
 
   function renderManifest(m) {
@@ -125,7 +133,15 @@
       values.className = 'values';
       capability.values.forEach(v => {
         var li = document.createElement('li');
-        li.textContent = valueText(capability, v);
+        var words = valueText(capability, v);
+        li.textContent = words.name;
+        if (words.classification !== undefined) {
+          var classification = document.createElement('ul');
+          var item = document.createElement('li');
+          item.textContent = words.classification;
+          classification.appendChild(item);
+          li.appendChild(classification);
+        }
         values.appendChild(li);
       });
       dd.appendChild(values);

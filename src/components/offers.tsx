@@ -17,7 +17,7 @@ function isBoundary(
   return capability.id === 'model-credential-boundary';
 }
 
-/** A capability's values in words: labels, the default and the sources not arranged marked. */
+/** A capability's values in words: labels, the default and, apart, the sources not arranged. */
 function CapabilityValues(props: {
   capability: Capability;
   trans: Trans;
@@ -33,10 +33,16 @@ function CapabilityValues(props: {
         <li key={v.id} data-value-id={v.id}>
           {v.label}
           {fallback === v.id ? ` ${trans.__('(default)')}` : null}
-          {/* A model source the platform has and this site has not arranged: not offered. */}
-          {'arranged' in v && v.arranged === false
-            ? ` ${trans.__('(not arranged at this site)')}`
-            : null}
+          {/* A source or connection the platform has and this site has not arranged: not
+              offered. Said in an item of its own, never run into the site's label, so a label
+              cannot pass for this or any other classification. */}
+          {'arranged' in v && v.arranged === false ? (
+            <ul className={cls('valueNotes')}>
+              <li className={cls('notArranged')}>
+                {trans.__('Not arranged at this site')}
+              </li>
+            </ul>
+          ) : null}
         </li>
       ))}
     </ul>

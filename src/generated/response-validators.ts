@@ -2110,7 +2110,8 @@ const schema29 = {
                 required: ['id', 'label'],
                 properties: {
                   id: { enum: ['institution-ai-gateway'] },
-                  label: { $ref: '#/$defs/label' }
+                  label: { $ref: '#/$defs/label' },
+                  arranged: { type: 'boolean' }
                 }
               }
             }
@@ -4799,8 +4800,28 @@ function validate75(
                         errors = vErrors.length;
                       }
                     }
+                    if (data78.arranged !== undefined) {
+                      if (typeof data78.arranged !== 'boolean') {
+                        const err74 = {
+                          instancePath:
+                            instancePath +
+                            '/capabilities/9/values/' +
+                            i11 +
+                            '/arranged',
+                          schemaPath: '',
+                          keyword: 'type',
+                          params: { type: 'boolean' }
+                        };
+                        if (vErrors === null) {
+                          vErrors = [err74];
+                        } else {
+                          vErrors.push(err74);
+                        }
+                        errors++;
+                      }
+                    }
                   } else {
-                    const err74 = {
+                    const err75 = {
                       instancePath:
                         instancePath + '/capabilities/9/values/' + i11,
                       schemaPath: '',
@@ -4808,84 +4829,84 @@ function validate75(
                       params: { type: 'object' }
                     };
                     if (vErrors === null) {
-                      vErrors = [err74];
+                      vErrors = [err75];
                     } else {
-                      vErrors.push(err74);
+                      vErrors.push(err75);
                     }
                     errors++;
                   }
                 }
               } else {
-                const err75 = {
+                const err76 = {
                   instancePath: instancePath + '/capabilities/9/values',
                   schemaPath: '',
                   keyword: 'type',
                   params: { type: 'array' }
                 };
                 if (vErrors === null) {
-                  vErrors = [err75];
+                  vErrors = [err76];
                 } else {
-                  vErrors.push(err75);
+                  vErrors.push(err76);
                 }
                 errors++;
               }
             }
           } else {
-            const err76 = {
+            const err77 = {
               instancePath: instancePath + '/capabilities/9',
               schemaPath: '',
               keyword: 'type',
               params: { type: 'object' }
             };
             if (vErrors === null) {
-              vErrors = [err76];
+              vErrors = [err77];
             } else {
-              vErrors.push(err76);
+              vErrors.push(err77);
             }
             errors++;
           }
         }
         const len13 = data13.length;
         if (!(len13 <= 10)) {
-          const err77 = {
+          const err78 = {
             instancePath: instancePath + '/capabilities',
             schemaPath: '',
             keyword: 'items',
             params: { limit: 10 }
           };
           if (vErrors === null) {
-            vErrors = [err77];
+            vErrors = [err78];
           } else {
-            vErrors.push(err77);
+            vErrors.push(err78);
           }
           errors++;
         }
       } else {
-        const err78 = {
+        const err79 = {
           instancePath: instancePath + '/capabilities',
           schemaPath: '',
           keyword: 'type',
           params: { type: 'array' }
         };
         if (vErrors === null) {
-          vErrors = [err78];
+          vErrors = [err79];
         } else {
-          vErrors.push(err78);
+          vErrors.push(err79);
         }
         errors++;
       }
     }
   } else {
-    const err79 = {
+    const err80 = {
       instancePath,
       schemaPath: '',
       keyword: 'type',
       params: { type: 'object' }
     };
     if (vErrors === null) {
-      vErrors = [err79];
+      vErrors = [err80];
     } else {
-      vErrors.push(err79);
+      vErrors.push(err80);
     }
     errors++;
   }

@@ -13,8 +13,11 @@ from jupyterlab_project_startup.project_search import (
     find_initialized_project,
     find_project_dir,
     marker_may_be_ours,
+    place_state,
     search_candidates,
     select_platform,
+    site_config_candidates,
+    site_platform,
 )
 
 CASES = json.loads((REPO / "test" / "fixtures" / "project-search-cases.json").read_text(encoding="utf-8"))
@@ -71,6 +74,65 @@ def test_the_platform_is_selected_as_the_service_selects_it():
     assert select_platform({}, lambda p: p == "/etc/slurm/slurm.conf") == "cluster"
     assert select_platform({"PROJECT_STARTUP_PLATFORM": "generic", "SLURM_JOB_ID": "1"}, no_files) == "generic"
     assert select_platform({"PROJECT_STARTUP_PLATFORM": "mainframe"}, no_files) is None
+
+
+@pytest.mark.parametrize("case", CASES["platforms"], ids=[c["name"] for c in CASES["platforms"]])
+def test_the_shared_platform_vectors(case):
+    """The platform the service selects (from the signals, the site file's ``platform`` and the
+    variable) and where it keeps the state, by the vectors test/unit/platform-vectors.test.ts runs."""
+    files = set(case["files"])
+    platform = select_platform(case["env"], files.__contains__, site_platform=case["sitePlatform"])
+    assert platform == case["platform"]
+    if platform is not None:
+        assert place_state(platform, case["projectPath"], case["homeDir"]) == (
+            case["statePath"],
+            case["parentsToCreate"],
+        )
+
+
+def test_the_site_file_platform_is_read_where_the_service_finds_the_file(tmp_path):
+    config = tmp_path / "etc" / "jupyter"
+    config.mkdir(parents=True)
+    site = config / "project-startup.json"
+    site.write_text(json.dumps({"platform": "hosted-notebook"}), encoding="utf-8")
+    site.chmod(0o644)
+    env = {"JUPYTER_CONFIG_PATH": str(config)}
+    candidates = site_config_candidates(env, str(tmp_path / "home"), str(tmp_path / "prefix"))
+    assert str(site) in candidates
+    assert site_platform(candidates) == "hosted-notebook"
+    # $PROJECT_STARTUP_CONFIG names the one file, as for the service.
+    assert site_config_candidates({"PROJECT_STARTUP_CONFIG": str(site)}, None, "/usr") == [str(site)]
+    # The environment's own <sys.prefix>/etc/jupyter is looked in, as Jupyter does.
+    assert site_config_candidates({}, None, str(tmp_path))[0] == str(config / "project-startup.json")
+    # A file others may write is not believed; nor is a value that names no platform.
+    site.chmod(0o666)
+    assert site_platform([str(site)]) is None
+    site.chmod(0o644)
+    site.write_text(json.dumps({"platform": "mainframe"}), encoding="utf-8")
+    assert site_platform([str(site)]) is None
+    assert site_platform([str(tmp_path / "absent.json")]) is None
+
+
+def test_a_site_file_platform_finds_the_state_where_the_service_put_it(tmp_path, monkeypatch):
+    """A site file saying hosted-notebook (no variable, no hub signals): the state is under the
+    home, and the project is found from a subdirectory."""
+    home = os.path.realpath(tmp_path / "home")
+    project = os.path.join(home, "work", "p")
+    sub = os.path.join(project, "a")
+    os.makedirs(sub)
+    state, parents = place_state("hosted-notebook", project, home)
+    for parent in parents:
+        os.makedirs(parent, mode=0o700, exist_ok=True)
+    write_state(project, state=state)
+    config = tmp_path / "jupyter"
+    config.mkdir()
+    (config / "project-startup.json").write_text(json.dumps({"platform": "hosted-notebook"}), encoding="utf-8")
+    (config / "project-startup.json").chmod(0o644)
+    env = {"HOME": home, "JUPYTER_CONFIG_DIR": str(config)}
+    # Without the site file's word the generic platform looks in the project, and finds nothing.
+    assert find_initialized_project(sub, home, env) == sub
+    monkeypatch.chdir(sub)
+    assert project_search.working_project(env) == project
 
 
 def write_state(project, state=None, record_project=None, mode=0o700, record_state=None):

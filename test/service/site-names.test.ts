@@ -48,13 +48,13 @@ function expectSuccess(r: RunResult): void {
 /** The lines of `capabilities` that show the site's names. */
 function expectSiteLines(stdout: string): void {
   expect(stdout).toContain(
-    `\n    ${GATEWAY_LABEL} (${GATEWAY_ADDRESS}): secret-backed; approval modes: Review Every Action\n`
+    `\n    ${GATEWAY_LABEL} (${GATEWAY_ADDRESS})\n      secret-backed; approval modes: Review Every Action\n`
   );
   expect(stdout).toContain(
-    `\n    ${VENDOR_A_LABEL}: secret-backed; approval modes: Review Every Action\n`
+    `\n    ${VENDOR_A_LABEL}\n      secret-backed; approval modes: Review Every Action\n`
   );
   expect(stdout).toContain(
-    `\n    ${VENDOR_B_LABEL}: not arranged at this site\n`
+    `\n    ${VENDOR_B_LABEL}\n      not arranged at this site\n`
   );
   expect(stdout).toMatch(
     new RegExp(

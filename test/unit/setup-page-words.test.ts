@@ -29,6 +29,23 @@ function manifestOf(platform: PlatformId, policy: 'permitted' | 'denied') {
   return buildManifest(adapterFor(platform), decision, policy);
 }
 
+/** A list item's own words, without the items nested in it (a value's classification). */
+function ownText(li: Element): string {
+  return [...li.childNodes]
+    .filter(n => n.nodeType === n.TEXT_NODE)
+    .map(n => n.textContent ?? '')
+    .join('')
+    .trim();
+}
+
+/** The classification shown under the item whose own words are `name`. */
+function classificationOf(list: HTMLElement, name: string): string[] {
+  return [...list.querySelectorAll('li')]
+    .filter(li => ownText(li) === name)
+    .flatMap(li => [...li.querySelectorAll(':scope > ul > li')])
+    .map(ownText);
+}
+
 async function renderPage(
   manifest: ReturnType<typeof manifestOf>
 ): Promise<HTMLElement> {
@@ -92,9 +109,9 @@ describe.each(
       >) {
         expect(text).toContain(v.label);
         if (Array.isArray(v.approvalModes)) {
-          expect(text).toContain(
-            `${v.label}: ${v.secretBacked ? 'secret-backed' : 'credential-free'}; approval modes: ${(v.approvalModeLabels as string[]).join(', ')}`
-          );
+          expect(classificationOf(list, v.label)).toEqual([
+            `${v.secretBacked ? 'secret-backed' : 'credential-free'}; approval modes: ${(v.approvalModeLabels as string[]).join(', ')}`
+          ]);
         }
         if (typeof v.excludes === 'string') {
           expect(text).toContain(v.excludes);
@@ -106,9 +123,7 @@ describe.each(
     expect(text.includes('Low-Risk Automation')).toBe(policy === 'permitted');
     // The terminal's words (cli/format.ts, core/manifest-words.ts): every model source and
     // boundary line of `project-startup capabilities` is a line of the page.
-    const items = [...list.querySelectorAll('li')].map(li =>
-      (li.textContent ?? '').trim()
-    );
+    const items = [...list.querySelectorAll('li')].map(ownText);
     for (const terminalLine of formatManifest(manifest)
       .split('\n')
       .filter(l => l.startsWith('    '))) {
@@ -121,16 +136,16 @@ describe("the setup page names the model sources as the site's manifest does", (
   it('the site labels, the gateway address and a source not arranged, in the terminal words', async () => {
     const manifest = manifestAt('generic', SITE_NAMES);
     const list = await renderPage(manifest);
-    const items = [...list.querySelectorAll('li')].map(li =>
-      (li.textContent ?? '').trim()
-    );
-    expect(items).toContain(
-      `${GATEWAY_LABEL} (${GATEWAY_ADDRESS}): secret-backed; approval modes: Review Every Action`
-    );
-    expect(items).toContain(
-      `${VENDOR_A_LABEL}: secret-backed; approval modes: Review Every Action`
-    );
-    expect(items).toContain(`${VENDOR_B_LABEL}: not arranged at this site`);
+    const items = [...list.querySelectorAll('li')].map(ownText);
+    expect(
+      classificationOf(list, `${GATEWAY_LABEL} (${GATEWAY_ADDRESS})`)
+    ).toEqual(['secret-backed; approval modes: Review Every Action']);
+    expect(classificationOf(list, VENDOR_A_LABEL)).toEqual([
+      'secret-backed; approval modes: Review Every Action'
+    ]);
+    expect(classificationOf(list, VENDOR_B_LABEL)).toEqual([
+      'not arranged at this site'
+    ]);
     expect(items).toContain(GATEWAY_LABEL);
     for (const terminalLine of formatManifest(manifest)
       .split('\n')

@@ -87,20 +87,22 @@ describe('a site label flows to every place the manifest is read', () => {
     });
     expect(
       manifest.capabilities.find(c => c.id === 'built-in-connections')?.values
-    ).toEqual([{ id: 'institution-ai-gateway', label: GATEWAY_LABEL }]);
+    ).toEqual([
+      { id: 'institution-ai-gateway', label: GATEWAY_LABEL, arranged: true }
+    ]);
     expectValid('Manifest', JSON.parse(JSON.stringify(manifest)));
   });
 
   it('the terminal names each source as the site does, a source not arranged as such', () => {
     const text = formatManifest(manifest);
     expect(text).toContain(
-      `    ${GATEWAY_LABEL} (${GATEWAY_ADDRESS}): secret-backed; approval modes: Review Every Action\n`
+      `    ${GATEWAY_LABEL} (${GATEWAY_ADDRESS})\n      secret-backed; approval modes: Review Every Action\n`
     );
     expect(text).toContain(
-      `    ${VENDOR_A_LABEL}: secret-backed; approval modes: Review Every Action\n`
+      `    ${VENDOR_A_LABEL}\n      secret-backed; approval modes: Review Every Action\n`
     );
     expect(text).toContain(
-      `    ${VENDOR_B_LABEL}: not arranged at this site\n`
+      `    ${VENDOR_B_LABEL}\n      not arranged at this site\n`
     );
     expect(text).not.toMatch(
       /Vendor API A|Vendor API B|Institution AI gateway/
@@ -146,7 +148,40 @@ describe('a site label flows to every place the manifest is read', () => {
       })
     );
     expect(text).toContain(
-      '    A {secret} {modes} {label}: secret-backed; approval modes: Review Every Action\n'
+      '    A {secret} {modes} {label}\n      secret-backed; approval modes: Review Every Action\n'
+    );
+  });
+});
+
+describe('a label cannot pass for a classification', () => {
+  const FORGED =
+    'Campus AI: credential-free; approval modes: Low-Risk Automation';
+
+  it("the terminal shows the label on its line and the source's own classification on the next", () => {
+    const lines = formatManifest(
+      manifestAt('generic', { 'vendor-api-a': { label: FORGED } })
+    ).split('\n');
+    const at = lines.indexOf(`    ${FORGED}`);
+    expect(at).toBeGreaterThan(0);
+    expect(lines[at + 1]).toBe(
+      '      secret-backed; approval modes: Review Every Action'
+    );
+    // Nothing is appended to the label's own line.
+    expect(lines.filter(l => l.includes(FORGED))).toEqual([`    ${FORGED}`]);
+  });
+
+  it('a gateway not arranged is said so under its built-in connection, apart from the label', () => {
+    const manifest = manifestAt('generic', {
+      'institution-ai-gateway': { label: 'Campus gateway', arranged: false }
+    });
+    expect(
+      manifest.capabilities.find(c => c.id === 'built-in-connections')?.values
+    ).toEqual([
+      { id: 'institution-ai-gateway', label: 'Campus gateway', arranged: false }
+    ]);
+    expectValid('Manifest', JSON.parse(JSON.stringify(manifest)));
+    expect(formatManifest(manifest)).toContain(
+      '  Built-in institution-managed connection\n    Campus gateway\n      not arranged at this site\n'
     );
   });
 });

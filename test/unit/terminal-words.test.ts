@@ -37,7 +37,7 @@ describe.each(
             )
           );
           expect(text).toContain(
-            `    ${v.label}: ${v.secretBacked ? 'secret-backed' : 'credential-free'}; approval modes: ${labels.join(', ')}\n`
+            `    ${v.label}\n      ${v.secretBacked ? 'secret-backed' : 'credential-free'}; approval modes: ${labels.join(', ')}\n`
           );
         }
         if (typeof v.excludes === 'string') {

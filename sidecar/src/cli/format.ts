@@ -113,7 +113,11 @@ export function formatManifest(m: Manifest): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** One capability: its values on one line, or a model source or the boundary per line. */
+/**
+ * One capability: its values on one line, or each model source, connection and the boundary on
+ * its own lines. A site's name for a source is a line of its own and what the source is at this
+ * site the line below it, so no label can run into (or pass for) a classification.
+ */
 function capabilityLines(
   capability: Manifest['capabilities'][number],
   width: number
@@ -123,7 +127,10 @@ function capabilityLines(
     { id: string; label: string } & Record<string, unknown>
   > = capability.values;
   const detailed = values.some(
-    v => Array.isArray(v.approvalModeLabels) || typeof v.excludes === 'string'
+    v =>
+      Array.isArray(v.approvalModeLabels) ||
+      typeof v.excludes === 'string' ||
+      v.arranged === false
   );
   if (!detailed) {
     const plain = values
@@ -137,21 +144,33 @@ function capabilityLines(
   }
   return [
     line`  ${capability.label}`,
-    ...values.map(v =>
-      Array.isArray(v.approvalModeLabels)
-        ? line`    ${modelSourceWords({
+    ...values.flatMap(v => {
+      if (typeof v.excludes === 'string') {
+        return [
+          line`    ${fillWords('boundary', {
+            label: v.label,
+            excludes: v.excludes,
+            doesNotIsolate: String(v.doesNotIsolate ?? '')
+          }).trimEnd()}`
+        ];
+      }
+      const words = Array.isArray(v.approvalModeLabels)
+        ? modelSourceWords({
             label: v.label,
             arranged: typeof v.arranged === 'boolean' ? v.arranged : undefined,
             address: typeof v.address === 'string' ? v.address : undefined,
             secretBacked: v.secretBacked === true,
             approvalModeLabels: v.approvalModeLabels as string[]
-          })}`
-        : line`    ${fillWords('boundary', {
-            label: v.label,
-            excludes: String(v.excludes ?? ''),
-            doesNotIsolate: String(v.doesNotIsolate ?? '')
-          }).trimEnd()}`
-    )
+          })
+        : {
+            name: v.label,
+            classification:
+              v.arranged === false ? MANIFEST_WORDS.notArranged : undefined
+          };
+      return words.classification === undefined
+        ? [line`    ${words.name}`]
+        : [line`    ${words.name}`, line`      ${words.classification}`];
+    })
   ];
 }
 

@@ -2,7 +2,9 @@
 // `capabilities` (cli/format.ts) reads them here, and the Python client reads the copy that
 // `node scripts/manifest-words.js` generates from this module
 // (jupyterlab_project_startup/manifest_words.json; test/service/manifest-words.test.ts keeps them equal).
-// `{name}` marks a value filled in.
+// `{name}` marks a value filled in. A site's label is never run into the words that classify its
+// source: the name and its classification are two pieces every interface shows apart (its own
+// line, its own cell), so a label written like a classification cannot pass for one.
 
 export const MANIFEST_WORDS = {
   heading: 'Capabilities of the {platform} ({platformId})',
@@ -11,8 +13,8 @@ export const MANIFEST_WORDS = {
   overruled: 'overruled: {overruled}',
   policy: 'low-risk automation: {policy} by platform policy',
   defaultValue: '{label} (default)',
-  modelSource: '{label}: {secret}; approval modes: {modes}',
-  notArranged: '{label}: not arranged at this site',
+  modelSource: '{secret}; approval modes: {modes}',
+  notArranged: 'not arranged at this site',
   addressed: '{label} ({address})',
   secretBacked: 'secret-backed',
   credentialFree: 'credential-free',
@@ -40,13 +42,23 @@ export interface ModelSourceWordsInput {
   approvalModeLabels: readonly string[];
 }
 
+/** A model source in words: its name and, apart, what it is at this site. */
+export interface ModelSourceText {
+  /** The site's name for it, with its address where it has one. */
+  name: string;
+  /** "not arranged at this site", or whether it is secret-backed and its approval modes. */
+  classification: string;
+}
+
 /**
- * A model source in words: the site's name for it (with its address, where it has one), then
- * either that this site has not arranged it or whether it is secret-backed and its approval
- * modes. A manifest without `arranged` (a service before 1.1.0) means arranged.
+ * A model source in words: the site's name for it (with its address, where it has one), and
+ * apart from it either that this site has not arranged it or whether it is secret-backed and its
+ * approval modes. A manifest without `arranged` (a service before 1.1.0) means arranged.
  */
-export function modelSourceWords(source: ModelSourceWordsInput): string {
-  const label =
+export function modelSourceWords(
+  source: ModelSourceWordsInput
+): ModelSourceText {
+  const name =
     source.address === undefined
       ? source.label
       : fillWords('addressed', {
@@ -54,13 +66,15 @@ export function modelSourceWords(source: ModelSourceWordsInput): string {
           address: source.address
         });
   if (source.arranged === false) {
-    return fillWords('notArranged', { label });
+    return { name, classification: MANIFEST_WORDS.notArranged };
   }
-  return fillWords('modelSource', {
-    label,
-    secret: source.secretBacked
-      ? MANIFEST_WORDS.secretBacked
-      : MANIFEST_WORDS.credentialFree,
-    modes: source.approvalModeLabels.join(', ')
-  });
+  return {
+    name,
+    classification: fillWords('modelSource', {
+      secret: source.secretBacked
+        ? MANIFEST_WORDS.secretBacked
+        : MANIFEST_WORDS.credentialFree,
+      modes: source.approvalModeLabels.join(', ')
+    })
+  };
 }

@@ -151,14 +151,25 @@ export function buildManifest(
       {
         id: 'built-in-connections',
         label: 'Built-in institution-managed connection',
-        // The connection is the gateway model source: the site's name for it.
-        values: adapter.builtInConnections.map(id => ({
-          id,
-          label: siteSourceName(id, site).label
-        }))
+        // The connection is the gateway model source: the site's name for it and its
+        // arrangement, so a site that has not arranged the gateway is not said to connect to it.
+        values: adapter.builtInConnections.map(id => {
+          const { label, arranged } = siteSourceName(id, site);
+          return { id, label, arranged };
+        })
       }
     ]
   };
+}
+
+/** The manifest's model sources, with this site's names and arrangement. */
+export function modelSourcesOf(manifest: Manifest): ModelSourceValue[] {
+  for (const capability of manifest.capabilities) {
+    if (capability.id === 'model-sources') {
+      return capability.values;
+    }
+  }
+  return [];
 }
 
 /** The manifest as the exact bytes every route serves, with its strong ETag. */

@@ -1,6 +1,10 @@
 // What a startup projection is built from (the observations, the platform and where the
 // service listens), and the situation it puts the model of routes in (reach.ts).
-import type { InitializeRequestBody, StartupProjection } from './api-types';
+import type {
+  InitializeRequestBody,
+  ModelSourceValue,
+  StartupProjection
+} from './api-types';
 import type { PlatformDecision } from './platforms/rules';
 import type { ComputeStatus, PlatformAdapter } from './platforms/types';
 import type {
@@ -50,6 +54,12 @@ export interface ProjectionInputs {
   /** The setup page URL, when a self-probe reached this very process through it. */
   browserUrl: string | undefined;
   credentials: CredentialObservation[];
+  /**
+   * The model sources as the manifest gives them (with this site's arrangement), so the
+   * credential check asks for credentials only where an arranged source needs them. Absent:
+   * every source of the platform is arranged.
+   */
+  modelSources?: readonly ModelSourceValue[];
   runtimes: RuntimeProbe[];
   /** Set by buildProjection: a record confirmed on another platform, which does not count here. */
   foreignRecord?: InitializationRecord;

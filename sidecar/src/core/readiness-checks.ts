@@ -2,6 +2,7 @@
 // what the probes observed (the IETF health-check draft's shape: id, status, observed, remedy).
 import type { ReadinessCheck } from './api-types';
 import { confirmationInterfaces } from './confirmation';
+import { PLATFORM_SETTING } from './platforms/rules';
 import {
   howToReach,
   ProjectionInputs,
@@ -27,6 +28,15 @@ const RUNTIME_URL_VARIABLES: Readonly<Record<InferenceRuntimeId, string>> = {
   'high-throughput-serving': 'PROJECT_STARTUP_SERVING_RUNTIME_URL'
 };
 
+/** How to change the platform: where the setting in force came from, else the variable. */
+function platformSettingFix(decision: ProjectionInputs['decision']): string {
+  const setting = decision.signals.find(s => s.kind === 'setting');
+  const values = 'generic, hosted-notebook or cluster';
+  return setting !== undefined && setting.name !== PLATFORM_SETTING
+    ? `change ${setting.name} to ${values}`
+    : `set ${PLATFORM_SETTING} to ${values}`;
+}
+
 function platformEvidenceCheck(input: ProjectionInputs): ReadinessCheck {
   const { decision } = input;
   const signalNames =
@@ -41,8 +51,7 @@ function platformEvidenceCheck(input: ProjectionInputs): ReadinessCheck {
         observed: `${labelOf(decision.platform)} selected by rule ${decision.decidedBy}; overruled: ${decision.overruled
           .map(s => `${s.name} (${s.platform})`)
           .join(', ')}`,
-        remedy:
-          'If the platform is wrong, set PROJECT_STARTUP_PLATFORM to generic, hosted-notebook or cluster and restart.',
+        remedy: `If the platform is wrong, ${platformSettingFix(decision)} and restart.`,
         remedyBy: 'administrator'
       }
     : {
@@ -210,6 +219,21 @@ export const NOT_SET_UP = 'not set up at this site';
  * secrets directory, no identity endpoint, no D-Bus session on a laptop) is not set up here.
  */
 function credentialsCheck(input: ProjectionInputs): ReadinessCheck {
+  const arranged = input.modelSources?.filter(s => s.arranged !== false);
+  if (arranged !== undefined && !arranged.some(s => s.secretBacked)) {
+    // Only credential-free sources (or none) are arranged here: no credential is needed, and
+    // asking for one would send a person after a provider this site does not offer.
+    return {
+      id: 'credential-backends',
+      title: 'Credential backends',
+      status: 'skip',
+      required: false,
+      observed:
+        arranged.length === 0
+          ? 'no model source is arranged at this site, so no model credential is needed'
+          : 'only credential-free model sources are arranged at this site, so no model credential is needed'
+    };
+  }
   const available = input.credentials.filter(c => c.available);
   const broken = input.credentials.filter(c => c.configured && !c.available);
   // Each backend's own words (why it is missing included): they sit in the details only.

@@ -26,21 +26,37 @@ export const PROVIDER_CREDENTIAL_VARIABLES: readonly string[] = [
   'PROJECT_STARTUP_AI_GATEWAY_TOKEN'
 ];
 
+/** The institution gateway's credential: a model credential only where the gateway is arranged. */
+export const GATEWAY_TOKEN_VARIABLE: string =
+  'PROJECT_STARTUP_AI_GATEWAY_TOKEN';
+
 export interface ProcessCredentials {
   /** Provider credentials present (non-empty), by name, sorted. */
   provider: string[];
   /** Other credential-like names present, which are not counted. */
   ignored: string[];
+  /** Credentials present for a source this site has not arranged, which are not counted. */
+  unarranged: string[];
 }
 
+/**
+ * The process backend's credentials. `gatewayArranged`: whether this site arranged the
+ * institution gateway; where it did not, the gateway's token reaches no model here and is not
+ * counted.
+ */
 export function classifyProcessCredentials(
   env: Readonly<Record<string, string | undefined>>,
-  credentialLike: readonly string[]
+  credentialLike: readonly string[],
+  gatewayArranged = true
 ): ProcessCredentials {
   const present = (name: string) => env[name] !== undefined && env[name] !== '';
-  const provider = PROVIDER_CREDENTIAL_VARIABLES.filter(present).sort();
-  const ignored = credentialLike.filter(name => !provider.includes(name));
-  return { provider, ignored };
+  const found = PROVIDER_CREDENTIAL_VARIABLES.filter(present).sort();
+  const unarranged = gatewayArranged
+    ? []
+    : found.filter(name => name === GATEWAY_TOKEN_VARIABLE);
+  const provider = found.filter(name => !unarranged.includes(name));
+  const ignored = credentialLike.filter(name => !found.includes(name));
+  return { provider, ignored, unarranged };
 }
 
 /** The process backend's observation, for a person: which provider credentials, by name. */
@@ -50,7 +66,15 @@ export function describeProcessCredentials(c: ProcessCredentials): string {
       ? `model provider credential(s) present: ${c.provider.join(', ')}`
       : 'no model provider credential in the environment';
   // No ";" inside: the check joins the backends' observations with it.
-  return c.ignored.length > 0
-    ? `${found} (not model credentials, not counted: ${c.ignored.join(', ')})`
-    : found;
+  const notes = [
+    ...(c.unarranged.length > 0
+      ? [
+          `not counted, the gateway is not arranged at this site: ${c.unarranged.join(', ')}`
+        ]
+      : []),
+    ...(c.ignored.length > 0
+      ? [`not model credentials, not counted: ${c.ignored.join(', ')}`]
+      : [])
+  ];
+  return notes.length > 0 ? `${found} (${notes.join(' / ')})` : found;
 }

@@ -1,5 +1,5 @@
-import * as path from 'node:path';
 import { labelOf } from '../vocabulary';
+import { placeStateOn } from './placement';
 import {
   AllocationObservation,
   ComputeStatus,
@@ -30,11 +30,8 @@ export const clusterPlatform: PlatformAdapter = {
   builtInConnections: ['institution-ai-gateway'],
   defaultLowRiskAutomation: 'denied',
   requiresApprovedStorage: true,
-  placeState(projectPath) {
-    return {
-      statePath: path.join(projectPath, '.project-startup'),
-      parentsToCreate: []
-    };
+  placeState(projectPath, homeDir) {
+    return placeStateOn('cluster', projectPath, homeDir);
   },
   assessCompute(allocation) {
     return assessAllocation(allocation);

@@ -1,5 +1,5 @@
-import * as path from 'node:path';
 import { labelOf } from '../vocabulary';
+import { placeStateOn } from './placement';
 import { ALL_MODEL_SOURCES, PlatformAdapter } from './types';
 
 /** A workstation or a container: everything runs on the current host. */
@@ -17,11 +17,8 @@ export const genericPlatform: PlatformAdapter = {
   builtInConnections: ['institution-ai-gateway'],
   defaultLowRiskAutomation: 'permitted',
   requiresApprovedStorage: false,
-  placeState(projectPath) {
-    return {
-      statePath: path.join(projectPath, '.project-startup'),
-      parentsToCreate: []
-    };
+  placeState(projectPath, homeDir) {
+    return placeStateOn('generic', projectPath, homeDir);
   },
   assessCompute() {
     return {

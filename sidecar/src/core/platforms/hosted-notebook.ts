@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
-import * as path from 'node:path';
 import { labelOf } from '../vocabulary';
+import { placeStateOn } from './placement';
 import { ALL_MODEL_SOURCES, PlatformAdapter } from './types';
 
 /** A JupyterHub-style hosted notebook service: one single-user server per person. */
@@ -20,13 +19,7 @@ export const hostedNotebookPlatform: PlatformAdapter = {
   requiresApprovedStorage: false,
   placeState(projectPath, homeDir) {
     // Hosted project directories are often shared or ephemeral; the person's home persists.
-    const home = homeDir ?? projectPath;
-    const root = path.join(home, '.project-startup');
-    const projects = path.join(root, 'projects');
-    return {
-      statePath: path.join(projects, `${stateDirName(projectPath)}`),
-      parentsToCreate: [root, projects]
-    };
+    return placeStateOn('hosted-notebook', projectPath, homeDir);
   },
   assessCompute() {
     return {
@@ -39,15 +32,4 @@ export const hostedNotebookPlatform: PlatformAdapter = {
   }
 };
 
-/** `<name>-<first 12 hex of sha256(project path)>`, the name kept to safe characters. */
-export function stateDirName(projectPath: string): string {
-  const base = path
-    .basename(projectPath)
-    .replace(/[^A-Za-z0-9._-]/g, '_')
-    .replace(/^\.+/, '_');
-  const digest = createHash('sha256')
-    .update(projectPath)
-    .digest('hex')
-    .slice(0, 12);
-  return `${base.slice(0, 64) || 'project'}-${digest}`;
-}
+export { stateDirName } from './placement';

@@ -156,6 +156,16 @@ export interface PlatformEvidence {
   present: ReadonlySet<string>;
   /** The operator's PROJECT_STARTUP_PLATFORM, when set and not empty. */
   operatorSetting?: string;
+  /**
+   * Where the operator setting came from, as the evidence names it: the variable (the default)
+   * or the site file's `platform` key, so a person is sent to the place that set it.
+   */
+  operatorSettingName?: string;
+}
+
+/** The evidence's name for a site file's `platform` key. */
+export function siteFilePlatformSetting(file: string): string {
+  return `platform in ${file}`;
 }
 
 export interface Signal {
@@ -218,7 +228,11 @@ export function selectPlatform(evidence: PlatformEvidence): PlatformDecision {
   if (setting !== undefined) {
     platform = setting;
     decidedBy = 'operator-setting';
-    signals.unshift({ name: PLATFORM_SETTING, kind: 'setting', platform });
+    signals.unshift({
+      name: evidence.operatorSettingName ?? PLATFORM_SETTING,
+      kind: 'setting',
+      platform
+    });
   } else {
     const rule = PLATFORM_RULES.find(r =>
       ruleMatches(r, evidence.present)
