@@ -334,7 +334,7 @@ function browserRouteCheck(input: ProjectionInputs): ReadinessCheck {
     web.route?.kind === 'url'
   ) {
     // Behind a proxy the setup page is served too, signed in by the proxy: the manifest's
-    // direct loopback is the route of a service of its own (`project-startup serve`).
+    // direct loopback is the route when the service itself listens on this machine.
     return {
       ...base,
       status: 'pass',
