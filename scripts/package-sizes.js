@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The sizes of what users install (issue 22, defect 7): the npm package packed (the tarball `npm
+// The sizes of what users install : the npm package packed (the tarball `npm
 // pack` makes) and unpacked, and the wheel as installed (the files its RECORD lists in a venv,
 // data files included). docs/package-sizes.json holds them; docs/performance.md quotes its
 // `display` strings. One measure, one file: the docs never carry a figure this script did not

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // How large the source is: the five largest files and the five longest functions of
-// sidecar/src, src/ and jupyterlab_project_startup/ (issue 21: no source file over 500 lines,
+// sidecar/src, src/ and jupyterlab_project_startup/ (no source file over 500 lines,
 // no function over 80). Generated files (a first line that says so) are skipped. TypeScript
 // functions are found with the TypeScript compiler API, Python functions with Python's ast
 // module; a function's length runs from its first line to its last, nested functions included.

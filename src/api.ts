@@ -1,6 +1,6 @@
 // Server calls of the extension. Every request goes through ServerConnection.makeRequest, so it
 // carries Jupyter's token and XSRF headers; the sidecar is reached through the notebook-server
-// proxy at {base_url}project/ (design.md "Paths, ingress and authentication").
+// proxy at {base_url}project/ (docs/http-api.md, "Authentication").
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 import {

@@ -8,7 +8,7 @@ import { CHECK_STATUSES, NOTIFICATION_KINDS, PHASES } from './schema-lists';
 
 type Schemas = components['schemas'];
 
-/** The plugin id (design.md "Names"); the settings schema is schema/plugin.json after the colon. */
+/** The plugin id; the settings schema is schema/plugin.json after the colon. */
 export const PLUGIN_ID = 'jupyterlab-project-startup:plugin';
 
 /** The gettext domain of the extension's translations. */
@@ -20,7 +20,7 @@ export const PANEL_ID = 'jp-project-startup-panel';
 /** The namespace of the panel's WidgetTracker (layout restoration). */
 export const TRACKER_NAMESPACE = 'project-startup';
 
-/** The interface this extension is (design.md: terminal, web, notebook). */
+/** The interface this extension is (of terminal, web and notebook). */
 export const INTERFACE: InterfaceId = 'notebook';
 
 /** The file initialize writes inside the state directory (sidecar/src/observe/state.ts RECORD_FILE). */

@@ -277,7 +277,7 @@ export interface components {
             /** @description What the boundary does not isolate. */
             doesNotIsolate: string;
         };
-        /** @description A model source of the platform, named as this site names it (the seed's label unless the site configuration gives one). Secret-backed sources allow Review Every Action only; credential-free service-managed inference may also allow Low-Risk Automation where platform policy permits it. A site configuration can rename a source, mark it not arranged or give its address; it cannot add a source or change its approval modes. */
+        /** @description A model source of the platform, named as this site names it (the product's own label unless the site configuration gives one). Secret-backed sources allow Review Every Action only; credential-free service-managed inference may also allow Low-Risk Automation where platform policy permits it. A site configuration can rename a source, mark it not arranged or give its address; it cannot add a source or change its approval modes. */
         ManifestModelSourceValue: {
             /** @enum {unknown} */
             id: "service-managed" | "institution-ai-gateway" | "vendor-consumer-sign-in" | "vendor-api-a" | "vendor-api-b" | "compatible-service";

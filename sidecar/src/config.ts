@@ -103,7 +103,7 @@ export interface ServiceConfig {
   logLevel: LogLevel;
   /** The platform setting ($PROJECT_STARTUP_PLATFORM, else the site file's); undefined: from evidence. */
   platform: PlatformId | undefined;
-  /** What the site file says of each model source (issue 23); {} without a file. */
+  /** What the site file says of each model source; {} without a file. */
   modelSources: SiteModelSources;
   /** The site configuration file read, if any. */
   siteConfigFile: string | undefined;

@@ -184,7 +184,7 @@ describe('project-startup config check', () => {
     expect(`${quoted.stdout}${quoted.stderr}`).not.toMatch(/sk-|AB01/);
   });
 
-  test("the seed's matrix: a source the platform lacks is refused, naming the rule", async () => {
+  test('a source the platform lacks is refused, naming the rule', async () => {
     const s = site();
     const file = s.write(
       'site.json',
@@ -203,7 +203,7 @@ describe('project-startup config check', () => {
     });
     expect(r.code).toBe(2);
     expect(r.stdout).toMatch(
-      /:4: modelSources\.vendor-api-a: the Cluster platform \(cluster\) has no vendor-api-a source \(the seed's capability matrix/
+      /:4: modelSources\.vendor-api-a: the Cluster platform \(cluster\) has no vendor-api-a source; each platform has a fixed set of model sources/
     );
   });
 

@@ -310,8 +310,8 @@ describe('bad input: each named with its file, line, key and fix', () => {
   });
 });
 
-describe("the seed's rules, which no file can widen", () => {
-  test('a source the selected platform lacks is refused, naming the matrix', () => {
+describe('the fixed rules, which no file can widen', () => {
+  test('a source the selected platform lacks is refused, saying why and where the docs say so', () => {
     const text = JSON.stringify(
       {
         modelSources: {
@@ -332,31 +332,33 @@ describe("the seed's rules, which no file can widen", () => {
       line: 3
     });
     expect(siteProblemLine(problem)).toMatch(
-      /has no vendor-api-a source \(the seed's capability matrix, service\.md\).*Fix: Remove modelSources\.vendor-api-a; the cluster platform's sources are service-managed, institution-ai-gateway/
+      /has no vendor-api-a source; each platform has a fixed set of model sources, and a file cannot add one \(docs\/site-configuration\.md, "What the file may not do"\).*Fix: Remove modelSources\.vendor-api-a; the cluster platform's sources are service-managed, institution-ai-gateway/
     );
   });
 
-  test('Low-Risk Automation for a secret-backed route: refused naming rule 3', () => {
+  test('Low-Risk Automation for a secret-backed route: refused, stating the review rule', () => {
     for (const key of ['approvalModes', 'lowRiskAutomation', 'secretBacked']) {
       const lines = refusedByBoth({
         modelSources: { 'vendor-api-a': { [key]: ['low-risk-automation'] } }
       });
       expect(lines[0]).toMatch(
-        /is refused: service\.md rule 3: a secret-backed model route always requires Review Every Action/
+        /is refused: a model source reached with a secret always has every action reviewed, at every site, and no file can change that \(docs\/site-configuration\.md/
       );
     }
-    expect(refusedByBoth({ approvalModes: {} })[0]).toMatch(/rule 3/);
+    expect(refusedByBoth({ approvalModes: {} })[0]).toMatch(
+      /every action reviewed/
+    );
   });
 
-  test("the boundary's sentences: refused naming rule 2", () => {
+  test("the boundary's sentences: refused, stating the boundary rule", () => {
     expect(refusedByBoth({ boundary: { excludes: '' } })[0]).toMatch(
-      /^\/etc\/jupyter\/project-startup\.json:2: boundary is refused: service\.md rule 2/
+      /^\/etc\/jupyter\/project-startup\.json:2: boundary is refused: the model credential boundary \(application-scrubbed\) and its sentences are the same at every site/
     );
     expect(
       refusedByBoth({
         modelSources: { 'vendor-api-b': { boundary: 'none' } }
       })[0]
-    ).toMatch(/rule 2/);
+    ).toMatch(/credential boundary/);
   });
 });
 

@@ -32,7 +32,7 @@ export async function init(
 /**
  * Already set up is success on every platform, wherever the confirmation happened (as POST
  * initialize answers 200 with the record): nothing to confirm, so nothing to refuse. Confirmed
- * but not ready (a cluster project checked on a login node, audit D8): the state is there, so
+ * but not ready (a cluster project checked on a login node): the state is there, so
  * init's part is done; what is left is the projection's next action.
  */
 function alreadySetUp(

@@ -460,7 +460,7 @@ async function printUrl(
   // The token goes into an address a person opens: only for a service that proved it holds it.
   const lookup = await clientModule().findRunningService(config, io.env);
   const info = lookup.service?.info ?? lookup.proxied;
-  // Beside JupyterLab the setup page is the one behind that Jupyter server (audit D2, D3).
+  // Beside JupyterLab the setup page is the one behind that Jupyter server, which signs the person in.
   const beside =
     info === undefined || info.ingress === 'notebook-server-proxy'
       ? await jupyterClientModule().findJupyterService(config, io.env)

@@ -47,7 +47,7 @@ export interface ServiceLookup {
   service: ProvenService | undefined;
   /** What was found on the way, for a person: a stale runtime file removed. */
   notes: string[];
-  /** A service that runs behind a trusted proxy: only the proxy may call it (audit D5). */
+  /** A service that runs behind a trusted proxy: only the proxy may call it. */
   proxied?: RuntimeInfo;
 }
 

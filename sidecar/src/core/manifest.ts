@@ -1,4 +1,5 @@
-// The capability manifest: the selected platform's row of the matrix in design.md's shape.
+// The capability manifest: what the selected platform offers, in the shape of
+// sidecar/schemas/manifest.schema.json.
 // Pure: built once at start-up from the adapter and the decision.
 import { createHash } from 'node:crypto';
 import type { Manifest, ModelSourceValue } from './api-types';
@@ -42,7 +43,7 @@ function values<Id extends string>(
 
 /**
  * One model source of the platform, named as the site names it. The approval modes follow the
- * seed's rule whatever the site says: only credential-free service-managed inference may skip
+ * product's fixed rule whatever the site says: only credential-free service-managed inference may skip
  * per-action review, and only where the platform policy permits it; every secret-backed route
  * reviews every action.
  */

@@ -116,7 +116,7 @@ function confirmAction(input: ProjectionInputs): NextAction {
   const withRequest = request ? { request } : {};
   switch (iface) {
     case 'terminal':
-      // Said to someone at the command line: no "in a terminal" (audit D13).
+      // Said to someone at the command line: no "in a terminal", since they are in one.
       if (input.ingress?.listening && !input.ingress.offered) {
         // This service answers read-only: the command line can check and create on its own.
         return {

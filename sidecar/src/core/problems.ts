@@ -1,4 +1,4 @@
-// RFC 9457 problem details with the stable codes of design.md. Messages are written here,
+// RFC 9457 problem details with the stable codes of docs/http-api.md. Messages are written here,
 // never taken from exceptions, so no stack trace, internal path or secret can leak.
 
 import type { PROBLEM_CODE_IDS } from './generated/schema-lists';

@@ -3,7 +3,7 @@
 // line's advice, and through the projection the setup page and the Python client) comes from
 // reach() here, so no two outputs can disagree about the same situation. Pure.
 //
-// Decision (audit D2): the setup page IS offered behind Jupyter, on a platform that offers the
+// The setup page IS offered behind Jupyter, on a platform that offers the
 // web interface. Through the notebook-server proxy, `GET {base_url}project/` serves it with
 // Jupyter's sign-in and its button creates the state, so saying "Jupyter serves no setup page"
 // was false; every output now names `{base_url}project/` on that Jupyter server (and
@@ -127,7 +127,7 @@ function webReach(ctx: ReachContext, client: ReachClient): Reach {
 
 /**
  * The Project Startup panel talks to the service jupyter-server-proxy runs behind JupyterLab's
- * own Jupyter server (audit D17): a service on direct loopback or a trusted proxy is not that one.
+ * own Jupyter server: a service on direct loopback or a trusted proxy is not that one.
  */
 function notebookReach(ctx: ReachContext): Reach {
   const iface = 'notebook';

@@ -74,7 +74,7 @@ function noBrowserRoute(platform: PlatformId, ctx: ReachContext): UrlAnswer {
   };
 }
 
-/** `url` beside JupyterLab: the setup page through that Jupyter server (audit D3). */
+/** `url` beside JupyterLab: the setup page through that Jupyter server, which signs the person in. */
 function throughJupyter(jupyter: {
   url: string;
   platform: PlatformId;

@@ -1,7 +1,7 @@
 // The site configuration file checked against its schema (generated/site-config-schema.ts, from
 // sidecar/schemas/site-config.schema.json): every problem at once, each with its JSON pointer,
 // what is wrong and the fix. Unknown keys get the nearest known key; keys that try to widen the
-// seed's rules are refused naming the rule. Pure.
+// product's fixed rules are refused naming the rule. Pure.
 import {
   SITE_CONFIG_SCHEMA,
   SiteSchemaNode
@@ -16,11 +16,11 @@ export interface SiteProblemAt {
   fix: string;
 }
 
-/** Keys that would change what the seed's rules fix, and the rule each would break. */
+/** Keys that would change what no site may change, and the rule each would break. */
 const RULE_2 =
-  'service.md rule 2: the model credential boundary (application-scrubbed) and its sentences are fixed';
+  'the model credential boundary (application-scrubbed) and its sentences are the same at every site';
 const RULE_3 =
-  'service.md rule 3: a secret-backed model route always requires Review Every Action';
+  'a model source reached with a secret always has every action reviewed, at every site';
 
 /** The rule a key breaks, wherever it appears, or undefined. */
 export function forbiddenKeyRule(key: string): string | undefined {
@@ -215,7 +215,7 @@ function walkObject(
     if (rule !== undefined) {
       out.push({
         pointer: at,
-        message: `${dottedKey(at)} is refused: ${rule}, and no file can change that`,
+        message: `${dottedKey(at)} is refused: ${rule}, and no file can change that (docs/site-configuration.md, "What the file may not do")`,
         fix: `Remove ${dottedKey(at)}.`
       });
       continue;

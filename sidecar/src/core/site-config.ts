@@ -1,5 +1,5 @@
 // The site configuration file's rules: where it is looked for, what its text must be (schema,
-// the seed's matrix and rules 2 and 3), when its file may be trusted, and which variable each
+// the platforms' fixed sources and approval rules), when its file may be trusted, and which variable each
 // key stands for. Pure: observe/site-config-file.ts reads the file, config.ts applies it.
 import * as path from 'node:path';
 import { adapterFor } from './platforms';
@@ -208,7 +208,7 @@ export function siteModelSources(
 }
 
 /**
- * The seed's matrix: the file may name only sources the selected platform has. A file that
+ * The platform's fixed sources: the file may name only sources the selected platform has. A file that
  * names another is refused (it would advertise a route the platform cannot support).
  */
 export function matrixProblems(
@@ -222,7 +222,7 @@ export function matrixProblems(
       file: file.path,
       line: lineOf(file.lines, `/modelSources/${id}`),
       key: `modelSources.${id}`,
-      message: `the ${labelOf(platform)} (${platform}) has no ${id} source (the seed's capability matrix, service.md); a file cannot add a source to a platform that lacks it`,
+      message: `the ${labelOf(platform)} (${platform}) has no ${id} source; each platform has a fixed set of model sources, and a file cannot add one (docs/site-configuration.md, "What the file may not do")`,
       fix: `Remove modelSources.${id}; the ${platform} platform's sources are ${offered.join(', ')}.`
     }));
 }

@@ -1,4 +1,4 @@
-// What a site may say about its model sources (issue 23): the label a person reads, which of
+// What a site may say about its model sources: the label a person reads, which of
 // them the site has arranged and where the institution's gateway (or another compatible
 // service) lives. The site configuration file fills SiteModelSources (config.ts, which checks
 // the file); the manifest (manifest.ts) reads it through siteSourceName, which can only rename
@@ -7,7 +7,7 @@ import type { ModelSourceValue } from './api-types';
 import * as lists from './generated/schema-lists';
 import { labelOf } from './vocabulary';
 
-/** The six model-source ids (design.md, "Names"). */
+/** The six model-source ids, as the capability manifest names them. */
 export type ModelSourceId = ModelSourceValue['id'];
 
 export interface SiteModelSource {
@@ -16,7 +16,7 @@ export interface SiteModelSource {
   arranged?: boolean;
 }
 
-/** The site's words per model source; a source it does not mention keeps the seed's. */
+/** The site's words per model source; a source it does not mention keeps the product's own. */
 export type SiteModelSources = Partial<Record<ModelSourceId, SiteModelSource>>;
 
 /**
@@ -35,7 +35,7 @@ export interface SiteSourceName {
 
 /**
  * Whether a source the site says nothing about is arranged. With no site configuration every
- * source the platform has is advertised, as the seed always did. Once the site marks any
+ * source the platform has is advertised. Once the site marks any
  * source `arranged: true` it has said which ones it arranged, so every source it did not mark
  * so is not arranged; until then only a source marked `arranged: false` is not.
  */

@@ -1,4 +1,4 @@
-// The identifiers every part of the project agrees on (design.md, "Names"), each with the
+// The identifiers every part of the project agrees on (docs/http-api.md), each with the
 // human label shown beside it. Pure data: no I/O.
 
 export const SCHEMA_VERSION = '1.2.0';

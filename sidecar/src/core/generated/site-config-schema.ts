@@ -41,7 +41,7 @@ export const SITE_CONFIG_SCHEMA: SiteSchema = {
     "modelSources": {
       "type": "object",
       "additionalProperties": false,
-      "description": "What a person reads about each model source this site offers. Only sources of the selected platform may be named (the cluster platform has service-managed and institution-ai-gateway only). Nothing here can change a source's approval modes (service.md rule 3) or the model credential boundary (rule 2).",
+      "description": "What a person reads about each model source this site offers. Only sources of the selected platform may be named (the cluster platform has service-managed and institution-ai-gateway only). Nothing here can change a source's approval modes (a source reached with a secret always has every action reviewed) or the model credential boundary.",
       "properties": {
         "service-managed": {
           "$ref": "#/$defs/modelSource"
