@@ -189,7 +189,7 @@ export const SITE_CONFIG_SCHEMA: SiteSchema = {
         },
         "arranged": {
           "type": "boolean",
-          "description": "Whether this site has arranged the source (an agreement, an account, a gateway)."
+          "description": "Whether this site has arranged the source (an agreement, an account, a gateway). Once any source is marked true, every source not marked true is not arranged."
         }
       }
     },
@@ -203,7 +203,7 @@ export const SITE_CONFIG_SCHEMA: SiteSchema = {
         },
         "arranged": {
           "type": "boolean",
-          "description": "Whether this site has arranged the source (an agreement, an account, a gateway)."
+          "description": "Whether this site has arranged the source (an agreement, an account, a gateway). Once any source is marked true, every source not marked true is not arranged."
         },
         "address": {
           "$ref": "#/$defs/httpsUrl"
