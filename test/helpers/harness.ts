@@ -62,6 +62,8 @@ export interface TestServiceOptions {
   stateTraversal?: DirectoryTraversal;
   /** A socket listened on before the service, as the bin does for `serve --unix-socket`. */
   listeningFirst?: EarlyListener;
+  /** The clock sign-in sessions expire by (default Date.now). */
+  clock?: () => number;
 }
 
 export interface TestService {
@@ -138,6 +140,7 @@ export async function startTestService(
     fileExists: p => files.has(p),
     logger: createLogger('debug', line => logs.push(line)),
     onCreationStep: options.onCreationStep,
+    clock: options.clock,
     stateTraversal: options.stateTraversal,
     listeningFirst: options.listeningFirst
   });

@@ -133,7 +133,8 @@ function readProxySecret(file: string | undefined): string {
 export function createGuard(
   ingress: IngressMode,
   config: ServiceConfig,
-  env: Readonly<Record<string, string | undefined>>
+  env: Readonly<Record<string, string | undefined>>,
+  clock: () => number = Date.now
 ): { guard: IngressGuard; token?: string } {
   switch (ingress) {
     case 'direct-loopback': {
@@ -145,7 +146,7 @@ export function createGuard(
         token,
         'project-startup-session',
         `${config.baseUrl}project/`,
-        new SessionStore(config.sessions)
+        new SessionStore(config.sessions, clock)
       );
       return { guard, token };
     }

@@ -36,6 +36,8 @@ export interface StartOptions {
   stateTraversal?: DirectoryTraversal;
   /** The socket the bin listened on before the service was loaded (listen-first.ts). */
   listeningFirst?: EarlyListener;
+  /** The clock sign-in sessions expire by (Date.now); tests give their own. */
+  clock?: () => number;
 }
 
 export interface RunningService {
@@ -322,7 +324,7 @@ export async function startService(
   const logger = options.logger ?? createLogger(config.logLevel);
   const ingress = chosenIngress(config);
   const address = await resolveBindAddress(config, ingress);
-  const { guard, token } = createGuard(ingress, config, env);
+  const { guard, token } = createGuard(ingress, config, env, options.clock);
   // The command line's proof that its confirmation prompt was answered on a TTY: only in the
   // private runtime file, never printed, logged or taken from the environment.
   const promptKey = randomBytes(32).toString('base64url');

@@ -15,7 +15,6 @@ import {
   trackedServices
 } from '../../helpers/harness';
 import { expectProblem } from '../../helpers/schemas';
-import { delay } from '../../helpers/wait';
 
 const start = trackedServices('each');
 
@@ -172,12 +171,15 @@ describe('sessions of the real service', () => {
   });
 
   it('a session is refused once PROJECT_STARTUP_SESSION_MAX_SECONDS have passed since sign-in', async () => {
+    let now = Date.now();
     const svc = await start({
-      env: { PROJECT_STARTUP_SESSION_MAX_SECONDS: '2' }
+      env: { PROJECT_STARTUP_SESSION_MAX_SECONDS: '2' },
+      clock: () => now
     });
     const cookie = await signIn(svc);
+    now += 1000;
     expect((await withCookie(svc, cookie)).status).toBe(200);
-    await delay(2100);
+    now += 1000; // in use all along, and 2 s after sign-in
     const refused = await withCookie(svc, cookie);
     expectProblem(refused, 401, 'unauthorized');
     // The setup page asks to sign in again; so does a state change.
@@ -200,11 +202,15 @@ describe('sessions of the real service', () => {
   });
 
   it('a session is refused after PROJECT_STARTUP_SESSION_IDLE_SECONDS without a request', async () => {
+    let now = Date.now();
     const svc = await start({
-      env: { PROJECT_STARTUP_SESSION_IDLE_SECONDS: '1' }
+      env: { PROJECT_STARTUP_SESSION_IDLE_SECONDS: '1' },
+      clock: () => now
     });
     const cookie = await signIn(svc);
-    await delay(1200);
+    now += 999;
+    expect((await withCookie(svc, cookie)).status).toBe(200);
+    now += 1000; // a second without a request
     expectProblem(await withCookie(svc, cookie), 401, 'unauthorized');
   });
 
