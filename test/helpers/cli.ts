@@ -175,14 +175,14 @@ export interface ServeOptions {
    */
   wrapper?: readonly string[];
   /**
-   * What node runs in place of `bin/project-startup.js serve`, e.g. [CRASH_SERVE, step] (the
+   * What node runs in place of `bin/project-startup.js serve`, e.g. [CRASH_AT_STEP, 'serve', step] (the
    * crash-safety tests' entry, which runs serve itself); the args follow it.
    */
   program?: readonly string[];
 }
 
-/** The crash-safety tests' entry: `serve` with a hook that SIGKILLs the process at a step. */
-export const CRASH_SERVE = path.join(__dirname, 'crash-serve.js');
+/** The crash-safety tests' entry: `serve` or `init` with a hook that SIGKILLs the process at a step. */
+export const CRASH_AT_STEP = path.join(__dirname, 'crash-at-step.js');
 
 /**
  * A stress knob for finding timing assumptions in the tests: PROJECT_STARTUP_TEST_SERVE_NICE=19

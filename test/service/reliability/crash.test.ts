@@ -1,5 +1,5 @@
 // Crash safety of initialize: the real `project-startup serve`, started through the test-only
-// entry test/helpers/crash-serve.js with a hook that kills it with SIGKILL at each step of the
+// entry test/helpers/crash-at-step.js with a hook that kills it with SIGKILL at each step of the
 // state creation. Then, with nothing running: the state on disk is absent or complete and valid, and
 // nothing in it is unsafe. Restarted without the hook: the phase says the same
 // (awaiting-confirmation or ready), and a new initialize completes (201, or 200 with the record
@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   CliSandbox,
-  CRASH_SERVE,
+  CRASH_AT_STEP,
   runCli,
   runCliInTty,
   runProcess,
@@ -27,7 +27,6 @@ import { waitFor } from '../../helpers/wait';
 import { alive, tree } from './support';
 
 const sandbox = trackedSandboxes();
-const CRASH_INIT = path.join(__dirname, '..', '..', 'helpers', 'crash-init.js');
 const TOKEN = 'crash-test-token-0123456789abcdef0123456789';
 /** The variable an earlier version read to arm the crash hook: now it must do nothing. */
 const FORMER_SWITCH = 'PROJECT_STARTUP_TEST_CRASH_AT';
@@ -132,7 +131,7 @@ describe.each(PLATFORMS)('a crash at each step of initialize: $name', p => {
       const crashing = await startServe(p.args, {
         env: envFor(s, p),
         cwd: s.projectDir,
-        program: [CRASH_SERVE, step]
+        program: [CRASH_AT_STEP, 'serve', step]
       });
       expect(crashing.stderr()).toMatch(/TEST-ONLY fault injection armed/);
       const crashedPid = crashing.child.pid as number;
@@ -254,7 +253,7 @@ describe('a crash at each step of `init --local` on the cluster (its in-process 
       const statePath = path.join(s.projectDir, '.project-startup');
       const crashed = await runProcess(
         '/usr/bin/python3',
-        [TTY_STDIN, process.execPath, CRASH_INIT, step, '--local'],
+        [TTY_STDIN, process.execPath, CRASH_AT_STEP, 'init', step, '--local'],
         {
           env: { PYTHONDONTWRITEBYTECODE: '1', ...env },
           cwd: s.projectDir,
