@@ -11,10 +11,10 @@
 //       bounds (schema/plugin.json, the settings JupyterLab shows)
 //   jupyterlab_project_startup/schema_lists.json    the Python side's: the platforms a setting
 //       may name (startup.schema.json), for the traitlet and the project search
-//   src/generated/response-validators.ts              the extension's Ajv standalone checks of
-//       the service's answers (startup projection, initialize answer, problem details, next
-//       action; the diagnostics report of jupyterlab_project_startup/diagnostics-report.schema.json),
-//       from the reader's view of the schemas (readerSchema below)
+//   src/generated/response-validators.ts              the extension's checks of the service's
+//       answers (startup projection, initialize answer, problem details, next action; the
+//       diagnostics report of jupyterlab_project_startup/diagnostics-report.schema.json): the
+//       reader's view of the schemas (readerSchema below) as data for src/schema-check.ts
 //
 //   node scripts/schema-code.js generate   writes them all (npm run build:sidecar runs it before tsc)
 //   node scripts/schema-code.js check      fails when the committed files differ from what
@@ -281,55 +281,78 @@ ${code}
 `;
 }
 
-function responseValidatorsSource() {
-  const Ajv2020 = require('ajv/dist/2020').default;
-  const standalone = require('ajv/dist/standalone').default;
-  const ajv = new Ajv2020({
-    // Every wrong field of an answer at once: the panel lists them (src/responses.ts).
-    allErrors: true,
-    strict: true,
-    // The manifest's capability rows are a tuple whose length is a writer's bound (minItems,
-    // dropped): a reader takes the rows it knows, wherever the tuple ends.
-    strictTuples: false,
-    // Long enums and required lists as loops over a constant, not one comparison each: the
-    // labextension's bytes (a third fewer).
-    loopRequired: 2,
-    inlineRefs: false,
-    messages: false,
-    code: { source: true, esm: true, lines: true }
+/** The keywords src/schema-check.ts interprets (its SCHEMA_KEYWORDS, read from the source). */
+function interpretedKeywords() {
+  const source = fs.readFileSync(
+    path.join(ROOT, 'src', 'schema-check.ts'),
+    'utf8'
+  );
+  const list = /export const SCHEMA_KEYWORDS = \[([^\]]*)\]/.exec(source);
+  if (list === null) {
+    fail('src/schema-check.ts has no SCHEMA_KEYWORDS list.');
+  }
+  return new Set([...list[1].matchAll(/'([^']+)'/g)].map(match => match[1]));
+}
+
+/** Each keyword of `schema` (at any depth) that `known` lacks, with where it is. */
+function unknownKeywords(schema, known, at = '') {
+  if (Array.isArray(schema)) {
+    return schema.flatMap((item, i) =>
+      unknownKeywords(item, known, `${at}/${i}`)
+    );
+  }
+  if (schema === null || typeof schema !== 'object') {
+    return [];
+  }
+  return Object.entries(schema).flatMap(([key, member]) => {
+    if (SCHEMA_MAPS.has(key)) {
+      return Object.entries(member).flatMap(([name, sub]) =>
+        unknownKeywords(sub, known, `${at}/${key}/${name}`)
+      );
+    }
+    const here = known.has(key) ? [] : [`${at}/${key}`];
+    return ['const', 'enum'].includes(key)
+      ? here
+      : [...here, ...unknownKeywords(member, known, `${at}/${key}`)];
   });
-  for (const name of [
+}
+
+/**
+ * The extension's checks of the service's answers: the reader schemas as data, each validator
+ * one call of src/schema-check.ts's interpreter (a third of the labextension's bytes that Ajv's
+ * generated code took).
+ */
+function responseValidatorsSource() {
+  const schemas = [
     'startup',
     'manifest',
     'initialization-record',
     'initialize-request',
     'initialize-response',
     'problem'
-  ]) {
-    ajv.addSchema(readerSchema(withOpenLists(name, readSchema(name))));
-  }
-  ajv.addSchema(
+  ].map(name => readerSchema(withOpenLists(name, readSchema(name))));
+  schemas.push(
     readerSchema(JSON.parse(fs.readFileSync(DIAGNOSTICS_SCHEMA, 'utf8')))
   );
-  let code = standalone(ajv, RESPONSE_SCHEMAS).replace(/^"use strict";/, '');
-  if (/\brequire\(/.test(code)) {
-    // webpack would bundle Ajv's runtime module, or fail to find it.
+  const known = interpretedKeywords();
+  const unknown = schemas.flatMap(schema =>
+    unknownKeywords(schema, known).map(where => `${schema.$id}#${where}`)
+  );
+  if (unknown.length > 0) {
     fail(
-      'the response validators need an Ajv runtime module; add its keyword to WRITER_ONLY or keep the schemas to keywords that need none.'
+      `src/schema-check.ts does not interpret ${unknown.join(', ')}: add the keyword to WRITER_ONLY or teach the interpreter.`
     );
   }
-  code = code
-    // Each error's place in the schema: src/response-errors.ts reads the place in the answer
-    // only, and the long unique strings are a tenth of the validators' gzipped bytes.
-    .replace(/schemaPath:"(?:[^"\\]|\\.)*"/g, 'schemaPath:""')
-    .replace(
-      /export const (\w+) = (validate\d+);/g,
-      'export const $1 = $2 as unknown as IResponseValidator;'
-    );
-  return `${HEADER}/* eslint-disable */
-// @ts-nocheck
-import type { IResponseValidator } from '../response-errors';
-${code}
+  const validators = Object.entries(RESPONSE_SCHEMAS).map(
+    ([name, ref]) =>
+      `export const ${name} = validatorFor(SCHEMAS, ${JSON.stringify(ref)});`
+  );
+  return `${HEADER}import { ISchema, validatorFor } from '../schema-check';
+
+/** The reader's view of each schema: types, required members, enums and consts. */
+const SCHEMAS: ISchema[] = ${JSON.stringify(schemas.map(({ $schema, ...rest }) => rest))};
+
+${validators.join('\n')}
 `;
 }
 

@@ -2,7 +2,7 @@
 // `node scripts/schema-code.js generate`) report, and how a report becomes the list of wrong
 // fields a person reads in the panel's "unexpected answer" failure. Pure.
 
-/** One error as Ajv's generated code writes it (the members read here). */
+/** One error as Ajv writes it, and src/schema-check.ts after it (the members read here). */
 export interface IResponseError {
   instancePath: string;
   keyword: string;
