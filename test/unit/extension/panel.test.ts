@@ -11,11 +11,13 @@ import {
   ToolbarButton
 } from '@jupyterlab/apputils';
 import { refreshIcon } from '@jupyterlab/ui-components';
+import { StateDB } from '@jupyterlab/statedb';
 import { MessageLoop } from '@lumino/messaging';
 import { Widget } from '@lumino/widgets';
 import { genericPlatform } from '../../../sidecar/src/core/platforms/generic';
 import { projectStartupIcon } from '../../../src/icon';
 import { StartupModel } from '../../../src/model';
+import { DISCLOSURES_KEY } from '../../../src/disclosures';
 import { StartupPanel } from '../../../src/panel';
 import {
   InitializeRequest,
@@ -406,5 +408,65 @@ describe('StartupPanel', () => {
     await model.refresh();
     await settle();
     expect(document.body.textContent).toBe('');
+  });
+});
+
+describe('the disclosures a person left open', () => {
+  /** A panel on `state` showing a ready project, attached and settled. */
+  async function panelOn(state: StateDB | null): Promise<StartupPanel> {
+    const model = new StartupModel({
+      client: client([
+        ok(projectionFor(genericPlatform, { state: 'initialized' }))
+      ]),
+      confirm: () => Promise.resolve(false)
+    });
+    const panel = new StartupPanel({ model, trans, state });
+    Widget.attach(panel, document.body);
+    await model.refresh();
+    await settle();
+    return panel;
+  }
+  const sections = (panel: StartupPanel): HTMLDetailsElement[] =>
+    Array.from(panel.node.querySelectorAll('details[data-disclosure]'));
+
+  it('are open again in the next panel on the same state database, as after a reload', async () => {
+    const state = new StateDB();
+    const first = await panelOn(state);
+    const [section, ...others] = sections(first);
+    expect(section).toBeDefined();
+    expect(sections(first).every(s => !s.open)).toBe(true);
+    section.open = true;
+    section.dispatchEvent(new Event('toggle'));
+    await settle();
+    expect(await state.fetch(DISCLOSURES_KEY)).toEqual({
+      open: [section.dataset.disclosure]
+    });
+    first.dispose();
+
+    const second = await panelOn(state);
+    const again = sections(second);
+    expect(again.map(s => [s.dataset.disclosure, s.open])).toEqual([
+      [section.dataset.disclosure, true],
+      ...others.map(s => [s.dataset.disclosure, false])
+    ]);
+    // Closed again, it stays closed next time.
+    again[0].open = false;
+    again[0].dispatchEvent(new Event('toggle'));
+    await settle();
+    second.dispose();
+    const third = await panelOn(state);
+    expect(sections(third).some(s => s.open)).toBe(false);
+    third.dispose();
+  });
+
+  it('without a state database every section starts closed, and opening one breaks nothing', async () => {
+    const panel = await panelOn(null);
+    const [section] = sections(panel);
+    expect(section.open).toBe(false);
+    section.open = true;
+    section.dispatchEvent(new Event('toggle'));
+    await settle();
+    expect(sections(panel)[0].open).toBe(true);
+    panel.dispose();
   });
 });
