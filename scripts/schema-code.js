@@ -6,7 +6,7 @@
 //       (https://ajv.js.org/standalone.html): no schema is compiled at run time, no Ajv is loaded
 //   sidecar/src/core/generated/schema-lists.ts        the enums vocabulary.ts, the gateway and
 //       the allocation claim name (interfaces, platforms, phases, ingress modes, ...)
-//   src/schema-lists.ts                               the extension's: the phases and check
+//   src/generated/schema-lists.ts                     the extension's: the phases and check
 //       statuses (startup.schema.json), the notification kinds and the refresh interval's
 //       bounds (schema/plugin.json, the settings JupyterLab shows)
 //   jupyterlab_project_startup/schema_lists.json    the Python side's: the platforms a setting
@@ -31,7 +31,7 @@ const path = require('node:path');
 const ROOT = path.resolve(__dirname, '..');
 const SCHEMAS = path.join(ROOT, 'sidecar', 'schemas');
 const OUT_DIR = path.join(ROOT, 'sidecar', 'src', 'core', 'generated');
-const EXTENSION_LISTS = path.join(ROOT, 'src', 'schema-lists.ts');
+const EXTENSION_LISTS = path.join(ROOT, 'src', 'generated', 'schema-lists.ts');
 const PYTHON_LISTS = path.join(
   ROOT,
   'jupyterlab_project_startup',
