@@ -43,12 +43,10 @@ export default defineConfig([
       '**/*.d.ts',
       '.venv',
       '.venv-lab',
-      // Build outputs and generated files (the api types come from `npm run api:generate`, the
-      // user guide module from `npm run guide:generate`; both are compared byte for byte).
+      // Build outputs and generated files (`npm run generate`; `npm run generate:check` compares
+      // them byte for byte).
       'lib',
       'sidecar/dist',
-      'src/user-guide.ts',
-      // The validators and lists generated from the JSON Schemas (node scripts/schema-code.js).
       'sidecar/src/core/generated',
       'src/generated',
       'jupyterlab_project_startup',

@@ -4,7 +4,7 @@
 // compiled to sidecar/dist by `npm run build:sidecar`). test/service/manifest-words.test.ts fails when
 // the two differ.
 //
-//   node scripts/manifest-words.js
+//   node scripts/manifest-words.js [generate|check]
 'use strict';
 
 const fs = require('node:fs');
@@ -30,10 +30,23 @@ function generate() {
 }
 
 if (require.main === module) {
-  fs.writeFileSync(OUTPUT, generate());
-  process.stdout.write(
-    `manifest-words: wrote ${path.relative(ROOT, OUTPUT)}\n`
-  );
+  const mode = process.argv[2] ?? 'generate';
+  const relative = path.relative(ROOT, OUTPUT);
+  if (mode === 'check') {
+    const current = fs.existsSync(OUTPUT)
+      ? fs.readFileSync(OUTPUT, 'utf8')
+      : '';
+    if (current !== generate()) {
+      process.stderr.write(
+        `manifest-words: ${relative} is out of date; run \`npm run generate\`\n`
+      );
+      process.exit(1);
+    }
+    process.stdout.write(`manifest-words: ${relative} is current\n`);
+  } else {
+    fs.writeFileSync(OUTPUT, generate());
+    process.stdout.write(`manifest-words: wrote ${relative}\n`);
+  }
 }
 
 module.exports = { generate, OUTPUT };

@@ -2,8 +2,8 @@
 // Ships the user guide (docs/user-guide.md) with the extension: hub users have no network and
 // there is no published URL, so the Help menu's "Project Startup user guide" shows this copy.
 //
-//   node scripts/user-guide.js [generate]   writes src/user-guide.ts from docs/user-guide.md (build:lib runs it)
-//   node scripts/user-guide.js check        exits 1 when src/user-guide.ts differs from docs/user-guide.md
+//   node scripts/user-guide.js [generate]   writes src/generated/user-guide.ts from docs/user-guide.md (build:lib runs it)
+//   node scripts/user-guide.js check        exits 1 when src/generated/user-guide.ts differs from docs/user-guide.md
 //
 // The guide runs from its heading to the next heading of the same or a higher level.
 'use strict';
@@ -13,7 +13,7 @@ const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
 const GUIDE = path.join(ROOT, 'docs', 'user-guide.md');
-const MODULE = path.join(ROOT, 'src', 'user-guide.ts');
+const MODULE = path.join(ROOT, 'src', 'generated', 'user-guide.ts');
 const HEADING = '## Using Project Startup in JupyterLab and Notebook';
 const LEVEL = HEADING.indexOf(' ');
 

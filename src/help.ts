@@ -1,5 +1,5 @@
 // The Help menu's "Project Startup user guide": docs/user-guide.md's section, shipped with the
-// extension (src/user-guide.ts, generated from docs/user-guide.md) because hub users often have no
+// extension (src/generated/user-guide.ts, generated from docs/user-guide.md) because hub users often have no
 // network and there is no published URL. Rendered by JupyterLab's own Markdown renderer
 // (untrusted, so sanitized) when the app has a rendermime registry, else shown as plain text.
 // The Help entry is registered at start; the guide's text loads (import()) when first opened.
@@ -42,7 +42,7 @@ function guideContent(
   return content;
 }
 
-/** The guide's tab; `markdown` is USER_GUIDE_MARKDOWN (src/user-guide.ts). */
+/** The guide's tab; `markdown` is USER_GUIDE_MARKDOWN (src/generated/user-guide.ts). */
 export function createUserGuide(
   trans: ITranslationBundle,
   rendermime: IRenderMimeRegistry | null,
@@ -78,7 +78,7 @@ export function addUserGuide(
     if (guide !== null && !guide.isDisposed) {
       return Promise.resolve(guide);
     }
-    loading ??= import('./user-guide')
+    loading ??= import('./generated/user-guide')
       .then(({ USER_GUIDE_MARKDOWN }) => {
         guide = createUserGuide(trans, options.rendermime, USER_GUIDE_MARKDOWN);
         return guide;

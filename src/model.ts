@@ -9,7 +9,7 @@ import {
   DEFAULT_REFRESH_INTERVAL,
   MAX_REFRESH_INTERVAL,
   MIN_REFRESH_INTERVAL
-} from './schema-lists';
+} from './generated/schema-lists';
 import {
   Failure,
   InitializeRequest,
@@ -75,7 +75,7 @@ export {
   DEFAULT_REFRESH_INTERVAL,
   MAX_REFRESH_INTERVAL,
   MIN_REFRESH_INTERVAL
-} from './schema-lists';
+} from './generated/schema-lists';
 
 /**
  * The longest pause between polls while the service fails: ten intervals, at most five minutes

@@ -4,7 +4,11 @@
 // only the fields the panel reads, so an additive (minor) change of the service does not break
 // the panel; a minor version only adds fields, so these types hold for every 1.x service.
 import type { components } from '../sidecar/schemas/api-types';
-import { CHECK_STATUSES, NOTIFICATION_KINDS, PHASES } from './schema-lists';
+import {
+  CHECK_STATUSES,
+  NOTIFICATION_KINDS,
+  PHASES
+} from './generated/schema-lists';
 
 type Schemas = components['schemas'];
 
@@ -48,7 +52,7 @@ export const SETTING_MUTED_NOTIFICATIONS = 'mutedNotifications';
 
 /**
  * The states a notification reports (schema/plugin.json mutedNotifications' items, the one
- * list: src/schema-lists.ts is generated from it); confirm-elsewhere: awaiting a confirmation
+ * list: src/generated/schema-lists.ts is generated from it); confirm-elsewhere: awaiting a confirmation
  * this interface may not give (a terminal prompt).
  */
 export { NOTIFICATION_KINDS };

@@ -302,7 +302,7 @@ export interface components {
         StartupProjection: {
             /** @description A semantic version (https://semver.org). */
             schemaVersion: string;
-            platform: components["schemas"]["StartupProjectionPlatformId"];
+            platform: components["schemas"]["ManifestPlatformId"];
             interface: components["schemas"]["StartupProjectionInterfaceId"];
             /** @description The resolved project directory. */
             projectPath: string;
@@ -336,8 +336,6 @@ export interface components {
             readinessChecks: components["schemas"]["StartupProjectionReadinessCheck"][];
             manifest: components["schemas"]["Manifest"];
         } & (unknown & unknown & unknown & unknown & unknown);
-        /** @enum {unknown} */
-        StartupProjectionPlatformId: "generic" | "hosted-notebook" | "cluster";
         /**
          * @description web is the browser interface.
          * @enum {unknown}
@@ -470,8 +468,7 @@ export interface components {
             projectPath: string;
             /** @description The confirmed private state directory (absolute). */
             statePath: string;
-            /** @enum {unknown} */
-            platform: "generic" | "hosted-notebook" | "cluster";
+            platform: components["schemas"]["ManifestPlatformId"];
             confirmation: {
                 /**
                  * @description The interface through which the person confirmed.
@@ -537,8 +534,7 @@ export interface components {
             instanceId: string;
             /** @description Only when asked with ?nonce= and the service has a token (direct loopback): HMAC-SHA256 keyed by the token over "project-startup health proof v1\n<nonce>\n<instanceId>", hex. Proves the answer comes from the service holding the token without sending it. */
             proof?: string;
-            /** @enum {unknown} */
-            platform: "generic" | "hosted-notebook" | "cluster";
+            platform: components["schemas"]["ManifestPlatformId"];
         };
         /**
          * Gateway request

@@ -50,7 +50,9 @@ import {
   buildProjection,
   IngressObservation,
   Projection,
-  RuntimeProbe
+  ProjectionInputs,
+  RuntimeProbe,
+  sameProjectionInputs
 } from './core/projection';
 import type { InitializeResponse } from './core/api-types';
 import { parseInitializeRequest } from './core/requests';
@@ -83,7 +85,8 @@ export interface StartupResult extends Projection {
 
 /** A projection, the observations it was built from, and its JSON once asked for. */
 interface ProjectionMemo {
-  key: unknown[];
+  /** What the projection was built from: the cache key (sameProjectionInputs). */
+  inputs: ProjectionInputs;
   projection: Projection;
   json?: string;
   /** What startup() answers: the projection with the manifest. */
@@ -341,53 +344,31 @@ export class StartupService {
     browserUrl: string | undefined
   ): ProjectionMemo {
     const { creates, project, state } = this.observeFiles();
-    // Everything buildProjection reads that can change while the service runs. Probe results
-    // are compared by identity (a cached probe answers the same object); the rest by value.
-    const key: unknown[] = [
-      allocation,
-      runtimes,
+    const inputs: ProjectionInputs = {
+      adapter: this.adapter,
+      decision: this.decision,
+      iface,
+      baseUrl: this.config.baseUrl,
+      projectPath: this.config.projectDir,
+      statePath: this.placement.statePath,
+      creates,
+      project,
+      state,
+      approvedStorage: this.config.approvedStorage,
+      compute: this.adapter.assessCompute(allocation),
+      ingress: this.ingress,
       browserUrl,
-      this.ingress,
-      creates.join('\0'),
-      project.ok,
-      project.observed,
-      project.remedy,
-      state.kind,
-      state.detail,
-      state.kind === 'unsafe' ? state.remedy : undefined,
-      state.kind === 'initialized' ? state.record : undefined
-    ];
-    for (const c of credentials) {
-      key.push(c.backend, c.available, c.observed);
-    }
+      credentials,
+      modelSources: modelSourcesOf(this.manifest.manifest),
+      runtimes
+    };
     const last = this.projections.get(iface);
-    if (
-      last &&
-      last.key.length === key.length &&
-      last.key.every((value, i) => value === key[i])
-    ) {
+    if (last && sameProjectionInputs(last.inputs, inputs)) {
       return last;
     }
     const memo: ProjectionMemo = {
-      key,
-      projection: buildProjection({
-        adapter: this.adapter,
-        decision: this.decision,
-        iface,
-        baseUrl: this.config.baseUrl,
-        projectPath: this.config.projectDir,
-        statePath: this.placement.statePath,
-        creates,
-        project,
-        state,
-        approvedStorage: this.config.approvedStorage,
-        compute: this.adapter.assessCompute(allocation),
-        ingress: this.ingress,
-        browserUrl,
-        credentials,
-        modelSources: modelSourcesOf(this.manifest.manifest),
-        runtimes
-      })
+      inputs,
+      projection: buildProjection(inputs)
     };
     this.projections.set(iface, memo);
     return memo;

@@ -24,7 +24,9 @@ const SCHEMAS: ISchema[] = [
     ],
     properties: {
       schemaVersion: { type: 'string' },
-      platform: { $ref: '#/$defs/platformId' },
+      platform: {
+        $ref: 'urn:jupyterlab-project-startup:schema:manifest#/$defs/platformId'
+      },
       interface: { $ref: '#/$defs/interfaceId' },
       projectPath: { type: 'string' },
       statePath: { type: 'string' },
@@ -80,7 +82,6 @@ const SCHEMAS: ISchema[] = [
       browserUrl: { properties: { interface: { const: 'web' } } }
     },
     $defs: {
-      platformId: { enum: ['generic', 'hosted-notebook', 'cluster'] },
       interfaceId: { enum: ['terminal', 'web', 'notebook'] },
       phase: {
         enum: [
@@ -497,7 +498,9 @@ const SCHEMAS: ISchema[] = [
       kind: { const: 'project-startup-state' },
       projectPath: { type: 'string' },
       statePath: { type: 'string' },
-      platform: { enum: ['generic', 'hosted-notebook', 'cluster'] },
+      platform: {
+        $ref: 'urn:jupyterlab-project-startup:schema:manifest#/$defs/platformId'
+      },
       confirmation: {
         type: 'object',
         required: ['interface', 'method', 'ingress', 'confirmedAt'],

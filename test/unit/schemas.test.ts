@@ -458,7 +458,10 @@ describe('schema files', () => {
       $defs: Record<string, { enum: string[] }>;
     };
     expect(startup.$defs.phase.enum).toEqual([...PHASES]);
-    expect(startup.$defs.platformId.enum).toEqual([...PLATFORM_IDS]);
+    const manifest = loadSchema('Manifest') as {
+      $defs: Record<string, { enum: string[] }>;
+    };
+    expect(manifest.$defs.platformId.enum).toEqual([...PLATFORM_IDS]);
     expect(startup.$defs.interfaceId.enum).toEqual([...INTERFACE_IDS]);
   });
 });

@@ -7,7 +7,7 @@ import type { Socket } from 'node:net';
 import { ENV, ServiceConfig } from '../config';
 import type { StepHook } from '../observe/state';
 import type { Manifest } from '../core/manifest';
-import { Problem, ProblemError } from '../core/problems';
+import { ProblemError } from '../core/problems';
 import { newNonce, proofMatches } from '../core/health-proof';
 import { initializeInProcess, readJsonAnswer } from './in-process';
 import { besideJupyterLab } from './jupyter-client';
@@ -24,6 +24,7 @@ import {
   formatAllocationClaim
 } from '../core/allocation-claim';
 import { PROMPT_KEY_HEADER } from '../core/confirmation';
+import { HttpProjectClient } from './http-client';
 import type { ProjectClient } from './project-client';
 import {
   askHealth,
@@ -38,8 +39,9 @@ export { findRunningService, UnprovenService };
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-class RemoteClient implements ProjectClient {
+class RemoteClient extends HttpProjectClient {
   readonly source: string;
+  protected readonly answerer: string;
   private readonly info: RuntimeInfo;
   private readonly token: string | undefined;
   private readonly agent: http.Agent;
@@ -48,14 +50,15 @@ class RemoteClient implements ProjectClient {
 
   constructor(
     proven: ProvenService,
-    /** The job this terminal runs in (`slurm:1234`), for the service to verify with the scheduler. */
-    private readonly allocation: string | undefined
+    protected readonly allocation: string | undefined
   ) {
+    super();
     this.info = proven.info;
     this.token = proven.token;
     this.agent = proven.agent;
     this.provenSocket = proven.socket;
     this.source = `answered by the service at ${this.info.url ?? this.info.socket} (pid ${this.info.pid})`;
+    this.answerer = `The service at ${this.info.url ?? this.info.socket}`;
   }
 
   /** The agent's connection, proven: the one proven before, or a new one proven now. */
@@ -195,62 +198,28 @@ class RemoteClient implements ProjectClient {
     });
   }
 
-  private async expect<T>(
+  protected exchange(
     method: 'GET' | 'POST',
     route: string,
     body?: object,
-    extraHeaders?: Record<string, string>
-  ): Promise<{ status: number; json: T }> {
-    const { status, json } = await this.request(
+    promptAnswered?: boolean
+  ): Promise<{ status: number; json: unknown }> {
+    return this.request(
       method,
       route,
       body,
-      extraHeaders
-    );
-    if (status === 401) {
-      // Say where this command line took its token from; the service cannot know.
-      throw new ProblemError(
-        'unauthorized',
-        unauthorizedDetail(this.info, this.token)
-      );
-    }
-    if (status >= 400) {
-      throw ProblemError.fromProblem(json as Problem);
-    }
-    return { status, json: json as T };
-  }
-
-  async capabilities(): Promise<Manifest> {
-    return (await this.expect<Manifest>('GET', 'capabilities')).json;
-  }
-
-  async startup(iface: InterfaceId): Promise<StartupResult> {
-    const allocation = this.allocation
-      ? `&allocation=${encodeURIComponent(this.allocation)}`
-      : '';
-    return (
-      await this.expect<StartupResult>(
-        'GET',
-        `startup?interface=${encodeURIComponent(iface)}${allocation}`
-      )
-    ).json;
-  }
-
-  async initialize(
-    body: object,
-    promptAnswered: boolean
-  ): Promise<InitializeResult> {
-    const headers: Record<string, string> =
       promptAnswered && this.info.promptKey
         ? { [PROMPT_KEY_HEADER]: this.info.promptKey }
-        : {};
-    const { status, json } = await this.expect<InitializeResult['body']>(
-      'POST',
-      'initialize',
-      this.allocation ? { ...body, allocation: this.allocation } : body,
-      headers
+        : {}
     );
-    return { status: status === 201 ? 201 : 200, body: json };
+  }
+
+  protected unauthorized(): ProblemError {
+    // Say where this command line took its token from; the service cannot know.
+    return new ProblemError(
+      'unauthorized',
+      unauthorizedDetail(this.info, this.token)
+    );
   }
 }
 

@@ -13,7 +13,8 @@ import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { PROMPT_KEY_HEADER } from '../core/confirmation';
-import { Problem, ProblemError } from '../core/problems';
+import { ProblemError } from '../core/problems';
+import { jsonOrProblem } from './http-client';
 import { createLogger } from '../log';
 import type { InitializeResult, StartupService } from '../service';
 import { createApp } from '../http/app';
@@ -139,7 +140,7 @@ export async function initializeInProcess(
   const { dir, socket } = privateSocketPath(tmpdir);
   try {
     await listen(server, socket);
-    const { status, json } = await send(
+    const answer = await send(
       socket,
       `${config.baseUrl}project/initialize`,
       {
@@ -148,12 +149,12 @@ export async function initializeInProcess(
       },
       JSON.stringify(body)
     );
-    if (status >= 400) {
-      throw ProblemError.fromProblem(json as Problem);
-    }
     return {
-      status: status === 201 ? 201 : 200,
-      body: json as InitializeResult['body']
+      status: answer.status === 201 ? 201 : 200,
+      body: jsonOrProblem<InitializeResult['body']>(
+        answer,
+        'The initialize route'
+      )
     };
   } finally {
     await new Promise<void>(resolve => {

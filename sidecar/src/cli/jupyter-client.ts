@@ -3,6 +3,7 @@
 // (Jupyter authenticates; the proxy starts the sidecar on the first request). Which server that
 // is: ./jupyter-discovery.ts.
 import type { ProjectClient } from './project-client';
+import { HttpProjectClient, JsonAnswer } from './http-client';
 import type { ServiceConfig } from '../config';
 import {
   chooseJupyter,
@@ -10,79 +11,40 @@ import {
   JupyterChoice,
   jupyterRequest
 } from './jupyter-discovery';
-import type { Manifest } from '../core/manifest';
 import { Problem, ProblemError } from '../core/problems';
 import type { RuntimeInfo } from '../runtime-file';
-import type { InitializeResult, StartupResult } from '../service';
-import { InterfaceId, isPlatformId, PlatformId } from '../core/vocabulary';
+import { isPlatformId, PlatformId } from '../core/vocabulary';
 
 type Env = Readonly<Record<string, string | undefined>>;
-
-function problemOf(status: number, json: unknown, where: string): ProblemError {
-  const problem = (json ?? {}) as Partial<Problem>;
-  if (typeof problem.code === 'string' && typeof problem.detail === 'string') {
-    return ProblemError.fromProblem(problem as Problem);
-  }
-  return new ProblemError('internal', `${where} answered HTTP ${status}.`);
-}
 
 /**
  * The service jupyter-server-proxy runs behind the Jupyter server this terminal belongs to,
  * reached through Jupyter (its token; Jupyter authenticates, the proxy starts the sidecar).
  */
-class JupyterProxyClient implements ProjectClient {
+class JupyterProxyClient extends HttpProjectClient {
   readonly source: string;
+  protected readonly answerer: string;
 
   constructor(private readonly jupyter: JupyterChoice) {
+    super();
     this.source = `answered by the Project Startup service behind the ${jupyter.how}; JupyterLab: ${jupyter.url}lab`;
+    this.answerer = `The Jupyter server at ${jupyter.url}`;
   }
 
-  private async expect<T>(
+  // No prompt key goes through Jupyter: there, confirming is the browser's, not a terminal's.
+  protected exchange(
     method: 'GET' | 'POST',
     route: string,
     body?: object
-  ): Promise<{ status: number; json: T }> {
-    const answer = await jupyterRequest(
-      this.jupyter,
-      method,
-      `project/${route}`,
-      body
-    ).catch((error: Error) => {
-      throw new ProblemError(
-        'internal',
-        `Could not reach the Jupyter server at ${this.jupyter.url}: ${error.message}.`
-      );
-    });
-    if (answer.status >= 400 || answer.json === undefined) {
-      throw problemOf(
-        answer.status,
-        answer.json,
-        `The Jupyter server at ${this.jupyter.url}`
-      );
-    }
-    return { status: answer.status, json: answer.json as T };
-  }
-
-  async capabilities(): Promise<Manifest> {
-    return (await this.expect<Manifest>('GET', 'capabilities')).json;
-  }
-
-  async startup(iface: InterfaceId): Promise<StartupResult> {
-    return (
-      await this.expect<StartupResult>(
-        'GET',
-        `startup?interface=${encodeURIComponent(iface)}`
-      )
-    ).json;
-  }
-
-  async initialize(body: object): Promise<InitializeResult> {
-    const { status, json } = await this.expect<InitializeResult['body']>(
-      'POST',
-      'initialize',
-      body
+  ): Promise<JsonAnswer> {
+    return jupyterRequest(this.jupyter, method, `project/${route}`, body).catch(
+      (error: Error) => {
+        throw new ProblemError(
+          'internal',
+          `Could not reach the Jupyter server at ${this.jupyter.url}: ${error.message}.`
+        );
+      }
     );
-    return { status: status === 201 ? 201 : 200, body: json };
   }
 }
 

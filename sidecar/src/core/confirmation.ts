@@ -3,12 +3,7 @@
 // request body's claims about itself.
 import type { PlatformAdapter } from './platforms/types';
 import type { ConfirmationMethod } from './observations';
-import {
-  BROWSER_INTERFACES,
-  IngressMode,
-  InterfaceId,
-  PlatformId
-} from './vocabulary';
+import { BROWSER_INTERFACES, IngressMode, InterfaceId } from './vocabulary';
 
 /** Header through which `project-startup init` proves its prompt was answered on a TTY. */
 export const PROMPT_KEY_HEADER = 'x-project-startup-prompt-key';
@@ -59,18 +54,16 @@ export function confirmationInterfaces(
  * PROJECT_STARTUP_TOKEN, Jupyter's own token through the notebook server, the trusted proxy's
  * secret) acts for the person in the same way the person's browser does, so it may confirm for
  * the browser interfaces, through every ingress the platform offers; the record says `http-api`.
- * On the cluster there is no browser: the one explicit act is the terminal prompt, so an API call
- * does not confirm there.
+ * On a platform without a browser interface (the cluster) the one explicit act is the terminal
+ * prompt, so an API call does not confirm there.
  */
 export function apiMayConfirm(
-  platform: PlatformId,
   iface: InterfaceId,
   adapter: PlatformAdapter
 ): boolean {
-  if (platform === 'cluster') {
-    return false;
-  }
-  return confirmationInterfaces(adapter).includes(iface);
+  return (
+    BROWSER_INTERFACES.includes(iface) && adapter.interfaces.includes(iface)
+  );
 }
 
 /**
@@ -155,7 +148,7 @@ function apiDecision(
   iface: InterfaceId,
   labels: { platform: string; iface: string }
 ): ConfirmationDecision {
-  if (apiMayConfirm(adapter.id, iface, adapter)) {
+  if (apiMayConfirm(iface, adapter)) {
     return { allowed: true, method: 'http-api' };
   }
   return {

@@ -78,7 +78,7 @@ function confirmRequest(input: ProjectionInputs): NextAction['request'] {
   const { iface } = input;
   return input.ingress?.listening &&
     input.ingress.offered &&
-    apiMayConfirm(input.adapter.id, iface, input.adapter)
+    apiMayConfirm(iface, input.adapter)
     ? {
         method: 'POST' as const,
         path: `${input.baseUrl}project/initialize`,

@@ -110,3 +110,51 @@ export function buildProjection(raw: ProjectionInputs): Projection {
     readinessChecks: checks
   };
 }
+
+/**
+ * Whether buildProjection would answer the same for both inputs: it is pure, so equal inputs
+ * give an equal projection. Every field counts, so an observation added to ProjectionInputs
+ * is part of the cache key without being listed anywhere. Identical values (a cached probe's
+ * answer, the adapter) are equal at once; fresh ones (the file observations) by value.
+ */
+export function sameProjectionInputs(
+  a: ProjectionInputs,
+  b: ProjectionInputs
+): boolean {
+  return sameValue(a, b);
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) {
+    return true;
+  }
+  if (!isObject(a) || !isObject(b)) {
+    return false;
+  }
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return (
+      Array.isArray(a) &&
+      Array.isArray(b) &&
+      a.length === b.length &&
+      a.every((value, i) => sameValue(value, b[i]))
+    );
+  }
+  // Anything but plain data (a function, a class instance) counts only when identical.
+  if (!isPlain(a) || !isPlain(b)) {
+    return false;
+  }
+  const keys = Object.keys(a);
+  return (
+    keys.length === Object.keys(b).length &&
+    keys.every(key => Object.hasOwn(b, key) && sameValue(a[key], b[key]))
+  );
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null;
+}
+
+function isPlain(value: object): value is Record<string, unknown> {
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}

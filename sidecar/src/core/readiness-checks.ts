@@ -2,6 +2,7 @@
 // what the probes observed (the IETF health-check draft's shape: id, status, observed, remedy).
 import type { ReadinessCheck } from './api-types';
 import { confirmationInterfaces } from './confirmation';
+import { PLATFORM_ADAPTERS } from './platforms';
 import { PLATFORM_SETTING } from './platforms/rules';
 import {
   howToReach,
@@ -31,7 +32,8 @@ const RUNTIME_URL_VARIABLES: Readonly<Record<InferenceRuntimeId, string>> = {
 /** How to change the platform: where the setting in force came from, else the variable. */
 function platformSettingFix(decision: ProjectionInputs['decision']): string {
   const setting = decision.signals.find(s => s.kind === 'setting');
-  const values = 'generic, hosted-notebook or cluster';
+  const ids = Object.values(PLATFORM_ADAPTERS).map(a => a.id);
+  const values = `${ids.slice(0, -1).join(', ')} or ${ids[ids.length - 1]}`;
   return setting !== undefined && setting.name !== PLATFORM_SETTING
     ? `change ${setting.name} to ${values}`
     : `set ${PLATFORM_SETTING} to ${values}`;

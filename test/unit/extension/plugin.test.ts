@@ -149,7 +149,7 @@ import plugin, { CommandIDs, PLUGIN_ID } from '../../../src/index';
 import { INFO_AUTO_CLOSE_MS } from '../../../src/notifier';
 import { projectStartupIcon } from '../../../src/icon';
 import { StartupPanel } from '../../../src/panel';
-import { USER_GUIDE_MARKDOWN } from '../../../src/user-guide';
+import { USER_GUIDE_MARKDOWN } from '../../../src/generated/user-guide';
 
 const mockedShowDialog = showDialog as unknown as jest.Mock;
 

@@ -2,7 +2,7 @@
 // from sidecar/schemas/*.schema.json. Change the schemas, then regenerate; the tests fail while
 // this file and the schemas disagree.
 
-/** startup.schema.json#/$defs/platformId/enum */
+/** manifest.schema.json#/$defs/platformId/enum */
 export const PLATFORM_IDS = ['generic', 'hosted-notebook', 'cluster'] as const;
 
 /** startup.schema.json#/$defs/interfaceId/enum */
