@@ -4,7 +4,7 @@
 //   - "Silenced notifications" offers each kind by its title (the schema's oneOf choices), not
 //     by its id;
 //   - choosing one is saved through the Jupyter server's settings API, which validates with JSON
-//     Schema draft 4 (test/unit/extension/settings-schema.test.ts says why that matters).
+//     Schema draft 4 (test/service/extension/settings-schema.test.ts says why that matters).
 // Screenshot: test-artifacts/e2e/settings-editor.png.
 import * as fs from 'node:fs';
 import type { Page } from 'playwright-core';

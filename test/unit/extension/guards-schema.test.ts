@@ -8,12 +8,10 @@
 //     schema must refuse it too;
 //   - what the schema requires is what the panel asks for: each member a schema requires,
 //     removed from a real answer, is named in the failure a person reads;
-//   - a schema change reaches the frontend: the generator run on a changed copy of the schemas
-//     writes a check that names the new required member.
-import { execFileSync } from 'node:child_process';
+// That a schema change reaches the frontend (the generator run on a changed copy of the
+// schemas) is checked in the service lane: test/service/generated-code.test.ts.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as ts from 'typescript';
 import { genericPlatform } from '../../../sidecar/src/core/platforms/generic';
 import { problemOf } from '../../../sidecar/src/core/problems';
 import {
@@ -23,9 +21,6 @@ import {
   invalidProjectionFields,
   isProblem
 } from '../../../src/responses';
-import type { IResponseValidator } from '../../../src/response-errors';
-import * as schemaCheck from '../../../src/schema-check';
-import { tempRoot } from '../../helpers/harness';
 import { SchemaName, validateAgainst } from '../../helpers/schemas';
 import { initializeAnswer, PHASE_CASES, projectionFor } from './fixtures';
 
@@ -268,108 +263,5 @@ describe('what the schemas require, the panel asks for', () => {
         )
       })
     ).toEqual(['readinessChecks.0.status']);
-  });
-});
-
-/** The generated module's exports, compiled to CommonJS and run. */
-function loadGenerated(file: string): Record<string, IResponseValidator> {
-  const js = ts.transpileModule(fs.readFileSync(file, 'utf8'), {
-    compilerOptions: {
-      module: ts.ModuleKind.CommonJS,
-      target: ts.ScriptTarget.ES2020
-    }
-  }).outputText;
-  const module = { exports: {} as Record<string, IResponseValidator> };
-  new Function('module', 'exports', 'require', js)(
-    module,
-    module.exports,
-    (id: string) => {
-      // The interpreter is the one the extension ships; nothing else may be needed.
-      if (id !== '../schema-check') {
-        throw new Error(`the generated validators require ${id}`);
-      }
-      return schemaCheck;
-    }
-  );
-  return module.exports;
-}
-
-describe('a schema change reaches the frontend check', () => {
-  it('the generator run on schemas that require one more member writes a check that names it', () => {
-    const root = tempRoot('ps-response-validators-');
-    try {
-      fs.mkdirSync(path.join(root, 'scripts'));
-      fs.copyFileSync(
-        path.join(ROOT, 'scripts', 'schema-code.js'),
-        path.join(root, 'scripts', 'schema-code.js')
-      );
-      fs.cpSync(
-        path.join(ROOT, 'sidecar', 'schemas'),
-        path.join(root, 'sidecar', 'schemas'),
-        {
-          recursive: true
-        }
-      );
-      fs.mkdirSync(path.join(root, 'src'));
-      fs.copyFileSync(
-        path.join(ROOT, 'src', 'schema-check.ts'),
-        path.join(root, 'src', 'schema-check.ts')
-      );
-      fs.cpSync(path.join(ROOT, 'schema'), path.join(root, 'schema'), {
-        recursive: true
-      });
-      fs.mkdirSync(path.join(root, 'jupyterlab_project_startup'));
-      fs.copyFileSync(
-        path.join(
-          ROOT,
-          'jupyterlab_project_startup',
-          'diagnostics-report.schema.json'
-        ),
-        path.join(
-          root,
-          'jupyterlab_project_startup',
-          'diagnostics-report.schema.json'
-        )
-      );
-      fs.symlinkSync(
-        path.join(ROOT, 'node_modules'),
-        path.join(root, 'node_modules')
-      );
-      const startup = schemaFile('startup');
-      (startup.required as string[]).push('addedMember');
-      (startup.properties as Record<string, unknown>).addedMember = {
-        type: 'integer'
-      };
-      fs.writeFileSync(
-        path.join(root, 'sidecar', 'schemas', 'startup.schema.json'),
-        JSON.stringify(startup)
-      );
-      // Throws, with the generator's stderr, when it fails.
-      execFileSync(
-        process.execPath,
-        [path.join(root, 'scripts', 'schema-code.js'), 'generate'],
-        { cwd: root, stdio: 'pipe', timeout: 120000 }
-      );
-      const changed = loadGenerated(
-        path.join(root, 'src', 'generated', 'response-validators.ts')
-      );
-      const projection = projectionFor(genericPlatform);
-      expect(invalidProjectionFields(projection)).toEqual([]);
-      expect(changed.validateStartupProjection(projection)).toBe(false);
-      expect(changed.validateStartupProjection.errors).toEqual([
-        expect.objectContaining({
-          keyword: 'required',
-          params: { missingProperty: 'addedMember' }
-        })
-      ]);
-      expect(
-        changed.validateStartupProjection({ ...projection, addedMember: 1 })
-      ).toBe(true);
-      expect(
-        changed.validateStartupProjection({ ...projection, addedMember: 'one' })
-      ).toBe(false);
-    } finally {
-      fs.rmSync(root, { recursive: true, force: true });
-    }
   });
 });
