@@ -55,14 +55,11 @@ SIDECAR_BIN = next(
 
 @functools.cache
 def _version():
-    try:
-        from importlib.metadata import PackageNotFoundError, version
+    from importlib.metadata import PackageNotFoundError, version
 
-        try:
-            return version(PACKAGE_NAME)
-        except PackageNotFoundError:
-            pass
-    except ImportError:  # pragma: no cover - Python < 3.8
+    try:
+        return version(PACKAGE_NAME)
+    except PackageNotFoundError:
         pass
     # Not installed (a checkout on sys.path): the version npm and the wheel take.
     for candidate in (os.path.join(NODE_RUNTIME, "package.json"), os.path.join(HERE, "..", "package.json")):
