@@ -74,6 +74,11 @@ describe('a schema change reaches the frontend check', () => {
           recursive: true
         }
       );
+      fs.mkdirSync(path.join(root, 'src'));
+      fs.copyFileSync(
+        path.join(ROOT, 'src', 'schema-check.ts'),
+        path.join(root, 'src', 'schema-check.ts')
+      );
       fs.cpSync(path.join(ROOT, 'schema'), path.join(root, 'schema'), {
         recursive: true
       });
