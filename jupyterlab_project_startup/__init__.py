@@ -141,7 +141,19 @@ def _jupyter_root_dir():
     return root if isinstance(root, str) and root else None
 
 
-def sidecar_environment(environ, root_dir, runtime_dir, configured=None):
+def announce_diagnostics_file(environ, runtime_dir):
+    """Where this Jupyter server's sidecar reports its state, set in the server's own environment.
+
+    jupyter-server-proxy launches a sidecar with the server's environment, so every route to one
+    finds it there: this package's entry point and the ServerProxy.servers entry that
+    `project-startup jupyter install` writes alike. The server extension's diagnostics route and
+    fleet reporter read the same path."""
+    path = diagnostics_file_path(runtime_dir)
+    environ[DIAGNOSTICS_FILE_ENV] = path
+    return path
+
+
+def sidecar_environment(environ, root_dir, configured=None):
     """The variables the sidecar is launched with, besides the Jupyter server's own.
 
     The project is Jupyter's root directory, not the server's working directory (which a hub or
@@ -152,7 +164,6 @@ def sidecar_environment(environ, root_dir, runtime_dir, configured=None):
     server's ``jpserver-<pid>.json``; a change to one is a change to both. `configured`: the
     variables Jupyter's configuration sets (c.ProjectStartup.*, configurable.py)."""
     env = {name: escape_template(value) for name, value in (configured or {}).items()}
-    env[DIAGNOSTICS_FILE_ENV] = escape_template(diagnostics_file_path(runtime_dir))
     if not environ.get(PYTHON_ENV):
         # The Python that runs Jupyter: its <sys.prefix>/etc/jupyter is a directory Jupyter reads
         # configuration from, and so is the site file's (siteConfigCandidates in the sidecar).
@@ -165,7 +176,7 @@ def sidecar_environment(environ, root_dir, runtime_dir, configured=None):
 def _sidecar_environment():
     # Called by jupyter-server-proxy at each launch (the launch is lazy): the server extension
     # has loaded by then and recorded the root directory.
-    return sidecar_environment(os.environ, _jupyter_root_dir(), _runtime_dir(), _CONFIGURED_VARIABLES)
+    return sidecar_environment(os.environ, _jupyter_root_dir(), _CONFIGURED_VARIABLES)
 
 
 def setup_project_startup():
@@ -207,7 +218,7 @@ def _load_jupyter_server_extension(serverapp):
     base_url = serverapp.base_url
     root_dir = getattr(serverapp, "root_dir", None)
     _SERVER_ROOT_DIR = root_dir if isinstance(root_dir, str) and root_dir else None
-    diagnostics_file = diagnostics_file_path(_runtime_dir())
+    diagnostics_file = announce_diagnostics_file(os.environ, _runtime_dir())
     # A report left by an earlier server with the same pid is not about this one.
     remove_quietly(diagnostics_file)
 

@@ -179,5 +179,9 @@ FLEET_CSS = """
 .fleet-checks { margin: 0; padding-left: 1.1rem; }
 .fleet-viewer { margin-left: auto; color: #333; }
 .fleet-foot { color: #333; margin-top: 1rem; }
+/* JupyterHub 3's Bootstrap 3 greys its navbar text (#777 on #f8f8f8) and leaves links in text
+   told apart by colour alone: darker, and underlined, so the page passes on every hub. */
+.navbar.navbar-default .navbar-nav a, .navbar.navbar-default .navbar-text { color: #555; }
+main p a, .fleet-table a { color: #23527c; text-decoration: underline; }
 tr.fleet-misconfigured th, tr.fleet-blocked th, tr.fleet-no-reporter th { border-left: 4px solid #b00020; }
 """

@@ -8,7 +8,7 @@ import stat
 import jsonschema
 import pytest
 
-from jupyterlab_project_startup import sidecar_environment
+from jupyterlab_project_startup import announce_diagnostics_file, sidecar_environment
 from jupyterlab_project_startup.checks import (
     COMMAND,
     DIAGNOSTICS_FILE_ENV,
@@ -122,13 +122,23 @@ def test_the_culling_caveat_names_jupyter_server_proxy_before_4_3(version, warne
 
 
 def test_the_sidecar_serves_jupyters_root_directory_unless_the_operator_named_one(tmp_path):
-    runtime = str(tmp_path / "runtime")
-    env = sidecar_environment({}, "/srv/notebooks/{team}", runtime)
+    env = sidecar_environment({}, "/srv/notebooks/{team}")
     # Braces are literal for jupyter-server-proxy, which formats every value.
     assert env[PROJECT_DIR_ENV] == "/srv/notebooks/{{team}}"
-    assert env[DIAGNOSTICS_FILE_ENV].startswith(escape_template(runtime) + os.sep)
-    assert PROJECT_DIR_ENV not in sidecar_environment({PROJECT_DIR_ENV: "/chosen"}, "/srv/notebooks", runtime)
-    assert PROJECT_DIR_ENV not in sidecar_environment({}, None, runtime)
+    assert PROJECT_DIR_ENV not in sidecar_environment({PROJECT_DIR_ENV: "/chosen"}, "/srv/notebooks")
+    assert PROJECT_DIR_ENV not in sidecar_environment({}, None)
+
+
+def test_the_diagnostics_file_is_announced_in_the_servers_environment_for_every_route_to_the_sidecar(tmp_path):
+    # The `jupyter install` route's ServerProxy.servers entry sets no variable of ours: the
+    # sidecar finds the file only because the server's own environment, which every launch
+    # inherits, names it; the entry point's environment does not name it a second time.
+    runtime = str(tmp_path / "runtime")
+    environ = {}
+    path = announce_diagnostics_file(environ, runtime)
+    assert environ[DIAGNOSTICS_FILE_ENV] == path
+    assert path == os.path.join(runtime, f"project-startup-{os.getpid()}.json")
+    assert DIAGNOSTICS_FILE_ENV not in sidecar_environment({}, None)
 
 
 def test_the_sidecar_is_told_the_python_that_runs_jupyter_unless_the_operator_named_one(tmp_path):
@@ -136,10 +146,9 @@ def test_the_sidecar_is_told_the_python_that_runs_jupyter_unless_the_operator_na
     # the one the sidecar reads too.
     import sys
 
-    runtime = str(tmp_path / "runtime")
-    assert sidecar_environment({}, None, runtime)["PROJECT_STARTUP_PYTHON"] == escape_template(sys.executable)
+    assert sidecar_environment({}, None)["PROJECT_STARTUP_PYTHON"] == escape_template(sys.executable)
     chosen = {"PROJECT_STARTUP_PYTHON": "/opt/other/bin/python3"}
-    assert "PROJECT_STARTUP_PYTHON" not in sidecar_environment(chosen, None, runtime)
+    assert "PROJECT_STARTUP_PYTHON" not in sidecar_environment(chosen, None)
 
 
 def test_the_wheels_command_reads_the_site_file_of_its_pythons_prefix(tmp_path):
