@@ -16,6 +16,7 @@ import {
 } from '../helpers/cli';
 import { OTHER_UID } from '../helpers/listener-as-user';
 import { expectValid } from '../helpers/schemas';
+import { readmeCodeBlocks } from '../helpers/readme-sections';
 import { waitFor } from '../helpers/wait';
 
 const sandbox = trackedSandboxes();
@@ -633,3 +634,119 @@ function getOverSocket(
     request.end();
   });
 }
+
+/**
+ * The subset of YAML the docs' Helm values use: block mappings by indentation, one-line flow
+ * mappings (`{ a: b, c: d }`), comments, and plain scalars (true, false, numbers, strings).
+ * Anything else throws, so an example that outgrows it fails here rather than reading wrong.
+ */
+function helmValues(text: string): Record<string, unknown> {
+  const scalar = (raw: string): unknown => {
+    const value = raw.trim();
+    if (value.startsWith('{')) {
+      if (!value.endsWith('}')) {
+        throw new Error(`unsupported YAML value: ${value}`);
+      }
+      return Object.fromEntries(
+        value
+          .slice(1, -1)
+          .split(',')
+          .filter(pair => pair.trim() !== '')
+          .map(pair => {
+            const at = pair.indexOf(':');
+            return [pair.slice(0, at).trim(), scalar(pair.slice(at + 1))];
+          })
+      );
+    }
+    if (/^[[|>&*!'"]/.test(value)) {
+      throw new Error(`unsupported YAML value: ${value}`);
+    }
+    if (value === 'true' || value === 'false') {
+      return value === 'true';
+    }
+    return /^-?\d+$/.test(value) ? Number(value) : value;
+  };
+  const root: Record<string, unknown> = {};
+  const stack: { indent: number; node: Record<string, unknown> }[] = [
+    { indent: -1, node: root }
+  ];
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/(^|\s)#.*$/, '');
+    if (line.trim() === '') {
+      continue;
+    }
+    const indent = line.length - line.trimStart().length;
+    const entry = /^([\w-]+):(.*)$/.exec(line.trim());
+    if (!entry) {
+      throw new Error(`unsupported YAML line: ${raw}`);
+    }
+    while (stack[stack.length - 1].indent >= indent) {
+      stack.pop();
+    }
+    const parent = stack[stack.length - 1].node;
+    if (entry[2].trim() === '') {
+      const child: Record<string, unknown> = {};
+      parent[entry[1]] = child;
+      stack.push({ indent, node: child });
+    } else {
+      parent[entry[1]] = scalar(entry[2]);
+    }
+  }
+  return root;
+}
+
+describe("the docs' Zero to JupyterHub example", () => {
+  test('its site file passes the real config check, and the manifest shows each source as the file says', async () => {
+    const [values] = readmeCodeBlocks(
+      'Zero to JupyterHub: one mounted file',
+      'yaml',
+      path.join(REPO_ROOT, 'docs', 'site-configuration.md')
+    );
+    const mounted = (
+      (helmValues(values).singleuser as Record<string, unknown>)
+        .extraFiles as Record<string, { mountPath: string; data: unknown }>
+    )['project-startup'];
+    expect(mounted.mountPath).toBe('/etc/jupyter/project-startup.json');
+    const data = mounted.data as {
+      platform: string;
+      modelSources: Record<string, { label?: string; arranged: boolean }>;
+    };
+    const s = site();
+    // As Z2JH writes `data` for a .json mountPath: JSON, in a file only root can change.
+    const file = s.write('project-startup.json', JSON.stringify(data, null, 2));
+    const r = await runCli(['config', 'check', '--config', file], {
+      env: s.env,
+      cwd: s.projectDir
+    });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(
+      `Capabilities of the Hosted notebook platform (${data.platform})`
+    );
+    const listed = r.stdout.slice(r.stdout.indexOf('    Model sources\n'));
+    for (const [id, source] of Object.entries(data.modelSources)) {
+      expect(r.stdout).toMatch(
+        new RegExp(
+          `file:${file}:\\d+ +modelSources\\.${id}\\.arranged=${source.arranged}\\n`
+        )
+      );
+      if (source.label !== undefined) {
+        // Under its label: arranged ones with their route, the others saying they are not.
+        const heading = listed.indexOf(`      ${source.label}`);
+        expect(heading).toBeGreaterThan(0);
+        const next = listed.slice(heading).split('\n')[1];
+        if (source.arranged) {
+          expect(next).not.toContain('not arranged');
+        } else {
+          expect(next).toBe('        not arranged at this site');
+        }
+      }
+    }
+    // What the example arranges, and only that, is arranged.
+    const arranged = Object.values(data.modelSources).filter(s => s.arranged);
+    expect(arranged.length).toBeGreaterThan(0);
+    expect(listed.match(/not arranged at this site/g)).toHaveLength(
+      Object.keys(data.modelSources).length - arranged.length
+    );
+  });
+});
