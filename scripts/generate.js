@@ -15,7 +15,8 @@
 //   scripts/user-guide.js       the Help menu's copy of docs/user-guide.md
 //
 // generate compiles the sidecar between the two groups; check compiles it too, so it needs no
-// build first. .gitattributes marks the outputs generated.
+// build first, and runs before the build (test:prepare): a compile after the bundle would leave
+// the bundle older than sidecar/dist, which the wheel's build refuses. .gitattributes marks the outputs generated.
 'use strict';
 
 const { spawnSync } = require('node:child_process');
