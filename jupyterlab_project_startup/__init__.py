@@ -55,11 +55,14 @@ SIDECAR_BIN = next(
 
 @functools.cache
 def _version():
-    from importlib.metadata import PackageNotFoundError, version
-
     try:
-        return version(PACKAGE_NAME)
-    except PackageNotFoundError:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version(PACKAGE_NAME)
+        except PackageNotFoundError:
+            pass
+    except ImportError:  # pragma: no cover - Python < 3.8
         pass
     # Not installed (a checkout on sys.path): the version npm and the wheel take.
     for candidate in (os.path.join(NODE_RUNTIME, "package.json"), os.path.join(HERE, "..", "package.json")):

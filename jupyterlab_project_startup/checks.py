@@ -4,14 +4,11 @@ diagnostics route: Node.js >= 20 and jupyter-server-proxy >= 4.1. Each problem i
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 from collections import namedtuple
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as dist_version
-
-from packaging.version import InvalidVersion, Version
 
 from .private_file import read_private_text
 
@@ -58,14 +55,8 @@ def _problem(code, title, detail, fix):
 
 
 def _version_tuple(text):
-    """(major, minor, micro) of a release such as Node's ``v22.11.0`` or a package's ``4.1``, read
-    by packaging; None when ``text`` is not a version. Node's semver pre-release tail
-    (``-nightly…``, ``-rc.1``) is not PEP 440, and only the release numbers count here."""
-    try:
-        release = Version(text.strip().split("-", 1)[0]).release
-    except InvalidVersion:
-        return None
-    return (release + (0, 0))[:3]
+    match = re.match(r"v?(\d+)\.(\d+)\.(\d+)", text.strip())
+    return tuple(int(part) for part in match.groups()) if match else None
 
 
 def find_on_path(name, search_path):
@@ -189,8 +180,14 @@ def check_server_proxy(enabled=None):
     ``enabled`` is the server's ``jpserver_extensions`` (None: not known)."""
     version = None
     try:
-        version = dist_version("jupyter-server-proxy")
-    except PackageNotFoundError:
+        from importlib.metadata import PackageNotFoundError
+        from importlib.metadata import version as dist_version
+
+        try:
+            version = dist_version("jupyter-server-proxy")
+        except PackageNotFoundError:
+            version = None
+    except ImportError:  # pragma: no cover - Python < 3.8
         version = None
     if version is None:
         try:
@@ -212,7 +209,7 @@ def check_server_proxy(enabled=None):
                 ),
             }
     version = str(version)
-    parsed = _version_tuple(version)
+    parsed = _version_tuple(version if version.count(".") >= 2 else version + ".0")
     if parsed is None or parsed[:2] < SERVER_PROXY_REQUIRED:
         return {
             "version": version,
@@ -249,7 +246,7 @@ def server_proxy_culling_caveat(version):
     """The warning for an operator whose jupyter-server-proxy (``version``, as check_server_proxy
     read it) cannot keep the panel's polls from counting as activity; None from 4.3 on."""
     text = str(version or "")
-    parsed = _version_tuple(text)
+    parsed = _version_tuple(text if text.count(".") >= 2 else text + ".0")
     if parsed is None or parsed[:2] >= SERVER_PROXY_ACTIVITY_OPTION:
         return None
     return (

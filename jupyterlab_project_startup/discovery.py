@@ -13,16 +13,21 @@ import sys
 import time
 import urllib.parse
 
-from jupyter_core.paths import jupyter_runtime_dir
-
 
 def _runtime_dir(env):
-    """Jupyter's runtime directory: ``JUPYTER_RUNTIME_DIR`` of ``env``, else jupyter_core's own
-    rule over this process's environment (JUPYTER_DATA_DIR, JUPYTER_PLATFORM_DIRS, XDG_DATA_HOME,
-    as jupyterRuntimeDir in Node)."""
+    """Jupyter's runtime directory, by jupyter_core's rules (as jupyterRuntimeDir in Node)."""
     if env.get("JUPYTER_RUNTIME_DIR"):
         return env["JUPYTER_RUNTIME_DIR"]
-    return jupyter_runtime_dir()
+    data = env.get("JUPYTER_DATA_DIR")
+    if not data:
+        home = env.get("HOME") or os.path.expanduser("~")
+        if sys.platform == "darwin":
+            data = os.path.join(home, "Library", "Jupyter")
+        elif sys.platform == "win32":
+            data = os.path.join(env.get("APPDATA") or os.path.join(home, "AppData", "Roaming"), "jupyter")
+        else:
+            data = os.path.join(env.get("XDG_DATA_HOME") or os.path.join(home, ".local", "share"), "jupyter")
+    return os.path.join(data, "runtime")
 
 
 _NOT_RUNNING = " is not running"
