@@ -24,6 +24,7 @@ import * as path from 'node:path';
 import {
   httpRequest,
   HttpAnswer,
+  launchBrowser,
   PYTHON,
   serverProxyLocation,
   SIDECAR_SERVE_ARGS
@@ -99,6 +100,102 @@ function findCapability(
     throw new Error(`no capability row ${id}`);
   }
   return row;
+}
+
+/** Where bob's server finds code of his own: his config directory and a module on his path. */
+function bobServerDir(hub: Hub): string {
+  return path.join(hub.dirs.root, 'bob-server');
+}
+
+/**
+ * The hub's spawn hook that gives bob's server (and only his) his own config directory, as his
+ * ~/.jupyter would be on a hub where each user has an account: what he puts there, his server runs.
+ */
+function bobRunsHisOwnCode(dirs: Hub['dirs']): string {
+  const bobDir = path.join(dirs.root, 'bob-server');
+  return `
+def _bob_runs_his_own_code(spawner):
+    if spawner.user.name != "bob":
+        return
+    env = dict(spawner.environment)
+    env["JUPYTER_CONFIG_PATH"] = ${JSON.stringify(bobDir)}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in [env.get("PYTHONPATH", ""), ${JSON.stringify(bobDir)}] if p)
+    spawner.environment = env
+
+c.Spawner.pre_spawn_hook = _bob_runs_his_own_code
+`;
+}
+
+/**
+ * bob's server extension: a page at {his base URL}bob-page that anyone may load (a plain tornado
+ * handler, no sign-in), whose script tries to initialize alice's project (attack.json: the URL and
+ * the body alice's own next action names) and leaves each answer in window.attack.
+ */
+function writeBobsPage(bobDir: string): void {
+  fs.mkdirSync(bobDir, { recursive: true, mode: 0o700 });
+  fs.writeFileSync(
+    path.join(bobDir, 'jupyter_server_config.json'),
+    JSON.stringify({ ServerApp: { jpserver_extensions: { bob_page: true } } })
+  );
+  const script = `
+window.attack = (async () => {
+  const { url, body } = await (await fetch('bob-page/attack.json')).json();
+  const own = /(?:^|;\\s*)_xsrf=([^;]*)/.exec(document.cookie);
+  const tries = [
+    ['no X-XSRFToken', {}],
+    ["the _xsrf of bob's page", { 'X-XSRFToken': own ? own[1] : 'none' }],
+    ['a made-up X-XSRFToken', { 'X-XSRFToken': '2|00000000|00112233445566778899|1700000000' }]
+  ];
+  const answers = [];
+  for (const [tried, headers] of tries) {
+    const r = await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...headers },
+      body: JSON.stringify(body)
+    });
+    answers.push({ tried, status: r.status, body: await r.text() });
+  }
+  return answers;
+})();`;
+  fs.writeFileSync(
+    path.join(bobDir, 'bob_page.py'),
+    `import os
+import secrets
+
+from tornado.web import RequestHandler
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PAGE = r"""<!doctype html><html><head><title>bob's page</title></head><body><p>Nothing to see.</p>
+<script>${script}</script></body></html>"""
+
+
+class BobsPage(RequestHandler):
+    def initialize(self, base_url):
+        self.base_url = base_url
+
+    def get(self, rest):
+        if rest == "/attack.json":
+            with open(os.path.join(HERE, "attack.json")) as f:
+                self.set_header("Content-Type", "application/json")
+                self.finish(f.read())
+            return
+        # As a Jupyter server does: an _xsrf cookie for bob's own path, readable by his page.
+        self.set_cookie("_xsrf", secrets.token_hex(16), path=self.base_url)
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.finish(PAGE)
+
+
+def _jupyter_server_extension_points():
+    return [{"module": "bob_page"}]
+
+
+def _load_jupyter_server_extension(app):
+    base = app.base_url
+    app.web_app.add_handlers(
+        ".*$", [(base + "bob-page(/attack.json)?", BobsPage, {"base_url": base})]
+    )
+`
+  );
 }
 
 /** Debian 12's route: `project-startup jupyter install --user` wrote the entry and the labextension. */
@@ -200,7 +297,11 @@ export function hostedNotebookSuite(stack: HubStack): void {
 
     beforeAll(
       async () => {
-        hub = await startHub({ label: `hub-hosted-notebook-${stack}`, stack });
+        hub = await startHub({
+          label: `hub-hosted-notebook-${stack}`,
+          stack,
+          extraConfig: (_stack, dirs) => bobRunsHisOwnCode(dirs)
+        });
       },
       20 * 60 * 1000
     );
@@ -651,88 +752,120 @@ export function hostedNotebookSuite(stack: HubStack): void {
       expect(readAllFiles(projection.statePath)).toEqual(stateBefore);
     }, 30000);
 
-    test("another user's page on the hub's origin cannot initialize alice's project without alice's XSRF token", async () => {
-      // bob: a second user of this hub, his own server on the same origin. A page he serves there
-      // runs in alice's browser as a page of that origin: its requests to /user/alice/ carry
-      // alice's cookies, pass the origin check, and may set any header, X-XSRFToken included. What
-      // it cannot read is alice's _xsrf cookie, whose Path is alice's server: only bob's own
-      // (Path /user/bob/) is in its document.cookie.
+    test("bob's page, served by bob's server on the hub's origin and opened in alice's Chromium, cannot initialize alice's project", async () => {
+      // bob: a second user of this hub. His server runs code of his choosing (here a server
+      // extension from his own config directory) and serves alice a page at /user/bob/bob-page.
+      // In alice's browser that page is of the hub's origin: its fetch to /user/alice/ carries
+      // alice's cookies and passes the origin check, and it may set any header. What it cannot
+      // read in its own document.cookie is alice's _xsrf, whose Path is alice's server.
+      const bobDir = bobServerDir(h());
+      writeBobsPage(bobDir);
+      const projection = (
+        await call('GET startup', 'startup?interface=notebook')
+      ).json;
+      // Alice's project without its state, so that an accepted POST would create it.
+      fs.rmSync(projection.statePath, { recursive: true, force: true });
+      const fresh = (await call('GET startup', 'startup?interface=notebook'))
+        .json;
+      expect(fresh.phase).toBe('awaiting-confirmation');
+      fs.writeFileSync(
+        path.join(bobDir, 'attack.json'),
+        JSON.stringify({
+          url: `${h().userBase}${ENTRY}/initialize`,
+          body: fresh.nextAction.request.body
+        })
+      );
       const bob = await spawnAnotherUser(h(), 'bob');
+      const chromium = await launchBrowser();
       try {
-        const bobPage = `/user/bob/${ENTRY}/capabilities`;
-        // Each signs in to their own server and opens a page of it, which sets that server's
-        // _xsrf cookie (Path: the server's base URL).
-        const asBob = await browserLogin({ ...h(), user: 'bob' }, bobPage);
-        expect(asBob.answer.json?.platform?.id).toBe('hosted-notebook');
-        await asBob.session.open('/user/bob/');
-        const asAlice = await browserLogin(
-          h(),
-          `${h().userBase}${ENTRY}/capabilities`
+        const page = await chromium.newPage();
+        // alice signs in with the hub's form and opens her server, which sets her _xsrf cookie.
+        await page.goto(`${h().publicUrl}/hub/login`);
+        await page.fill('#username_input', h().user);
+        await page.fill('#password_input', h().password);
+        await Promise.all([
+          page.waitForURL(/\/hub\/(spawn|home|user)|\/user\//),
+          page.click('#login_submit')
+        ]);
+        await page.goto(`${h().publicUrl}${h().userBase}${ENTRY}/capabilities`);
+        await page.goto(`${h().publicUrl}${h().userBase}`, {
+          waitUntil: 'domcontentloaded'
+        });
+        const cookies = await chromium.context.cookies(
+          `${h().publicUrl}${h().userBase}${ENTRY}/initialize`
         );
-        await asAlice.session.open(h().userBase);
-        const alicePath = `${h().userBase}${ENTRY}/initialize`;
-        const aliceCookies = asAlice.session.headerFor(alicePath);
-        const aliceXsrf = asAlice.session.cookieFor('_xsrf', alicePath);
-        // What bob's page reads from document.cookie in alice's browser: the _xsrf of bob's server.
-        const bobXsrf = asBob.session.cookieFor('_xsrf', bobPage);
-        expect(aliceCookies).toMatch(/jupyterhub-user-alice=/);
-        expect(aliceCookies).not.toMatch(/jupyterhub-user-bob/);
-        const projection = (
-          await call('GET startup', 'startup?interface=notebook')
-        ).json;
-        // Alice's project without its state, so that an accepted POST would create it.
-        fs.rmSync(projection.statePath, { recursive: true, force: true });
-        const fresh = (await call('GET startup', 'startup?interface=notebook'))
-          .json;
-        expect(fresh.phase).toBe('awaiting-confirmation');
-        const body = JSON.stringify(fresh.nextAction.request.body);
-        const fromPage = (xsrf: Record<string, string>) =>
-          httpRequest(url('initialize'), {
-            method: 'POST',
-            headers: {
-              cookie: aliceCookies,
-              origin: h().publicUrl,
-              'sec-fetch-site': 'same-origin',
-              'content-type': 'application/json',
-              ...xsrf
-            },
-            body
-          });
-        expect(bobXsrf).toBeDefined();
-        expect(bobXsrf).not.toBe(aliceXsrf);
-        const attempts: Record<string, string>[] = [
-          {},
-          { 'x-xsrftoken': bobXsrf as string },
-          { 'x-xsrftoken': 'bob-made-this-up' }
-        ];
-        for (const xsrf of attempts) {
-          const answer = await fromPage(xsrf);
+        const aliceXsrf = cookies.find(
+          c => c.name === '_xsrf' && h().userBase.startsWith(c.path)
+        );
+        expect(aliceXsrf?.path).toMatch(/^\/user\/alice\/?$/);
+        expect(cookies.map(c => c.name)).toContain('jupyterhub-user-alice');
+
+        // bob's page runs its script in alice's browser: three tries, each a same-origin fetch.
+        const bobsPage = await page.goto(`${h().publicUrl}/user/bob/bob-page`);
+        expect(bobsPage?.status()).toBe(200);
+        expect(await page.title()).toBe("bob's page");
+        const tries = (await page.evaluate('window.attack')) as {
+          tried: string;
+          status: number;
+          body: string;
+        }[];
+        expect(tries.map(t => t.tried)).toEqual([
+          'no X-XSRFToken',
+          "the _xsrf of bob's page",
+          'a made-up X-XSRFToken'
+        ]);
+        for (const answer of tries) {
           collected.push({
-            what: `POST initialize (alice's cookies from bob's page, ${Object.keys(xsrf).join() || 'no X-XSRFToken'})`,
-            answer
+            what: `POST initialize from bob's page in alice's browser (${answer.tried})`,
+            answer: {
+              status: answer.status,
+              text: answer.body,
+              json: JSON.parse(answer.body),
+              headers: {}
+            } as HttpAnswer
           });
-          expect([Object.keys(xsrf), answer.status]).toEqual([
-            Object.keys(xsrf),
-            403
-          ]);
-          expectValid('Problem', answer.json);
-          expect(answer.json.code).toBe('cross-origin');
-          expect(answer.json.detail).toMatch(/X-XSRFToken/);
-          expect(fs.existsSync(fresh.statePath)).toBe(false);
+          expect([answer.tried, answer.status]).toEqual([answer.tried, 403]);
+          const problem = JSON.parse(answer.body);
+          expectValid('Problem', problem);
+          expect(problem.code).toBe('cross-origin');
+          expect(problem.detail).toMatch(/X-XSRFToken/);
         }
-        // Alice's own page (JupyterLab sends her _xsrf as X-XSRFToken): created, as JupyterLab's dialog.
-        expect(aliceXsrf).toBeDefined();
-        const own = await fromPage({ 'x-xsrftoken': aliceXsrf as string });
-        collected.push({ what: "POST initialize (alice's page)", answer: own });
+        expect(tries[1].body).not.toContain(aliceXsrf?.value as string);
+        expect(fs.existsSync(fresh.statePath)).toBe(false);
+
+        // The same request from alice's own page (as JupyterLab sends it, her _xsrf from
+        // document.cookie): created, recorded as JupyterLab's dialog.
+        await page.goto(`${h().publicUrl}${h().userBase}`, {
+          waitUntil: 'domcontentloaded'
+        });
+        const own = (await page.evaluate(
+          async ({ url, body }) => {
+            const xsrf = /(?:^|;\s*)_xsrf=([^;]*)/.exec(document.cookie)?.[1];
+            const r = await fetch(url, {
+              method: 'POST',
+              headers: {
+                'Content-Type': 'application/json',
+                'X-XSRFToken': xsrf ?? ''
+              },
+              body: JSON.stringify(body)
+            });
+            return { status: r.status, body: await r.text() };
+          },
+          {
+            url: `${h().userBase}${ENTRY}/initialize`,
+            body: fresh.nextAction.request.body
+          }
+        )) as { status: number; body: string };
         expect(own.status).toBe(201);
-        expect(own.json.record.confirmation).toMatchObject({
+        expect(JSON.parse(own.body).record.confirmation).toMatchObject({
           interface: 'notebook',
           method: 'jupyterlab-dialog'
         });
       } finally {
+        await chromium.close();
         await bob.stop();
       }
-    }, 90000);
+    }, 120000);
 
     test("the sidecar's early refusal of a POST reaches the browser through the notebook proxy as its 403, never as the proxy's 500", async () => {
       // The sidecar answers a cross-origin POST before reading its body and closes the connection;
