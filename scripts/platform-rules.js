@@ -7,8 +7,8 @@
 //   node scripts/platform-rules.js [generate|check]
 'use strict';
 
-const fs = require('node:fs');
 const path = require('node:path');
+const { writeOrCheck } = require('./generated-file');
 
 const ROOT = path.resolve(__dirname, '..');
 const COMPILED = path.join(
@@ -31,23 +31,7 @@ function generate() {
 }
 
 if (require.main === module) {
-  const mode = process.argv[2] ?? 'generate';
-  const relative = path.relative(ROOT, OUTPUT);
-  if (mode === 'check') {
-    const current = fs.existsSync(OUTPUT)
-      ? fs.readFileSync(OUTPUT, 'utf8')
-      : '';
-    if (current !== generate()) {
-      process.stderr.write(
-        `platform-rules: ${relative} is out of date; run \`node scripts/platform-rules.js\`\n`
-      );
-      process.exit(1);
-    }
-    process.stdout.write(`platform-rules: ${relative} is current\n`);
-  } else {
-    fs.writeFileSync(OUTPUT, generate());
-    process.stdout.write(`platform-rules: wrote ${relative}\n`);
-  }
+  writeOrCheck('platform-rules', OUTPUT, generate(), process.argv[2]);
 }
 
 module.exports = { generate, OUTPUT };
