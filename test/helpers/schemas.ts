@@ -1,5 +1,7 @@
 // Validates values against the JSON Schemas in sidecar/schemas, loaded through the same
 // loadSchema the OpenAPI document uses, so the tests and the documentation share one source.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import Ajv2020, { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import {
@@ -12,6 +14,23 @@ import type { HttpResult } from './harness';
 export type { SchemaName };
 
 export const SCHEMA_NAMES = Object.keys(SCHEMA_FILES) as SchemaName[];
+
+/** sidecar/schemas/<file>.schema.json as written, a fresh copy each call (tests change it). */
+export function schemaFile(file: string): Record<string, unknown> {
+  return JSON.parse(
+    fs.readFileSync(
+      path.join(
+        __dirname,
+        '..',
+        '..',
+        'sidecar',
+        'schemas',
+        `${file}.schema.json`
+      ),
+      'utf8'
+    )
+  ) as Record<string, unknown>;
+}
 
 let ajv: Ajv2020 | undefined;
 const validators = new Map<SchemaName, ValidateFunction>();

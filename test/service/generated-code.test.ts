@@ -10,18 +10,10 @@ import { invalidProjectionFields } from '../../src/responses';
 import type { IResponseValidator } from '../../src/response-errors';
 import * as schemaCheck from '../../src/schema-check';
 import { tempRoot } from '../helpers/harness';
+import { schemaFile } from '../helpers/schemas';
 import { projectionFor } from '../unit/extension/fixtures';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-
-function schemaFile(name: string): Record<string, unknown> {
-  return JSON.parse(
-    fs.readFileSync(
-      path.join(ROOT, 'sidecar', 'schemas', `${name}.schema.json`),
-      'utf8'
-    )
-  ) as Record<string, unknown>;
-}
 
 describe('the site file schema and its generated copies', () => {
   test('the TypeScript copy and the docs reference are what the schema generates', () => {

@@ -10,8 +10,6 @@
 //     removed from a real answer, is named in the failure a person reads;
 // That a schema change reaches the frontend (the generator run on a changed copy of the
 // schemas) is checked in the service lane: test/service/generated-code.test.ts.
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { genericPlatform } from '../../../sidecar/src/core/platforms/generic';
 import { problemOf } from '../../../sidecar/src/core/problems';
 import {
@@ -21,7 +19,7 @@ import {
   invalidProjectionFields,
   isProblem
 } from '../../../src/responses';
-import { SchemaName, validateAgainst } from '../../helpers/schemas';
+import { SchemaName, schemaFile, validateAgainst } from '../../helpers/schemas';
 import { initializeAnswer, PHASE_CASES, projectionFor } from './fixtures';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -145,17 +143,6 @@ describe('the extension checks and the schemas', () => {
     expect(refusedByGuardOnly('Problem', isProblem, problem, 20)).toEqual([]);
   });
 });
-
-const ROOT = path.resolve(__dirname, '..', '..', '..');
-
-function schemaFile(name: string): Record<string, unknown> {
-  return JSON.parse(
-    fs.readFileSync(
-      path.join(ROOT, 'sidecar', 'schemas', `${name}.schema.json`),
-      'utf8'
-    )
-  ) as Record<string, unknown>;
-}
 
 function without(value: object, member: string): Record<string, unknown> {
   const copy = { ...(value as Record<string, unknown>) };
