@@ -99,6 +99,11 @@ function escape(member: string): string {
 /** Resolves `$ref`s against the documents it was given, by their `$id`. */
 class Checker {
   private readonly documents = new Map<string, ISchema>();
+  /** Each reference resolved once: an answer is checked on every poll. */
+  private readonly resolved = new Map<
+    string,
+    { schema: ISchema; base: string }
+  >();
 
   constructor(schemas: readonly ISchema[]) {
     for (const schema of schemas) {
@@ -108,6 +113,16 @@ class Checker {
 
   /** The schema `ref` names, seen from document `base`, and the document it is in. */
   resolve(ref: string, base: string): { schema: ISchema; base: string } {
+    const key = `${base} ${ref}`;
+    let found = this.resolved.get(key);
+    if (found === undefined) {
+      found = this.lookUp(ref, base);
+      this.resolved.set(key, found);
+    }
+    return found;
+  }
+
+  private lookUp(ref: string, base: string): { schema: ISchema; base: string } {
     const hash = ref.indexOf('#');
     const id = hash === 0 ? base : hash < 0 ? ref : ref.slice(0, hash);
     let schema: unknown = this.documents.get(id);
@@ -250,15 +265,23 @@ class Checker {
   }
 }
 
+/** One checker per set of schemas, shared by its validators. */
+const checkers = new WeakMap<readonly ISchema[], Checker>();
+
 /** A validator of the schema `ref` names among `schemas`, with Ajv's interface. */
 export function validatorFor(
   schemas: readonly ISchema[],
   ref: string
 ): IResponseValidator {
-  const checker = new Checker(schemas);
-  const { schema, base } = checker.resolve(ref, '');
+  let checker = checkers.get(schemas);
+  if (checker === undefined) {
+    checker = new Checker(schemas);
+    checkers.set(schemas, checker);
+  }
+  const shared = checker;
+  const { schema, base } = shared.resolve(ref, '');
   const validate: IResponseValidator = (data: unknown) => {
-    const errors = checker.check(schema, data, '', base);
+    const errors = shared.check(schema, data, '', base);
     validate.errors = errors.length > 0 ? errors : null;
     return errors.length === 0;
   };
