@@ -1,8 +1,8 @@
 // The shapes the HTTP layer passes around: a route of the one table (route-table.ts), what the
 // app holds for every request, and one request on its way through a route.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from '../log';
-import type { StartupService } from '../service';
+import type { Logger } from '../service/log';
+import type { StartupService } from '../service/service';
 import type { EncodedBodies } from './encoded-bodies';
 import type { IngressGuard, RequestIdentity, SecretMatcher } from './ingress';
 import type { OperationId } from './openapi-operations';

@@ -9,7 +9,7 @@ import {
   isPatternSecret,
   SECRET_MIN_DISTINCT_CHARACTERS,
   ServiceConfig
-} from '../config';
+} from '../config/config';
 import type { IngressMode } from '../core/vocabulary';
 import {
   DirectLoopbackGuard,

@@ -6,7 +6,7 @@
 // `misconfigured` problem: the setting, what is wrong, and the fix, at once.
 import * as http from 'node:http';
 import * as path from 'node:path';
-import type { ServeOptions } from '../config';
+import type { ServeOptions } from '../config/config';
 import { Problem, problemOf } from '../core/problems';
 import type { SiteProblem } from '../core/site-config';
 import { sendProblem } from './respond';

@@ -16,7 +16,7 @@ import {
   serviceViewOf
 } from '../core/health-proof';
 import { INTERFACE_IDS } from '../core/vocabulary';
-import { InitializeResult, parseInterface } from '../service';
+import { InitializeResult, parseInterface } from '../service/service';
 import { readJsonBody } from './body';
 import { rpcBody } from './encoded-bodies';
 import { Exchange, identityOf } from './exchange';

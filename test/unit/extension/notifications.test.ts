@@ -6,7 +6,7 @@ import * as fc from 'fast-check';
 import { misconfiguredProblem } from '../../../sidecar/src/http/misconfigured';
 import { genericPlatform } from '../../../sidecar/src/core/platforms/generic';
 import { clusterPlatform } from '../../../sidecar/src/core/platforms/cluster';
-import { checkServiceToken } from '../../../sidecar/src/config';
+import { checkServiceToken } from '../../../sidecar/src/config/config';
 import { IPanelState } from '../../../src/model';
 import {
   fitMessage,
