@@ -14,7 +14,7 @@ const PROBES: [string, string, boolean][] = [
   ['core/probe.ts', '../files/private-file', true],
   ['core/probe.ts', '../http/app', true],
   ['core/probe.ts', 'node:fs', true],
-  ['observe/probe.ts', '../config/site-layer', true],
+  ['observe/probe.ts', '../config/site-config-layer', true],
   ['observe/probe.ts', '../service/service', true],
   ['observe/probe.ts', '../files/runtime-file', true],
   ['observe/probe.ts', '../http/respond', true],

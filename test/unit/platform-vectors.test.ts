@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import {
   LayeredSettings,
   loadSiteConfig
-} from '../../sidecar/src/config/site-layer';
+} from '../../sidecar/src/config/site-config-layer';
 import { adapterFor } from '../../sidecar/src/core/platforms';
 import { platformRulesData } from '../../sidecar/src/core/platforms/rules-data';
 import {

@@ -10,7 +10,7 @@ import { resolveConfig, SettingError } from '../../sidecar/src/config/config';
 import {
   loadSiteConfig,
   SiteConfigError
-} from '../../sidecar/src/config/site-layer';
+} from '../../sidecar/src/config/site-config-layer';
 import {
   checkSiteConfigText,
   fileTrustProblems,
@@ -19,7 +19,7 @@ import {
   siteConfigCandidates,
   SiteConfigFile,
   siteProblemLine
-} from '../../sidecar/src/core/site-config';
+} from '../../sidecar/src/core/site-config-rules';
 import { nearestKey } from '../../sidecar/src/core/site-config-validate';
 import {
   operatorFileProblem,

@@ -13,7 +13,7 @@ import {
   LoadedSiteConfig,
   siteProblems,
   sitePlatform
-} from '../config/site-layer';
+} from '../config/site-config-layer';
 import {
   InvalidPlatformSetting,
   PLATFORM_SETTING
@@ -26,7 +26,7 @@ import {
   SiteProblem,
   SiteVariable,
   valueAt
-} from '../core/site-config';
+} from '../core/site-config-rules';
 import { dottedKey } from '../core/site-config-validate';
 import { terminalSafe } from '../core/terminal-text';
 import type { Manifest } from '../core/manifest';

@@ -20,13 +20,13 @@ import {
   modelSourceOrigins,
   siteProblems,
   sitePlatform
-} from './site-layer';
+} from './site-config-layer';
 import {
   SettingOrigin,
   SITE_CONFIG_ENV,
   siteModelSources,
   SiteModelSources
-} from '../core/site-config';
+} from '../core/site-config-rules';
 import {
   jupyterRootProject,
   realOrResolved,
@@ -37,7 +37,7 @@ import { withJupyterSettings } from './jupyter-settings';
 import { findInitializedProject } from '../observe/project-search';
 
 export { ConfigError, SettingError } from './errors';
-export { SiteConfigError } from './site-layer';
+export { SiteConfigError } from './site-config-layer';
 export {
   checkServiceToken,
   isPatternSecret,
@@ -162,7 +162,7 @@ function setting(env: Env, name: string): string | undefined {
 
 /**
  * The configuration: for each value the flag, else the variable, else the site configuration
- * file (site-layer.ts), else the default. `site`: the file as loaded already (config check).
+ * file (site-config-layer.ts), else the default. `site`: the file as loaded already (config check).
  */
 export function resolveConfig(
   options: ServeOptions,

@@ -19,9 +19,13 @@ import { StartupService } from '../service/service';
 import type { IngressMode } from '../core/vocabulary';
 import { createApp } from './app';
 import { timeoutOptions } from './connections';
-import { createGuard, origin, resolveBindAddress } from './guard-setup';
-import { DirectLoopbackGuard, IngressGuard, SecretMatcher } from './ingress';
-import { answerOutsideTheApp, capConnections } from './node-answers';
+import { createGuard, origin, resolveBindAddress } from './ingress-setup';
+import {
+  DirectLoopbackGuard,
+  IngressGuard,
+  SecretMatcher
+} from './ingress-guards';
+import { answerOutsideTheApp, capConnections } from './server-refusals';
 import { allocationRateLimiter, RateLimiter } from './rate-limit';
 import type { DirectoryTraversal } from '../observe/state';
 import { EarlyListener, listenOnSocketPath } from './listen-first';

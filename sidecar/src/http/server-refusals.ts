@@ -10,7 +10,7 @@ import {
   limitConnections,
   readDescriptorLimit
 } from './connections';
-import { URL_LIMIT } from './gate';
+import { URL_LIMIT } from './before-route';
 import { sendProblem, writeProblemToSocket } from './respond';
 import { methodsOfAllRoutes } from './route-table';
 

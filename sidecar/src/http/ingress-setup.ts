@@ -18,7 +18,7 @@ import {
   isLoopbackHostname,
   NotebookServerProxyGuard,
   TrustedProxyGuard
-} from './ingress';
+} from './ingress-guards';
 import { readOperatorFile } from '../observe/operator-file';
 import { SessionStore } from './sessions';
 
