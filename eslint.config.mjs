@@ -124,7 +124,7 @@ export default defineConfig([
     }
   },
   // The sidecar's floors (docs/architecture.md): core/ (pure decisions) < observe/ (the I/O that
-  // gathers evidence) < the shared top level (service, config, log, private files) < http/ <
+  // gathers evidence) < the shared floor (config/, service/, files/) < http/ <
   // cli/. Each folder may import only from its own floor and those below; nothing imports cli/.
   ...sidecarLayers(),
   {
@@ -184,16 +184,8 @@ function sidecarLayers() {
   const cli = { group: ['**/cli/*'], message: 'Nothing imports the command line (cli/).' };
   const http = { group: ['**/http/*'], message: 'Only cli/ sits above http/.' };
   const shared = {
-    group: [
-      '**/service',
-      '**/config',
-      '**/log',
-      '**/version',
-      '**/runtime-file',
-      '**/diagnostics-file',
-      '**/private-file'
-    ],
-    message: 'The shared top level (service, config, log, files) sits above observe/ and core/.'
+    group: ['**/config/*', '**/service/*', '**/files/*'],
+    message: 'config/, service/ and files/ sit above observe/ and core/.'
   };
   const observe = {
     group: ['**/observe/*'],
@@ -225,7 +217,10 @@ function sidecarLayers() {
   return [
     { files: ['sidecar/src/core/**/*.ts'], rules: rule([cli, http, shared, observe], io) },
     { files: ['sidecar/src/observe/**/*.ts'], rules: rule([cli, http, shared]) },
-    { files: ['sidecar/src/*.ts'], rules: rule([cli, http]) },
+    {
+      files: ['sidecar/src/{config,service,files}/**/*.ts'],
+      rules: rule([cli, http])
+    },
     { files: ['sidecar/src/http/**/*.ts'], rules: rule([cli]) }
   ];
 }

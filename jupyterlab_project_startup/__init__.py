@@ -163,7 +163,7 @@ def sidecar_environment(environ, root_dir, configured=None):
     ``--ServerApp.root_dir`` leaves elsewhere), unless the operator named one: a
     PROJECT_STARTUP_PROJECT_DIR in the server's environment is inherited as it is. The sidecar
     has the same rule for the npm route's entry, which passes no directory:
-    ``jupyterRootProject`` in ``sidecar/src/project-dir.ts`` reads the root directory from the
+    ``jupyterRootProject`` in ``sidecar/src/config/project-dir.ts`` reads the root directory from the
     server's ``jpserver-<pid>.json``; a change to one is a change to both. `configured`: the
     variables Jupyter's configuration sets (c.ProjectStartup.*, configurable.py)."""
     env = {name: escape_template(value) for name, value in (configured or {}).items()}

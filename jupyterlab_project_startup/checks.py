@@ -18,7 +18,7 @@ NODE_REQUIRED_TEXT = ">=20"
 SERVER_PROXY_REQUIRED = (4, 1)
 SERVER_PROXY_REQUIRED_TEXT = ">=4.1"
 DIAGNOSTICS_FILE_ENV = "PROJECT_STARTUP_DIAGNOSTICS_FILE"
-# The sidecar's project directory setting (sidecar/src/config.ts, ENV.projectDir).
+# The sidecar's project directory setting (sidecar/src/config/config.ts, ENV.projectDir).
 PROJECT_DIR_ENV = "PROJECT_STARTUP_PROJECT_DIR"
 LOG_TAIL_LINES = 20
 

@@ -16,7 +16,7 @@ from .project_search import PLATFORM_IDS
 # In the Jupyter server's own environment, which its terminals, kernels and the sidecar the proxy
 # launches inherit: the settings above as applied, each with its trait, so that a command run in a
 # terminal of this server (`project-startup config check`, `status --local`) sees what the
-# server's service sees and says where each value came from (sidecar/src/jupyter-settings.ts).
+# server's service sees and says where each value came from (sidecar/src/config/jupyter-settings.ts).
 JUPYTER_SETTINGS_ENV = "PROJECT_STARTUP_JUPYTER_SETTINGS"
 
 # Each trait and the variable it becomes: the site-wide values an operator sets once. The site

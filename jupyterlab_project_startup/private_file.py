@@ -1,4 +1,4 @@
-"""Reading the sidecar's private files by the same rule as its writer (sidecar/src/private-file.ts):
+"""Reading the sidecar's private files by the same rule as its writer (sidecar/src/files/private-file.ts):
 a file counts only if it is a regular file of this user that nobody else can read or write.
 
 The diagnostics report lives in Jupyter's runtime directory, which this package does not choose:

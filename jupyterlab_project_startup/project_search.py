@@ -116,7 +116,7 @@ def place_state(platform, project_path, home_dir):
 
 
 def site_config_candidates(env, home_dir, prefix):
-    """Where the service looks for the site file (siteConfigCandidates in core/site-config.ts),
+    """Where the service looks for the site file (siteConfigCandidates in core/site-config-rules.ts),
     with this Python's own ``<prefix>/etc/jupyter`` among the environment's directories."""
     named = env.get(SITE_CONFIG_ENV)
     if named:

@@ -28,7 +28,7 @@ import { projectStartupIcon } from './icon';
 // eslint-disable-next-line jupyter/prefer-lazy-imports -- the status bar, the commands and the start-up check share the model from activate on
 import { ConfirmFunction, StartupModel } from './model';
 // eslint-disable-next-line jupyter/prefer-lazy-imports -- it follows the start-up check that activate starts
-import { StartupNotifier } from './notifier';
+import { StartupNotifier } from './notification-display';
 import type { StartupPanel } from './panel';
 import { settingsProblem } from './settings';
 import { showInMainArea } from './shell';
@@ -327,7 +327,7 @@ function activate(
   addStatusItem(app, statusBar, model, trans);
   addUserGuide(app, { trans, mainMenu, rendermime, palette });
   // The panel opens by itself only when the person can act in it; everything else that needs
-  // attention becomes a notification (notifications.ts decides, notifier.ts shows).
+  // attention becomes a notification (notification-rules.ts decides, notification-display.ts shows).
   const notifier = new StartupNotifier({
     model,
     trans,

@@ -6,8 +6,8 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { resolveConfig, ServeOptions } from '../../sidecar/src/config';
-import { createLogger } from '../../sidecar/src/log';
+import { resolveConfig, ServeOptions } from '../../sidecar/src/config/config';
+import { createLogger } from '../../sidecar/src/service/log';
 import { RunningService, startService } from '../../sidecar/src/http/server';
 import type { EarlyListener } from '../../sidecar/src/http/listen-first';
 import type {

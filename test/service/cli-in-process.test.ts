@@ -4,10 +4,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { trackedSandboxes } from '../helpers/cli';
-import { resolveConfig } from '../../sidecar/src/config';
+import { resolveConfig } from '../../sidecar/src/config/config';
 import { ProblemError } from '../../sidecar/src/core/problems';
 import type { CreationStep } from '../../sidecar/src/observe/state';
-import { StartupService } from '../../sidecar/src/service';
+import { StartupService } from '../../sidecar/src/service/service';
 import { initializeInProcess } from '../../sidecar/src/cli/in-process';
 
 const sandbox = trackedSandboxes();

@@ -14,7 +14,10 @@ import {
   CliSandbox
 } from '../helpers/cli';
 import { delay } from '../helpers/wait';
-import { LOG_TAIL_LINES, StderrTail } from '../../sidecar/src/diagnostics-file';
+import {
+  LOG_TAIL_LINES,
+  StderrTail
+} from '../../sidecar/src/files/diagnostics-file';
 
 let box: CliSandbox;
 

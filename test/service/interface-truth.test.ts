@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Manifest } from '../../sidecar/src/core/manifest';
-import { readRuntimeFile } from '../../sidecar/src/runtime-file';
+import { readRuntimeFile } from '../../sidecar/src/files/runtime-file';
 import { signInLine, urlAnswer } from '../../sidecar/src/core/sign-in';
 import {
   INGRESS_MODES,
@@ -32,7 +32,7 @@ import {
 } from '../helpers/harness';
 import { expectValid } from '../helpers/schemas';
 import { connect } from '../../sidecar/src/cli/client';
-import { resolveConfig } from '../../sidecar/src/config';
+import { resolveConfig } from '../../sidecar/src/config/config';
 
 jest.setTimeout(120000);
 

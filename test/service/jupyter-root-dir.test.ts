@@ -1,11 +1,11 @@
 // The project behind jupyter-server-proxy, unnamed: the root directory of the Jupyter server that
-// launched the sidecar, from that server's own runtime file (sidecar/src/jupyter-runtime.ts,
+// launched the sidecar, from that server's own runtime file (sidecar/src/observe/jupyter-runtime.ts,
 // project-dir.ts). Real files in a temporary runtime directory; the end-to-end case (the real
 // `jupyter lab` with --ServerApp.root_dir) is test/system/install/npm-root-dir.test.ts.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { jupyterRootProject } from '../../sidecar/src/project-dir';
-import { jupyterServerRootDir } from '../../sidecar/src/jupyter-runtime';
+import { jupyterRootProject } from '../../sidecar/src/config/project-dir';
+import { jupyterServerRootDir } from '../../sidecar/src/observe/jupyter-runtime';
 import { tempRoot } from '../helpers/harness';
 
 let runtime: string;

@@ -8,7 +8,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
-import { resolveConfig } from '../../sidecar/src/config';
+import { resolveConfig } from '../../sidecar/src/config/config';
 import { InvalidPlatformSetting } from '../../sidecar/src/core/platforms/rules';
 import {
   launchedByNotebookServerProxy,

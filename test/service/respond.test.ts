@@ -8,7 +8,7 @@ import {
   sendProblem,
   writeProblemToSocket
 } from '../../sidecar/src/http/respond';
-import { VERSION } from '../../sidecar/src/version';
+import { VERSION } from '../../sidecar/src/service/version';
 
 const PROBLEM = problemOf(
   'method-not-allowed',

@@ -7,8 +7,8 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { resolveConfig } from '../../sidecar/src/config';
-import { createLogger } from '../../sidecar/src/log';
+import { resolveConfig } from '../../sidecar/src/config/config';
+import { createLogger } from '../../sidecar/src/service/log';
 import { startService } from '../../sidecar/src/http/server';
 import { expectValid } from '../helpers/schemas';
 import {

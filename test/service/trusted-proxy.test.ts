@@ -6,8 +6,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ConfigError, resolveConfig } from '../../sidecar/src/config';
-import { createLogger } from '../../sidecar/src/log';
+import { ConfigError, resolveConfig } from '../../sidecar/src/config/config';
+import { createLogger } from '../../sidecar/src/service/log';
 import { startService } from '../../sidecar/src/http/server';
 import {
   HttpResult,

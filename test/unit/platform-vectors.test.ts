@@ -6,7 +6,10 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { LayeredSettings, loadSiteConfig } from '../../sidecar/src/config-site';
+import {
+  LayeredSettings,
+  loadSiteConfig
+} from '../../sidecar/src/config/site-config-layer';
 import { adapterFor } from '../../sidecar/src/core/platforms';
 import { platformRulesData } from '../../sidecar/src/core/platforms/rules-data';
 import {

@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { resolveConfig } from '../../sidecar/src/config';
+import { resolveConfig } from '../../sidecar/src/config/config';
 import { handleRpc, RpcContext } from '../../sidecar/src/http/gateway';
 import {
   buildOpenApi,
@@ -35,7 +35,10 @@ import {
   buildProjection,
   ProjectionInputs
 } from '../../sidecar/src/core/projection';
-import { StartupService, StartupResult } from '../../sidecar/src/service';
+import {
+  StartupService,
+  StartupResult
+} from '../../sidecar/src/service/service';
 import { parseInitializeRequest } from '../../sidecar/src/core/requests';
 import type {
   InitializationRecord,

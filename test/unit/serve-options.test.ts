@@ -1,8 +1,8 @@
 // The socket `serve` will listen on, as the bin reads it before the service is loaded
-// (sidecar/src/serve-options.ts, used by http/listen-first.ts): the same flags as `serve` itself
+// (sidecar/src/config/serve-options.ts, used by http/listen-first.ts): the same flags as `serve` itself
 // (cli/main.ts parses with the same table), so the early socket is the one the service takes
 // over, and nothing is listened on when `serve` would refuse its arguments.
-import { serveUnixSocket } from '../../sidecar/src/serve-options';
+import { serveUnixSocket } from '../../sidecar/src/config/serve-options';
 
 const CWD = '/home/alice/project';
 const PROXY = [

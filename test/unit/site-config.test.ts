@@ -6,8 +6,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
-import { resolveConfig, SettingError } from '../../sidecar/src/config';
-import { loadSiteConfig, SiteConfigError } from '../../sidecar/src/config-site';
+import { resolveConfig, SettingError } from '../../sidecar/src/config/config';
+import {
+  loadSiteConfig,
+  SiteConfigError
+} from '../../sidecar/src/config/site-config-layer';
 import {
   checkSiteConfigText,
   fileTrustProblems,
@@ -16,7 +19,7 @@ import {
   siteConfigCandidates,
   SiteConfigFile,
   siteProblemLine
-} from '../../sidecar/src/core/site-config';
+} from '../../sidecar/src/core/site-config-rules';
 import { nearestKey } from '../../sidecar/src/core/site-config-validate';
 import {
   operatorFileProblem,

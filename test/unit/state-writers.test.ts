@@ -122,12 +122,14 @@ describe('the state directory has one writer: the initialize route', () => {
   it('createState is called from StartupService.initialize only', () => {
     expect(
       referencesTo(exportedSymbol('observe/state.ts', 'createState'))
-    ).toEqual(['service.ts: StartupService.initialize']);
+    ).toEqual(['service/service.ts: StartupService.initialize']);
   });
 
   it("StartupService.initialize is called from the initialize route's work only", () => {
     expect(
-      referencesTo(memberSymbol('service.ts', 'StartupService', 'initialize'))
+      referencesTo(
+        memberSymbol('service/service.ts', 'StartupService', 'initialize')
+      )
     ).toEqual(['http/routes.ts: createProjectState']);
   });
 

@@ -4,20 +4,20 @@
 // creating state through the initialize route served by this process, in-process.ts).
 import * as http from 'node:http';
 import type { Socket } from 'node:net';
-import { ENV, ServiceConfig } from '../config';
+import { ENV, ServiceConfig } from '../config/config';
 import type { StepHook } from '../observe/state';
 import type { Manifest } from '../core/manifest';
 import { ProblemError } from '../core/problems';
 import { newNonce, proofMatches } from '../core/health-proof';
 import { initializeInProcess, readJsonAnswer } from './in-process';
 import { besideJupyterLab } from './jupyter-client';
-import type { RuntimeInfo } from '../runtime-file';
+import type { RuntimeInfo } from '../files/runtime-file';
 import {
   InitializeResult,
   parseInterface,
   StartupResult,
   StartupService
-} from '../service';
+} from '../service/service';
 import type { InterfaceId } from '../core/vocabulary';
 import {
   allocationClaimFromEnv,

@@ -7,13 +7,13 @@ import {
   ServeOptions,
   ServiceConfig,
   SettingError
-} from '../config';
+} from '../config/config';
 import {
   loadSiteConfig,
   LoadedSiteConfig,
   siteProblems,
   sitePlatform
-} from '../config-site';
+} from '../config/site-config-layer';
 import {
   InvalidPlatformSetting,
   PLATFORM_SETTING
@@ -26,13 +26,13 @@ import {
   SiteProblem,
   SiteVariable,
   valueAt
-} from '../core/site-config';
+} from '../core/site-config-rules';
 import { dottedKey } from '../core/site-config-validate';
 import { terminalSafe } from '../core/terminal-text';
 import type { Manifest } from '../core/manifest';
-import { realOrResolved } from '../project-dir';
-import { StartupService } from '../service';
-import { jupyterOrigin, withJupyterSettings } from '../jupyter-settings';
+import { realOrResolved } from '../config/project-dir';
+import { StartupService } from '../service/service';
+import { jupyterOrigin, withJupyterSettings } from '../config/jupyter-settings';
 import { unusedOn } from '../core/site-unused';
 import { EXIT, HELP, Io, parse, usage } from './usage';
 

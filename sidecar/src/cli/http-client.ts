@@ -6,7 +6,7 @@
 import type { Manifest } from '../core/manifest';
 import { Problem, ProblemError } from '../core/problems';
 import type { InterfaceId } from '../core/vocabulary';
-import type { InitializeResult, StartupResult } from '../service';
+import type { InitializeResult, StartupResult } from '../service/service';
 import type { ProjectClient } from './project-client';
 
 /** One answer of the service: its status and its JSON (undefined: it was not JSON). */

@@ -15,10 +15,10 @@ import * as path from 'node:path';
 import { PROMPT_KEY_HEADER } from '../core/confirmation';
 import { ProblemError } from '../core/problems';
 import { jsonOrProblem } from './http-client';
-import { createLogger } from '../log';
-import type { InitializeResult, StartupService } from '../service';
+import { createLogger } from '../service/log';
+import type { InitializeResult, StartupService } from '../service/service';
 import { createApp } from '../http/app';
-import { DirectLoopbackGuard, SecretMatcher } from '../http/ingress';
+import { DirectLoopbackGuard, SecretMatcher } from '../http/ingress-guards';
 import { allocationRateLimiter, RateLimiter } from '../http/rate-limit';
 
 /** The longest socket path every supported system binds (macOS: 104 bytes with the NUL). */

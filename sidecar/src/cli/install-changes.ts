@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ConfigError } from '../config';
+import { ConfigError } from '../config/config';
 import { isObject, JsonObject, PACKAGE_NAME } from './install-package';
 
 /** Regular files and directories below `dir` (not following links), with `dir` itself. */

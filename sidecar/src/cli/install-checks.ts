@@ -3,7 +3,7 @@
 // absent or this package's own, and writable. Any refusal leaves everything as it was.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ConfigError } from '../config';
+import { ConfigError } from '../config/config';
 import { checkWritable, readJsonObject, writeTarget } from './install-changes';
 import {
   InstallManifest,

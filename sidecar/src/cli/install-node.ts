@@ -2,7 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ConfigError } from '../config';
+import { ConfigError } from '../config/config';
 import type { Env } from './jupyter-paths';
 
 const MIN_NODE_MAJOR = 20;

@@ -3,7 +3,7 @@
 // the notebook-server proxy entry that runs that copy.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ConfigError } from '../config';
+import { ConfigError } from '../config/config';
 import {
   InstallScope,
   isObject,

@@ -4,7 +4,7 @@
 // is: ./jupyter-discovery.ts.
 import type { ProjectClient } from './project-client';
 import { HttpProjectClient, JsonAnswer } from './http-client';
-import type { ServiceConfig } from '../config';
+import type { ServiceConfig } from '../config/config';
 import {
   chooseJupyter,
   gatherJupyterEvidence,
@@ -12,7 +12,7 @@ import {
   jupyterRequest
 } from './jupyter-discovery';
 import { Problem, ProblemError } from '../core/problems';
-import type { RuntimeInfo } from '../runtime-file';
+import type { RuntimeInfo } from '../files/runtime-file';
 import { isPlatformId, PlatformId } from '../core/vocabulary';
 
 type Env = Readonly<Record<string, string | undefined>>;

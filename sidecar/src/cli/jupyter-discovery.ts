@@ -18,9 +18,9 @@ import {
   jupyterRuntimeDir,
   readOwnRuntimeFile,
   runtimeRootDir
-} from '../jupyter-runtime';
+} from '../observe/jupyter-runtime';
 
-export { jupyterRuntimeDir } from '../jupyter-runtime';
+export { jupyterRuntimeDir } from '../observe/jupyter-runtime';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

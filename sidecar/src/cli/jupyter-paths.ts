@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ConfigError } from '../config';
+import { ConfigError } from '../config/config';
 import { CREDENTIAL_NAME } from '../observe/probes';
 
 /** jupyter-server-proxy releases before this lack what the entry needs (`unix_socket`, callables). */

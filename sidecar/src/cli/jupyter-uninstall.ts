@@ -3,7 +3,7 @@
 // why. pip's copy of the labextension is pip's to remove.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ConfigError } from '../config';
+import { ConfigError } from '../config/config';
 import {
   Changes,
   checkWritable,

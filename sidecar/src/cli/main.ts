@@ -8,13 +8,13 @@ import {
   ServiceConfig,
   SettingError,
   SiteConfigError
-} from '../config';
+} from '../config/config';
 import {
   DIAGNOSTICS_FILE_ENV,
   StderrTail,
   writeDiagnosticsFile
-} from '../diagnostics-file';
-import { createLogger } from '../log';
+} from '../files/diagnostics-file';
+import { createLogger } from '../service/log';
 import {
   configurationProblem,
   launchedByNotebookServerProxy,
@@ -25,10 +25,10 @@ import {
 import { InvalidPlatformSetting } from '../core/platforms/rules';
 import { asProblemError, ProblemError } from '../core/problems';
 import { startService } from '../http/server';
-import { parseInterface } from '../service';
+import { parseInterface } from '../service/service';
 import { line, terminalSafe, terminalSafeLines } from '../core/terminal-text';
-import { SERVE_OPTIONS } from '../serve-options';
-import { VERSION } from '../version';
+import { SERVE_OPTIONS } from '../config/serve-options';
+import { VERSION } from '../service/version';
 import { InterfaceId, labelOf } from '../core/vocabulary';
 import { signInLine, urlAnswer } from '../core/sign-in';
 import { init } from './init-command';

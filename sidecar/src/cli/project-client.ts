@@ -3,7 +3,7 @@
 // core evaluated in this process. Its own file so that neither client imports the other.
 import type { Manifest } from '../core/manifest';
 import type { InterfaceId } from '../core/vocabulary';
-import type { InitializeResult, StartupResult } from '../service';
+import type { InitializeResult, StartupResult } from '../service/service';
 
 export interface ProjectClient {
   /** Where the answers come from, for a person. */

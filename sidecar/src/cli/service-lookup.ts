@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { Socket } from 'node:net';
-import { ENV, ServiceConfig } from '../config';
+import { ENV, ServiceConfig } from '../config/config';
 import {
   clientViewOf,
   newNonce,
@@ -15,7 +15,7 @@ import {
   removeRuntimeFile,
   runtimeFilePath,
   RuntimeInfo
-} from '../runtime-file';
+} from '../files/runtime-file';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

@@ -1,6 +1,6 @@
 // The command line's usage: exit codes, help texts and option parsing, shared by its commands.
-import { OptionSpec, parseFlags } from '../flags';
-import { ENV } from '../config';
+import { OptionSpec, parseFlags } from '../config/flags';
+import { ENV } from '../config/config';
 import { ProblemCode, ProblemError } from '../core/problems';
 import type { StepHook } from '../observe/state';
 import type { EarlyListener } from '../http/listen-first';

@@ -8,7 +8,7 @@ import { BROWSER_INTERFACES, IngressMode, InterfaceId } from './vocabulary';
 /** Header through which `project-startup init` proves its prompt was answered on a TTY. */
 export const PROMPT_KEY_HEADER = 'x-project-startup-prompt-key';
 
-/** How a request proved itself, as the ingress guard saw it (see http/ingress.ts). */
+/** How a request proved itself, as the ingress guard saw it (see http/ingress-guards.ts). */
 export type CredentialKind =
   | 'bearer'
   | 'cookie'

@@ -6,7 +6,7 @@ import {
   SITE_CONFIG_SCHEMA,
   SiteSchemaNode
 } from './generated/site-config-schema';
-import { pointerToken } from './site-config-text';
+import { pointerToken } from './site-config-lines';
 
 /** One problem of a site configuration file, before its line is known. */
 export interface SiteProblemAt {

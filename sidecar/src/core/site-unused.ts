@@ -2,7 +2,7 @@
 // several platforms), but `config check` warns, so an operator does not believe a value is in
 // force where the selected platform never reads it. Pure: the adapter decides.
 import type { PlatformAdapter } from './platforms/types';
-import type { SiteVariable } from './site-config';
+import type { SiteVariable } from './site-config-rules';
 import { labelOf, PLATFORM_IDS } from './vocabulary';
 import { adapterFor } from './platforms';
 

@@ -1,4 +1,4 @@
-// The HTTP layer: one request listener on node:http: a request meets the gate (gate.ts: Host,
+// The HTTP layer: one request listener on node:http: a request meets the gate (before-route.ts: Host,
 // prefix, sign-in rule, credentials), then the route the one route table names for its path
 // (router.ts), then 404; every failure is answered as problem details by respond.ts. Neither
 // express nor its router is used: their per-request work cost CPU that a proxied request pays
@@ -11,8 +11,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ProblemError } from '../core/problems';
 import { EncodedBodies } from './encoded-bodies';
-import type { AppContext, AppOptions } from './exchange';
-import { createGate, gateLocals } from './gate';
+import type { AppContext, AppOptions } from './types';
+import { createGate, gateLocals } from './before-route';
 import { exampleManifest } from '../core/example-manifest';
 import { buildOpenApi, readSchemas, withManifestExample } from './openapi';
 import { readStaticFiles } from './pages';
@@ -20,7 +20,7 @@ import { answerFailure } from './respond';
 import { ROUTES } from './route-table';
 import { dispatch } from './router';
 
-export type { AppOptions } from './exchange';
+export type { AppOptions } from './types';
 
 /** What node:http calls for every request. */
 export type RequestListener = (

@@ -1,7 +1,7 @@
 // The UTF-8 bytes of JSON bodies that stay the same from request to request, encoded once, and
 // the gateway's answers built around them.
 import { etagOf } from '../core/manifest';
-import type { StartupService } from '../service';
+import type { StartupService } from '../service/service';
 
 interface Entry {
   json: string;

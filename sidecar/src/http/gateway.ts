@@ -1,7 +1,7 @@
 // JSON-RPC 2.0 over POST {base_url}project/gateway: the same core calls as the REST routes,
 // with each failure's problem details in error.data.
 import { asProblemError, ProblemError } from '../core/problems';
-import type { StartupService } from '../service';
+import type { StartupService } from '../service/service';
 import type { InitializeResponse } from '../core/api-types';
 import { parseStartupParams } from '../core/requests';
 import { validateGatewayRequest } from '../core/generated/request-validators';

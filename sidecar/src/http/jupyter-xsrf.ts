@@ -11,7 +11,7 @@
 // else, such as JupyterHub 4.1+'s signed token, as it is).
 import type { IncomingMessage } from 'node:http';
 import { ProblemError } from '../core/problems';
-import { IngressGuard, secretsEqual } from './ingress';
+import { IngressGuard, secretsEqual } from './ingress-guards';
 
 const XSRF_COOKIE = '_xsrf';
 /** More `_xsrf` cookies than this (one per cookie path is normal) are not looked at. */

@@ -17,7 +17,7 @@
 //   process as it would have.
 // - Any failure here leaves the socket to the service, which listens as before and says why not.
 import * as net from 'node:net';
-import { serveUnixSocket } from '../serve-options';
+import { serveUnixSocket } from '../config/serve-options';
 import {
   claimSocketPath,
   listenOnUnixSocket,

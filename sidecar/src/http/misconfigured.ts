@@ -6,9 +6,9 @@
 // `misconfigured` problem: the setting, what is wrong, and the fix, at once.
 import * as http from 'node:http';
 import * as path from 'node:path';
-import type { ServeOptions } from '../config';
+import type { ServeOptions } from '../config/config';
 import { Problem, problemOf } from '../core/problems';
-import type { SiteProblem } from '../core/site-config';
+import type { SiteProblem } from '../core/site-config-rules';
 import { sendProblem } from './respond';
 import { EarlyListener, listenOnSocketPath } from './listen-first';
 

@@ -10,7 +10,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Manifest } from '../core/manifest';
-import type { Route } from './exchange';
+import type { Route } from './types';
 import {
   Operation,
   OperationId,

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import * as nodePath from 'node:path';
 import { ProblemError } from '../core/problems';
-import type { Exchange, Route, RouteFile } from './exchange';
+import type { Exchange, Route, RouteFile } from './types';
 import { sendJson } from './respond';
 
 const STATIC_DIR = nodePath.join(__dirname, '..', '..', 'static');

@@ -1,6 +1,6 @@
 // A token bucket per client: bursts up to `count`, refilled evenly over `seconds`. Used for
 // initialize calls and for the new job ids a caller names as its allocation.
-import type { RateLimit } from '../config';
+import type { RateLimit } from '../config/config';
 import { ProblemError } from '../core/problems';
 
 const MAX_CLIENTS = 10000;

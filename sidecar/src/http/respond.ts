@@ -5,9 +5,9 @@
 import * as http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Logger } from '../log';
+import type { Logger } from '../service/log';
 import { asProblemError, Problem, ProblemError } from '../core/problems';
-import { VERSION } from '../version';
+import { VERSION } from '../service/version';
 import { drainRequest } from './body';
 
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';

@@ -1,7 +1,7 @@
 // The one route table. The express router (router.ts), the 404 and 405 answers, which routes
-// answer without credentials (gate.ts) and the OpenAPI document's paths (openapi.ts) are all
+// answer without credentials (before-route.ts) and the OpenAPI document's paths (openapi.ts) are all
 // read from it: a route exists in all of them or in none.
-import type { Method, Route, RouteFile } from './exchange';
+import type { Method, Route, RouteFile } from './types';
 import { DOCS_POLICY, PAGE_POLICY, sendFile } from './pages';
 import * as routes from './routes';
 

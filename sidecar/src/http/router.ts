@@ -6,8 +6,8 @@
 // loading it at start (about 14 ms of CPU before the first answer; bench/README.md).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ProblemError } from '../core/problems';
-import type { AppContext, Method, Route } from './exchange';
-import type { GateLocals } from './gate';
+import type { AppContext, Method, Route } from './types';
+import type { GateLocals } from './before-route';
 
 /** The Allow header of a route: its methods, as the table lists them. */
 export function allowOf(route: Route): string {

@@ -1,6 +1,6 @@
 // The API routes' work: capabilities, startup, initialize, the JSON-RPC gateway, health and the
 // API description. Every decision is the core's or the service's; a handler turns a request
-// into a call and the answer into a response. The gate (gate.ts) has checked the Host and the
+// into a call and the answer into a response. The gate (before-route.ts) has checked the Host and the
 // credentials before any of these runs.
 import type { IncomingMessage } from 'node:http';
 import { asProblemError, ProblemError } from '../core/problems';
@@ -16,12 +16,12 @@ import {
   serviceViewOf
 } from '../core/health-proof';
 import { INTERFACE_IDS } from '../core/vocabulary';
-import { InitializeResult, parseInterface } from '../service';
+import { InitializeResult, parseInterface } from '../service/service';
 import { readJsonBody } from './body';
 import { rpcBody } from './encoded-bodies';
-import { Exchange, identityOf } from './exchange';
+import { Exchange, identityOf } from './types';
 import { handleRpc, parseErrorResponse } from './gateway';
-import { checkSameOrigin, RequestIdentity } from './ingress';
+import { checkSameOrigin, RequestIdentity } from './ingress-guards';
 import { carriesJupyterXsrf, checkJupyterXsrf } from './jupyter-xsrf';
 import { sendJson } from './respond';
 

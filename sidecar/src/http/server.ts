@@ -4,24 +4,28 @@
 import { randomBytes } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConfigError, ENV, ServiceConfig } from '../config';
+import { ConfigError, ENV, ServiceConfig } from '../config/config';
 import type { FileExists } from '../observe/evidence';
 import { SingleFlight } from '../observe/probes';
 import type { StepHook } from '../observe/state';
-import { createLogger, Logger } from '../log';
+import { createLogger, Logger } from '../service/log';
 import {
   ensureRuntimeDir,
   removeRuntimeFile,
   runtimeFilePath,
   writeRuntimeFile
-} from '../runtime-file';
-import { StartupService } from '../service';
+} from '../files/runtime-file';
+import { StartupService } from '../service/service';
 import type { IngressMode } from '../core/vocabulary';
 import { createApp } from './app';
 import { timeoutOptions } from './connections';
-import { createGuard, origin, resolveBindAddress } from './guard-setup';
-import { DirectLoopbackGuard, IngressGuard, SecretMatcher } from './ingress';
-import { answerOutsideTheApp, capConnections } from './node-answers';
+import { createGuard, origin, resolveBindAddress } from './ingress-setup';
+import {
+  DirectLoopbackGuard,
+  IngressGuard,
+  SecretMatcher
+} from './ingress-guards';
+import { answerOutsideTheApp, capConnections } from './server-refusals';
 import { allocationRateLimiter, RateLimiter } from './rate-limit';
 import type { DirectoryTraversal } from '../observe/state';
 import { EarlyListener, listenOnSocketPath } from './listen-first';

@@ -4,7 +4,7 @@
 // first. At most MAX_SESSIONS live at once (a new sign-in ends the oldest), so sign-in floods
 // cannot grow memory. Pure apart from the random id: the clock is given.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { SessionLimits } from '../config';
+import type { SessionLimits } from '../config/config';
 
 export const MAX_SESSIONS = 64;
 

@@ -15,7 +15,7 @@
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { ConfigError } from '../config-errors';
+import { ConfigError } from '../config/errors';
 
 /** What answers at a socket path. */
 export type SocketPathState = 'absent' | 'live' | 'stale' | 'not-a-socket';

@@ -1,5 +1,5 @@
 // Finds and reads the site configuration file: the first of the candidates that exists
-// (core/site-config.ts orders them), read only when only the operator could have written it
+// (core/site-config-rules.ts orders them), read only when only the operator could have written it
 // (observe/operator-file.ts: the way to it checked, the file opened once and checked through
 // its descriptor). The rules over what it saw are core's; this only looks.
 import * as fs from 'node:fs';
@@ -9,7 +9,7 @@ import {
   SiteConfigCandidate,
   SiteFileFacts,
   SiteProblem
-} from '../core/site-config';
+} from '../core/site-config-rules';
 
 export type SiteFileRead =
   | { kind: 'none'; looked: readonly SiteConfigCandidate[] }

@@ -22,8 +22,8 @@ import {
   StateInspector
 } from '../../../sidecar/src/observe/state';
 import { Exchange, exchange, intFromEnv, rawHttp } from './support';
-import { resolveConfig } from '../../../sidecar/src/config';
-import { StartupService } from '../../../sidecar/src/service';
+import { resolveConfig } from '../../../sidecar/src/config/config';
+import { StartupService } from '../../../sidecar/src/service/service';
 import { initializeInProcess } from '../../../sidecar/src/cli/in-process';
 
 const CLIENTS = 64;

@@ -6,7 +6,7 @@
 // PROJECT_STARTUP_SESSION_MAX_SECONDS after sign-in, at most MAX_SESSIONS at once; restarting
 // the service ends them all. The expiry rules are checked on the pure store with a given clock,
 // and against the real service with the settings at one second.
-import { resolveConfig } from '../../../sidecar/src/config';
+import { resolveConfig } from '../../../sidecar/src/config/config';
 import { MAX_SESSIONS, SessionStore } from '../../../sidecar/src/http/sessions';
 import {
   HttpResult,

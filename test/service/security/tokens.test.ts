@@ -23,7 +23,7 @@ jest.mock('node:crypto', () => {
   };
 });
 
-import { secretsEqual } from '../../../sidecar/src/http/ingress';
+import { secretsEqual } from '../../../sidecar/src/http/ingress-guards';
 import {
   killAllChildren,
   looksLikeStack,

@@ -19,7 +19,7 @@ import {
 import type {
   InitializeResult,
   StartupResult
-} from '../../../sidecar/src/service';
+} from '../../../sidecar/src/service/service';
 import type {
   InitializationRecord,
   StateInspection

@@ -146,7 +146,7 @@ import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { ITranslator } from '@jupyterlab/translation';
 import plugin, { CommandIDs, PLUGIN_ID } from '../../../src/index';
-import { INFO_AUTO_CLOSE_MS } from '../../../src/notifier';
+import { INFO_AUTO_CLOSE_MS } from '../../../src/notification-display';
 import { projectStartupIcon } from '../../../src/icon';
 import { StartupPanel } from '../../../src/panel';
 import { USER_GUIDE_MARKDOWN } from '../../../src/generated/user-guide';

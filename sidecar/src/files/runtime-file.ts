@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ConfigError } from './config';
+import { ConfigError } from '../config/config';
 import { readPrivateFile, writePrivateFile } from './private-file';
 
 export interface RuntimeInfo {

@@ -8,7 +8,7 @@ import {
   SettingOrigin,
   SITE_CONFIG_ENV,
   SITE_FILE_KEYS
-} from './core/site-config';
+} from '../core/site-config-rules';
 
 export const JUPYTER_SETTINGS_ENV = 'PROJECT_STARTUP_JUPYTER_SETTINGS';
 

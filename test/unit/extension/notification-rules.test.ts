@@ -1,4 +1,4 @@
-// The pure decision of src/notifications.ts over the states the service really produces (the
+// The pure decision of src/notification-rules.ts over the states the service really produces (the
 // sidecar's own projections, fixtures.ts) and every failure the client reports: which state
 // opens the panel, which notifies (kind, severity, problem and fix), and that the toast text
 // always fits JupyterLab's 140 characters with the fix kept.
@@ -6,7 +6,7 @@ import * as fc from 'fast-check';
 import { misconfiguredProblem } from '../../../sidecar/src/http/misconfigured';
 import { genericPlatform } from '../../../sidecar/src/core/platforms/generic';
 import { clusterPlatform } from '../../../sidecar/src/core/platforms/cluster';
-import { checkServiceToken } from '../../../sidecar/src/config';
+import { checkServiceToken } from '../../../sidecar/src/config/config';
 import { IPanelState } from '../../../src/model';
 import {
   fitMessage,
@@ -15,7 +15,7 @@ import {
   INotificationDecision,
   shorten,
   shouldOpenPanel
-} from '../../../src/notifications';
+} from '../../../src/notification-rules';
 import { Diagnostics, Failure, StartupProjection } from '../../../src/tokens';
 import {
   diagnosticsReport,

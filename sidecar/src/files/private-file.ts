@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readCheckedFile } from './observe/checked-read';
+import { readCheckedFile } from '../observe/checked-read';
 
 /** Larger than any file the service writes; a bigger one is not ours. */
 const MAX_PRIVATE_FILE_BYTES = 1024 * 1024;

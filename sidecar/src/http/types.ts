@@ -1,10 +1,14 @@
 // The shapes the HTTP layer passes around: a route of the one table (route-table.ts), what the
 // app holds for every request, and one request on its way through a route.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from '../log';
-import type { StartupService } from '../service';
+import type { Logger } from '../service/log';
+import type { StartupService } from '../service/service';
 import type { EncodedBodies } from './encoded-bodies';
-import type { IngressGuard, RequestIdentity, SecretMatcher } from './ingress';
+import type {
+  IngressGuard,
+  RequestIdentity,
+  SecretMatcher
+} from './ingress-guards';
 import type { OperationId } from './openapi-operations';
 import type { RateLimiter } from './rate-limit';
 
@@ -72,7 +76,7 @@ export interface AppContext extends AppOptions {
   files: ReadonlyMap<string, Buffer>;
 }
 
-/** One request on a route, once the gate (gate.ts) has let it through. */
+/** One request on a route, once the gate (before-route.ts) has let it through. */
 export interface Exchange {
   request: IncomingMessage;
   response: ServerResponse;

@@ -1,20 +1,20 @@
 // The service's slow observations, each behind a cache (SingleFlight): the allocation (its own
 // and the ones callers name), the inference runtimes, the credential backends. StartupService
 // asks them; nothing here decides anything.
-import { DEFAULT_RUNTIME_URLS, type ServiceConfig } from './config';
+import { DEFAULT_RUNTIME_URLS, type ServiceConfig } from '../config/config';
 import type {
   AllocationEvidence,
   CredentialObservation,
   HttpProbe
-} from './core/observations';
-import { siteSourceName } from './core/site-names';
-import type { PlatformEvidence } from './core/platforms/rules';
-import { gatherAllocationEvidence } from './observe/evidence';
+} from '../core/observations';
+import { siteSourceName } from '../core/site-names';
+import type { PlatformEvidence } from '../core/platforms/rules';
+import { gatherAllocationEvidence } from '../observe/evidence';
 import type {
   AllocationObservation,
   PlatformAdapter
-} from './core/platforms/types';
-import { ProblemError } from './core/problems';
+} from '../core/platforms/types';
+import { ProblemError } from '../core/problems';
 import {
   ChildEnvironments,
   childEnvironments,
@@ -26,14 +26,14 @@ import {
   probeHttp,
   probeSecretService,
   SingleFlight
-} from './observe/probes';
-import type { AllocationClaim, JobUser } from './core/allocation-claim';
-import type { RuntimeProbe } from './core/projection';
+} from '../observe/probes';
+import type { AllocationClaim, JobUser } from '../core/allocation-claim';
+import type { RuntimeProbe } from '../core/projection';
 import {
   classifyProcessCredentials,
   describeProcessCredentials,
   ProcessCredentials
-} from './observe/provider-credentials';
+} from '../observe/provider-credentials';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

@@ -6,7 +6,7 @@ import { adapterFor } from './platforms';
 import { ALL_MODEL_SOURCES } from './platforms/types';
 import { labelOf, PlatformId } from './vocabulary';
 import { dottedKey, schemaProblems } from './site-config-validate';
-import { parseErrorPosition, pointerLines } from './site-config-text';
+import { parseErrorPosition, pointerLines } from './site-config-lines';
 
 export type ModelSourceId = (typeof ALL_MODEL_SOURCES)[number];
 

@@ -1,6 +1,6 @@
 // What needs a person's attention, decided from the panel's state alone: whether the panel
 // opens by itself, and which notification (kind, severity, problem and fix) a state gives.
-// Pure: no JupyterLab import, so every state is tested without a browser (notifier.ts shows
+// Pure: no JupyterLab import, so every state is tested without a browser (notification-display.ts shows
 // the decision through JupyterLab's Notification).
 import { canConfirmHere, IPanelState } from './model';
 import { interfaceLabel, reportedProblems } from './labels';

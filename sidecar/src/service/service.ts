@@ -1,51 +1,51 @@
 // The service core shared by the HTTP layer and the command line: evidence is gathered and the
 // platform selected once; each projection gathers fresh observations and applies the pure rules.
 import { randomUUID } from 'node:crypto';
-import type { ServiceConfig } from './config';
+import type { ServiceConfig } from '../config/config';
 import type {
   CredentialObservation,
   InitializationRecord,
   ProjectPathObservation,
   StateInspection
-} from './core/observations';
+} from '../core/observations';
 import {
   FileExists,
   gatherPlatformEvidence,
   realFileExists
-} from './observe/evidence';
+} from '../observe/evidence';
 import {
   buildManifest,
   modelSourcesOf,
   PreparedManifest,
   prepareManifest
-} from './core/manifest';
-import { adapterFor } from './core/platforms';
+} from '../core/manifest';
+import { adapterFor } from '../core/platforms';
 import {
   PLATFORM_SETTING,
   PlatformDecision,
   selectPlatform,
   siteFilePlatformSetting
-} from './core/platforms/rules';
+} from '../core/platforms/rules';
 import type {
   AllocationObservation,
   PlatformAdapter,
   StatePlacement
-} from './core/platforms/types';
-import { ProblemError } from './core/problems';
+} from '../core/platforms/types';
+import { ProblemError } from '../core/problems';
 import {
   directoryIdentity,
   DirectoryIdentity,
   NOT_READY,
   observeProjectPath,
   SingleFlight
-} from './observe/probes';
-import { lstatOnce } from './observe/lstat';
+} from '../observe/probes';
+import { lstatOnce } from '../observe/lstat';
 import {
   ConfirmationChannel,
   confirmationInterfaces,
   decideConfirmation
-} from './core/confirmation';
-import type { AllocationClaim } from './core/allocation-claim';
+} from '../core/confirmation';
+import type { AllocationClaim } from '../core/allocation-claim';
 import {
   buildProjection,
   IngressObservation,
@@ -53,29 +53,29 @@ import {
   ProjectionInputs,
   RuntimeProbe,
   sameProjectionInputs
-} from './core/projection';
-import type { InitializeResponse } from './core/api-types';
-import { parseInitializeRequest } from './core/requests';
-import { fileSystemProblem, refuseUnconfirmable } from './core/initialization';
+} from '../core/projection';
+import type { InitializeResponse } from '../core/api-types';
+import { parseInitializeRequest } from '../core/requests';
+import { fileSystemProblem, refuseUnconfirmable } from '../core/initialization';
 import {
   createState,
   DirectoryTraversal,
   pathsToCreate,
   StateInspector,
   StepHook
-} from './observe/state';
+} from '../observe/state';
 import { VERSION } from './version';
-import { ClaimAdmission, ServiceProbes } from './service-probes';
+import { ClaimAdmission, ServiceProbes } from './cached-probes';
 import {
   IngressMode,
   InterfaceId,
   labelOf,
   SCHEMA_VERSION
-} from './core/vocabulary';
+} from '../core/vocabulary';
 
-export type { ClaimAdmission } from './service-probes';
+export type { ClaimAdmission } from './cached-probes';
 // Where every interface parses an interface name (kept importable from here for the callers).
-export { parseInterface } from './core/requests';
+export { parseInterface } from '../core/requests';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

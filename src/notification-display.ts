@@ -1,4 +1,4 @@
-// Shows what notifications.ts decides: the panel opened by itself when the person can act in
+// Shows what notification-rules.ts decides: the panel opened by itself when the person can act in
 // it, and one JupyterLab Notification per kind per session for everything else, with "Open
 // Project Startup" and "Don't show again" (kept in the mutedNotifications setting). It follows
 // the model's state, so a state reached later (by a refresh or polling) notifies once too, and
@@ -6,7 +6,7 @@
 import { Notification } from '@jupyterlab/apputils';
 import type { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { IPanelState, StartupModel } from './model';
-import { notificationFor, shouldOpenPanel } from './notifications';
+import { notificationFor, shouldOpenPanel } from './notification-rules';
 import {
   ITranslationBundle,
   NotificationKind,

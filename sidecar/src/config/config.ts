@@ -9,9 +9,9 @@ import {
   isIngressMode,
   LowRiskAutomationPolicy,
   PlatformId
-} from './core/vocabulary';
-import { SettingError } from './config-errors';
-import { platformSetting } from './core/platforms/rules';
+} from '../core/vocabulary';
+import { SettingError } from './errors';
+import { platformSetting } from '../core/platforms/rules';
 import {
   LayeredSettings,
   loadSiteConfig,
@@ -20,31 +20,31 @@ import {
   modelSourceOrigins,
   siteProblems,
   sitePlatform
-} from './config-site';
+} from './site-config-layer';
 import {
   SettingOrigin,
   SITE_CONFIG_ENV,
   siteModelSources,
   SiteModelSources
-} from './core/site-config';
+} from '../core/site-config-rules';
 import {
   jupyterRootProject,
   realOrResolved,
   resolveProjectDir
 } from './project-dir';
-import { searchesUpward } from './core/project-search';
+import { searchesUpward } from '../core/project-search';
 import { withJupyterSettings } from './jupyter-settings';
-import { findInitializedProject } from './observe/project-search';
+import { findInitializedProject } from '../observe/project-search';
 
-export { ConfigError, SettingError } from './config-errors';
-export { SiteConfigError } from './config-site';
+export { ConfigError, SettingError } from './errors';
+export { SiteConfigError } from './site-config-layer';
 export {
   checkServiceToken,
   isPatternSecret,
   SECRET_MIN_DISTINCT_CHARACTERS,
   TOKEN_MAX_LENGTH,
   TOKEN_MIN_LENGTH
-} from './config-token';
+} from './token';
 
 export interface ServeOptions {
   host?: string;
@@ -162,7 +162,7 @@ function setting(env: Env, name: string): string | undefined {
 
 /**
  * The configuration: for each value the flag, else the variable, else the site configuration
- * file (config-site.ts), else the default. `site`: the file as loaded already (config check).
+ * file (site-config-layer.ts), else the default. `site`: the file as loaded already (config check).
  */
 export function resolveConfig(
   options: ServeOptions,

@@ -1,6 +1,6 @@
 // The rules of a service token set by hand (PROJECT_STARTUP_TOKEN) and of hand-set secrets.
 // Never read from the site configuration file: a token never lives there.
-import { SettingError } from './config-errors';
+import { SettingError } from './errors';
 
 const TOKEN_ENV = 'PROJECT_STARTUP_TOKEN';
 

@@ -3,14 +3,14 @@
 // (respond.ts), and connection pressure is counted for a log line at most every 10 s.
 import type * as http from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Logger } from '../log';
+import type { Logger } from '../service/log';
 import { problemOf } from '../core/problems';
 import {
   defaultMaxConnections,
   limitConnections,
   readDescriptorLimit
 } from './connections';
-import { URL_LIMIT } from './gate';
+import { URL_LIMIT } from './before-route';
 import { sendProblem, writeProblemToSocket } from './respond';
 import { methodsOfAllRoutes } from './route-table';
 

@@ -9,7 +9,7 @@ import {
   isPatternSecret,
   SECRET_MIN_DISTINCT_CHARACTERS,
   ServiceConfig
-} from '../config';
+} from '../config/config';
 import type { IngressMode } from '../core/vocabulary';
 import {
   DirectLoopbackGuard,
@@ -18,7 +18,7 @@ import {
   isLoopbackHostname,
   NotebookServerProxyGuard,
   TrustedProxyGuard
-} from './ingress';
+} from './ingress-guards';
 import { readOperatorFile } from '../observe/operator-file';
 import { SessionStore } from './sessions';
 

@@ -3,7 +3,7 @@
 // person. Trusted proxy: a shared secret. Every mode defends state changes against other origins.
 import { createHash, hash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DEFAULT_SESSION_LIMITS } from '../config';
+import { DEFAULT_SESSION_LIMITS } from '../config/config';
 import { ProblemError } from '../core/problems';
 import type { IngressMode } from '../core/vocabulary';
 import { SessionStore } from './sessions';

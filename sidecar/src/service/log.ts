@@ -1,6 +1,6 @@
 // One JSON line per event on stderr. Callers pass only fields they chose; request headers,
 // query strings, tokens and cookies are never handed to the logger.
-import type { LogLevel } from './config';
+import type { LogLevel } from '../config/config';
 
 const ORDER: Readonly<Record<LogLevel, number>> = {
   error: 0,

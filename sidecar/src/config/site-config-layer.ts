@@ -1,8 +1,8 @@
 // The site configuration file in the configuration's precedence: found and read once
-// (observe/site-config-file.ts), checked (core/site-config.ts), then asked for each setting
+// (observe/site-config-file.ts), checked (core/site-config-rules.ts), then asked for each setting
 // after the environment and before the default, with where each value came from.
 import * as path from 'node:path';
-import { SettingError } from './config-errors';
+import { SettingError } from './errors';
 import {
   checkSiteConfigText,
   fileTrustProblems,
@@ -19,12 +19,12 @@ import {
   siteSettingText,
   SettingOrigin,
   SiteVariable
-} from './core/site-config';
-import { dottedKey } from './core/site-config-validate';
-import { PLATFORM_SETTING, selectPlatform } from './core/platforms/rules';
-import { isPlatformId, PlatformId } from './core/vocabulary';
-import { gatherPlatformEvidence } from './observe/evidence';
-import { readSiteConfigFile } from './observe/site-config-file';
+} from '../core/site-config-rules';
+import { dottedKey } from '../core/site-config-validate';
+import { PLATFORM_SETTING, selectPlatform } from '../core/platforms/rules';
+import { isPlatformId, PlatformId } from '../core/vocabulary';
+import { gatherPlatformEvidence } from '../observe/evidence';
+import { readSiteConfigFile } from '../observe/site-config-file';
 import { jupyterOrigin } from './jupyter-settings';
 
 type Env = Readonly<Record<string, string | undefined>>;

@@ -4,8 +4,8 @@
 import { isUtf8 } from 'node:buffer';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ConfigError } from './config-errors';
-import { jupyterServerRootDir } from './jupyter-runtime';
+import { ConfigError } from './errors';
+import { jupyterServerRootDir } from '../observe/jupyter-runtime';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
