@@ -138,19 +138,12 @@ function decision(
   };
 }
 
-/** The short fix for a problem the server extension's diagnostics route reported. */
-function diagnosedFix(
-  code: string,
-  fix: string,
-  trans: ITranslationBundle
-): string {
-  switch (code) {
-    case 'sidecar-failed':
-      // Its detail is the service's own message, which names what to correct.
-      return trans.__('Correct it, then restart Jupyter.');
-    default:
-      return fix;
-  }
+/**
+ * The fix line when only the site's administrator can make the fix: said to the person as whose
+ * job it is, never as their task (the panel, one click away, has the details to copy for them).
+ */
+function administratorFix(trans: ITranslationBundle): string {
+  return trans.__('Your administrator needs to fix this.');
 }
 
 /**
@@ -174,7 +167,8 @@ function namedCauseDecision(
       kind,
       'error',
       trans.__('Project Startup cannot start: %1', cause.replace(/\.?$/, '.')),
-      diagnosedFix(reported.code, reported.fix, trans)
+      // Node, jupyter-server-proxy, a setting: each is fixed where the Jupyter server runs.
+      administratorFix(trans)
     );
   }
   if (failure.kind === 'http' && failure.problem?.code === 'misconfigured') {
@@ -188,7 +182,7 @@ function namedCauseDecision(
         'Project Startup cannot start: %1',
         failure.problem.detail.replace(/\.?$/, '.')
       ),
-      trans.__('Correct it, then restart Jupyter.')
+      administratorFix(trans)
     );
   }
   return null;
@@ -210,7 +204,7 @@ function failureDecision(
         'warning',
         trans.__('Project Startup is not enabled on this Jupyter server.'),
         trans.__(
-          'An operator runs "project-startup jupyter install --sys-prefix" and restarts Jupyter.'
+          'Your administrator needs to enable it on this Jupyter server.'
         )
       );
     case 'incompatible':
@@ -223,7 +217,7 @@ function failureDecision(
           SUPPORTED_SCHEMA_MAJOR
         ),
         trans.__(
-          'Install the same version of jupyterlab-project-startup for both, then restart Jupyter.'
+          'Your administrator needs to install matching versions, then restart Jupyter.'
         )
       );
     case 'network':
@@ -249,7 +243,7 @@ function failureDecision(
               failure.status
             ),
         trans.__(
-          "The cause is in the Jupyter server's log (its stderr); then restart Jupyter."
+          "Your administrator can find the cause in the Jupyter server's log."
         )
       );
     case 'unexpected-body':
@@ -261,7 +255,7 @@ function failureDecision(
           failure.contentType || failure.status
         ),
         trans.__(
-          'An operator runs "project-startup jupyter install --sys-prefix" and restarts Jupyter.'
+          'Your administrator needs to enable it on this Jupyter server.'
         )
       );
   }
@@ -298,7 +292,9 @@ function projectionDecision(
           'Project setup is blocked: %1.',
           (check?.title ?? action.title).replace(/\.$/, '')
         ),
-        check?.remedy ?? action.detail
+        check?.remedyBy === 'administrator'
+          ? administratorFix(trans)
+          : (check?.remedy ?? action.detail)
       );
     }
     case 'needs-compute':

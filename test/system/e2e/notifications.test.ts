@@ -93,7 +93,7 @@ describe('notifications and the user guide in JupyterLab (Chromium, jupyter_serv
     );
     await shown.waitFor({ state: 'visible', timeout: 20000 });
     await expect(shown.locator('.jp-toast-message').innerText()).resolves.toBe(
-      'Project Startup is not enabled on this Jupyter server.\nAn operator runs "project-startup jupyter install --sys-prefix" and restarts Jupyter.'
+      'Project Startup is not enabled on this Jupyter server.\nYour administrator needs to enable it on this Jupyter server.'
     );
     await expect(shown.getAttribute('class')).resolves.toContain(
       'jp-Notification-Toast-warning'
@@ -173,7 +173,7 @@ describe('notifications and the user guide in JupyterLab (Chromium, jupyter_serv
     const shown = toast(p, 'The Project Startup service failed (HTTP 500).');
     await shown.waitFor({ state: 'visible', timeout: 30000 });
     await expect(shown.locator('.jp-toast-message').innerText()).resolves.toBe(
-      "The Project Startup service failed (HTTP 500).\nThe cause is in the Jupyter server's log (its stderr); then restart Jupyter."
+      "The Project Startup service failed (HTTP 500).\nYour administrator can find the cause in the Jupyter server's log."
     );
     await expect(shown.getAttribute('class')).resolves.toContain(
       'jp-Notification-Toast-error'

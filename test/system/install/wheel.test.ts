@@ -1034,7 +1034,7 @@ describe("the real `jupyter lab` in Chromium, with the extension from the wheel'
     expect(cause).toMatch(
       /^Project Startup cannot start: PROJECT_STARTUP_REQUEST_TIMEOUT_MS must be a whole number/
     );
-    expect(fix).toBe('Correct it, then restart Jupyter.');
+    expect(fix).toBe('Your administrator needs to fix this.');
     await toast.getByRole('button', { name: 'Open Project Startup' }).click();
     const detail = p.locator(`${PANEL} .jp-ProjectStartup-problemDetail`);
     await detail.waitFor({ state: 'visible', timeout: 30000 });

@@ -124,7 +124,7 @@ describe('the panel opens by itself only where the person can act in it', () => 
 });
 
 describe('a notification per state, with the fix', () => {
-  it('not enabled: a warning naming the operator step', () => {
+  it('not enabled: a warning that says whose step it is (the administrator), not the command', () => {
     const d = expectFits(
       notificationFor(
         failed({ kind: 'not-enabled', url: URL, status: 404 }),
@@ -133,11 +133,11 @@ describe('a notification per state, with the fix', () => {
     );
     expect(d).toMatchObject({ kind: 'not-enabled', type: 'warning' });
     expect(d.message).toBe(
-      'Project Startup is not enabled on this Jupyter server.\nAn operator runs "project-startup jupyter install --sys-prefix" and restarts Jupyter.'
+      'Project Startup is not enabled on this Jupyter server.\nYour administrator needs to enable it on this Jupyter server.'
     );
   });
 
-  it('not enabled because jupyter-server-proxy is missing (diagnostics): the cause and its fix', () => {
+  it("not enabled because jupyter-server-proxy is missing (diagnostics): the cause, and that it is the administrator's fix", () => {
     const d = expectFits(
       notificationFor(
         failed({
@@ -154,7 +154,7 @@ describe('a notification per state, with the fix', () => {
       'Project Startup cannot start: jupyter-server-proxy is not installed.'
     );
     expect(d.message.split('\n')[1]).toBe(
-      'Install it in the same environment as the Jupyter server…'
+      'Your administrator needs to fix this.'
     );
   });
 
@@ -180,10 +180,10 @@ describe('a notification per state, with the fix', () => {
       )
     ).toBe(true);
     expect(problemLine.endsWith('…')).toBe(true);
-    expect(fixLine).toBe('Correct it, then restart Jupyter.');
+    expect(fixLine).toBe('Your administrator needs to fix this.');
   });
 
-  it('Node.js missing (diagnostics): the title is the cause, the server extension the fix', () => {
+  it("Node.js missing (diagnostics): the title is the cause; installing Node is the administrator's job, not the person's", () => {
     const d = expectFits(
       notificationFor(
         failed({
@@ -198,9 +198,8 @@ describe('a notification per state, with the fix', () => {
     expect(d.problem).toBe(
       'Project Startup cannot start: Node.js was not found.'
     );
-    expect(d.message.split('\n')[1]).toMatch(
-      /^Install Node\.js 20 or newer \(22 or 24 recommended\) where the Jupyter server runs/
-    );
+    expect(d.fix).toBe('Your administrator needs to fix this.');
+    expect(d.message).not.toMatch(/Install Node/);
   });
 
   it('failing without diagnostics: errors that say where the cause is', () => {
@@ -237,7 +236,7 @@ describe('a notification per state, with the fix', () => {
       expect(d).toMatchObject({ kind: 'failing', type: 'error' });
     }
     expect(notificationFor(failed(cases[1]), trans)?.message).toBe(
-      "The Project Startup service failed (HTTP 502).\nThe cause is in the Jupyter server's log (its stderr); then restart Jupyter."
+      "The Project Startup service failed (HTTP 502).\nYour administrator can find the cause in the Jupyter server's log."
     );
     expect(notificationFor(failed(cases[3]), trans)?.problem).toBe(
       'The Project Startup service failed: Too many requests; try again in 60 s.'
@@ -267,7 +266,7 @@ describe('a notification per state, with the fix', () => {
     expect(d.problem).toBe(
       'Project Startup cannot start: PROJECT_STARTUP_LOG_LEVEL must be one of error, warn, info, debug.'
     );
-    expect(d.fix).toBe('Correct it, then restart Jupyter.');
+    expect(d.fix).toBe('Your administrator needs to fix this.');
     expect(d.message).toBe(`${d.problem}\n${d.fix}`);
   });
 
@@ -310,6 +309,23 @@ describe('a notification per state, with the fix', () => {
     expect(missing.message).toBe(
       'Project setup is blocked: Project directory.\nCreate /home/alice/work/alpha or start the service in an existing project directory…'
     );
+  });
+
+  it("blocked by a check only the administrator can fix: the person is told whose fix it is, never the administrator's steps", () => {
+    const projection =
+      PHASE_CASES['blocked (administrator: no approved storage)']();
+    const blocking = projection.readinessChecks.find(
+      c => c.id === projection.nextAction.checkId
+    );
+    expect(blocking?.remedyBy).toBe('administrator');
+    expect(blocking?.remedy).toBeTruthy();
+    const d = expectFits(notificationFor(loaded(projection), trans));
+    expect(d).toMatchObject({ kind: 'blocked', type: 'warning' });
+    expect(d.problem).toBe(
+      `Project setup is blocked: ${(blocking?.title ?? '').replace(/\.$/, '')}.`
+    );
+    expect(d.fix).toBe('Your administrator needs to fix this.');
+    expect(d.message).not.toContain(blocking?.remedy as string);
   });
 
   it('needs compute: information with the command to run', () => {

@@ -487,9 +487,11 @@ describe('the panel opens by itself only awaiting a confirmation it can take', (
     expect(shown.message).toContain(
       'Project Startup is not enabled on this Jupyter server.'
     );
+    // The operator's command is the administrator's to run: the person is told whose step it is.
     expect(shown.message).toContain(
-      'project-startup jupyter install --sys-prefix'
+      'Your administrator needs to enable it on this Jupyter server.'
     );
+    expect(shown.message).not.toContain('project-startup jupyter install');
   });
 
   it('the proxy could not start the service: the notification gives the real cause from the diagnostics route; its action opens the panel with the log', async () => {
@@ -511,10 +513,10 @@ describe('the panel opens by itself only awaiting a confirmation it can take', (
     expect(shown.message.length).toBeLessThanOrEqual(140);
     // The service's own message is longer than a toast holds: it starts the toast, the panel has it whole.
     expect(shown.message).toMatch(
-      /^Project Startup cannot start: PROJECT_STARTUP_PLATFORM must be one of generic, hosted-notebook, cluster.*…\n/
+      /^Project Startup cannot start: PROJECT_STARTUP_PLATFORM must be one of generic, hosted-notebook.*…\n/
     );
     expect(shown.message.split('\n')[1]).toBe(
-      'Correct it, then restart Jupyter.'
+      'Your administrator needs to fix this.'
     );
     press('Open Project Startup');
     await settle();
