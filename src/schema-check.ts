@@ -92,8 +92,18 @@ function equal(a: unknown, b: unknown): boolean {
   );
 }
 
-function escape(member: string): string {
-  return member.replace(/~/g, '~0').replace(/\//g, '~1');
+/**
+ * Where a value sits in the answer, built only when an error names it: a correct answer (every
+ * poll) then costs no path strings at all.
+ */
+type Where = { readonly parent: Where; readonly segment: string } | null;
+
+function pointer(where: Where): string {
+  let text = '';
+  for (let at = where; at !== null; at = at.parent) {
+    text = `/${at.segment.replace(/~/g, '~0').replace(/\//g, '~1')}${text}`;
+  }
+  return text;
 }
 
 /** Resolves `$ref`s against the documents it was given, by their `$id`. */
@@ -138,28 +148,34 @@ class Checker {
     return { schema: schema as ISchema, base: id };
   }
 
-  /** The errors of `data` at `path` against `schema` (in document `base`), in Ajv's order. */
+  /** Adds the errors of `data` at `where` against `schema` (in document `base`) to `errors`, in Ajv's order. */
   check(
     schema: ISchema | boolean,
     data: unknown,
-    path: string,
-    base: string
-  ): IResponseError[] {
-    if (typeof schema === 'boolean') {
-      return schema
-        ? []
-        : [{ instancePath: path, keyword: 'false schema', params: {} }];
-    }
-    const errors: IResponseError[] = [];
+    where: Where,
+    base: string,
+    errors: IResponseError[]
+  ): void {
     const fail = (keyword: string, params: Record<string, unknown> = {}) =>
-      errors.push({ instancePath: path, keyword, params });
-    const types = schema.type === undefined ? [] : [schema.type].flat();
-    if (types.length > 0 && !types.some(type => hasType(data, type))) {
-      fail('type', { type: schema.type });
+      errors.push({ instancePath: pointer(where), keyword, params });
+    if (typeof schema === 'boolean') {
+      if (!schema) {
+        fail('false schema');
+      }
+      return;
+    }
+    const type = schema.type;
+    if (
+      type !== undefined &&
+      !(typeof type === 'string'
+        ? hasType(data, type)
+        : type.some(one => hasType(data, one)))
+    ) {
+      fail('type', { type });
     }
     if (schema.$ref !== undefined) {
       const target = this.resolve(schema.$ref, base);
-      errors.push(...this.check(target.schema, data, path, target.base));
+      this.check(target.schema, data, where, target.base, errors);
     }
     if ('const' in schema && !equal(data, schema.const)) {
       fail('const', { allowedValue: schema.const });
@@ -171,97 +187,102 @@ class Checker {
       fail('enum', { allowedValues: schema.enum });
     }
     for (const part of schema.allOf ?? []) {
-      errors.push(...this.check(part, data, path, base));
+      this.check(part, data, where, base, errors);
     }
-    errors.push(...this.branches(schema, data, path, base));
+    if (schema.anyOf !== undefined || schema.oneOf !== undefined) {
+      this.branches(schema, data, where, base, errors);
+    }
     if (Array.isArray(data)) {
-      errors.push(...this.checkArray(schema, data, path, base));
+      this.checkArray(schema, data, where, base, errors);
+    } else if (isObject(data)) {
+      this.checkObject(schema, data, where, base, errors);
     }
-    if (isObject(data)) {
-      errors.push(...this.checkObject(schema, data, path, base));
-    }
-    return errors;
   }
 
   /** anyOf and oneOf: the errors of every branch when the rule fails, none when it holds. */
   private branches(
     schema: ISchema,
     data: unknown,
-    path: string,
-    base: string
-  ): IResponseError[] {
-    const errors: IResponseError[] = [];
+    where: Where,
+    base: string,
+    errors: IResponseError[]
+  ): void {
     for (const keyword of ['anyOf', 'oneOf'] as const) {
       const branches = schema[keyword];
       if (branches === undefined) {
         continue;
       }
-      const results = branches.map(branch =>
-        this.check(branch, data, path, base)
-      );
+      const results = branches.map(branch => {
+        const found: IResponseError[] = [];
+        this.check(branch, data, where, base, found);
+        return found;
+      });
       const passed = results.filter(result => result.length === 0).length;
       if (keyword === 'anyOf' ? passed === 0 : passed !== 1) {
         errors.push(...results.flat(), {
-          instancePath: path,
+          instancePath: pointer(where),
           keyword,
           params: keyword === 'oneOf' ? { passingSchemas: passed } : {}
         });
       }
     }
-    return errors;
   }
 
   private checkArray(
     schema: ISchema,
     data: unknown[],
-    path: string,
-    base: string
-  ): IResponseError[] {
+    where: Where,
+    base: string,
+    errors: IResponseError[]
+  ): void {
     const prefix = schema.prefixItems ?? [];
-    return data.flatMap((item, index) => {
+    data.forEach((item, index) => {
       const itemSchema = index < prefix.length ? prefix[index] : schema.items;
-      return itemSchema === undefined
-        ? []
-        : this.check(itemSchema, item, `${path}/${index}`, base);
+      if (itemSchema !== undefined) {
+        const at = { parent: where, segment: String(index) };
+        this.check(itemSchema, item, at, base, errors);
+      }
     });
   }
 
   private checkObject(
     schema: ISchema,
     data: Record<string, unknown>,
-    path: string,
-    base: string
-  ): IResponseError[] {
-    const errors: IResponseError[] = [];
+    where: Where,
+    base: string,
+    errors: IResponseError[]
+  ): void {
     for (const member of schema.required ?? []) {
       if (!Object.hasOwn(data, member)) {
         errors.push({
-          instancePath: path,
+          instancePath: pointer(where),
           keyword: 'required',
           params: { missingProperty: member }
         });
       }
     }
-    const properties = schema.properties ?? {};
-    for (const [member, value] of Object.entries(data)) {
-      const known = Object.hasOwn(properties, member);
-      const memberSchema = known
-        ? properties[member]
-        : schema.additionalProperties;
+    const properties = schema.properties;
+    for (const member in data) {
+      if (!Object.hasOwn(data, member)) {
+        continue;
+      }
+      const memberSchema =
+        properties !== undefined && Object.hasOwn(properties, member)
+          ? properties[member]
+          : schema.additionalProperties;
       if (memberSchema !== undefined) {
-        errors.push(
-          ...this.check(memberSchema, value, `${path}/${escape(member)}`, base)
-        );
+        const at = { parent: where, segment: member };
+        this.check(memberSchema, data[member], at, base, errors);
       }
     }
-    for (const [member, dependent] of Object.entries(
-      schema.dependentSchemas ?? {}
-    )) {
-      if (Object.hasOwn(data, member)) {
-        errors.push(...this.check(dependent, data, path, base));
+    const dependents = schema.dependentSchemas;
+    if (dependents !== undefined) {
+      for (const [member, dependent] of Object.entries(dependents)) {
+        if (Object.hasOwn(data, member)) {
+          this.check(dependent, data, where, base, errors);
+        }
       }
     }
-    return errors;
   }
 }
 
@@ -281,7 +302,8 @@ export function validatorFor(
   const shared = checker;
   const { schema, base } = shared.resolve(ref, '');
   const validate: IResponseValidator = (data: unknown) => {
-    const errors = shared.check(schema, data, '', base);
+    const errors: IResponseError[] = [];
+    shared.check(schema, data, null, base, errors);
     validate.errors = errors.length > 0 ? errors : null;
     return errors.length === 0;
   };
