@@ -18,7 +18,8 @@ from .report import NOT_READY_PHASES, PHASES
 
 OTHER_STATUSES = ("stopped", "awaiting-report", "no-reporter", "not-heard-from")
 STATUSES = PHASES + OTHER_STATUSES
-# Slack for the reporter's own poll and a slow hub: a report is due within heartbeat + this.
+# By default, slack for the reporter's own poll (30 s) and a slow hub: a report is due within
+# heartbeat + this.
 SLACK_SECONDS = 30
 
 
@@ -46,8 +47,9 @@ class RateLimit:
 
 
 class Fleet:
-    def __init__(self, heartbeat_seconds, clock=time.time):
+    def __init__(self, heartbeat_seconds, clock=time.time, slack_seconds=SLACK_SECONDS):
         self.heartbeat = heartbeat_seconds
+        self.slack = slack_seconds
         self.clock = clock
         self.started_at = clock()
         # name -> {"report": dict, "received": epoch seconds}
@@ -64,11 +66,11 @@ class Fleet:
     @property
     def report_due_seconds(self):
         """How long after the service or a server started every running server has reported."""
-        return self.heartbeat + SLACK_SECONDS
+        return self.heartbeat + self.slack
 
     @property
     def silent_after_seconds(self):
-        return 2 * self.heartbeat + SLACK_SECONDS
+        return 2 * self.heartbeat + self.slack
 
     def accept(self, name, report, now=None):
         self.reports[name] = {"report": report, "received": self.clock() if now is None else now}

@@ -16,7 +16,7 @@ import sys
 import time
 from urllib.parse import urlparse
 
-from .fleet import STATUSES, Fleet
+from .fleet import SLACK_SECONDS, STATUSES, Fleet
 from .report import MAX_REPORT_BYTES, InvalidReport, validate_report
 
 LOG = logging.getLogger("project-startup-fleet")
@@ -45,7 +45,18 @@ def parse_args(argv=None):
         default=int(os.environ.get("PROJECT_STARTUP_FLEET_HEARTBEAT_SECONDS", DEFAULT_HEARTBEAT_SECONDS)),
         help=(
             "How often each server reports when nothing changed (default %(default)s; servers learn it from "
-            "the service). A restarted service has every running server's state again within this plus 30 s."
+            "the service). A restarted service has every running server's state again within this plus the "
+            "report slack."
+        ),
+    )
+    parser.add_argument(
+        "--report-slack-seconds",
+        type=int,
+        default=SLACK_SECONDS,
+        help=(
+            "How long past a heartbeat a report may take: the servers' poll (PROJECT_STARTUP_FLEET_POLL_SECONDS, "
+            "30 by default) and a slow hub (default %(default)s). A running server that has not reported within "
+            "a heartbeat plus this is listed as having no reporter."
         ),
     )
     parser.add_argument(
@@ -58,6 +69,8 @@ def parse_args(argv=None):
     args = parser.parse_args(argv)
     if args.heartbeat_seconds < 2:
         parser.error("--heartbeat-seconds must be at least 2")
+    if args.report_slack_seconds < 1:
+        parser.error("--report-slack-seconds must be at least 1")
     if args.hub_refresh_seconds is None:
         args.hub_refresh_seconds = min(60, args.heartbeat_seconds)
     return args
@@ -390,7 +403,7 @@ def main(argv=None):
     base_url = os.environ.get("JUPYTERHUB_BASE_URL", "/")
     hub_prefix = base_url.rstrip("/") + "/hub/"
     listen = urlparse(args.url)
-    fleet = Fleet(args.heartbeat_seconds)
+    fleet = Fleet(args.heartbeat_seconds, slack_seconds=args.report_slack_seconds)
     asyncio.run(_serve(fleet, args, prefix, hub_prefix, base_url, listen, api_url, token))
 
 

@@ -151,6 +151,32 @@ def test_statuses_follow_the_hub_and_the_heartbeat():
     assert [row["user"] for row in fleet.rows()] == ["ann"]
 
 
+def test_a_restarted_service_finds_a_server_without_a_reporter_within_heartbeat_plus_slack():
+    # A server started long before the service (the service was restarted): its report is due a
+    # heartbeat plus the slack after the service's own start, not after the server's.
+    clock = [5000.0]
+    fleet = Fleet(4, clock=lambda: clock[0], slack_seconds=5)
+    fleet.set_hub_users({"dan": {"running": True, "started": 100.0}, "bob": {"running": False, "started": None}})
+    assert fleet.report_due_seconds == 9
+    assert {row["user"]: row["status"] for row in fleet.rows()} == {"bob": "stopped", "dan": "awaiting-report"}
+    assert fleet.last_complete is None
+    clock[0] += 8.9
+    assert fleet.rows()[1]["status"] == "awaiting-report"
+    clock[0] += 0.1
+    fleet.set_hub_users(fleet.hub_users)
+    assert fleet.rows()[1]["status"] == "no-reporter"
+    assert fleet.last_complete == clock[0]
+
+
+def test_the_report_slack_is_an_option_of_the_service():
+    from jupyterlab_project_startup.fleet.service import parse_args
+
+    assert parse_args([]).report_slack_seconds == 30
+    assert parse_args(["--report-slack-seconds", "5"]).report_slack_seconds == 5
+    with pytest.raises(SystemExit):
+        parse_args(["--report-slack-seconds", "0"])
+
+
 def test_the_rate_limit_allows_a_burst_then_one_per_interval():
     fleet = Fleet(300)
     allowed = [fleet.rate.allow("ann", 0.0) for _ in range(8)]

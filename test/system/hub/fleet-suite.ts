@@ -22,12 +22,16 @@ import {
   Hub,
   HubStack,
   HubStackInfo,
+  processEnvironment,
   startHub,
   stopAllHubs
 } from './hub';
 
 const SERVICE = 'project-startup-fleet';
 const HEARTBEAT_SECONDS = 4;
+// The servers here poll every second (PROJECT_STARTUP_FLEET_POLL_SECONDS below), so a report is
+// late after the heartbeat plus this.
+const REPORT_SLACK_SECONDS = 5;
 const OTHERS = ['bob', 'carol', 'dan', 'olga', 'erin'];
 const SCREENSHOT = path.join(REPO_ROOT, 'test-artifacts', 'hub');
 
@@ -89,7 +93,8 @@ c.JupyterHub.services.append({
     "name": "${SERVICE}",
     "url": "http://127.0.0.1:${fleetPort}",
     "command": [${JSON.stringify(stack.python)}, "-m", "jupyterlab_project_startup.fleet.service",
-                "--heartbeat-seconds", "${HEARTBEAT_SECONDS}", "--hub-refresh-seconds", "2", "--log-level", "DEBUG"],
+                "--heartbeat-seconds", "${HEARTBEAT_SECONDS}", "--report-slack-seconds", "${REPORT_SLACK_SECONDS}",
+                "--hub-refresh-seconds", "2", "--log-level", "DEBUG"],
     "oauth_no_confirm": True,
 })
 ${checkout}c.JupyterHub.load_roles.append(
@@ -132,9 +137,33 @@ async function waitUntil<T>(
   }
 }
 
+/** The pid of the fleet service this suite's hub runs: the one process whose hub-given address is ours. */
+function fleetServicePid(fleetPort: number): number | undefined {
+  const url = `http://127.0.0.1:${fleetPort}`;
+  for (const entry of fs.readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid <= 0) {
+      continue;
+    }
+    try {
+      const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (
+        cmdline.includes('jupyterlab_project_startup.fleet.service') &&
+        processEnvironment(pid).JUPYTERHUB_SERVICE_URL === url
+      ) {
+        return pid;
+      }
+    } catch {
+      // Gone, or another user's process.
+    }
+  }
+  return undefined;
+}
+
 export function fleetSuite(stack: HubStack): void {
   describe(`the fleet view under a real JupyterHub (${stack})`, () => {
     let hub: Hub;
+    let fleetPort = 0;
     const tokens: Record<string, string> = {};
 
     const fleetJson = async (token: string) =>
@@ -143,7 +172,7 @@ export function fleetSuite(stack: HubStack): void {
       });
 
     beforeAll(async () => {
-      const [fleetPort] = await freePorts(1);
+      [fleetPort] = await freePorts(1);
       hub = await startHub({
         stack,
         label: `fleet-${stack}`,
@@ -463,6 +492,52 @@ export function fleetSuite(stack: HubStack): void {
         },
         (2 * HEARTBEAT_SECONDS + 30) * 1000
       );
+    }, 120000);
+
+    test('a restarted service has the whole picture again within the stated time (H + the report slack), and a server stopped meanwhile leaves the not-ready list within it', async () => {
+      const before = fleetServicePid(fleetPort);
+      expect(before).toEqual(expect.any(Number));
+      // Killed, so nothing it held survives; the hub starts its managed service again.
+      process.kill(before as number, 'SIGKILL');
+      const stopped = await hub.api('DELETE', 'users/bob/server');
+      expect([202, 204]).toContain(stopped.status);
+      await waitUntil('the fleet service started again', async () => {
+        const pid = fleetServicePid(fleetPort);
+        if (pid === undefined || pid === before) {
+          return undefined;
+        }
+        return (await fleetJson(tokens.olga)).status === 200 ? true : undefined;
+      });
+      const expected: Record<string, string> = {
+        alice: 'ready',
+        bob: 'stopped',
+        carol: 'stopped',
+        dan: 'no-reporter',
+        olga: 'stopped',
+        erin: 'stopped'
+      };
+      let last: unknown;
+      // The operator guide's bound, counted from the service's start: a heartbeat plus the report
+      // slack, and a few seconds for a loaded machine.
+      const picture = await waitUntil(
+        () => `the whole picture again (last: ${JSON.stringify(last)})`,
+        async () => {
+          const answer = await fleetJson(tokens.olga);
+          last = answer.json?.users;
+          const statuses = Object.fromEntries(
+            (answer.json?.users ?? []).map(
+              (u: { user: string; status: string }) => [u.user, u.status]
+            )
+          );
+          return Object.entries(expected).every(
+            ([u, s]) => statuses[u] === s
+          ) && typeof answer.json?.lastComplete === 'number'
+            ? answer.json
+            : undefined;
+        },
+        (HEARTBEAT_SECONDS + REPORT_SLACK_SECONDS + 10) * 1000
+      );
+      expect(picture.summary.byStatus).toMatchObject({ ready: 1 });
     }, 120000);
   });
 }
