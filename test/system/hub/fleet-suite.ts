@@ -171,6 +171,27 @@ export function fleetSuite(stack: HubStack): void {
         headers: { authorization: `token ${token}` }
       });
 
+    /** The fleet's JSON once every user named has the status given, within `ms`. */
+    const fleetShows = async (expected: Record<string, string>, ms: number) => {
+      let last: unknown;
+      return waitUntil(
+        () => `the fleet picture (last: ${JSON.stringify(last)})`,
+        async () => {
+          const answer = await fleetJson(tokens.olga);
+          last = answer.json?.users;
+          const statuses = Object.fromEntries(
+            (answer.json?.users ?? []).map(
+              (u: { user: string; status: string }) => [u.user, u.status]
+            )
+          );
+          return Object.entries(expected).every(([u, s]) => statuses[u] === s)
+            ? answer.json
+            : undefined;
+        },
+        ms
+      );
+    };
+
     beforeAll(async () => {
       [fleetPort] = await freePorts(1);
       hub = await startHub({
@@ -255,23 +276,7 @@ export function fleetSuite(stack: HubStack): void {
         olga: 'stopped',
         erin: 'stopped'
       };
-      let last: unknown;
-      const picture = await waitUntil(
-        () => `the fleet picture (last: ${JSON.stringify(last)})`,
-        async () => {
-          const answer = await fleetJson(tokens.olga);
-          last = answer.json?.users;
-          const statuses = Object.fromEntries(
-            (answer.json?.users ?? []).map(
-              (u: { user: string; status: string }) => [u.user, u.status]
-            )
-          );
-          return Object.entries(expected).every(([u, s]) => statuses[u] === s)
-            ? answer.json
-            : undefined;
-        },
-        90000
-      );
+      const picture = await fleetShows(expected, 90000);
       const carol = picture.users.find(
         (u: { user: string }) => u.user === 'carol'
       );
@@ -516,26 +521,20 @@ export function fleetSuite(stack: HubStack): void {
         olga: 'stopped',
         erin: 'stopped'
       };
-      let last: unknown;
       // The operator guide's bound, counted from the service's start: a heartbeat plus the report
       // slack, and a few seconds for a loaded machine.
-      const picture = await waitUntil(
-        () => `the whole picture again (last: ${JSON.stringify(last)})`,
-        async () => {
-          const answer = await fleetJson(tokens.olga);
-          last = answer.json?.users;
-          const statuses = Object.fromEntries(
-            (answer.json?.users ?? []).map(
-              (u: { user: string; status: string }) => [u.user, u.status]
-            )
-          );
-          return Object.entries(expected).every(
-            ([u, s]) => statuses[u] === s
-          ) && typeof answer.json?.lastComplete === 'number'
-            ? answer.json
-            : undefined;
-        },
+      const picture = await fleetShows(
+        expected,
         (HEARTBEAT_SECONDS + REPORT_SLACK_SECONDS + 10) * 1000
+      );
+      // and says so at its next read of the hub's list (every 2 s here).
+      await waitUntil(
+        'the restarted service to say its picture is complete',
+        async () =>
+          typeof (await fleetJson(tokens.olga)).json?.lastComplete === 'number'
+            ? true
+            : undefined,
+        10000
       );
       expect(picture.summary.byStatus).toMatchObject({ ready: 1 });
     }, 120000);
