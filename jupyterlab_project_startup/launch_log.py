@@ -1,4 +1,5 @@
-"""One log entry per cause of a failed sidecar launch, not one per request.
+"""One log entry per cause of a failed sidecar launch, or of a sidecar that cannot serve, not one
+per request.
 
 While Node.js is missing, every request to ``{base_url}project/`` (the panel and the status bar
 poll it) makes jupyter-server-proxy call the entry point's command, which raises NodeUnavailable.
@@ -8,6 +9,11 @@ JSON (five or six lines) and logs the access line at error level. With the serve
 loaded, the first failure (and a later one only when its cause changed) logs one line instead:
 the status, the path (without its query, which may hold a token) and the cause with its fix;
 the repeats log the access line at debug level, as Jupyter logs its successful requests.
+
+A sidecar that started but refuses its configuration answers every request 503 ``misconfigured``
+through the proxy, which Jupyter would log the same eight-line way on every poll. Its own log
+line at start names the setting and the fix; the server logs the first 503 as one line pointing
+there, and again only after the service has answered normally in between.
 """
 
 import logging
@@ -47,6 +53,10 @@ class LaunchFailures:
 
 
 LAUNCH_FAILURES = LaunchFailures()
+# The sidecar's own 503s (a configuration it refuses), as answered through the proxy.
+SERVICE_REFUSALS = LaunchFailures()
+# The proxy entry's name: the sidecar answers under {base_url}project/.
+PROXY_PATH = "project/"
 
 
 def _launch_failure_being_answered():
@@ -68,7 +78,8 @@ def log_launch_failure(handler, log_request):
     level when it repeats; every other request as Jupyter logs it (``log_request``)."""
     error = _launch_failure_being_answered()
     if error is None:
-        log_request(handler)
+        if not _service_refusal(handler):
+            log_request(handler)
         return
     request = handler.request
     if error.first:
@@ -80,6 +91,33 @@ def log_launch_failure(handler, log_request):
             request.method,
             request.path,
         )
+
+
+def _service_refusal(handler):
+    """Logs a 503 the sidecar answered through the proxy once until it answers normally again;
+    True when this request was logged here."""
+    request = handler.request
+    if not request.path.startswith(handler.settings.get("base_url", "/") + PROXY_PATH):
+        return False
+    status = handler.get_status()
+    if status != 503:
+        if status < 400:
+            SERVICE_REFUSALS.succeeded()
+        return False
+    if SERVICE_REFUSALS.failed(status):
+        handler.log.warning(
+            "%d %s %s: the Project Startup service cannot serve; its log line at start names the "
+            "setting and the fix (`project-startup config check` lists every problem). Until it "
+            "answers normally, its 503s are logged at debug level.",
+            status,
+            request.method,
+            request.path,
+        )
+    else:
+        handler.log.debug(
+            "%d %s %s: the Project Startup service still cannot serve", status, request.method, request.path
+        )
+    return True
 
 
 def quiet_repeated_launch_failures(web_app):

@@ -613,6 +613,31 @@ describe('the wheel', () => {
       expect(status.status).toBe(200);
     }
 
+    /**
+     * The server log's lines while `polls` run. A 404 marks a point in the log: once its line is
+     * there, every line logged before it is too.
+     */
+    function logWindow(j: Jupyter) {
+      let marks = 0;
+      const mark = async (): Promise<string> => {
+        const marker = `project-startup-log-mark-${++marks}`;
+        expect(
+          (await httpRequest(`${j.base}${marker}`, { headers: auth(j) })).status
+        ).toBe(404);
+        expect(await logged(j, marker)).toContain(marker);
+        return marker;
+      };
+      return async (polls: () => Promise<void>): Promise<string[]> => {
+        await mark(); // also the first error page's one-time line, which is not about Node
+        const from = j.logs().length;
+        await polls();
+        const marker = await mark();
+        const lines = j.logs().slice(from).trimEnd().split('\n');
+        expect(lines.pop()).toContain(marker);
+        return lines;
+      };
+    }
+
     it('Node missing: PROJECT_STARTUP_NODE names nothing and PATH has no node', async () => {
       const emptyBin = path.join(root, 'empty-bin');
       fs.mkdirSync(emptyBin, { recursive: true });
@@ -666,26 +691,7 @@ describe('the wheel', () => {
         j,
         /jupyterlab-project-startup: Node\.js was not found\./
       );
-      // A 404 marks a point in the log: once its line is there, every line logged before it is too.
-      let marks = 0;
-      const mark = async (): Promise<string> => {
-        const marker = `project-startup-log-mark-${++marks}`;
-        expect(
-          (await httpRequest(`${j.base}${marker}`, { headers: auth(j) })).status
-        ).toBe(404);
-        expect(await logged(j, marker)).toContain(marker);
-        return marker;
-      };
-      /** The lines logged while `polls` run, without the closing mark's. */
-      const linesDuring = async (polls: () => Promise<void>) => {
-        await mark(); // also the first error page's one-time line, which is not about Node
-        const from = j.logs().length;
-        await polls();
-        const marker = await mark();
-        const lines = j.logs().slice(from).trimEnd().split('\n');
-        expect(lines.pop()).toContain(marker);
-        return lines;
-      };
+      const linesDuring = logWindow(j);
       const poll = async (times: number, expectInBody: string) => {
         for (let i = 0; i < times; i++) {
           const answer = await httpRequest(
@@ -722,6 +728,40 @@ describe('the wheel', () => {
         )
       ]);
       expect(j.logs()).not.toMatch(/Traceback|"User-Agent"/);
+    }, 60000);
+
+    it('a setting the service refuses: its 503s through the proxy are one log line, not one dump per poll', async () => {
+      const j = await startJupyter({
+        python,
+        label: 'misconfigured-log',
+        env: { PROJECT_STARTUP_REQUEST_TIMEOUT_MS: 'soon' }
+      });
+      const linesDuring = logWindow(j);
+      const poll = async (times: number) => {
+        for (let i = 0; i < times; i++) {
+          const answer = await httpRequest(
+            `${j.base}project/${i % 2 ? 'health' : 'startup?interface=notebook'}`,
+            { headers: auth(j) }
+          );
+          expect(answer.status).toBe(503);
+          // Every answer still names the setting and its fix, logged or not.
+          expect(answer.json?.code).toBe('misconfigured');
+          expect(answer.json?.setting).toBe(
+            'PROJECT_STARTUP_REQUEST_TIMEOUT_MS'
+          );
+        }
+      };
+      // The first poll launches the sidecar: its own lines say which setting and the fix.
+      const first = await linesDuring(() => poll(1));
+      expect(first.join('\n')).toMatch(/PROJECT_STARTUP_REQUEST_TIMEOUT_MS/);
+      expect(first).toContainEqual(
+        expect.stringMatching(
+          /^\[W [^\]]*\] 503 GET \/user\/alice\/project\/startup: the Project Startup service cannot serve; its log line at start names the setting and the fix/
+        )
+      );
+      // Six more polls from the panel and the status bar: nothing more in the log.
+      expect(await linesDuring(() => poll(6))).toEqual([]);
+      expect(j.logs()).not.toMatch(/Traceback|"User-Agent"|\[E [^\]]*\] 503/);
     }, 60000);
 
     it('Node too old: a stand-in `node` on PATH that says v18.0.0', async () => {
