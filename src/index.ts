@@ -4,8 +4,9 @@
 //
 // What JupyterLab loads at start is what activation needs: the model and its server calls, the
 // status bar item, the notifier and the Help entry. The panel and the confirmation dialog (with
-// the components/ they render: most of the extension's code) are separate chunks, loaded with
-// `import()` by the open command and by the confirmation when first needed.
+// the components/ they render: most of the extension's code) are one separate chunk
+// (on-demand.ts), loaded with `import()` by the open command or the confirmation when first
+// needed.
 import {
   ILayoutRestorer,
   JupyterFrontEnd,
@@ -50,9 +51,9 @@ function confirmWithDialog(trans: ITranslationBundle): ConfirmFunction {
   // If the module cannot load (the page is older than an updated extension), nothing is sent,
   // as for Cancel, and the console says why.
   return async (targets, projection) => {
-    let dialog: typeof import('./dialog');
+    let dialog: typeof import('./on-demand');
     try {
-      dialog = await import('./dialog');
+      dialog = await import('./on-demand');
     } catch (reason) {
       console.error(
         trans.__(
@@ -105,7 +106,7 @@ function createPanelLoader(
     if (panel !== null && !panel.isDisposed) {
       return Promise.resolve(panel);
     }
-    loading ??= import('./panel')
+    loading ??= import('./on-demand')
       .then(({ StartupPanel }) => {
         const created = new StartupPanel({
           model,

@@ -248,10 +248,11 @@ describe('the built labextension asks JupyterLab for ranges every JupyterLab 4 s
     expect(remoteEntry).toContain('@jupyterlab/application');
   });
 
-  // The checks of the service's answers are the reader schemas as data and one interpreter
-  // (src/schema-check.ts), not Ajv's generated code per schema: 38.5 KiB became 33.3 KiB. The
-  // aim is 30 KiB.
-  it('stays within its 34 KiB gzipped budget', () => {
+  // What keeps it there: the service's answers are checked by one interpreter over the reader
+  // schemas as data (src/schema-check.ts), the panel and the dialog are one lazy chunk
+  // (src/on-demand.ts), and the styles are one minified module without style-loader
+  // (scripts/style-min.js).
+  it('stays within its 30 KiB gzipped budget', () => {
     const staticDir = path.join(OUTPUT, 'static');
     const gzipped = fs
       .readdirSync(staticDir)
@@ -261,6 +262,6 @@ describe('the built labextension asks JupyterLab for ranges every JupyterLab 4 s
           sum + zlib.gzipSync(fs.readFileSync(path.join(staticDir, f))).length,
         0
       );
-    expect(gzipped).toBeLessThan(34 * 1024);
+    expect(gzipped).toBeLessThanOrEqual(30 * 1024);
   });
 });
