@@ -18,7 +18,8 @@ def _runtime_dir(env):
     """Jupyter's runtime directory: jupyter_core's answer for this process's environment. A
     kernel where the package was installed with --no-deps may lack jupyter_core, and an
     environment other than the process's is not one jupyter_core reads: then the same rules here
-    (JUPYTER_RUNTIME_DIR, JUPYTER_DATA_DIR, JUPYTER_PLATFORM_DIRS, the platform's default)."""
+    (JUPYTER_RUNTIME_DIR, JUPYTER_DATA_DIR, JUPYTER_PLATFORM_DIRS, the platform's default), as
+    jupyterUserDirs in sidecar/src/observe/jupyter-runtime.ts."""
     if env is os.environ:
         try:
             from jupyter_core.paths import jupyter_runtime_dir
@@ -39,9 +40,12 @@ def _runtime_dir(env):
             parts = ("Library", "Application Support", "jupyter") if platform_dirs else ("Library", "Jupyter")
             data = os.path.join(home, *parts)
         elif sys.platform == "win32":
-            variable = "LOCALAPPDATA" if platform_dirs else "APPDATA"
-            fallback = os.path.join(home, "AppData", "Local" if platform_dirs else "Roaming")
-            data = os.path.join(env.get(variable) or fallback, "jupyter")
+            if platform_dirs:
+                data = os.path.join(env.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local"), "jupyter")
+            elif env.get("APPDATA"):
+                data = os.path.join(env["APPDATA"], "jupyter")
+            else:
+                data = os.path.join(env.get("JUPYTER_CONFIG_DIR") or os.path.join(home, ".jupyter"), "data")
         else:
             data = os.path.join(env.get("XDG_DATA_HOME") or os.path.join(home, ".local", "share"), "jupyter")
     return os.path.join(data, "runtime")
