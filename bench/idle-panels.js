@@ -51,12 +51,14 @@ const {
   freePort,
   loadLine,
   machineLine,
+  cleanup,
   markdownTable,
-  median
+  median,
+  messages,
+  sleep
 } = require('./support');
 const {
   BASE_URL,
-  cleanup,
   prerequisites,
   request,
   sidecarPid,
@@ -67,15 +69,7 @@ const {
 const STARTUP_PATH = `${BASE_URL}project/startup?interface=notebook`;
 const MAX_BACKOFF_MS = 5 * 60 * 1000;
 
-function log(message) {
-  process.stderr.write(`bench:idle: ${message}\n`);
-}
-
-function fail(message) {
-  log(message);
-  cleanup();
-  process.exit(2);
-}
+const { log, fail } = messages('bench:idle');
 
 function setting(name, fallback, { min, max, integer = false }) {
   const raw = process.env[name];
@@ -163,8 +157,6 @@ function options() {
     )
   };
 }
-
-const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
 
 // ---------------------------------------------------------------- sampling a process
 

@@ -25,18 +25,13 @@
 // when a target is missed. Every loop is bounded, every server listens on loopback or a Unix
 // socket only and is ended after use. It builds nothing: `npm run build` first.
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 
 const {
   BASE_URL,
-  canPin,
   childPid,
-  cleanup,
   prerequisites,
   request,
-  rssMiB,
-  runLoad,
   sidecarPid,
   startJupyter,
   stopJupyter,
@@ -51,9 +46,15 @@ const {
   markdownTable,
   median,
   medianInterval,
+  canPin,
+  cleanup,
+  messages,
   neutralStartEnv,
   pin,
-  replayEntry
+  replayEntry,
+  rssMiB,
+  runLoad,
+  tempDir
 } = require('./support');
 
 const BARE = path.join(__dirname, 'bare-server.js');
@@ -87,15 +88,7 @@ const HELP = `Usage: node bench/jupyter-proxy.js [options]
   --pool FILE...    measure nothing: the warm rounds of earlier runs' result files (--out)
                     taken together, their throughput ratios and CPU as one run's (last option)`;
 
-function log(message) {
-  process.stderr.write(`bench:jupyter: ${message}\n`);
-}
-
-function fail(message) {
-  log(message);
-  cleanup();
-  process.exit(2);
-}
+const { log, fail } = messages('bench:jupyter');
 
 function parseOptions(argv) {
   const o = {
@@ -577,11 +570,7 @@ async function main() {
   );
   watchdog.unref();
   const pinned = o.pin && canPin();
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'ps-bench-jupyter-'));
-  const answersFile = path.join(scratch, 'answers.json');
-  process.on('exit', () =>
-    fs.rmSync(scratch, { recursive: true, force: true })
-  );
+  const answersFile = path.join(tempDir('ps-bench-jupyter-'), 'answers.json');
   const env = {
     closedPort: await freePort(),
     pythonPath: found.pythonPath,

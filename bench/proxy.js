@@ -28,16 +28,17 @@
 // Every server listens on 127.0.0.1 only and runs in its own process group, which is ended
 // (SIGTERM, then SIGKILL) after each use and on any failure; every load is bounded in time; the
 // whole run is bounded by a watchdog.
-const { spawn, spawnSync, fork } = require('node:child_process');
+const { spawn, spawnSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'project-startup.js');
 const { BUNDLE, entry } = require(BIN);
 const {
+  canPin,
+  cleanup,
   fmt,
   freePort,
   httpText,
@@ -45,11 +46,17 @@ const {
   machineLine,
   markdownTable,
   median,
+  messages,
   neutralStartEnv,
-  pin
+  parseOptions: parseBenchOptions,
+  pin,
+  rssMiB,
+  runLoad,
+  sleep,
+  tempDir,
+  trackGroup
 } = require('./support');
 const DIST_CLI = path.join(ROOT, 'sidecar', 'dist', 'cli', 'main.js');
-const LOAD = path.join(__dirname, 'load.js');
 // The proxy entry `project-startup jupyter install` writes, from the same template.
 const PROXY_TEMPLATE = path.join(
   ROOT,
@@ -74,94 +81,30 @@ const HELP = `Usage: node bench/proxy.js [options]
   --out FILE        where to write the results (default bench/proxy-results.json)`;
 
 function parseOptions(argv) {
-  const o = {
-    connections: 10,
-    duration: 5,
-    warmup: 1,
-    rounds: 3,
-    coldRuns: 7,
-    pin: true,
-    out: path.join(__dirname, 'proxy-results.json')
-  };
-  const numbers = {
-    '--connections': ['connections', 1, 256],
-    '--duration': ['duration', 1, 60],
-    '--warmup': ['warmup', 0, 30],
-    '--rounds': ['rounds', 1, 10],
-    '--cold-runs': ['coldRuns', 1, 30]
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--help' || arg === '-h') {
-      process.stdout.write(`${HELP}\n`);
-      process.exit(0);
-    } else if (arg === '--no-pin') {
-      o.pin = false;
-    } else if (arg === '--out') {
-      o.out = path.resolve(argv[++i] || '');
-    } else if (numbers[arg]) {
-      const [key, min, max] = numbers[arg];
-      const value = Number(argv[++i]);
-      if (!Number.isInteger(value) || value < min || value > max) {
-        fail(`${arg} takes a whole number from ${min} to ${max}.`);
-      }
-      o[key] = value;
-    } else {
-      fail(`unknown option ${arg}\n${HELP}`);
-    }
-  }
-  return o;
-}
-
-function log(message) {
-  process.stderr.write(`bench:proxy: ${message}\n`);
-}
-
-function fail(message) {
-  log(message);
-  cleanup();
-  process.exit(2);
-}
-
-// ---------------------------------------------------------------- processes and clean-up
-
-/** Jupyter servers still running, by process group id (= the server's pid). */
-const groups = new Set();
-const loaders = new Set();
-const tempDirs = [];
-
-function killGroup(pgid, signal) {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // the group is gone
-  }
-}
-
-function cleanup() {
-  for (const pgid of groups) {
-    killGroup(pgid, 'SIGKILL');
-  }
-  groups.clear();
-  for (const child of loaders) {
-    child.kill('SIGKILL');
-  }
-  loaders.clear();
-  for (const dir of tempDirs.splice(0)) {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
-process.on('exit', cleanup);
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, () => {
-    cleanup();
-    process.exit(130);
+  return parseBenchOptions(argv, {
+    defaults: {
+      connections: 10,
+      duration: 5,
+      warmup: 1,
+      rounds: 3,
+      coldRuns: 7,
+      pin: true,
+      out: path.join(__dirname, 'proxy-results.json')
+    },
+    numbers: {
+      '--connections': ['connections', 1, 256],
+      '--duration': ['duration', 1, 60],
+      '--warmup': ['warmup', 0, 30],
+      '--rounds': ['rounds', 1, 10],
+      '--cold-runs': ['coldRuns', 1, 30]
+    },
+    switches: { '--no-pin': ['pin', false] },
+    help: HELP,
+    fail
   });
 }
 
-const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
-
-const canPin = () => fs.existsSync('/usr/bin/taskset') && os.cpus().length >= 2;
+const { log, fail } = messages('bench:proxy');
 
 function request(port, target, headers, timeoutMs) {
   return httpText(port, { path: target, headers }, timeoutMs);
@@ -275,10 +218,7 @@ function proxyEntry(sidecar = {}) {
  * starts); no HTTP request has reached it yet.
  */
 async function startJupyter(env) {
-  const root = fs.realpathSync(
-    fs.mkdtempSync(path.join(os.tmpdir(), 'ps-bench-proxy-'))
-  );
-  tempDirs.push(root);
+  const root = tempDir('ps-bench-proxy-');
   const dirs = {};
   for (const name of [
     'home',
@@ -345,7 +285,7 @@ async function startJupyter(env) {
       }
     }
   );
-  groups.add(child.pid);
+  const forgetGroup = trackGroup(child.pid);
   let output = '';
   const keep = chunk => {
     output = (output + chunk).slice(-16384);
@@ -366,7 +306,8 @@ async function startJupyter(env) {
     auth: { authorization: `token ${token}` },
     output: () => output,
     exited,
-    running: () => exit === undefined
+    running: () => exit === undefined,
+    forgetGroup
   };
   const spawnedAt = process.hrtime.bigint();
   const infoFile = path.join(dirs.runtime, `jpserver-${child.pid}.json`);
@@ -390,6 +331,14 @@ async function startJupyter(env) {
   return server;
 }
 
+function killGroup(pgid, signal) {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // the group is gone
+  }
+}
+
 /** SIGTERM to the server's process group, SIGKILL after 5 s; then removes its directories. */
 async function stopJupyter(server) {
   if (server.running()) {
@@ -405,7 +354,7 @@ async function stopJupyter(server) {
   }
   // Anything left in the group (a sidecar that outlived Jupyter) goes now.
   killGroup(server.pid, 'SIGKILL');
-  groups.delete(server.pid);
+  server.forgetGroup();
   fs.rmSync(server.root, { recursive: true, force: true });
 }
 
@@ -434,54 +383,6 @@ function childPid(jupyterPid, marker) {
     }
   }
   return undefined;
-}
-
-function rssMiB(pid) {
-  try {
-    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-    return Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)[1]) / 1024;
-  } catch {
-    return null;
-  }
-}
-
-// ---------------------------------------------------------------- load
-
-function runLoad(job, cpu) {
-  return new Promise((resolve, reject) => {
-    const child = fork(LOAD, [], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
-    loaders.add(child);
-    let output = '';
-    const keep = chunk => {
-      output = (output + chunk).slice(-8192);
-    };
-    child.stdout.setEncoding('utf8').on('data', keep);
-    child.stderr.setEncoding('utf8').on('data', keep);
-    if (cpu !== undefined) {
-      pin(child.pid, cpu);
-    }
-    const limitMs = (job.warmupSeconds + job.durationSeconds) * 1000 + 120000;
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(
-        new Error(`the load generator did not finish within ${limitMs} ms`)
-      );
-    }, limitMs);
-    child.once('message', reply => {
-      clearTimeout(timer);
-      if (reply.ok) {
-        resolve(reply.figures);
-      } else {
-        reject(new Error(reply.error));
-      }
-    });
-    child.once('exit', code => {
-      loaders.delete(child);
-      clearTimeout(timer);
-      reject(new Error(`the load generator exited (${code}):\n${output}`));
-    });
-    child.send(job);
-  });
 }
 
 function summarize(runs) {
@@ -716,14 +617,10 @@ function report({ o, pinned, found, cold, warm, memory }) {
 // bench/idle-panels.js starts its Jupyter server the same way.
 module.exports = {
   BASE_URL,
-  canPin,
   childPid,
-  cleanup,
   log,
   prerequisites,
   request,
-  rssMiB,
-  runLoad,
   sidecarPid,
   startJupyter,
   stopJupyter,

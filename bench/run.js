@@ -19,9 +19,8 @@
 //
 // The sidecar as notebook users reach it, behind the real jupyter-server-proxy on Jupyter
 // Server, is measured by bench/proxy.js (`npm run bench:proxy`), a separate run.
-const { spawn, spawnSync, fork } = require('node:child_process');
+const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const zlib = require('node:zlib');
 const crypto = require('node:crypto');
@@ -31,18 +30,26 @@ const BIN = path.join(ROOT, 'bin', 'project-startup.js');
 // The bin's own rule for which code it runs (required, not run: it starts only as main).
 const { BUNDLE, CODE_CACHE, entry } = require(BIN);
 const {
+  canPin,
+  cleanup,
   fmt,
   freePort,
   httpAnswer,
   machineLine,
   markdownTable,
   median,
+  messages,
   neutralStartEnv,
-  pin
+  parseOptions: parseBenchOptions,
+  pin,
+  rssMiB,
+  runLoad,
+  sleep,
+  tempDir,
+  track
 } = require('./support');
 const DIST_CLI = path.join(ROOT, 'sidecar', 'dist', 'cli', 'main.js');
 const BARE = path.join(__dirname, 'bare-server.js');
-const LOAD = path.join(__dirname, 'load.js');
 const LABEXTENSION_STATIC = path.join(
   ROOT,
   'jupyterlab_project_startup',
@@ -82,98 +89,38 @@ function sidecarEntry() {
 }
 
 function parseOptions(argv) {
-  const o = {
-    connections: 10,
-    duration: 5,
-    warmup: 1,
-    rounds: 3,
-    coldRuns: 7,
-    memoryRequests: 50000,
-    jupyter: true,
-    pin: true,
-    out: path.join(__dirname, 'results.json')
-  };
-  const numbers = {
-    '--connections': ['connections', 1, 256],
-    '--duration': ['duration', 1, 60],
-    '--warmup': ['warmup', 0, 30],
-    '--rounds': ['rounds', 1, 10],
-    '--cold-runs': ['coldRuns', 1, 50],
-    '--memory-requests': ['memoryRequests', 1000, 500000]
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--help' || arg === '-h') {
-      process.stdout.write(`${HELP}\n`);
-      process.exit(0);
-    } else if (arg === '--no-jupyter') {
-      o.jupyter = false;
-    } else if (arg === '--no-pin') {
-      o.pin = false;
-    } else if (arg === '--out') {
-      o.out = path.resolve(argv[++i] || '');
-    } else if (numbers[arg]) {
-      const [key, min, max] = numbers[arg];
-      const value = Number(argv[++i]);
-      if (!Number.isInteger(value) || value < min || value > max) {
-        fail(`${arg} takes a whole number from ${min} to ${max}.`);
-      }
-      o[key] = value;
-    } else {
-      fail(`unknown option ${arg}\n${HELP}`);
-    }
-  }
-  return o;
-}
-
-function fail(message) {
-  process.stderr.write(`bench: ${message}\n`);
-  cleanup();
-  process.exit(2);
-}
-
-// ---------------------------------------------------------------- processes and clean-up
-
-const children = new Set();
-const tempDirs = [];
-
-function cleanup() {
-  for (const child of children) {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-    }
-  }
-  children.clear();
-  for (const dir of tempDirs.splice(0)) {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
-process.on('exit', cleanup);
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, () => {
-    cleanup();
-    process.exit(130);
+  return parseBenchOptions(argv, {
+    defaults: {
+      connections: 10,
+      duration: 5,
+      warmup: 1,
+      rounds: 3,
+      coldRuns: 7,
+      memoryRequests: 50000,
+      jupyter: true,
+      pin: true,
+      out: path.join(__dirname, 'results.json')
+    },
+    numbers: {
+      '--connections': ['connections', 1, 256],
+      '--duration': ['duration', 1, 60],
+      '--warmup': ['warmup', 0, 30],
+      '--rounds': ['rounds', 1, 10],
+      '--cold-runs': ['coldRuns', 1, 50],
+      '--memory-requests': ['memoryRequests', 1000, 500000]
+    },
+    switches: {
+      '--no-jupyter': ['jupyter', false],
+      '--no-pin': ['pin', false]
+    },
+    help: HELP,
+    fail
   });
 }
 
-function tempDir(prefix) {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-  tempDirs.push(dir);
-  return dir;
-}
+const { log, fail } = messages('bench');
 
-function track(child) {
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  let output = '';
-  const keep = chunk => {
-    output = (output + chunk).slice(-8192);
-  };
-  child.stdout?.setEncoding('utf8').on('data', keep);
-  child.stderr?.setEncoding('utf8').on('data', keep);
-  child.output = () => output;
-  return child;
-}
+// ---------------------------------------------------------------- processes and clean-up
 
 function start(file, args, options) {
   return track(
@@ -195,8 +142,6 @@ function stop(child) {
     child.kill('SIGTERM');
   });
 }
-
-const canPin = () => fs.existsSync('/usr/bin/taskset') && os.cpus().length >= 2;
 
 // ---------------------------------------------------------------- HTTP helpers
 
@@ -229,14 +174,6 @@ async function waitFor200(port, route, child, deadlineMs) {
     await new Promise(resolve => setTimeout(resolve, 2));
   }
 }
-
-function rssMiB(pid) {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)[1]);
-  return kib / 1024;
-}
-
-const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
 
 // ---------------------------------------------------------------- the servers
 
@@ -355,40 +292,6 @@ async function startJupyter(token) {
 
 // ---------------------------------------------------------------- load
 
-function runLoad(job, cpu) {
-  return new Promise((resolve, reject) => {
-    const child = track(
-      fork(LOAD, [], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] })
-    );
-    if (cpu !== undefined) {
-      pin(child.pid, cpu);
-    }
-    const limitMs =
-      ((job.warmupSeconds || 0) + (job.durationSeconds || 0)) * 1000 + 120000;
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(
-        new Error(`the load generator did not finish within ${limitMs} ms`)
-      );
-    }, limitMs);
-    child.once('message', reply => {
-      clearTimeout(timer);
-      if (reply.ok) {
-        resolve(reply.figures);
-      } else {
-        reject(new Error(reply.error));
-      }
-    });
-    child.once('exit', code => {
-      clearTimeout(timer);
-      reject(
-        new Error(`the load generator exited (${code}):\n${child.output()}`)
-      );
-    });
-    child.send(job);
-  });
-}
-
 function summarize(runs) {
   return {
     rps: median(runs.map(r => r.rps)),
@@ -433,10 +336,6 @@ function labextensionSize() {
 }
 
 // ---------------------------------------------------------------- the run
-
-function log(message) {
-  process.stderr.write(`bench: ${message}\n`);
-}
 
 async function main() {
   const o = parseOptions(process.argv.slice(2));

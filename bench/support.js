@@ -1,12 +1,181 @@
 'use strict';
-// Small helpers the benches share: CPU pinning and the CPU time of a process's threads, a median,
-// a free loopback port, one HTTP answer, number formatting, the Markdown tables and the machine
-// lines, and the environment every bench's servers start with.
-const { spawnSync } = require('node:child_process');
+// What the benches share: their options, messages and clean-up (every process, process group and
+// temporary directory a bench made is ended and removed on exit, failure or interruption), the
+// load generator (load.js, forked), CPU pinning and the CPU time and memory of a process, a
+// median, a free loopback port, one HTTP answer, number formatting, the Markdown tables and the
+// machine lines, and the environment every bench's servers start with.
+const { fork, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
 const net = require('node:net');
 const os = require('node:os');
+const path = require('node:path');
+
+const LOAD = path.join(__dirname, 'load.js');
+
+// ---------------------------------------------------------------- what a bench made, ended once
+
+const made = { children: new Set(), groups: new Set(), tempDirs: [] };
+let cleanupRegistered = false;
+
+function cleanup() {
+  for (const pgid of made.groups) {
+    try {
+      process.kill(-pgid, 'SIGKILL');
+    } catch {
+      // the group is gone
+    }
+  }
+  made.groups.clear();
+  for (const child of made.children) {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+    }
+  }
+  made.children.clear();
+  for (const dir of made.tempDirs.splice(0)) {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Registered on the first thing made, so a bench that makes nothing keeps Node's defaults. */
+function cleanUpOnExit() {
+  if (cleanupRegistered) {
+    return;
+  }
+  cleanupRegistered = true;
+  process.on('exit', cleanup);
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.once(signal, () => {
+      cleanup();
+      process.exit(130);
+    });
+  }
+}
+
+/** A temporary directory (its real path), removed at the end. */
+function tempDir(prefix) {
+  cleanUpOnExit();
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  made.tempDirs.push(dir);
+  return dir;
+}
+
+/** A child process, killed at the end if still running; `child.output()` is its last 8 KiB. */
+function track(child) {
+  cleanUpOnExit();
+  made.children.add(child);
+  child.once('exit', () => made.children.delete(child));
+  let output = '';
+  const keep = chunk => {
+    output = (output + chunk).slice(-8192);
+  };
+  child.stdout?.setEncoding('utf8').on('data', keep);
+  child.stderr?.setEncoding('utf8').on('data', keep);
+  child.output = () => output;
+  return child;
+}
+
+/** A process group (a detached child's pid), killed at the end; the returned function forgets it. */
+function trackGroup(pgid) {
+  cleanUpOnExit();
+  made.groups.add(pgid);
+  return () => made.groups.delete(pgid);
+}
+
+/** `name: message` on stderr, and `fail`, which also cleans up and exits 2. */
+function messages(name) {
+  const log = message => process.stderr.write(`${name}: ${message}\n`);
+  const fail = message => {
+    log(message);
+    cleanup();
+    process.exit(2);
+  };
+  return { log, fail };
+}
+
+/**
+ * A bench's command line from a table: `defaults` (an `out` default makes `--out FILE` an
+ * option), `numbers` ('--flag': [key, min, max], whole numbers), `switches` ('--no-x': [key,
+ * value]); `--help` prints `help` and exits 0; anything else fails with the usage.
+ */
+function parseOptions(
+  argv,
+  { defaults, numbers = {}, switches = {}, help, fail }
+) {
+  const o = { ...defaults };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--help' || arg === '-h') {
+      process.stdout.write(`${help}\n`);
+      process.exit(0);
+    } else if (switches[arg]) {
+      const [key, value] = switches[arg];
+      o[key] = value;
+    } else if (arg === '--out' && 'out' in defaults) {
+      o.out = path.resolve(argv[++i] || '');
+    } else if (numbers[arg]) {
+      const [key, min, max] = numbers[arg];
+      const value = Number(argv[++i]);
+      if (!Number.isInteger(value) || value < min || value > max) {
+        fail(`${arg} takes a whole number from ${min} to ${max}.`);
+      }
+      o[key] = value;
+    } else {
+      fail(`unknown option ${arg}\n${help}`);
+    }
+  }
+  return o;
+}
+
+/** One load (load.js's `job`) in a forked process, pinned to `cpu` when given: its figures. */
+function runLoad(job, cpu) {
+  return new Promise((resolve, reject) => {
+    const child = track(
+      fork(LOAD, [], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] })
+    );
+    if (cpu !== undefined) {
+      pin(child.pid, cpu);
+    }
+    const limitMs =
+      ((job.warmupSeconds || 0) + (job.durationSeconds || 0)) * 1000 + 120000;
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(
+        new Error(`the load generator did not finish within ${limitMs} ms`)
+      );
+    }, limitMs);
+    child.once('message', reply => {
+      clearTimeout(timer);
+      if (reply.ok) {
+        resolve(reply.figures);
+      } else {
+        reject(new Error(reply.error));
+      }
+    });
+    child.once('exit', code => {
+      clearTimeout(timer);
+      reject(
+        new Error(`the load generator exited (${code}):\n${child.output()}`)
+      );
+    });
+    child.send(job);
+  });
+}
+
+/** VmRSS of a process (MiB); null once it is gone. */
+function rssMiB(pid) {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)[1]) / 1024;
+  } catch {
+    return null;
+  }
+}
+
+const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
+
+const canPin = () => fs.existsSync('/usr/bin/taskset') && os.cpus().length >= 2;
 
 /** Pins every thread of a process to one CPU (threads made later inherit it). */
 function pin(pid, cpu) {
@@ -239,6 +408,8 @@ function replayEntry(answer) {
 }
 
 module.exports = {
+  canPin,
+  cleanup,
   fmt,
   httpAnswer,
   httpText,
@@ -249,8 +420,16 @@ module.exports = {
   markdownTable,
   median,
   medianInterval,
+  messages,
+  parseOptions,
   pin,
   replayEntry,
+  rssMiB,
+  runLoad,
+  sleep,
+  tempDir,
   threadsCpuMs,
+  track,
+  trackGroup,
   untilAnswers
 };

@@ -1,6 +1,6 @@
 """jupyterlab-project-startup for Jupyter.
 
-Three things, as the wheel installs them:
+Four things, as the wheel installs them:
 
 - the prebuilt JupyterLab extension (share/jupyter/labextensions/jupyterlab-project-startup);
 - ``setup_project_startup``, the ``jupyter_serverproxy_servers`` entry point ``project``: the
@@ -11,9 +11,10 @@ Three things, as the wheel installs them:
   which the panel shows why the sidecar cannot start;
 - the ``project-startup`` command (``command.py``), the bundled sidecar's command line.
 
-Importing the package imports neither tornado nor importlib.metadata (together about 0.2 s
-with Debian's Python): the command and the notebook client need neither, so those imports wait
-for the server extension, the proxy entry and ``__version__``.
+Importing the package imports none of tornado, jupyter_server, jupyter_core, packaging or
+importlib.metadata: the command and the notebook client run where those may be missing (a kernel
+where the package was installed with --no-deps) and need none of them, so those imports wait for
+the server extension, the proxy entry and ``__version__``.
 """
 
 import atexit
@@ -55,14 +56,11 @@ SIDECAR_BIN = next(
 
 @functools.cache
 def _version():
-    try:
-        from importlib.metadata import PackageNotFoundError, version
+    from importlib.metadata import PackageNotFoundError, version
 
-        try:
-            return version(PACKAGE_NAME)
-        except PackageNotFoundError:
-            pass
-    except ImportError:  # pragma: no cover - Python < 3.8
+    try:
+        return version(PACKAGE_NAME)
+    except PackageNotFoundError:
         pass
     # Not installed (a checkout on sys.path): the version npm and the wheel take.
     for candidate in (os.path.join(NODE_RUNTIME, "package.json"), os.path.join(HERE, "..", "package.json")):
@@ -205,7 +203,7 @@ def _load_jupyter_server_extension(serverapp):
     from jupyter_server.utils import url_path_join
 
     from .configurable import JUPYTER_SETTINGS_ENV, ProjectStartup, configured_variables, jupyter_settings_value
-    from .handlers import DIAGNOSTICS_ROUTE, DiagnosticsHandler
+    from .handlers import DIAGNOSTICS_ROUTE, ROUTES
     from .launch_log import quiet_repeated_launch_failures
 
     global _SERVER_ROOT_DIR, _CONFIGURED_VARIABLES
@@ -262,7 +260,7 @@ def _load_jupyter_server_extension(serverapp):
         "diagnostics_file": diagnostics_file,
         "jpserver_extensions": dict(getattr(serverapp, "jpserver_extensions", {}) or {}),
     }
-    serverapp.web_app.add_handlers(".*$", [(diagnostics_url, DiagnosticsHandler)])
+    serverapp.web_app.add_handlers(".*$", [(url_path_join(base_url, route), handler) for route, handler in ROUTES])
     quiet_repeated_launch_failures(serverapp.web_app)
     atexit.register(remove_quietly, diagnostics_file)
 

@@ -55,8 +55,22 @@ def _problem(code, title, detail, fix):
 
 
 def _version_tuple(text):
-    match = re.match(r"v?(\d+)\.(\d+)\.(\d+)", text.strip())
-    return tuple(int(part) for part in match.groups()) if match else None
+    """The release numbers of a version as printed (``v20.11.0`` is (20, 11, 0), ``4.1`` is
+    (4, 1)); None when it is not one. packaging's reading where it is importable: a kernel where
+    the package was installed with --no-deps may lack it, so a plain reading of the leading
+    numbers stands in (also for a Node.js build label packaging refuses, such as -nightly)."""
+    text = text.strip()
+    try:
+        from packaging.version import InvalidVersion, Version
+    except ImportError:
+        Version = None
+    if Version is not None:
+        try:
+            return Version(text).release
+        except InvalidVersion:
+            pass
+    match = re.match(r"v?(\d+(?:\.\d+)*)", text)
+    return tuple(int(part) for part in match.group(1).split(".")) if match else None
 
 
 def find_on_path(name, search_path):
@@ -178,16 +192,12 @@ def check_server_proxy(enabled=None):
     """jupyter-server-proxy's version, and a problem when it is missing, too old or not enabled.
 
     ``enabled`` is the server's ``jpserver_extensions`` (None: not known)."""
-    version = None
-    try:
-        from importlib.metadata import PackageNotFoundError
-        from importlib.metadata import version as dist_version
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
 
-        try:
-            version = dist_version("jupyter-server-proxy")
-        except PackageNotFoundError:
-            version = None
-    except ImportError:  # pragma: no cover - Python < 3.8
+    try:
+        version = dist_version("jupyter-server-proxy")
+    except PackageNotFoundError:
         version = None
     if version is None:
         try:
@@ -209,7 +219,7 @@ def check_server_proxy(enabled=None):
                 ),
             }
     version = str(version)
-    parsed = _version_tuple(version if version.count(".") >= 2 else version + ".0")
+    parsed = _version_tuple(version)
     if parsed is None or parsed[:2] < SERVER_PROXY_REQUIRED:
         return {
             "version": version,
@@ -246,7 +256,7 @@ def server_proxy_culling_caveat(version):
     """The warning for an operator whose jupyter-server-proxy (``version``, as check_server_proxy
     read it) cannot keep the panel's polls from counting as activity; None from 4.3 on."""
     text = str(version or "")
-    parsed = _version_tuple(text if text.count(".") >= 2 else text + ".0")
+    parsed = _version_tuple(text)
     if parsed is None or parsed[:2] >= SERVER_PROXY_ACTIVITY_OPTION:
         return None
     return (

@@ -15,16 +15,37 @@ import urllib.parse
 
 
 def _runtime_dir(env):
-    """Jupyter's runtime directory, by jupyter_core's rules (as jupyterRuntimeDir in Node)."""
+    """Jupyter's runtime directory: jupyter_core's answer for this process's environment. A
+    kernel where the package was installed with --no-deps may lack jupyter_core, and an
+    environment other than the process's is not one jupyter_core reads: then the same rules here
+    (JUPYTER_RUNTIME_DIR, JUPYTER_DATA_DIR, JUPYTER_PLATFORM_DIRS, the platform's default), as
+    jupyterUserDirs in sidecar/src/observe/jupyter-runtime.ts."""
+    if env is os.environ:
+        try:
+            from jupyter_core.paths import jupyter_runtime_dir
+        except ImportError:
+            pass
+        else:
+            return jupyter_runtime_dir()
     if env.get("JUPYTER_RUNTIME_DIR"):
         return env["JUPYTER_RUNTIME_DIR"]
     data = env.get("JUPYTER_DATA_DIR")
     if not data:
         home = env.get("HOME") or os.path.expanduser("~")
+        # jupyter_core's envset: set, and not one of its words for "no".
+        setting = env.get("JUPYTER_PLATFORM_DIRS", "").lower()
+        platform_dirs = setting not in ("", "no", "n", "false", "off", "0", "0.0")
         if sys.platform == "darwin":
-            data = os.path.join(home, "Library", "Jupyter")
+            # platformdirs' user_data_dir, as jupyter_core asks it.
+            parts = ("Library", "Application Support", "jupyter") if platform_dirs else ("Library", "Jupyter")
+            data = os.path.join(home, *parts)
         elif sys.platform == "win32":
-            data = os.path.join(env.get("APPDATA") or os.path.join(home, "AppData", "Roaming"), "jupyter")
+            if platform_dirs:
+                data = os.path.join(env.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local"), "jupyter")
+            elif env.get("APPDATA"):
+                data = os.path.join(env["APPDATA"], "jupyter")
+            else:
+                data = os.path.join(env.get("JUPYTER_CONFIG_DIR") or os.path.join(home, ".jupyter"), "data")
         else:
             data = os.path.join(env.get("XDG_DATA_HOME") or os.path.join(home, ".local", "share"), "jupyter")
     return os.path.join(data, "runtime")

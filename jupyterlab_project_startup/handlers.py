@@ -45,3 +45,8 @@ class DiagnosticsHandler(APIHandler):
         self.set_header("Content-Type", "application/json")
         self.set_header("Cache-Control", "no-store")
         self.finish(json.dumps(report))
+
+
+# Every route this server extension adds, each (route under base_url, handler); the server
+# extension registers these and test/python/test_extension_routes.py asks each one.
+ROUTES = [(DIAGNOSTICS_ROUTE, DiagnosticsHandler)]

@@ -5,6 +5,7 @@
 // in release builds, not the payload: a damaged cache aborted Node 20 with a fatal error).
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as nodeModule from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { REPO_ROOT } from '../helpers/cli';
@@ -124,6 +125,41 @@ describe(`the bundle and its code cache on Node ${process.version} (V8 ${process
       fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')
     ) as { version: string };
     expect(result.stdout.trim()).toContain(pkg.version);
+  });
+
+  it("takes Node's own compile cache where the shipped one is not of this V8 and NODE_COMPILE_CACHE is set", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ps-node-cache-'));
+    try {
+      const compileCache = path.join(dir, 'compile-cache');
+      const result = spawnSync(process.execPath, [BIN, '--version'], {
+        encoding: 'utf8',
+        timeout: 20000,
+        env: {
+          PATH: process.env.PATH,
+          HOME: dir,
+          NODE_COMPILE_CACHE: compileCache
+        }
+      });
+      expect(result.status).toBe(0);
+      const cached = fs.existsSync(compileCache)
+        ? (fs.readdirSync(compileCache, { recursive: true }) as string[])
+            .map(name => path.join(compileCache, name))
+            .filter(file => fs.statSync(file).isFile())
+        : [];
+      const { getCompileCacheDir } = nodeModule as {
+        getCompileCacheDir?: () => string | undefined;
+      };
+      // Node caches the bin it runs; the bundle too only when the bin requires it.
+      const expected =
+        getCompileCacheDir === undefined
+          ? 0
+          : madeByV8 === process.versions.v8
+            ? 1
+            : 2;
+      expect(cached).toHaveLength(expected);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('is a Node line that package.json supports', () => {

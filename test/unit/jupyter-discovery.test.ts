@@ -106,4 +106,20 @@ describe('jupyterRuntimeDir', () => {
       '/Users/a/Library/Jupyter/runtime'
     );
   });
+
+  test('JUPYTER_PLATFORM_DIRS moves it where platformdirs puts the data directory, as jupyter_core does', () => {
+    expect(
+      jupyterRuntimeDir({ JUPYTER_PLATFORM_DIRS: '1' }, '/Users/a', 'darwin')
+    ).toBe('/Users/a/Library/Application Support/jupyter/runtime');
+    expect(
+      jupyterRuntimeDir({ JUPYTER_PLATFORM_DIRS: 'no' }, '/Users/a', 'darwin')
+    ).toBe('/Users/a/Library/Jupyter/runtime');
+    expect(
+      jupyterRuntimeDir(
+        { JUPYTER_PLATFORM_DIRS: '1', XDG_DATA_HOME: '/x' },
+        '/h',
+        'linux'
+      )
+    ).toBe('/x/jupyter/runtime');
+  });
 });

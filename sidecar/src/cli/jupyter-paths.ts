@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ConfigError } from '../config/config';
+import { jupyterUserDirs } from '../observe/jupyter-runtime';
 import { CREDENTIAL_NAME } from '../observe/probes';
 
 /** jupyter-server-proxy releases before this lack what the entry needs (`unix_socket`, callables). */
@@ -169,73 +170,16 @@ export function probePython(python: string, env: Env): PythonProbe {
   }
 }
 
-function truthy(value: string | undefined): boolean {
-  // jupyter_core's envset(): set and not one of its "false" words.
-  return (
-    value !== undefined &&
-    !['', 'no', 'n', 'false', 'off', '0', '0.0'].includes(value.toLowerCase())
-  );
-}
-
-/** platformdirs' user directory for Jupyter: `xdg` (or `~/<xdgDefault>`) on Linux and the like. */
-function platformDir(
-  env: Env,
-  platform: NodeJS.Platform,
-  home: string,
-  xdg: string | undefined,
-  xdgDefault: readonly string[]
-): string {
-  if (platform === 'darwin') {
-    return path.join(home, 'Library', 'Application Support', 'jupyter');
-  }
-  if (platform === 'win32') {
-    return path.join(
-      env.LOCALAPPDATA || path.join(home, 'AppData', 'Local'),
-      'jupyter'
-    );
-  }
-  return path.join(xdg || path.join(home, ...xdgDefault), 'jupyter');
-}
-
 /**
  * jupyter_core's rules for the user's data and config directories, for when no Jupyter can be
- * asked (jupyter_core.paths.jupyter_data_dir / jupyter_config_dir, with JUPYTER_PLATFORM_DIRS
- * as platformdirs applies it).
+ * asked (observe/jupyter-runtime.ts holds them, for the runtime directory too), resolved.
  */
 export function userJupyterPaths(
   env: Env,
   platform: NodeJS.Platform,
   home: string
 ): { data: string; config: string } {
-  const platformDirs = truthy(env.JUPYTER_PLATFORM_DIRS);
-  let config: string;
-  if (env.JUPYTER_CONFIG_DIR) {
-    config = env.JUPYTER_CONFIG_DIR;
-  } else if (platformDirs) {
-    config = platformDir(env, platform, home, env.XDG_CONFIG_HOME, ['.config']);
-  } else {
-    config = path.join(home, '.jupyter');
-  }
-  let data: string;
-  if (env.JUPYTER_DATA_DIR) {
-    data = env.JUPYTER_DATA_DIR;
-  } else if (platformDirs) {
-    data = platformDir(env, platform, home, env.XDG_DATA_HOME, [
-      '.local',
-      'share'
-    ]);
-  } else if (platform === 'darwin') {
-    data = path.join(home, 'Library', 'Jupyter');
-  } else if (platform === 'win32') {
-    data = env.APPDATA
-      ? path.join(env.APPDATA, 'jupyter')
-      : path.join(config, 'data');
-  } else {
-    data = path.join(
-      env.XDG_DATA_HOME || path.join(home, '.local', 'share'),
-      'jupyter'
-    );
-  }
+  const { data, config } = jupyterUserDirs(env, platform, home);
   return { data: path.resolve(data), config: path.resolve(config) };
 }
 

@@ -8,32 +8,86 @@ import * as path from 'node:path';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+function truthy(value: string | undefined): boolean {
+  // jupyter_core's envset(): set and not one of its "false" words.
+  return (
+    value !== undefined &&
+    !['', 'no', 'n', 'false', 'off', '0', '0.0'].includes(value.toLowerCase())
+  );
+}
+
+/** platformdirs' user directory for Jupyter: `xdg` (or `~/<xdgDefault>`) on Linux and the like. */
+function platformDir(
+  env: Env,
+  platform: NodeJS.Platform,
+  home: string,
+  xdg: string | undefined,
+  xdgDefault: readonly string[]
+): string {
+  if (platform === 'darwin') {
+    return path.join(home, 'Library', 'Application Support', 'jupyter');
+  }
+  if (platform === 'win32') {
+    return path.join(
+      env.LOCALAPPDATA || path.join(home, 'AppData', 'Local'),
+      'jupyter'
+    );
+  }
+  return path.join(xdg || path.join(home, ...xdgDefault), 'jupyter');
+}
+
+/**
+ * jupyter_core's rules for the user's data and config directories
+ * (jupyter_core.paths.jupyter_data_dir / jupyter_config_dir, with JUPYTER_PLATFORM_DIRS as
+ * platformdirs applies it); the Python twin is _runtime_dir in jupyterlab_project_startup/discovery.py.
+ */
+export function jupyterUserDirs(
+  env: Env,
+  platform: NodeJS.Platform,
+  home: string
+): { data: string; config: string } {
+  const platformDirs = truthy(env.JUPYTER_PLATFORM_DIRS);
+  let config: string;
+  if (env.JUPYTER_CONFIG_DIR) {
+    config = env.JUPYTER_CONFIG_DIR;
+  } else if (platformDirs) {
+    config = platformDir(env, platform, home, env.XDG_CONFIG_HOME, ['.config']);
+  } else {
+    config = path.join(home, '.jupyter');
+  }
+  let data: string;
+  if (env.JUPYTER_DATA_DIR) {
+    data = env.JUPYTER_DATA_DIR;
+  } else if (platformDirs) {
+    data = platformDir(env, platform, home, env.XDG_DATA_HOME, [
+      '.local',
+      'share'
+    ]);
+  } else if (platform === 'darwin') {
+    data = path.join(home, 'Library', 'Jupyter');
+  } else if (platform === 'win32') {
+    data = env.APPDATA
+      ? path.join(env.APPDATA, 'jupyter')
+      : path.join(config, 'data');
+  } else {
+    data = path.join(
+      env.XDG_DATA_HOME || path.join(home, '.local', 'share'),
+      'jupyter'
+    );
+  }
+  return { data, config };
+}
+
 /** Jupyter's runtime directory, by jupyter_core's rules (JUPYTER_RUNTIME_DIR, then the data dir). */
 export function jupyterRuntimeDir(
   env: Env,
   home = env.HOME || os.homedir(),
   platform = process.platform
 ): string {
-  if (env.JUPYTER_RUNTIME_DIR) {
-    return env.JUPYTER_RUNTIME_DIR;
-  }
-  let data = env.JUPYTER_DATA_DIR;
-  if (!data) {
-    if (platform === 'darwin') {
-      data = path.join(home, 'Library', 'Jupyter');
-    } else if (platform === 'win32') {
-      data = path.join(
-        env.APPDATA ?? path.join(home, 'AppData', 'Roaming'),
-        'jupyter'
-      );
-    } else {
-      data = path.join(
-        env.XDG_DATA_HOME || path.join(home, '.local', 'share'),
-        'jupyter'
-      );
-    }
-  }
-  return path.join(data, 'runtime');
+  return (
+    env.JUPYTER_RUNTIME_DIR ||
+    path.join(jupyterUserDirs(env, platform, home).data, 'runtime')
+  );
 }
 
 export interface OwnRuntimeFile {

@@ -221,10 +221,7 @@ export class StartupService {
     claim?: AllocationClaim,
     admitNewClaim?: ClaimAdmission
   ): Promise<StartupResult> {
-    const memo = await this.project(iface, claim, admitNewClaim);
-    // One result object per projection: callers read it, none changes it.
-    memo.result ??= { ...memo.projection, manifest: this.manifest.manifest };
-    return memo.result;
+    return this.memoResult(await this.project(iface, claim, admitNewClaim));
   }
 
   /**
@@ -268,9 +265,15 @@ export class StartupService {
     return undefined;
   }
 
+  private memoResult(memo: ProjectionMemo): StartupResult {
+    // One result object per projection: callers read it, none changes it.
+    memo.result ??= { ...memo.projection, manifest: this.manifest.manifest };
+    return memo.result;
+  }
+
   private memoJson(memo: ProjectionMemo): string {
-    // The manifest's prepared bytes are spliced in as the last member, not serialized again.
-    memo.json ??= `${JSON.stringify(memo.projection).slice(0, -1)},"manifest":${this.manifest.json}}`;
+    // Serialized once per projection, which changes only when an observation did.
+    memo.json ??= JSON.stringify(this.memoResult(memo));
     return memo.json;
   }
 
