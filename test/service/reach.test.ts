@@ -193,6 +193,10 @@ describe('D3 followed: `url` in a terminal beside a Jupyter server that proxies 
         expect(status.code).toBe(0);
         expect(status.stdout).toContain(`${JUPYTER_BASE}project/`);
         expect(status.stdout).toContain('project-startup url');
+        // Found by its runtime file, the service is named as the one behind that JupyterLab.
+        expect(status.stderr.includes('jupyter-server-proxy runs for')).toBe(
+          started
+        );
       } finally {
         await jupyter.close();
       }
