@@ -14,10 +14,10 @@ import { findJupyterService, JupyterService } from './jupyter-client';
 import type { RuntimeInfo } from '../files/runtime-file';
 import {
   InitializeResult,
-  parseInterface,
   StartupResult,
   StartupService
 } from '../service/service';
+import { parseInterface } from '../core/requests';
 import type { InterfaceId } from '../core/vocabulary';
 import {
   allocationClaimFromEnv,
@@ -34,11 +34,10 @@ import {
   UnprovenConnection,
   UnprovenService
 } from './service-lookup';
+import type { Env } from '../core/env';
 
 export type { ProjectClient };
 export { UnprovenService };
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 class RemoteClient extends HttpProjectClient {
   readonly source: string;

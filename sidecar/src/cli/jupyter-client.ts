@@ -13,8 +13,7 @@ import {
 } from './jupyter-discovery';
 import { Problem, ProblemError } from '../core/problems';
 import { isPlatformId, PlatformId } from '../core/vocabulary';
-
-type Env = Readonly<Record<string, string | undefined>>;
+import type { Env } from '../core/env';
 
 /**
  * The service jupyter-server-proxy runs behind the Jupyter server this terminal belongs to,

@@ -25,7 +25,7 @@ import {
 import { InvalidPlatformSetting } from '../core/platforms/rules';
 import { asProblemError, ProblemError } from '../core/problems';
 import { startService } from '../http/server';
-import { parseInterface } from '../service/service';
+import { parseInterface } from '../core/requests';
 import { line, terminalSafe, terminalSafeLines } from '../core/terminal-text';
 import { SERVE_OPTIONS } from '../config/serve-options';
 import { VERSION } from '../service/version';

@@ -5,8 +5,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-
-type Env = Readonly<Record<string, string | undefined>>;
+import type { Env } from '../core/env';
 
 /** Jupyter's runtime directory, by jupyter_core's rules (JUPYTER_RUNTIME_DIR, then the data dir). */
 export function jupyterRuntimeDir(
