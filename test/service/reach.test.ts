@@ -1,5 +1,5 @@
-// The audit's deviations about how each interface is reached (issue 21 item 3): each test names
-// its deviation and failed before the one model of routes (sidecar/src/core/reach.ts).
+// How each interface is reached, against the one model of routes (sidecar/src/core/reach.ts):
+// each test names a way a route could be advertised that does not work.
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
