@@ -18,6 +18,7 @@ const SIDECAR = path.join(ROOT, 'sidecar');
 /** Written after a successful compile; its time is the compile's. */
 const MARK = path.join(SIDECAR, 'dist', '.compiled');
 /** What the compile reads: the sources (a directory's time changes when a file is added or removed). */
+const MAIN = path.join(SIDECAR, 'dist', 'cli', 'main.js');
 const INPUTS = [
   path.join(SIDECAR, 'src'),
   path.join(SIDECAR, 'tsconfig.json'),
@@ -40,13 +41,13 @@ function newest(file) {
     );
 }
 
-/** Whether sidecar/dist holds a successful compile of the sources as they are now. */
-function current() {
-  const mark = fs.statSync(MARK, { throwIfNoEntry: false });
+/** Whether `mark` (a successful compile) is newer than every input and `output` exists. */
+function current(mark = MARK, inputs = INPUTS, output = MAIN) {
+  const stat = fs.statSync(mark, { throwIfNoEntry: false });
   return (
-    mark !== undefined &&
-    INPUTS.every(input => newest(input) <= mark.mtimeMs) &&
-    fs.existsSync(path.join(SIDECAR, 'dist', 'cli', 'main.js'))
+    stat !== undefined &&
+    inputs.every(input => newest(input) <= stat.mtimeMs) &&
+    fs.existsSync(output)
   );
 }
 
