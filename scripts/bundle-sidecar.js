@@ -1,10 +1,9 @@
 #!/usr/bin/env node
 // Bundles the compiled sidecar (sidecar/dist, from `tsc -p sidecar/tsconfig.json`) for
-// production: sidecar/dist/bundle/project-startup.js, with the router package (express 5's own
-// router, which the HTTP layer runs on node:http), which bin/project-startup.js runs when it
-// exists. One file to read instead of a module tree to find, read and compile. The router is in
-// the bundle because a request must never read code from disk (under a flood of connections no
-// descriptor may be left to read it); it is evaluated, from memory, when the app is made, once
+// production: sidecar/dist/bundle/project-startup.js, which bin/project-startup.js runs when it
+// exists. One file to read instead of a module tree to find, read and compile. The HTTP layer is
+// in the bundle because a request must never read code from disk (under a flood of connections
+// no descriptor may be left to read it); it is evaluated, from memory, when the app is made, once
 // the server listens (sidecar/src/http/server.ts), as what only other commands need (the client,
 // the jupyter installer) is evaluated only by them. Last, it starts the bundle once and saves V8's
 // code cache of that start beside it (sidecar/dist/bundle/project-startup.cache), which the bin
@@ -66,7 +65,7 @@ function main(argv) {
     fail('webpack is not installed: run `npm ci` (it is a devDependency).');
   }
   // terser-webpack-plugin comes with webpack; asked for by name to keep function and class
-  // names, which error reports and express's dependencies read.
+  // names, which error reports read.
   const TerserPlugin = require(
     require.resolve('terser-webpack-plugin', {
       paths: [path.dirname(require.resolve('webpack'))]

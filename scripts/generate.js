@@ -8,15 +8,16 @@
 //   scripts/schema-code.js      validators and lists from sidecar/schemas (sidecar, extension, Python)
 //   scripts/site-config-doc.js  the site file's schema as TypeScript, and its reference in
 //                               docs/site-configuration.md
-//   (tsc -p sidecar/tsconfig.json: the three below read the compiled sidecar)
+//   (scripts/compile-sidecar.js: the four below read the compiled sidecar)
 //   scripts/api.js              sidecar/schemas/api-types.d.ts (and sidecar/dist/openapi.json)
 //   scripts/manifest-words.js   the Python client's manifest words
 //   scripts/platform-rules.js   the Python client's platform rules
 //   scripts/user-guide.js       the Help menu's copy of docs/user-guide.md
 //
-// generate compiles the sidecar between the two groups; check compiles it too, so it needs no
-// build first, and runs before the build (test:prepare): a compile after the bundle would leave
-// the bundle older than sidecar/dist, which the wheel's build refuses. .gitattributes marks the outputs generated.
+// Both compile the sidecar between the two groups, so check needs no build first; it runs before
+// the build (test:prepare), whose compile then finds sidecar/dist current and skips (a compile
+// after the bundle would leave the bundle older than sidecar/dist, which the wheel's build
+// refuses). .gitattributes marks the outputs generated.
 'use strict';
 
 const { spawnSync } = require('node:child_process');
@@ -52,8 +53,9 @@ function main(mode) {
     // The sidecar would compile against sources that were not written.
     return 1;
   }
-  const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  if (run(process.execPath, [tsc, '-p', 'sidecar/tsconfig.json']) !== 0) {
+  if (
+    run(process.execPath, [path.join('scripts', 'compile-sidecar.js')]) !== 0
+  ) {
     return 1;
   }
   failed = failed.concat(AFTER_COMPILE.filter(name => script(name) !== 0));

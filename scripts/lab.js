@@ -63,6 +63,7 @@ const BUILD_STEPS = [
       'sidecar/static',
       'sidecar/tsconfig.json',
       'scripts/schema-code.js',
+      'scripts/compile-sidecar.js',
       'scripts/bundle-sidecar.js',
       'scripts/third-party-licenses.js',
       'scripts/api.js',

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The licenses of the third-party code in the sidecar bundle. The bundle carries express and its
-// dependencies with their comments stripped, so their copyright and permission notices must ship
+// The licenses of any third-party code in the sidecar bundle (today none, and the file says so).
+// Bundled code has its comments stripped, so its copyright and permission notices must ship
 // beside it: sidecar/dist/THIRD_PARTY_LICENSES.md, in the npm package (`files`) and the wheel
 // (hatch_build.py stages it). The packages are the bundle's own inputs, as webpack recorded them
 // (sidecar/dist/bundle-inputs.json, written by scripts/bundle-sidecar.js), so a dependency added

@@ -4,6 +4,7 @@
 // (src/generated/response-validators.ts): one small interpreter instead of code per schema keeps
 // the labextension a third of the size generated validators made it. Pure.
 import type { IResponseError, IResponseValidator } from './response-errors';
+import { hasJsonType } from './generated/json-type';
 
 /** A reader schema: the keywords scripts/schema-code.js keeps (it fails on any other). */
 export interface ISchema {
@@ -46,23 +47,6 @@ export const SCHEMA_KEYWORDS = [
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-function hasType(value: unknown, type: string): boolean {
-  switch (type) {
-    case 'object':
-      return isObject(value);
-    case 'array':
-      return Array.isArray(value);
-    case 'null':
-      return value === null;
-    case 'integer':
-      return Number.isInteger(value);
-    case 'number':
-      return typeof value === 'number' && Number.isFinite(value);
-    default:
-      return typeof value === type;
-  }
 }
 
 function equal(a: unknown, b: unknown): boolean {
@@ -168,8 +152,8 @@ class Checker {
     if (
       type !== undefined &&
       !(typeof type === 'string'
-        ? hasType(data, type)
-        : type.some(one => hasType(data, one)))
+        ? hasJsonType(data, type)
+        : type.some(one => hasJsonType(data, one)))
     ) {
       fail('type', { type });
     }

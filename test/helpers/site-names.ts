@@ -1,4 +1,4 @@
-// A site's names for its model sources, as a site configuration file gives them (issue 23), and
+// A site's names for its model sources, as a site configuration file gives them, and
 // the manifest the service builds from them: shared by the tests of every interface that shows
 // the names. The labels are ones no seed word contains, so finding one proves it came from here.
 import { buildManifest, Manifest } from '../../sidecar/src/core/manifest';

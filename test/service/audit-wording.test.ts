@@ -1,4 +1,4 @@
-// Wording the terminal shows, found by the audit (D13): whole sentences, platforms named as
+// Wording the terminal shows: whole sentences, platforms named as
 // everywhere else, and no "run this in a terminal" to someone already running it there.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -34,7 +34,7 @@ function clusterEnv(s: CliSandbox): Record<string, string> {
   };
 }
 
-describe('terminal wording (audit D13)', () => {
+describe('terminal wording', () => {
   it('the project directory check is a sentence: "<dir> is an existing directory you can write to"', async () => {
     const s = sandbox();
     const r = await runCli(['status'], { env: s.env, cwd: s.projectDir });

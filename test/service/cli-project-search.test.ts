@@ -1,4 +1,4 @@
-// The command line finds its project as git finds a repository (issue 22, item 2): run in a
+// The command line finds its project as git finds a repository: run in a
 // subdirectory of an initialized project, `status`, `init`, `capabilities` and a direct-loopback
 // `serve` take the nearest directory above that holds this project's state; an explicit
 // --project-dir or PROJECT_STARTUP_PROJECT_DIR still wins; without an initialized ancestor the

@@ -994,7 +994,7 @@ describe('url', () => {
   });
 });
 
-describe('url and serve name only routes the platform offers (the repros of issue 11)', () => {
+describe('url and serve name only routes the platform offers', () => {
   it('cluster: serve points at the terminal, url exits 3 naming the terminal, no page and no cookie', async () => {
     const s = sandbox();
     const token = `env-token-${hex()}`;

@@ -902,7 +902,7 @@ describe('jupyter-server-proxy versions', () => {
   });
 });
 
-// Issue 20, item 10: uninstall removes only what the install manifest lists, each file by the
+// Uninstall removes only what the install manifest lists, each file by the
 // sha256 of what was written; anything else is left and named, and a symlinked config file
 // stays a link.
 describe('jupyter uninstall removes only what the install wrote', () => {

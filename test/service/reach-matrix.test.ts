@@ -1,4 +1,4 @@
-// The one model of routes over the whole matrix (issue 21 item 3): platform × ingress (or no
+// The one model of routes over the whole matrix: platform × ingress (or no
 // service) × transport × Jupyter address known or not × interface × client. The pure properties
 // hold on every cell; a representative sample of services is started for real and the routes
 // their projections name are followed.

@@ -1,5 +1,5 @@
-// The audit's deviations about how each interface is reached (issue 21 item 3): each test names
-// its deviation and failed before the one model of routes (sidecar/src/core/reach.ts).
+// How each interface is reached, against the one model of routes (sidecar/src/core/reach.ts):
+// each test names a way a route could be advertised that does not work.
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
@@ -193,6 +193,10 @@ describe('D3 followed: `url` in a terminal beside a Jupyter server that proxies 
         expect(status.code).toBe(0);
         expect(status.stdout).toContain(`${JUPYTER_BASE}project/`);
         expect(status.stdout).toContain('project-startup url');
+        // Found by its runtime file, the service is named as the one behind that JupyterLab.
+        expect(status.stderr.includes('jupyter-server-proxy runs for')).toBe(
+          started
+        );
       } finally {
         await jupyter.close();
       }

@@ -1,4 +1,4 @@
-// Every command in the README's shell blocks runs or resolves (issue 22 item 4). The safe ones
+// Every command in the README's shell blocks runs or resolves. The safe ones
 // run here against the built checkout (`project-startup --version`, `npm pack` as a dry run,
 // the usage of `jupyter install` and of the wheel build); a command that installs into a
 // Jupyter environment is mapped to the suite that runs it; a name is checked against the

@@ -1,4 +1,4 @@
-// One source for each list and each request shape (issue 21 item 4): the validators and lists
+// One source for each list and each request shape: the validators and lists
 // the sidecar and the extension use are generated from sidecar/schemas and schema/plugin.json
 // (scripts/schema-code.js), and no schema keeps a copy of a list that drifted from the source.
 import { spawnSync } from 'node:child_process';

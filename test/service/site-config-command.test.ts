@@ -1,4 +1,4 @@
-// The site configuration file through the real command line (issue 23): `config check` on a
+// The site configuration file through the real command line: `config check` on a
 // good file and on bad ones (exit code, every problem line), the file's trust (mode, owner of a
 // symlink's target: files made as uid 65534, which needs root as CI runs), where it is found,
 // and `serve` with a bad file: exit 2 in a terminal, `misconfigured` behind the proxy's flags.

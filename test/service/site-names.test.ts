@@ -1,5 +1,5 @@
-// `project-startup capabilities` names the model sources as the site configuration file does
-// (issue 23 item 4), read directly and through a running service, whose API description shows
+// `project-startup capabilities` names the model sources as the site configuration file does,
+// read directly and through a running service, whose API description shows
 // the same manifest as its example answer. The file is named by PROJECT_STARTUP_CONFIG, the one
 // variable of the site contract.
 import * as fs from 'node:fs';

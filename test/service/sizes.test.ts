@@ -1,4 +1,4 @@
-// Sizes a reader can hold (issue 21 item 7): no source file over 500 lines and no function over
+// Sizes a reader can hold: no source file over 500 lines and no function over
 // 80 in sidecar/src, src/ and jupyterlab_project_startup/, generated files aside, as measured by
 // scripts/sizes.js (the TypeScript compiler API for TypeScript, Python's ast for Python).
 import { spawnSync } from 'node:child_process';

@@ -1,5 +1,5 @@
 // Whatever third-party code the sidecar bundle carries, with its comments stripped, has its license
-// text shipped beside it (issue 22, defect 8): sidecar/dist/THIRD_PARTY_LICENSES.md (scripts/third-party-licenses.js, run by
+// text shipped beside it: sidecar/dist/THIRD_PARTY_LICENSES.md (scripts/third-party-licenses.js, run by
 // build:sidecar) carries each one's license text, and the npm package ships it. The wheel's
 // file list is checked by test/system/install/wheel.test.ts, which builds the wheel.
 import * as fs from 'node:fs';
@@ -48,7 +48,7 @@ describe('third-party licenses of the sidecar bundle', () => {
     }
   });
 
-  it('the bundle carries no third-party package now (express, then its router, left the request path), and the file says so', () => {
+  it('the bundle carries no third-party package, and the file says so', () => {
     const dirs = licenses.packageDirs(
       JSON.parse(fs.readFileSync(licenses.INPUTS, 'utf8')) as string[]
     );

@@ -193,7 +193,7 @@ describe('the secret file, checked at start', () => {
       () => secretFile('abcdefghijklmno\n'),
       /at least 16 characters/
     ],
-    // Issue 20, item 12: the same rule as PROJECT_STARTUP_TOKEN (config.ts isPatternSecret).
+    // The same rule as PROJECT_STARTUP_TOKEN (config.ts isPatternSecret).
     [
       'one letter 32 times',
       () => secretFile(`${'a'.repeat(32)}\n`),

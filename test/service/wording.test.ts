@@ -1,4 +1,4 @@
-// Smaller wording defects of issue 11 (item 9), each against the real service: what a person
+// Wording, each against the real service: what a person
 // reads must name the actual problem and a step that can be followed.
 import * as fs from 'node:fs';
 import * as os from 'node:os';

@@ -1,4 +1,4 @@
-// The docs hold together as GitHub renders them (issue 22 item 4): every relative link of the
+// The docs hold together as GitHub renders them: every relative link of the
 // README, the changelog and docs/ reaches a file of the repository and, with an anchor, one of
 // its headings; nothing links outside the repository but https addresses of public sites; the
 // README, which is also the PyPI page, stays short; every variable the code reads is documented.

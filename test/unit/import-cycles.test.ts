@@ -1,4 +1,4 @@
-// No circles among the sidecar's modules (issue 21 item 1): the floors (docs/architecture.md,
+// No circles among the sidecar's modules: the floors (docs/architecture.md,
 // ESLint's sidecarLayers) stop arrows running up; this stops two modules of one floor from
 // importing each other, type-only imports included.
 import * as fs from 'node:fs';

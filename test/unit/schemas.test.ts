@@ -421,7 +421,7 @@ describe('schema files', () => {
     const files = fs
       .readdirSync(SCHEMA_DIR)
       .filter(f => f.endsWith('.json'))
-      // The site configuration file's schema (issue 23) is no API body: no OpenAPI component.
+      // The site configuration file's schema is no API body: no OpenAPI component.
       .filter(f => f !== 'site-config.schema.json')
       .sort();
     expect(files).toEqual(Object.values(SCHEMA_FILES).sort());

@@ -1,5 +1,5 @@
 /** @jest-environment jsdom */
-// The setup page shows the whole manifest in words (issue 11, item 8): each capability and its
+// The setup page shows the whole manifest in words: each capability and its
 // values, each model source with secret-backed/credential-free and its approval modes by label,
 // and the boundary with both sentences. The page's own script runs against the manifest the
 // service builds, with fetch answering the projection.

@@ -1,4 +1,4 @@
-// The site configuration file's pure rules (issue 23): its schema and the checker that walks
+// The site configuration file's pure rules: its schema and the checker that walks
 // it agree, every bad input is named with its line, key and fix, the seed's matrix and rules 2
 // and 3 cannot be widened, and values reach the configuration after the environment and before
 // the defaults, each with its origin.

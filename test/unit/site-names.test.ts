@@ -1,4 +1,4 @@
-// The manifest at a site (issue 23 items 2 and 4): the site's names reach every place the
+// The manifest at a site: the site's names reach every place the
 // manifest is read, and whatever the site configuration holds, the builder only renames and
 // narrows: no source the platform lacks, no Low-Risk Automation for a secret-backed source, the
 // boundary's sentences as the seed has them.

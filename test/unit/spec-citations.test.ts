@@ -6,7 +6,7 @@ import * as path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
-/** The trees that ship (sources, schemas, the Python package) and the docs people read. */
+/** The trees that ship (sources, schemas, the Python package), the docs people read, the tests. */
 const TREES = [
   'sidecar/src',
   'sidecar/schemas',
@@ -18,7 +18,11 @@ const TREES = [
   'jupyterlab_project_startup',
   'docs'
 ];
+/** The tests and benches may cite the specs they check against, never the tracker. */
+const TEST_TREES = ['test', 'bench'];
 const FILES = ['README.md'];
+/** This file: its examples of citations are the rule's own test. */
+const SELF = path.relative(ROOT, __filename);
 /** Build outputs inside those trees: made from the files checked here. */
 const SKIPPED = new Set([
   'labextension',
@@ -29,13 +33,17 @@ const SKIPPED = new Set([
 ]);
 const TEXT = /\.(ts|tsx|js|mjs|cjs|py|json|md|html|css|toml|yaml|yml)$/;
 
-/** Each way a citation of our own tracker or specs has been written. */
+/** Each way a citation of our own tracker has been written. */
+const TRACKER: [string, RegExp][] = [
+  ['an audit finding', /\baudit \(?[A-Z]*\d+/i],
+  ['an issue number', /\bissues? \d+/i],
+  ['a defect or finding number', /\b(defect|finding) \d+/i]
+];
+/** ... and of our specs. */
 const CITATIONS: [string, RegExp][] = [
   ['a spec file', /\b(service|design|style|jupyter-environment)\.md\b/],
   ['the seed', /\bseed'?s?\b(?!_)/i],
-  ['an audit finding', /\baudit [A-Z]*\d+/i],
-  ['an issue number', /\bissues? \d+/i],
-  ['a defect or finding number', /\b(defect|finding) \d+/i]
+  ...TRACKER
 ];
 
 function filesUnder(dir: string): string[] {
@@ -52,14 +60,21 @@ function filesUnder(dir: string): string[] {
 }
 
 /** `file:line: what` for each citation in `text`. */
-export function citationsIn(file: string, text: string): string[] {
+export function citationsIn(
+  file: string,
+  text: string,
+  citations = CITATIONS
+): string[] {
   return text.split('\n').flatMap((line, index) =>
-    CITATIONS.filter(([, pattern]) =>
-      // A random seed's variable (PROJECT_STARTUP_FUZZ_SEED) is not the seed.
-      pattern.test(line.replace(/\w*_SEED\b|prints the seed/gi, ''))
-    ).map(
-      ([what]) => `${file}:${index + 1}: ${what}: ${line.trim().slice(0, 120)}`
-    )
+    citations
+      .filter(([, pattern]) =>
+        // A random seed's variable (PROJECT_STARTUP_FUZZ_SEED) is not the seed.
+        pattern.test(line.replace(/\w*_SEED\b|prints the seed/gi, ''))
+      )
+      .map(
+        ([what]) =>
+          `${file}:${index + 1}: ${what}: ${line.trim().slice(0, 120)}`
+      )
   );
 }
 
@@ -68,6 +83,7 @@ describe('no citation of our specs or tracker where users read', () => {
     expect(citationsIn('f', 'refused: service.md rule 3')).toHaveLength(1);
     expect(citationsIn('f', "the seed's capability matrix")).toHaveLength(1);
     expect(citationsIn('f', '// decided in audit D13')).toHaveLength(1);
+    expect(citationsIn('f', '// found by the audit (D13)')).toHaveLength(1);
     expect(citationsIn('f', '/** (issue 23) */')).toHaveLength(1);
     expect(citationsIn('f', 'package sizes (defect 7)')).toHaveLength(1);
     expect(
@@ -89,6 +105,23 @@ describe('no citation of our specs or tracker where users read', () => {
     expect(files.length).toBeGreaterThan(100);
     const found = files.flatMap(file =>
       citationsIn(path.relative(ROOT, file), fs.readFileSync(file, 'utf8'))
+    );
+    expect(found).toEqual([]);
+  });
+
+  test('the tests and benches cite no issue, audit or defect number', () => {
+    const files = TEST_TREES.flatMap(tree => filesUnder(path.join(ROOT, tree)))
+      // Their code; bench/README.md is a record of measurements, dated by what was worked on.
+      .filter(
+        file => path.relative(ROOT, file) !== SELF && !file.endsWith('.md')
+      );
+    expect(files.length).toBeGreaterThan(100);
+    const found = files.flatMap(file =>
+      citationsIn(
+        path.relative(ROOT, file),
+        fs.readFileSync(file, 'utf8'),
+        TRACKER
+      )
     );
     expect(found).toEqual([]);
   });

@@ -1,4 +1,4 @@
-// `project-startup capabilities` shows the whole manifest in words (issue 11, item 8): every
+// `project-startup capabilities` shows the whole manifest in words: every
 // capability and value, each model source with secret-backed/credential-free and its approval
 // modes by label ("Review Every Action", "Low-Risk Automation"), the boundary's two sentences.
 import { formatManifest } from '../../sidecar/src/cli/format';

@@ -1,4 +1,4 @@
-// One version and one address for both packages (issue 22, defect 9): package.json holds them;
+// One version and one address for both packages: package.json holds them;
 // pyproject.toml reads the version from it (hatch's regex source) and repeats the addresses in
 // [project.urls]; the changelog has an entry for the version. docs/releasing.md is the procedure.
 import * as fs from 'node:fs';

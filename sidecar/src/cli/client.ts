@@ -10,14 +10,14 @@ import type { Manifest } from '../core/manifest';
 import { ProblemError } from '../core/problems';
 import { newNonce, proofMatches } from '../core/health-proof';
 import { initializeInProcess, readJsonAnswer } from './in-process';
-import { besideJupyterLab } from './jupyter-client';
+import { findJupyterService, JupyterService } from './jupyter-client';
 import type { RuntimeInfo } from '../files/runtime-file';
 import {
   InitializeResult,
-  parseInterface,
   StartupResult,
   StartupService
 } from '../service/service';
+import { parseInterface } from '../core/requests';
 import type { InterfaceId } from '../core/vocabulary';
 import {
   allocationClaimFromEnv,
@@ -30,14 +30,14 @@ import {
   askHealth,
   findRunningService,
   ProvenService,
+  ServiceLookup,
   UnprovenConnection,
   UnprovenService
 } from './service-lookup';
+import type { Env } from '../core/env';
 
 export type { ProjectClient };
-export { findRunningService, UnprovenService };
-
-type Env = Readonly<Record<string, string | undefined>>;
+export { UnprovenService };
 
 class RemoteClient extends HttpProjectClient {
   readonly source: string;
@@ -261,6 +261,49 @@ class LocalClient implements ProjectClient {
   }
 }
 
+/** What the command line found for a project: every command reads the same. */
+export interface ProjectLookup extends ServiceLookup {
+  /**
+   * Beside JupyterLab: the Jupyter server this terminal belongs to, asked whether the service
+   * behind it serves this project. Asked when no service of ours was proven, or when the one
+   * found runs behind the notebook-server proxy (then it tells which JupyterLab that is).
+   */
+  beside?: JupyterService;
+}
+
+/**
+ * The running service for this project (its runtime file, proven), and beside JupyterLab the
+ * Jupyter server whose proxied service serves it. `notes` is all a person should read.
+ */
+export async function lookUpProject(
+  config: ServiceConfig,
+  env: Env
+): Promise<ProjectLookup> {
+  const lookup = await findRunningService(config, env);
+  const running = lookup.service?.info;
+  if (running !== undefined && running.ingress !== 'notebook-server-proxy') {
+    return lookup;
+  }
+  const beside = await findJupyterService(config, env);
+  if (running === undefined) {
+    return { ...lookup, beside, notes: [...lookup.notes, ...beside.notes] };
+  }
+  // Found by its runtime file: the JupyterLab it belongs to, once that server says it is so.
+  const jupyter = beside.jupyter;
+  return {
+    ...lookup,
+    beside,
+    notes: [
+      ...lookup.notes,
+      ...(jupyter
+        ? [
+            `This service is the one jupyter-server-proxy runs for the ${jupyter.how}; JupyterLab: ${jupyter.url}lab`
+          ]
+        : [])
+    ]
+  };
+}
+
 export async function connect(
   config: ServiceConfig,
   env: Env,
@@ -268,15 +311,11 @@ export async function connect(
   /** Test-only (crash-safety tests): the in-process service's hook between creation steps. */
   onCreationStep?: StepHook
 ): Promise<{ client: ProjectClient; notes: string[] }> {
-  const lookup = local ? undefined : await findRunningService(config, env);
+  const lookup = local ? undefined : await lookUpProject(config, env);
   const service = lookup?.service;
   const notes = lookup?.notes ?? [];
-  const beside = local
-    ? { client: undefined, notes: [] }
-    : await besideJupyterLab(service?.info, config, env);
-  notes.push(...beside.notes);
-  if (beside.client) {
-    return { client: beside.client, notes };
+  if (service === undefined && lookup?.beside?.client) {
+    return { client: lookup.beside.client, notes };
   }
 
   if (service) {

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ConfigError } from '../config/config';
-import type { Env } from './jupyter-paths';
+import type { Env } from '../core/env';
 
 const MIN_NODE_MAJOR = 20;
 

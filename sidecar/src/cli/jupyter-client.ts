@@ -12,10 +12,8 @@ import {
   jupyterRequest
 } from './jupyter-discovery';
 import { Problem, ProblemError } from '../core/problems';
-import type { RuntimeInfo } from '../files/runtime-file';
 import { isPlatformId, PlatformId } from '../core/vocabulary';
-
-type Env = Readonly<Record<string, string | undefined>>;
+import type { Env } from '../core/env';
 
 /**
  * The service jupyter-server-proxy runs behind the Jupyter server this terminal belongs to,
@@ -57,7 +55,7 @@ export interface JupyterService {
   client: ProjectClient | undefined;
   notes: string[];
   /** The Jupyter server whose service serves this project, and that service's platform. */
-  jupyter?: { url: string; platform: PlatformId };
+  jupyter?: { url: string; how: string; platform: PlatformId };
 }
 
 export async function findJupyterService(
@@ -125,34 +123,7 @@ export async function findJupyterService(
     client: new JupyterProxyClient(choice),
     notes: [],
     ...(typeof platform === 'string' && isPlatformId(platform)
-      ? { jupyter: { url: choice.url, platform } }
+      ? { jupyter: { url: choice.url, how: choice.how, platform } }
       : {})
-  };
-}
-
-/**
- * Beside JupyterLab: with no service of this project running, the one jupyter-server-proxy runs
- * (or starts on the first request) behind this terminal's Jupyter server; with the proxy's own
- * service found by its runtime file, a note naming its JupyterLab.
- */
-export async function besideJupyterLab(
-  running: RuntimeInfo | undefined,
-  config: ServiceConfig,
-  env: Env
-): Promise<{ client: ProjectClient | undefined; notes: string[] }> {
-  if (running === undefined) {
-    return findJupyterService(config, env);
-  }
-  const jupyter =
-    running.ingress === 'notebook-server-proxy'
-      ? chooseJupyter(gatherJupyterEvidence(env), config.projectDir)
-      : undefined;
-  return {
-    client: undefined,
-    notes: jupyter
-      ? [
-          `This service is the one jupyter-server-proxy runs for the ${jupyter.how}; JupyterLab: ${jupyter.url}lab`
-        ]
-      : []
   };
 }

@@ -19,10 +19,9 @@ import {
   readOwnRuntimeFile,
   runtimeRootDir
 } from '../observe/jupyter-runtime';
+import type { Env } from '../core/env';
 
 export { jupyterRuntimeDir } from '../observe/jupyter-runtime';
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 export interface JupyterServerInfo {
   /** Base URL of the server, ending in "/" (http://127.0.0.1:8888/user/alice/). */

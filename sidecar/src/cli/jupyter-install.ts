@@ -42,7 +42,8 @@ import {
   RUNTIME_FILES
 } from './install-package';
 import { locateJupyter } from './jupyter-paths';
-import type { Env, InstallScope, JupyterPaths } from './jupyter-paths';
+import type { Env } from '../core/env';
+import type { InstallScope, JupyterPaths } from './jupyter-paths';
 
 export { PACKAGE_NAME, PROXY_ENTRY } from './install-package';
 export {

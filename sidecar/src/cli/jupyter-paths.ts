@@ -8,11 +8,10 @@ import * as path from 'node:path';
 import { ConfigError } from '../config/config';
 import { jupyterUserDirs } from '../observe/jupyter-runtime';
 import { CREDENTIAL_NAME } from '../observe/probes';
+import type { Env } from '../core/env';
 
 /** jupyter-server-proxy releases before this lack what the entry needs (`unix_socket`, callables). */
 export const MIN_SERVER_PROXY = [4, 1] as const;
-
-export type Env = Readonly<Record<string, string | undefined>>;
 
 /** The jupyter-server-proxy entry's name: the sidecar is served at {base_url}project/. */
 export const PROXY_ENTRY = 'project';

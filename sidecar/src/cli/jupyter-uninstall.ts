@@ -31,12 +31,8 @@ import {
   PROXY_ENTRY,
   sidecarHome
 } from './install-package';
-import {
-  Env,
-  InstallScope,
-  JupyterPaths,
-  locateJupyter
-} from './jupyter-paths';
+import { InstallScope, JupyterPaths, locateJupyter } from './jupyter-paths';
+import type { Env } from '../core/env';
 
 type Kept = { path: string; reason: string };
 

@@ -25,7 +25,7 @@ import {
 import { InvalidPlatformSetting } from '../core/platforms/rules';
 import { asProblemError, ProblemError } from '../core/problems';
 import { startService } from '../http/server';
-import { parseInterface } from '../service/service';
+import { parseInterface } from '../core/requests';
 import { line, terminalSafe, terminalSafeLines } from '../core/terminal-text';
 import { SERVE_OPTIONS } from '../config/serve-options';
 import { VERSION } from '../service/version';
@@ -40,8 +40,6 @@ export { EXIT };
 
 // What only some commands need is loaded by those commands, so `serve` starts without it.
 const clientModule = () => require('./client') as typeof import('./client');
-const jupyterClientModule = () =>
-  require('./jupyter-client') as typeof import('./jupyter-client');
 const formatModule = () => require('./format') as typeof import('./format');
 
 const CLIENT_OPTIONS = {
@@ -458,20 +456,14 @@ async function printUrl(
   io: Io
 ): Promise<number> {
   // The token goes into an address a person opens: only for a service that proved it holds it.
-  const lookup = await clientModule().findRunningService(config, io.env);
-  const info = lookup.service?.info ?? lookup.proxied;
   // Beside JupyterLab the setup page is the one behind that Jupyter server, which signs the person in.
-  const beside =
-    info === undefined || info.ingress === 'notebook-server-proxy'
-      ? await jupyterClientModule().findJupyterService(config, io.env)
-      : undefined;
+  const lookup = await clientModule().lookUpProject(config, io.env);
   const answer = urlAnswer({
-    info,
+    info: lookup.service?.info ?? lookup.proxied,
     envToken: io.env[ENV.token],
-    jupyter: beside?.jupyter
+    jupyter: lookup.beside?.jupyter
   });
-  const notes = [...lookup.notes, ...(answer.ok ? [] : (beside?.notes ?? []))];
-  for (const note of notes) {
+  for (const note of lookup.notes) {
     io.stderr.write(`project-startup: ${terminalSafeLines(note)}\n`);
   }
   if (!answer.ok) {

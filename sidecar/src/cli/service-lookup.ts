@@ -16,8 +16,7 @@ import {
   runtimeFilePath,
   RuntimeInfo
 } from '../files/runtime-file';
-
-type Env = Readonly<Record<string, string | undefined>>;
+import type { Env } from '../core/env';
 
 /**
  * The runtime file names a service that cannot be the one that wrote it: the command line

@@ -4,6 +4,7 @@ import { ENV } from '../config/config';
 import { ProblemCode, ProblemError } from '../core/problems';
 import type { StepHook } from '../observe/state';
 import type { EarlyListener } from '../http/listen-first';
+import type { Env } from '../core/env';
 
 export const EXIT = {
   ok: 0,
@@ -150,7 +151,7 @@ export interface Io {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
   stdin: NodeJS.ReadableStream;
-  env: Readonly<Record<string, string | undefined>>;
+  env: Env;
   cwd: string;
   /** Passed to the service `serve` starts: the crash-safety tests' entry (test/helpers) sets it. */
   onCreationStep?: StepHook;

@@ -35,6 +35,7 @@ import {
 import { searchesUpward } from '../core/project-search';
 import { withJupyterSettings } from './jupyter-settings';
 import { findInitializedProject } from '../observe/project-search';
+import type { Env } from '../core/env';
 
 export { ConfigError, SettingError } from './errors';
 export { SiteConfigError } from './site-config-layer';
@@ -152,8 +153,6 @@ export const DEFAULT_SESSION_LIMITS: SessionLimits = {
   maxSeconds: 12 * 3600
 };
 const WEEK_SECONDS = 7 * 24 * 3600;
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 function setting(env: Env, name: string): string | undefined {
   const value = env[name];

@@ -9,10 +9,9 @@ import {
   SITE_CONFIG_ENV,
   SITE_FILE_KEYS
 } from '../core/site-config-rules';
+import type { Env } from '../core/env';
 
 export const JUPYTER_SETTINGS_ENV = 'PROJECT_STARTUP_JUPYTER_SETTINGS';
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 interface JupyterSetting {
   /** c.ProjectStartup.<trait> */

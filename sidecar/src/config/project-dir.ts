@@ -6,8 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ConfigError } from './errors';
 import { jupyterServerRootDir } from '../observe/jupyter-runtime';
-
-type Env = Readonly<Record<string, string | undefined>>;
+import type { Env } from '../core/env';
 
 /**
  * The project when jupyter-server-proxy launched the service (--ingress notebook-server-proxy)

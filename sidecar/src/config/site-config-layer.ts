@@ -26,8 +26,7 @@ import { isPlatformId, PlatformId } from '../core/vocabulary';
 import { gatherPlatformEvidence } from '../observe/evidence';
 import { readSiteConfigFile } from '../observe/site-config-file';
 import { jupyterOrigin } from './jupyter-settings';
-
-type Env = Readonly<Record<string, string | undefined>>;
+import type { Env } from '../core/env';
 
 /** The site configuration as found: the file (if any), where it was looked for, its problems. */
 export interface LoadedSiteConfig {

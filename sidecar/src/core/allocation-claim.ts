@@ -6,6 +6,7 @@ import { ALLOCATION_VARIABLES, AllocationEvidence } from './observations';
 import type { SchedulerId } from './platforms/types';
 import { ProblemError } from './problems';
 import { SCHEDULERS } from './generated/schema-lists';
+import type { Env } from './env';
 
 export type AllocationClaim = AllocationEvidence & { jobId: string };
 
@@ -32,9 +33,7 @@ export function formatAllocationClaim(claim: AllocationClaim): string {
 }
 
 /** The allocation named by the caller's environment (SLURM_JOB_ID, PBS_JOBID, ...), if any. */
-export function allocationClaimFromEnv(
-  env: Readonly<Record<string, string | undefined>>
-): AllocationClaim | undefined {
+export function allocationClaimFromEnv(env: Env): AllocationClaim | undefined {
   for (const [name, scheduler] of ALLOCATION_VARIABLES) {
     const value = env[name];
     if (value !== undefined && isJobId(value)) {

@@ -12,6 +12,7 @@ export type ModelSourceId = (typeof ALL_MODEL_SOURCES)[number];
 
 /** What the file says of each model source: the hand-off to the manifest builder (site-names.ts). */
 import type { SiteModelSources } from './site-names';
+import type { Env } from './env';
 export type { SiteModelSource, SiteModelSources } from './site-names';
 
 /** The file's name in each Jupyter config directory. */
@@ -305,7 +306,7 @@ export interface SiteConfigCandidate {
  * system's (/usr/local/etc/jupyter, /etc/jupyter). $JUPYTER_NO_CONFIG: none.
  */
 export function siteConfigCandidates(
-  env: Readonly<Record<string, string | undefined>>,
+  env: Env,
   homeDir: string | undefined
 ): SiteConfigCandidate[] {
   if (env.JUPYTER_NO_CONFIG) {

@@ -7,6 +7,7 @@ import {
   SiteSchemaNode
 } from './generated/site-config-schema';
 import { pointerToken } from './site-config-lines';
+import { hasJsonType } from './generated/json-type';
 
 /** One problem of a site configuration file, before its line is known. */
 export interface SiteProblemAt {
@@ -115,21 +116,6 @@ const TYPE_WORDS: Readonly<Record<string, string>> = {
   boolean: 'true or false'
 };
 
-function hasType(value: unknown, type: string): boolean {
-  switch (type) {
-    case 'object':
-      return (
-        value !== null && typeof value === 'object' && !Array.isArray(value)
-      );
-    case 'array':
-      return Array.isArray(value);
-    case 'integer':
-      return typeof value === 'number' && Number.isInteger(value);
-    default:
-      return typeof value === type;
-  }
-}
-
 /** Every problem of `document` against the site configuration schema. */
 export function schemaProblems(document: unknown): SiteProblemAt[] {
   const problems: SiteProblemAt[] = [];
@@ -156,7 +142,7 @@ function walk(
     }
     return;
   }
-  if (node.type !== undefined && !hasType(value, node.type)) {
+  if (node.type !== undefined && !hasJsonType(value, node.type)) {
     out.push({
       pointer,
       message: `${key} is ${typeName(value)}; it must be ${TYPE_WORDS[node.type] ?? node.type}`,

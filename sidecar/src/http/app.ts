@@ -1,8 +1,8 @@
 // The HTTP layer: one request listener on node:http: a request meets the gate (before-route.ts: Host,
 // prefix, sign-in rule, credentials), then the route the one route table names for its path
-// (router.ts), then 404; every failure is answered as problem details by respond.ts. Neither
-// express nor its router is used: their per-request work cost CPU that a proxied request pays
-// on the proxy's core (bench/README.md); the service reads bodies and writes answers itself.
+// (router.ts), then 404; every failure is answered as problem details by respond.ts. No web
+// framework: its per-request work costs CPU that a proxied request pays on the proxy's core
+// (bench/README.md); the service reads bodies and writes answers itself.
 //
 // Nothing is read or loaded on a request path: loading code or reading a file takes a
 // descriptor, and a request can arrive when none is left (a flood of connections). The setup

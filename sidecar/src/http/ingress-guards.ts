@@ -4,19 +4,14 @@
 import { createHash, hash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DEFAULT_SESSION_LIMITS } from '../config/config';
+import type { CredentialKind } from '../core/confirmation';
 import { ProblemError } from '../core/problems';
 import type { IngressMode } from '../core/vocabulary';
 import { SessionStore } from './sessions';
 
 export interface RequestIdentity {
   /** How the request proved itself. */
-  via:
-    | 'bearer'
-    | 'cookie'
-    | 'query-token'
-    | 'notebook-server'
-    | 'trusted-proxy'
-    | 'none';
+  via: CredentialKind;
   /** Browser-held credentials travel with cross-site requests, so those need an origin check. */
   ambient: boolean;
   /** Key for per-client rate limits. */

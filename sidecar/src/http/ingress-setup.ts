@@ -21,6 +21,7 @@ import {
 } from './ingress-guards';
 import { readOperatorFile } from '../observe/operator-file';
 import { SessionStore } from './sessions';
+import type { Env } from '../core/env';
 
 // Loaded when a --host name is looked up, at start-up over TCP only: a Unix socket (how
 // jupyter-server-proxy launches the service) never needs it, and its load costs a cold start.
@@ -133,7 +134,7 @@ function readProxySecret(file: string | undefined): string {
 export function createGuard(
   ingress: IngressMode,
   config: ServiceConfig,
-  env: Readonly<Record<string, string | undefined>>,
+  env: Env,
   clock: () => number = Date.now
 ): { guard: IngressGuard; token?: string } {
   switch (ingress) {

@@ -65,10 +65,25 @@ const POST_COMMON = [
 ] as const;
 
 /** The decisions a client needs to know, stated once here and in the schemas' descriptions. */
-const ALLOCATION_DECISION =
-  "The caller's own batch allocation, <scheduler>:<job id> (the command line sends SLURM_JOB_ID, PBS_JOBID, LSB_JOBID or FLUX_JOB_ID). On the cluster platform the terminal's compute is this job, verified with the scheduler (squeue, qstat, bjobs, flux): a service on a login node never judges the caller by its own environment. The job must belong to the user the service runs as: a job of another user is never live compute (compute.satisfied false, the owner named in the compute-allocation check). Each job id not asked about yet costs one scheduler query: at most 2 run at once and each client may name 6 new job ids per 60 s (PROJECT_STARTUP_ALLOCATION_RATE_LIMIT); beyond that the answer is 429 rate-limited with Retry-After, and a job id already asked about is answered from a cache of about 2 s. Without it, the service's own allocation (if any) counts. Ignored elsewhere.";
-const CONFIRMATION_DECISION =
-  "The record's method is what the service observed, never what the body says: setup-page for the setup page's own session (the cookie only the sign-in route {base}project/?token= sets, same origin; web only), jupyterlab-dialog for a cookie-carried request through the notebook server whose X-XSRFToken equals Jupyter's _xsrf cookie (the sidecar checks it: jupyter-server-proxy does not; same origin; notebook only), terminal-prompt for `project-startup init` answered on a TTY (or the prompt key of the 0600 runtime file), http-api for any other call with the service's credential. An http-api call may confirm web and notebook on the workstation or container platform and notebook on the hosted notebook platform, through every ingress the platform offers; on the cluster platform it is refused (403 confirmation-not-allowed): only the terminal prompt confirms there. The startup projection's nextAction.request is present exactly where sending it verbatim with the credential succeeds.";
+const ALLOCATION_DECISION = [
+  "The caller's own batch allocation, <scheduler>:<job id> (the command line sends SLURM_JOB_ID, PBS_JOBID, LSB_JOBID or FLUX_JOB_ID).",
+  "On the cluster platform the terminal's compute is this job, verified with the scheduler (squeue, qstat, bjobs, flux): a service on a login node never judges the caller by its own environment.",
+  'The job must belong to the user the service runs as: a job of another user is never live compute (compute.satisfied false, the owner named in the compute-allocation check).',
+  'Each job id not asked about yet costs one scheduler query: at most 2 run at once and each client may name 6 new job ids per 60 s (PROJECT_STARTUP_ALLOCATION_RATE_LIMIT);',
+  'beyond that the answer is 429 rate-limited with Retry-After, and a job id already asked about is answered from a cache of about 2 s.',
+  "Without it, the service's own allocation (if any) counts. Ignored elsewhere."
+].join(' ');
+const CONFIRMATION_DECISION = [
+  "The record's method is what the service observed, never what the body says:",
+  "setup-page for the setup page's own session (the cookie only the sign-in route {base}project/?token= sets, same origin; web only),",
+  "jupyterlab-dialog for a cookie-carried request through the notebook server whose X-XSRFToken equals Jupyter's _xsrf cookie",
+  '(the sidecar checks it: jupyter-server-proxy does not; same origin; notebook only),',
+  'terminal-prompt for `project-startup init` answered on a TTY (or the prompt key of the 0600 runtime file),',
+  "http-api for any other call with the service's credential.",
+  'An http-api call may confirm web and notebook on the workstation or container platform and notebook on the hosted notebook platform, through every ingress the platform offers;',
+  'on the cluster platform it is refused (403 confirmation-not-allowed): only the terminal prompt confirms there.',
+  "The startup projection's nextAction.request is present exactly where sending it verbatim with the credential succeeds."
+].join(' ');
 const FOREIGN_RECORD_DECISION =
   'A record confirmed on another platform does not count here: the phase is awaiting-confirmation, and a confirmation allowed on this platform replaces the record (201).';
 
@@ -155,7 +170,9 @@ export const OPERATIONS = {
         required: false,
         schema: { type: 'string' },
         description:
-          'Sent only by `project-startup init` after a person answered its prompt on a TTY: the prompt key of the private runtime file (never printed or logged). With it the record says terminal-prompt.'
+          'Sent only by `project-startup init` after a person answered its prompt on a TTY: ' +
+          'the prompt key of the private runtime file (never printed or logged). ' +
+          'With it the record says terminal-prompt.'
       }
     ],
     requestBody: {
@@ -210,7 +227,9 @@ export const OPERATIONS = {
         in: 'query',
         required: false,
         description:
-          'A fresh random value (32 to 128 lowercase hex characters); the answer then carries proof = HMAC-SHA256(token, context, nonce, instanceId, the service address and port and the client source port as the service sees the connection)',
+          'A fresh random value (32 to 128 lowercase hex characters); the answer then carries ' +
+          'proof = HMAC-SHA256(token, context, nonce, instanceId, the service address and port ' +
+          'and the client source port as the service sees the connection)',
         schema: { type: 'string', pattern: '^[0-9a-f]{32,128}$' }
       }
     ],

@@ -1,7 +1,6 @@
-// Redirects, byte for byte as express 5's `res.redirect` wrote them when the app was express
-// (the gate's two: the prefix without its slash, and a just-used address token taken out of the
-// address): Location percent-encoded as `encodeurl` does, `Vary: Accept`, and a short body in
-// the type the client prefers of text/plain and text/html (none when it accepts neither).
+// The gate's two redirects (the prefix without its slash, and a just-used address token taken
+// out of the address): Location percent-encoded as `encodeurl` does, `Vary: Accept`, and a short
+// body in the type the client prefers of text/plain and text/html (none when it accepts neither).
 import { STATUS_CODES } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
@@ -62,8 +61,8 @@ function parseAccept(accept: string): AcceptRange[] {
 }
 
 /**
- * The best range of the header for a media type, as `negotiator` ranks them (what express's
- * `req.accepts` uses): the most specific match first, then the highest q, then the first.
+ * The best range of the header for a media type, as `negotiator` ranks them: the most
+ * specific match first, then the highest q, then the first.
  */
 type Priority = { q: number; s: number; o: number };
 

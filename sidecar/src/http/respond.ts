@@ -6,7 +6,7 @@ import * as http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../service/log';
-import { asProblemError, Problem, ProblemError } from '../core/problems';
+import { asProblemError, Problem } from '../core/problems';
 import { VERSION } from '../service/version';
 import { drainRequest } from './body';
 
@@ -92,27 +92,6 @@ export function writeProblemToSocket(
   );
 }
 
-/** Errors raised by express or its body machinery, as the problems they stand for. */
-function problemFromExpress(error: unknown): unknown {
-  if (error instanceof ProblemError) {
-    return error;
-  }
-  const e = error as { type?: string; status?: number };
-  if (e?.type === 'entity.too.large') {
-    return new ProblemError(
-      'payload-too-large',
-      'The request body is too large.'
-    );
-  }
-  if (e?.status === 400) {
-    return new ProblemError(
-      'validation-failed',
-      'The request could not be understood.'
-    );
-  }
-  return error;
-}
-
 /**
  * Any failure of a request as problem details, `instance` its path. An unexpected one is
  * logged (its name and errno only: messages may hold paths) and answered `internal`.
@@ -124,7 +103,7 @@ export async function answerFailure(
   instance: string,
   logger: Logger
 ): Promise<void> {
-  const problem = asProblemError(problemFromExpress(error));
+  const problem = asProblemError(error);
   if (problem.code === 'internal') {
     const e = error as { name?: string; code?: string };
     logger.error('request failed', {

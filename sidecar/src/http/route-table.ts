@@ -1,4 +1,4 @@
-// The one route table. The express router (router.ts), the 404 and 405 answers, which routes
+// The one route table. The dispatch (router.ts), the 404 and 405 answers, which routes
 // answer without credentials (before-route.ts) and the OpenAPI document's paths (openapi.ts) are all
 // read from it: a route exists in all of them or in none.
 import type { Method, Route, RouteFile } from './types';

@@ -1,9 +1,9 @@
 // The routes' dispatch, straight from the one route table: the gate has found the request's
 // route (routeAt, an exact, case-sensitive match of the path below the prefix); its methods go
-// to its handler, any other method is 405 with the table's Allow, no route is 404. This is what
-// express 5's router (the `router` package) did here, without its per-request layers (a stack
-// walked twice, the URL trimmed and restored, a regular expression per layer) and without
-// loading it at start (about 14 ms of CPU before the first answer; bench/README.md).
+// to its handler, any other method is 405 with the table's Allow, no route is 404. One lookup
+// per request: no layers to walk, no URL trimmed and restored, no regular expression per route,
+// and no router package to load at start (about 14 ms of CPU before the first answer;
+// bench/README.md).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ProblemError } from '../core/problems';
 import type { AppContext, Method, Route } from './types';

@@ -16,7 +16,8 @@ import {
   serviceViewOf
 } from '../core/health-proof';
 import { INTERFACE_IDS } from '../core/vocabulary';
-import { InitializeResult, parseInterface } from '../service/service';
+import type { InitializeResult } from '../service/service';
+import { parseInterface } from '../core/requests';
 import { readJsonBody } from './body';
 import { rpcBody } from './encoded-bodies';
 import { Exchange, identityOf } from './types';

@@ -30,10 +30,11 @@ import { allocationRateLimiter, RateLimiter } from './rate-limit';
 import type { DirectoryTraversal } from '../observe/state';
 import { EarlyListener, listenOnSocketPath } from './listen-first';
 import type { UnixListener } from './unix-socket';
+import type { Env } from '../core/env';
 
 export interface StartOptions {
   config: ServiceConfig;
-  env: Readonly<Record<string, string | undefined>>;
+  env: Env;
   fileExists?: FileExists;
   logger?: Logger;
   onCreationStep?: StepHook;
@@ -47,7 +48,7 @@ export interface StartOptions {
 export interface RunningService {
   service: StartupService;
   server: http.Server;
-  /** The request listener the server hands every request to, once built (the express app). */
+  /** The request listener the server hands every request to, once built (app.ts). */
   app: http.RequestListener;
   ingress: IngressMode;
   /** http://address:port{base}project/ for TCP listeners: the numeric address bound. */

@@ -1,6 +1,7 @@
 // What each child process this service runs (a scheduler client, dbus-send) may see of its
 // environment.
 import type { SchedulerId } from '../core/platforms/types';
+import type { Env } from '../core/env';
 
 /** Variable names that look like they hold a credential. Only names are ever reported. */
 export const CREDENTIAL_NAME =
@@ -51,10 +52,7 @@ const CHILD_ENV_PREFIXES: Readonly<Record<ChildClient, readonly string[]>> = {
   dbus: ['LC_']
 };
 
-function childEnvironment(
-  env: Readonly<Record<string, string | undefined>>,
-  client: ChildClient
-): NodeJS.ProcessEnv {
+function childEnvironment(env: Env, client: ChildClient): NodeJS.ProcessEnv {
   const names = new Set([...CHILD_ENV_NAMES, ...CHILD_ENV_EXTRA_NAMES[client]]);
   const prefixes = CHILD_ENV_PREFIXES[client];
   const out: NodeJS.ProcessEnv = {};
@@ -70,9 +68,7 @@ function childEnvironment(
 }
 
 /** Each child client's environment; probeAllocation and probeSecretService pick their own. */
-export function childEnvironments(
-  env: Readonly<Record<string, string | undefined>>
-): ChildEnvironments {
+export function childEnvironments(env: Env): ChildEnvironments {
   return {
     slurm: childEnvironment(env, 'slurm'),
     pbs: childEnvironment(env, 'pbs'),

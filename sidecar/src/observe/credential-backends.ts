@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import type { CredentialObservation } from '../core/observations';
 import { ChildEnvironments, CREDENTIAL_NAME } from './child-env';
 import { operatorDirectoryProblem } from './operator-file';
+import type { Env } from '../core/env';
 
 // Loaded when first needed rather than at start-up: a scheduler or D-Bus client is asked only
 // on some platforms.
@@ -13,9 +14,7 @@ const childProcess = () =>
   require('node:child_process') as typeof import('node:child_process');
 
 /** Credential-like names in the environment; the service's own settings are not model credentials. */
-export function credentialVariableNames(
-  env: Readonly<Record<string, string | undefined>>
-): string[] {
+export function credentialVariableNames(env: Env): string[] {
   return Object.keys(env)
     .filter(
       name =>

@@ -6,8 +6,7 @@ import {
   SIGNAL_DEFINITIONS
 } from '../core/platforms/rules';
 import { ALLOCATION_VARIABLES, AllocationEvidence } from '../core/observations';
-
-type Env = Readonly<Record<string, string | undefined>>;
+import type { Env } from '../core/env';
 
 export type FileExists = (absolutePath: string) => boolean;
 

@@ -5,8 +5,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-
-type Env = Readonly<Record<string, string | undefined>>;
+import type { Env } from '../core/env';
 
 function truthy(value: string | undefined): boolean {
   // jupyter_core's envset(): set and not one of its "false" words.

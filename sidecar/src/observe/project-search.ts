@@ -8,8 +8,7 @@ import type { PlatformId } from '../core/vocabulary';
 import { findProjectDir, StateMarkerLook } from '../core/project-search';
 import { gatherPlatformEvidence } from './evidence';
 import { StateInspector } from './state';
-
-type Env = Readonly<Record<string, string | undefined>>;
+import type { Env } from '../core/env';
 
 function lookAtMarker(statePath: string): StateMarkerLook {
   let stat: fs.Stats | undefined;

@@ -1,3 +1,4 @@
+import type { Env } from '../core/env';
 // Which environment variables are model-provider credentials. A hub's own tokens
 // (JUPYTERHUB_API_TOKEN, JPY_API_TOKEN) or a forge token (GITHUB_TOKEN) look like credentials
 // but reach no model, so they never make the process backend count as available. Names only.
@@ -45,7 +46,7 @@ export interface ProcessCredentials {
  * counted.
  */
 export function classifyProcessCredentials(
-  env: Readonly<Record<string, string | undefined>>,
+  env: Env,
   credentialLike: readonly string[],
   gatewayArranged = true
 ): ProcessCredentials {

@@ -34,8 +34,7 @@ import {
   describeProcessCredentials,
   ProcessCredentials
 } from '../observe/provider-credentials';
-
-type Env = Readonly<Record<string, string | undefined>>;
+import type { Env } from '../core/env';
 
 /**
  * Called before a job id the service has not asked about yet costs a scheduler query: the

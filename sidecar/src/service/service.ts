@@ -72,12 +72,9 @@ import {
   labelOf,
   SCHEMA_VERSION
 } from '../core/vocabulary';
+import type { Env } from '../core/env';
 
 export type { ClaimAdmission } from './cached-probes';
-// Where every interface parses an interface name (kept importable from here for the callers).
-export { parseInterface } from '../core/requests';
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 export interface StartupResult extends Projection {
   manifest: PreparedManifest['manifest'];

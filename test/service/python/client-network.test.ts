@@ -1,4 +1,4 @@
-// The Python client against real HTTP servers on loopback (issue 20, items 11 and 12c): a
+// The Python client against real HTTP servers on loopback: a
 // redirect to another origin is refused before the token goes there (urllib copies the
 // Authorization header to wherever a redirect points); one within the server is followed; an
 // answer cut short is a clear problem, never a traceback. SERVER A is a small /usr/bin/python3

@@ -270,7 +270,7 @@ describe.each(MODES)(
       );
       expect(open.length).toBeGreaterThan(10);
 
-      // Routes that used to load code (express) or read files on their first request.
+      // Routes that could load code or read files on their first request.
       const answers = await Promise.all(
         [
           get(server, '/anything'),

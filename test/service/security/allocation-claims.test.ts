@@ -281,7 +281,7 @@ describe('a job of another user', () => {
   });
 });
 
-// Issue 20, item 5: a job id starting with "-" reached the scheduler client as an option. The
+// A job id starting with "-" reached the scheduler client as an option. The
 // real squeue's -j takes an OPTIONAL value, so `squeue -h -j --usage ...` printed its usage and
 // exited 0; stand-ins answering "RUN <me>" for `flux jobs ... -a` and `bjobs ... -a` made the
 // service report "job -a is RUN" and move to awaiting-confirmation with no job at all.

@@ -1,5 +1,5 @@
 // Child processes get an allow-listed environment, never the provider credentials the service's
-// own environment holds (issue 10, item 9). The scheduler and D-Bus clients on PATH here are
+// own environment holds. The scheduler and D-Bus clients on PATH here are
 // STAND-INS: shell scripts named squeue and dbus-send that write the environment they were given
 // to a file (and answer like the real client would), so the test sees exactly what a real client
 // would have received. The service runs for real, on loopback, and asks them on its own.
@@ -129,7 +129,7 @@ it('dbus-send (stand-in) gets the session bus address and XDG_RUNTIME_DIR, and n
   expect(r.body).not.toContain(CANARIES.OPENAI_API_KEY);
 });
 
-// Issue 20, item 12: SLURM_JWT, the credential a Slurm client presents to slurmctld at sites
+// SLURM_JWT, the credential a Slurm client presents to slurmctld at sites
 // with auth/jwt, passed the one allow-list every child shared. Now each client has its own:
 // squeue keeps it (it cannot ask such a controller without it), no other child gets it.
 describe('SLURM_JWT reaches the Slurm client only', () => {

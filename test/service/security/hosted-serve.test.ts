@@ -1,8 +1,7 @@
-// A plain `project-startup serve` on the hosted notebook platform (issue 20, item 4). It used to
-// take the manifest's default ingress, the notebook-server proxy, on a TCP port with no proxy in
-// front, and say "Requests are authenticated by the notebook-server proxy": any local process
-// then created the state with `Authorization: token anything` (201). Now serve is direct
-// loopback on every platform, and the notebook-server-proxy ingress runs on a TCP port only
+// A plain `project-startup serve` on the hosted notebook platform. Were it to take the manifest's
+// default ingress, the notebook-server proxy, on a TCP port with no proxy in front, and say
+// "Requests are authenticated by the notebook-server proxy", any local process could create the
+// state with `Authorization: token anything` (201). So serve is direct loopback on every platform, and the notebook-server-proxy ingress runs on a TCP port only
 // with --allow-unauthenticated-tcp, whose banner says it is not authenticated. The real command
 // line runs; requests are raw HTTP on loopback.
 import * as fs from 'node:fs';

@@ -1,4 +1,4 @@
-// Issue 20, item 1: the Node that a jupyter-server-proxy entry runs. Both writers of that entry,
+// The Node that a jupyter-server-proxy entry runs. Both writers of that entry,
 // `project-startup jupyter install` (npm) and the wheel's entry point `_sidecar_command` (pip),
 // go through the same fixtures: a bare name in a world-writable working directory where another
 // user (uid 65534) planted a `node`, a relative path, an empty PATH entry (the current directory)

@@ -1,5 +1,5 @@
 // Every client that finds its Jupyter server from Jupyter's runtime files sends that server's
-// token only to a server proven to be this user's (issue 20, item 3; README "How a client finds
+// token only to a server proven to be this user's (README "How a client finds
 // its Jupyter server"): the real command line (`project-startup status`, as typed in a terminal
 // beside JupyterLab) and the real Python client (`client.startup()` in Debian's python3), each
 // against the same fixtures (test/helpers/jupyter-impostors.ts): real listeners, a real second

@@ -1,4 +1,4 @@
-// Hostile and undecodable project directory names at the command line (issue 10, items 4 and 9):
+// Hostile and undecodable project directory names at the command line:
 // a name holding ANSI escape sequences, a bell and a right-to-left override is shown escaped in
 // the human-readable output, whether the answer comes from a running service or is evaluated
 // locally, and stays exact in --json; a name that is not valid UTF-8 stops with a clear message
@@ -91,7 +91,7 @@ describe('a project directory whose name is not valid UTF-8', () => {
     '%s (directory given as %s): exit 2, names the bytes and the fix; nothing created',
     async (args, how) => {
       const { s, r } = await inUndecodable(args, how);
-      // With --json the error is problem details on stdout (issue 11); otherwise stdout stays empty.
+      // With --json the error is problem details on stdout; otherwise stdout stays empty.
       const json = args.endsWith('--json');
       expect({
         code: r.code,

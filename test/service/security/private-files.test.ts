@@ -1,4 +1,4 @@
-// Issue 20, item 9: the diagnostics report (PROJECT_STARTUP_DIAGNOSTICS_FILE, in Jupyter's
+// The diagnostics report (PROJECT_STARTUP_DIAGNOSTICS_FILE, in Jupyter's
 // runtime directory, which the service does not choose) was written through a temporary file
 // with a predictable name (`.NAME.<pid>.tmp`) opened with flag 'w': no O_EXCL, no O_NOFOLLOW.
 // Where another user can write that directory, a symbolic link planted at the temporary name

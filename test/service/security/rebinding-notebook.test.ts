@@ -1,4 +1,4 @@
-// DNS rebinding against the notebook-server proxy ingress on a TCP port (issue 10, item 2). A
+// DNS rebinding against the notebook-server proxy ingress on a TCP port. A
 // page of rebind.evil.example whose name now resolves to 127.0.0.1 is same-origin with itself:
 // without a Host check it read the projection and initialized the project. jupyter-server-proxy
 // passes the browser's own Host through (the hub's public name, or Jupyter's host:port), so the

@@ -1,4 +1,4 @@
-// The address the command line hands out, and whom the token reaches (issue 20, items 2 and 8).
+// The address the command line hands out, and whom the token reaches.
 // `serve --host localhost` used to bind 127.0.0.1 (the one address dns.lookup gave) but write
 // http://localhost:P/ into the runtime file; browsers try ::1 first, so another user listening
 // on [::1]:P received /project/?token=<the token>. And the health proof answered any nonce, so

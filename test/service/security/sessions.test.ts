@@ -1,7 +1,6 @@
-// Browser sessions of direct loopback (issue 10, item 6). Before: one session value per process,
-// the same for every sign-in, never expiring; browsers send cookies of 127.0.0.1 to every port,
-// so a listener of another local user on another port collected it and could replay it for the
-// life of the process. Now each sign-in (`?token=`) starts its own random session, kept in the
+// Browser sessions of direct loopback. Browsers send cookies of 127.0.0.1 to every port, so a
+// listener of another local user on another port collects them: one session value per process,
+// never expiring, could be replayed for the life of the process. So each sign-in (`?token=`) starts its own random session, kept in the
 // service's memory only, ending after PROJECT_STARTUP_SESSION_IDLE_SECONDS without use and
 // PROJECT_STARTUP_SESSION_MAX_SECONDS after sign-in, at most MAX_SESSIONS at once; restarting
 // the service ends them all. The expiry rules are checked on the pure store with a given clock,

@@ -1,4 +1,4 @@
-// Issue 20, items 6 and 7, against the real service on real loopback sockets: one sign-in route
+// Against the real service on real loopback sockets: one sign-in route
 // (only the setup page `{base}project/` trades `?token=` for a session, and only where the
 // platform's browser route is direct loopback), and a record whose `method` says what the
 // service saw, never what the body's interface implies.

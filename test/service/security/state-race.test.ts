@@ -1,4 +1,4 @@
-// The symlink race on initialize (issue 10, item 3), reproduced with a real attacker process:
+// The symlink race on initialize, reproduced with a real attacker process:
 // /usr/bin/python3 swaps the real state directory `.project-startup` with a symbolic link to
 // another directory through renameat2(RENAME_EXCHANGE) (libc via ctypes: Python's os has no
 // renameat2), as fast as it can, while initialize is called in a bounded loop with the rate limit

@@ -344,7 +344,7 @@ describe('PROJECT_STARTUP_TOKEN rules, enforced at start-up', () => {
     ['a non-ASCII letter', 'geheimnis-ßchlüssel-0123', /character it may not/],
     ['"=" not at the end', 'abc=def0123456789abcdef', /character it may not/],
     ['1025 characters', 'x'.repeat(1025), /too long/],
-    // Issue 20, item 12: accepted before, though nobody would call them secrets.
+    // Accepted before, though nobody would call them secrets.
     [
       'one letter 16 times',
       'a'.repeat(16),

@@ -1,4 +1,4 @@
-// The panel names the model sources as the site configuration file does (issue 23 item 4), end
+// The panel names the model sources as the site configuration file does, end
 // to end: the operator's `project-startup jupyter install --user`, the site file named by
 // PROJECT_STARTUP_CONFIG in the Jupyter server's environment (and so the sidecar's, which
 // jupyter-server-proxy launches), the real JupyterLab front end in Debian's Chromium. The panel

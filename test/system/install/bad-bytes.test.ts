@@ -1,4 +1,4 @@
-// Bad bytes from outside do not break the server extension (issue 20, item 11): a `node` whose
+// Bad bytes from outside do not break the server extension: a `node` whose
 // `--version` prints bytes that are not UTF-8 (a STAND-IN on PATH). Debian's real jupyter_server
 // loads this checkout's server extension (on PYTHONPATH, enabled the way the wheel's
 // jupyter_server_config.d file enables it) and its `project` proxy entry, beside the real

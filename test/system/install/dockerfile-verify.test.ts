@@ -1,4 +1,4 @@
-// Issue 22, found defect 5: the Dockerfile's "verify" step must fail the image build when the
+// The Dockerfile's "verify" step must fail the image build when the
 // server extension is disabled. The old README grep, `jupyter server extension list 2>&1 | grep -E
 // 'jupyterlab_project_startup.*(enabled|OK)'`, matched the validation line ("... 0.1.0 OK"), which
 // jupyter_server prints for a disabled extension too. The verify line of docs/examples/Dockerfile
@@ -49,7 +49,7 @@ function runInStack(command: string, configDir: string, home: string) {
   });
 }
 
-describe("docs/examples/Dockerfile's verify step (issue 22, defect 5)", () => {
+describe("docs/examples/Dockerfile's verify step", () => {
   let root = '';
   beforeEach(() => {
     root = tempRoot('ps-dockerfile-');

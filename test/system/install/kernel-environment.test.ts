@@ -1,4 +1,4 @@
-// Issue 22, found defect 4: the notebook client (`from jupyterlab_project_startup import client`)
+// The notebook client (`from jupyterlab_project_startup import client`)
 // is importable only where the wheel is installed, and a kernel often runs in another environment
 // than the Jupyter server. What a user there sees, and the route that works: the client is
 // standard library only, so `%pip install --no-deps <the package or its wheel>` in the kernel's
@@ -30,7 +30,7 @@ function run(command: string, args: string[], env: Record<string, string>) {
   });
 }
 
-describe('the notebook client in a kernel of another environment (issue 22, defect 4)', () => {
+describe('the notebook client in a kernel of another environment', () => {
   let root = '';
   let python = '';
   let server: Notebook7Server | undefined;

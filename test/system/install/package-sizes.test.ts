@@ -1,4 +1,4 @@
-// Issue 22, found defect 7: the sizes the docs give must be the measured ones. The npm package is
+// The sizes the docs give must be the measured ones. The npm package is
 // measured with `npm pack --dry-run` (packed and unpacked), the wheel as installed in the real
 // stack's venv (every file its RECORD lists); scripts/package-sizes.js writes them to
 // docs/package-sizes.json, which docs/performance.md quotes. This test measures again and fails
@@ -28,7 +28,7 @@ const sizes = require('../../../scripts/package-sizes.js') as {
 
 const PERFORMANCE = path.join(REPO_ROOT, 'docs', 'performance.md');
 
-describe('package sizes (issue 22, defect 7)', () => {
+describe('package sizes', () => {
   let measured: Sizes;
   let recorded: Sizes;
   beforeAll(() => {
@@ -59,7 +59,7 @@ describe('package sizes (issue 22, defect 7)', () => {
   });
 
   it('docs/performance.md quotes the recorded figures', () => {
-    // docs/performance.md is written by the docs work of issue 22; until it lands there is nothing to compare.
+    // Without docs/performance.md there are no quoted figures to compare.
     if (!fs.existsSync(PERFORMANCE)) {
       return;
     }

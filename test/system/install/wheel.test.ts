@@ -316,7 +316,7 @@ describe('the wheel', () => {
     );
   });
 
-  describe('the `project-startup` command it installs (item 3 of issue 22)', () => {
+  describe('the `project-startup` command it installs', () => {
     const command = () => path.join(stack.bin, 'project-startup');
     /** A terminal's environment: PATH /usr/bin:/bin (which has node) unless `env` says otherwise. */
     const terminal = (env: Record<string, string> = {}) => {
@@ -679,7 +679,7 @@ describe('the wheel', () => {
       expect(report.sidecar.state).toBe('not-started');
     }, 60000);
 
-    it('Node missing: one log entry per cause of the failed launches, not one per poll (item 10 of issue 22)', async () => {
+    it('Node missing: one log entry per cause of the failed launches, not one per poll', async () => {
       const nodeBin = path.join(root, 'log-node-bin');
       fs.mkdirSync(nodeBin, { recursive: true });
       const j = await startJupyter({

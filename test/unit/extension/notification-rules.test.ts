@@ -429,7 +429,7 @@ function expectCutAtWordBoundary(line: string, text: string): void {
   }
 }
 
-describe('shortening real service texts longer than the limit (issue 22, item 11)', () => {
+describe('shortening real service texts longer than the limit', () => {
   const tokenProblem = thrownMessage(() => checkServiceToken('short'));
   const loginNode = clusterPlatform.assessCompute(undefined).detail;
   const cases: [string, string, string][] = [

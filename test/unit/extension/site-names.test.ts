@@ -1,5 +1,5 @@
 /** @jest-environment jsdom */
-// The panel names the model sources as the site does (issue 23 item 4): it renders what the
+// The panel names the model sources as the site does: it renders what the
 // manifest says, the site's labels as written (a site-given name is not translated), the
 // gateway's address, and a source the site has not arranged as not arranged at this site.
 import './jsdom-shims';
