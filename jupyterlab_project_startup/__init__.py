@@ -261,7 +261,7 @@ def _load_jupyter_server_extension(serverapp):
         "jpserver_extensions": dict(getattr(serverapp, "jpserver_extensions", {}) or {}),
     }
     serverapp.web_app.add_handlers(".*$", [(url_path_join(base_url, route), handler) for route, handler in ROUTES])
-    quiet_repeated_launch_failures(serverapp.web_app)
+    quiet_repeated_launch_failures(serverapp.web_app, log=log)
     atexit.register(remove_quietly, diagnostics_file)
 
     from .fleet.reporter import FLEET_URL_ENV, start_reporter

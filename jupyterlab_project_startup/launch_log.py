@@ -14,9 +14,16 @@ A sidecar that started but refuses its configuration answers every request 503 `
 through the proxy, which Jupyter would log the same eight-line way on every poll. Its own log
 line at start names the setting and the fix; the server logs the first 503 as one line pointing
 there, and again only after the service has answered normally in between.
+
+And a sidecar process that ends (a crash, ``kill -9``, the out-of-memory killer) is not
+silent: simpervisor, under jupyter-server-proxy, restarts it and says so only at debug level.
+The first request to the service names its process; from then on its end is logged with its
+exit code or signal and how often the service has been restarted since the server started.
 """
 
+import asyncio
 import logging
+import signal
 import sys
 
 from tornado.web import HTTPError
@@ -73,11 +80,89 @@ class _DropLaunchFailureWarning(logging.Filter):
         return _launch_failure_being_answered() is None
 
 
-def log_launch_failure(handler, log_request):
+def _ending(returncode):
+    """How a process ended, from its asyncio return code (negative: the signal that ended it)."""
+    if returncode is None:
+        return "ended"
+    if returncode < 0:
+        try:
+            return f"was killed by {signal.Signals(-returncode).name} (signal {-returncode})"
+        except ValueError:
+            return f"was killed by signal {-returncode}"
+    return f"exited with code {returncode}"
+
+
+class ProcessWatch:
+    """Watches the sidecar processes simpervisor supervises for jupyter-server-proxy, and logs
+    each one's end: its exit code or signal, and whether the proxy restarts it.
+
+    The proxy keeps its SupervisedProcess in the handler's ``state['proc']``; the OS process is
+    its ``proc`` (simpervisor's POSIXProcess, whose ``wait()`` may be awaited by more than one
+    task). Anything else there (an older or newer layout) is left alone: nothing is logged."""
+
+    def __init__(self, log):
+        self.log = log
+        self.restarts = 0
+        self._watched = set()
+
+    def see(self, handler):
+        state = getattr(handler, "state", None)
+        supervised = state.get("proc") if isinstance(state, dict) else None
+        process = getattr(supervised, "proc", None)
+        if process is None or not callable(getattr(process, "wait", None)) or process in self._watched:
+            return
+        try:
+            asyncio.ensure_future(self._watch(supervised, process))
+        except RuntimeError:
+            return
+        self._watched.add(process)
+
+    async def _watch(self, supervised, process):
+        pid = getattr(process, "pid", None)
+        try:
+            returncode = await process.wait()
+        except Exception:
+            self._watched.discard(process)
+            return
+        # simpervisor's rule (SupervisedProcess._restart_process_if_needed): it restarts a
+        # process that exited non-zero unless it was stopped on purpose.
+        restarting = not getattr(supervised, "_killed", True) and (
+            getattr(supervised, "always_restart", False) or returncode != 0
+        )
+        if not restarting:
+            self.log.info("jupyterlab-project-startup: the service process (pid %s) %s", pid, _ending(returncode))
+            self._watched.discard(process)
+            return
+        self.restarts += 1
+        self.log.warning(
+            "jupyterlab-project-startup: the service process (pid %s) %s; jupyter-server-proxy restarts it "
+            "(restart %d since this Jupyter server started)",
+            pid,
+            _ending(returncode),
+            self.restarts,
+        )
+        # simpervisor starts the new process right after the old one's wait() returns: watch it
+        # too (a bounded wait for it to appear), so its end is logged even with no request.
+        for _ in range(200):
+            await asyncio.sleep(0.05)
+            successor = getattr(supervised, "proc", None)
+            if successor is not None and successor is not process and getattr(supervised, "running", False):
+                if successor not in self._watched:
+                    self._watched.add(successor)
+                    asyncio.ensure_future(self._watch(supervised, successor))
+                break
+        self._watched.discard(process)
+
+
+def log_launch_failure(handler, log_request, processes=None):
     """The server's log_function: a failed launch as one line when its cause is new, at debug
-    level when it repeats; every other request as Jupyter logs it (``log_request``)."""
+    level when it repeats; a 503 from the sidecar likewise (_service_refusal); every other
+    request as Jupyter logs it (``log_request``). ``processes`` (ProcessWatch) learns the
+    sidecar's process from the requests under the service's path."""
     error = _launch_failure_being_answered()
     if error is None:
+        if processes is not None and _on_service_path(handler):
+            processes.see(handler)
         if not _service_refusal(handler):
             log_request(handler)
         return
@@ -93,11 +178,15 @@ def log_launch_failure(handler, log_request):
         )
 
 
+def _on_service_path(handler):
+    return handler.request.path.startswith(handler.settings.get("base_url", "/") + PROXY_PATH)
+
+
 def _service_refusal(handler):
     """Logs a 503 the sidecar answered through the proxy once until it answers normally again;
     True when this request was logged here."""
     request = handler.request
-    if not request.path.startswith(handler.settings.get("base_url", "/") + PROXY_PATH):
+    if not _on_service_path(handler):
         return False
     status = handler.get_status()
     if status != 503:
@@ -120,16 +209,19 @@ def _service_refusal(handler):
     return True
 
 
-def quiet_repeated_launch_failures(web_app):
-    """Installs log_launch_failure in the server's tornado application (once)."""
+def quiet_repeated_launch_failures(web_app, log=None):
+    """Installs log_launch_failure in the server's tornado application (once); with ``log``, the
+    end of each sidecar process is logged there too (ProcessWatch)."""
     settings = web_app.settings
     log_request = settings.get("log_function")
     if log_request is None or getattr(log_request, "_project_startup", False):
         # Not jupyter_server's application (it always sets one), or installed already.
         return
 
+    processes = ProcessWatch(log) if log is not None else None
+
     def log_function(handler):
-        log_launch_failure(handler, log_request)
+        log_launch_failure(handler, log_request, processes)
 
     log_function._project_startup = True
     settings["log_function"] = log_function

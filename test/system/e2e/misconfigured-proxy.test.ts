@@ -176,4 +176,57 @@ describe('a bad PROJECT_STARTUP_* setting behind the real jupyter-server-proxy',
     expect(mentions()).toBe(1);
     expect(s().logs()).not.toContain(BAD_VALUE);
   }, 90000);
+
+  test('polls of a misconfigured service: one warning line when it begins, none per poll, no request headers', async () => {
+    const POLLS = 12;
+    // A 404 marks a point in the log: once its line is there, every line logged before it is too.
+    let marks = 0;
+    const mark = async (): Promise<string> => {
+      const marker = `project-startup-log-mark-${++marks}`;
+      expect(
+        (await httpRequest(`${s().base}${marker}`, { headers: auth() })).status
+      ).toBe(404);
+      for (let i = 0; i < 200 && !s().logs().includes(marker); i++) {
+        await new Promise(resolve => setTimeout(resolve, 25));
+      }
+      expect(s().logs()).toContain(marker);
+      return marker;
+    };
+    const linesDuring = async (polls: number) => {
+      await mark();
+      const from = s().logs().length;
+      for (let i = 0; i < polls; i++) {
+        const answer = await httpRequest(
+          `${s().base}project/${i % 2 ? 'health' : 'startup?interface=notebook'}`,
+          { headers: { ...auth(), 'user-agent': 'poll-agent-marker' } }
+        );
+        // The panel still gets the problem on every poll: only the log is quiet.
+        expect(`${answer.status} ${answer.json?.code}`).toBe(
+          '503 misconfigured'
+        );
+      }
+      const marker = await mark();
+      const lines = s().logs().slice(from).trimEnd().split('\n');
+      expect(lines.pop()).toContain(marker);
+      return lines;
+    };
+    // The earlier test's requests logged the failure already: polls add nothing.
+    const quiet = await linesDuring(POLLS);
+    process.stderr.write(
+      `misconfigured-proxy: ${quiet.length} log line(s) over ${POLLS} polls\n`
+    );
+    expect(quiet).toEqual([]);
+    expect(s().logs()).not.toContain('poll-agent-marker');
+    // Said once, as Jupyter's own lines read, pointing at the sidecar's line.
+    const warnings = s()
+      .logs()
+      .split('\n')
+      .filter(line => /\] 503 \w+ \/user\/alice\/project\//.test(line));
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /^\[W [^\]]*\] 503 GET \/user\/alice\/project\/startup: the Project Startup service cannot serve; its log line at start names the setting/
+      )
+    ]);
+    expect(s().logs()).not.toMatch(/\[E [^\]]*\] 503|"Accept"|"Host"/);
+  }, 60000);
 });

@@ -181,5 +181,19 @@ describe('the sidecar killed under the notebook-server proxy', () => {
         .logs()
         .match(/"message":"service started"/g) ?? [];
     expect(starts).toHaveLength(1 + KILLS);
+    // Each end is said, with its signal and the count of restarts (the server extension).
+    const ends = s()
+      .logs()
+      .split('\n')
+      .filter(line => line.includes('the service process (pid'));
+    expect(ends).toEqual(
+      Array.from({ length: KILLS }, (_, i) =>
+        expect.stringMatching(
+          new RegExp(
+            `^\\[W [^\\]]*\\] jupyterlab-project-startup: the service process \\(pid \\d+\\) was killed by SIGKILL \\(signal 9\\); jupyter-server-proxy restarts it \\(restart ${i + 1} since this Jupyter server started\\)$`
+          )
+        )
+      )
+    );
   }, 120000);
 });
