@@ -21,7 +21,11 @@ const path = require('node:path');
 const zlib = require('node:zlib');
 
 const ROOT = path.resolve(__dirname, '..');
-const LABEXTENSION = path.join(ROOT, 'jupyterlab_project_startup', 'labextension');
+const LABEXTENSION = path.join(
+  ROOT,
+  'jupyterlab_project_startup',
+  'labextension'
+);
 const BASE_URL = '/user/alice/';
 
 function log(message) {
@@ -33,14 +37,17 @@ function requireTypeScript(file) {
   const ts = require('typescript');
   const previous = require.extensions['.ts'];
   require.extensions['.ts'] = (module, filename) => {
-    const { outputText } = ts.transpileModule(fs.readFileSync(filename, 'utf8'), {
-      fileName: filename,
-      compilerOptions: {
-        module: ts.ModuleKind.CommonJS,
-        target: ts.ScriptTarget.ES2020,
-        esModuleInterop: true
+    const { outputText } = ts.transpileModule(
+      fs.readFileSync(filename, 'utf8'),
+      {
+        fileName: filename,
+        compilerOptions: {
+          module: ts.ModuleKind.CommonJS,
+          target: ts.ScriptTarget.ES2020,
+          esModuleInterop: true
+        }
       }
-    });
+    );
     module._compile(outputText, filename);
   };
   try {
@@ -75,7 +82,8 @@ function watchPaints() {
   const selectors = {
     shell: '#jp-main-dock-panel',
     listing: '.jp-DirListing-item',
-    status: '.jp-ProjectStartup-statusItem [data-phase], .jp-ProjectStartup-statusItem',
+    status:
+      '.jp-ProjectStartup-statusItem [data-phase], .jp-ProjectStartup-statusItem',
     heading: '#jp-project-startup-panel .jp-ProjectStartup-stateTitle'
   };
   const seen = {};
@@ -117,11 +125,16 @@ async function main() {
     log('the labextension is not built: run `npm run build` first.');
     process.exit(2);
   }
-  const h = requireTypeScript(path.join(ROOT, 'test', 'system', 'e2e', 'helpers.ts'));
-  const watchdog = setTimeout(() => {
-    log('the run took too long; stopping');
-    void h.stopAllLabServers().finally(() => process.exit(3));
-  }, runs * 120000 + 60000);
+  const h = requireTypeScript(
+    path.join(ROOT, 'test', 'system', 'e2e', 'helpers.ts')
+  );
+  const watchdog = setTimeout(
+    () => {
+      log('the run took too long; stopping');
+      void h.stopAllLabServers().finally(() => process.exit(3));
+    },
+    runs * 120000 + 60000
+  );
   watchdog.unref();
   const browser = await h.launchBrowser();
   const rows = [];
@@ -132,7 +145,10 @@ async function main() {
         label: `first-paint-${run}`,
         prepare: dirs => {
           h.jupyterInstall(dirs);
-          fs.writeFileSync(path.join(dirs.project, 'notes.txt'), 'a file for the listing\n');
+          fs.writeFileSync(
+            path.join(dirs.project, 'notes.txt'),
+            'a file for the listing\n'
+          );
         }
       });
       try {
@@ -140,17 +156,23 @@ async function main() {
         await page.setViewportSize({ width: 1400, height: 850 });
         await page.addInitScript(watchPaints);
         await h.openLab(page, server);
-        await page.waitForFunction(
-          () => {
-            const s = window.__firstPaint;
-            return ['shell', 'listing', 'status', 'heading'].every(k => typeof s[k] === 'number');
-          },
-          undefined,
-          { timeout: 20000, polling: 50 }
-        ).catch(async e => {
-          log(`seen: ${JSON.stringify(await page.evaluate(() => window.__firstPaint))}`);
-          throw e;
-        });
+        await page
+          .waitForFunction(
+            () => {
+              const s = window.__firstPaint;
+              return ['shell', 'listing', 'status', 'heading'].every(
+                k => typeof s[k] === 'number'
+              );
+            },
+            undefined,
+            { timeout: 20000, polling: 50 }
+          )
+          .catch(async e => {
+            log(
+              `seen: ${JSON.stringify(await page.evaluate(() => window.__firstPaint))}`
+            );
+            throw e;
+          });
         const s = await page.evaluate(() => window.__firstPaint);
         const row = {
           status: s.status - s.shell,
@@ -170,9 +192,12 @@ async function main() {
     clearTimeout(watchdog);
     await browser.close();
   }
-  const fmt = k => `median ${median(rows.map(r => r[k])).toFixed(0)} ms (runs: ${rows.map(r => r[k].toFixed(0)).join(', ')})`;
+  const fmt = k =>
+    `median ${median(rows.map(r => r[k])).toFixed(0)} ms (runs: ${rows.map(r => r[k].toFixed(0)).join(', ')})`;
   const bytes = gzippedSize();
-  const ratio = median(rows.map(r => r.heading)) / Math.max(1, median(rows.map(r => r.listing)));
+  const ratio =
+    median(rows.map(r => r.heading)) /
+    Math.max(1, median(rows.map(r => r.listing)));
   process.stdout.write(
     [
       '',
