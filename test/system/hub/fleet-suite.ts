@@ -8,9 +8,13 @@
 // server, not an admin: the hub's OAuth refuses her the page). The panel's first request starts
 // each sidecar, as a person opening JupyterLab would; the reporter itself never starts one.
 //
-// The culler's input: jupyterhub-idle-culler is not packaged by Debian, so no culler runs here
-// (not a stand-in either): what it reads, each server's last_activity in the hub's API, is shown
-// not to move while the servers report over several heartbeats.
+// The idle culler: jupyterhub-idle-culler is on PyPI only (not reachable here) and not packaged
+// by Debian, so ./idle-culler-standin.py, a named stand-in doing what its documentation says, runs
+// as an external service with the culler's role. The hub's activity sensing is made quick (it reads
+// the proxy's every 2 s, and each server reports its own every 2 s), so a request the fleet made
+// through the proxy would show as activity within the tests.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { httpRequest, launchBrowser, REPO_ROOT } from '../e2e/helpers';
@@ -34,9 +38,14 @@ const HEARTBEAT_SECONDS = 4;
 const REPORT_SLACK_SECONDS = 5;
 const OTHERS = ['bob', 'carol', 'dan', 'olga', 'erin'];
 const SCREENSHOT = path.join(REPO_ROOT, 'test-artifacts', 'hub');
+const CULLER = path.join(__dirname, 'idle-culler-standin.py');
+// The culler's timeout: several heartbeats, so reports that counted as activity would keep the
+// server from it.
+const CULL_TIMEOUT_SECONDS = 20;
+const CULL_EVERY_SECONDS = 2;
 
 /** The hub's configuration for the fleet; writes carol's bad site file and dan's Jupyter config into the hub's directory (shared with the Debian 13 root). */
-function fleetConfig(fleetPort: number) {
+function fleetConfig(fleetPort: number, cullerToken: string) {
   return (stack: HubStackInfo, dirs: Hub['dirs']) => {
     // Debian 12: the single-user servers and the service import this checkout's package (the
     // operator's `jupyter install` route installs no Python package), its server extension
@@ -113,6 +122,16 @@ def _per_user(spawner):
         spawner.environment = {**spawner.environment, "JUPYTER_CONFIG_DIR": ${JSON.stringify(danConfig)}}
 
 c.Spawner.pre_spawn_hook = _per_user
+
+# The idle culler (the test starts ./idle-culler-standin.py), with the role the culler's
+# documentation gives it. Activity as the culler reads it, refreshed every 2 s: the hub reads the
+# proxy's, and each server reports its own.
+c.JupyterHub.services.append({"name": "idle-culler", "api_token": ${JSON.stringify(cullerToken)}})
+c.JupyterHub.load_roles.append(
+    {"name": "idle-culler", "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"], "services": ["idle-culler"]}
+)
+c.JupyterHub.last_activity_interval = 2
+c.Spawner.environment["JUPYTERHUB_ACTIVITY_INTERVAL"] = "2"
 `;
   };
 }
@@ -165,6 +184,7 @@ export function fleetSuite(stack: HubStack): void {
     let hub: Hub;
     let fleetPort = 0;
     const tokens: Record<string, string> = {};
+    const cullerToken = randomBytes(24).toString('hex');
 
     const fleetJson = async (token: string) =>
       httpRequest(`${hub.publicUrl}/services/${SERVICE}/api/fleet`, {
@@ -198,7 +218,7 @@ export function fleetSuite(stack: HubStack): void {
         stack,
         label: `fleet-${stack}`,
         otherUsers: OTHERS,
-        extraConfig: fleetConfig(fleetPort),
+        extraConfig: fleetConfig(fleetPort, cullerToken),
         timeoutMs: 60000
       });
       tokens.alice = hub.userToken;
@@ -476,8 +496,8 @@ export function fleetSuite(stack: HubStack): void {
         );
       const before = await activity();
       const reportsBefore = await received();
-      // Three heartbeats; the hub's own activity interval is an hour here, so only a proxied
-      // request or the server's own activity report could move it.
+      // Three heartbeats; the hub reads the proxy's activity and the servers report their own
+      // every 2 s here, so a request through the proxy would move it within the wait.
       await delay(3 * HEARTBEAT_SECONDS * 1000 + 2000);
       expect(await received()).toBeGreaterThan(reportsBefore);
       expect(await activity()).toEqual(before);
@@ -538,5 +558,112 @@ export function fleetSuite(stack: HubStack): void {
       );
       expect(picture.summary.byStatus).toMatchObject({ ready: 1 });
     }, 120000);
+
+    test('with the culler on a short timeout, a server is culled on time with the fleet view running', async () => {
+      type Server = { last_activity: string | null } | undefined;
+      const serverOf = async (user: string): Promise<Server> =>
+        (await hub.api('GET', `users/${user}`)).json.servers[''];
+      const lastActivity = async (user: string) =>
+        Date.parse((await serverOf(user))?.last_activity ?? '');
+      // A person's request: through the hub's proxy, to an API Jupyter counts as activity.
+      const touch = async (user: string) => {
+        const answer = await httpRequest(
+          `${hub.publicUrl}/user/${user}/api/contents`,
+          {
+            headers: { authorization: `token ${tokens[user]}` },
+            timeoutMs: 10000
+          }
+        );
+        expect(answer.status).toBe(200);
+      };
+      // alice (the extension, reporting every heartbeat) and dan (no extension) are running;
+      // each makes a request, and the hub sees it.
+      const before = {
+        alice: await lastActivity('alice'),
+        dan: await lastActivity('dan')
+      };
+      await touch('alice');
+      await touch('dan');
+      const touchedAt = Date.now();
+      await waitUntil(
+        "the hub to see alice's and dan's requests as activity",
+        async () =>
+          (await lastActivity('alice')) > before.alice &&
+          (await lastActivity('dan')) > before.dan
+            ? true
+            : undefined,
+        30000
+      );
+      let log = '';
+      const culler = spawn(
+        '/usr/bin/python3',
+        [
+          CULLER,
+          '--timeout',
+          String(CULL_TIMEOUT_SECONDS),
+          '--cull-every',
+          String(CULL_EVERY_SECONDS)
+        ],
+        {
+          env: {
+            PATH: '/usr/bin:/bin',
+            PYTHONDONTWRITEBYTECODE: '1',
+            JUPYTERHUB_API_URL: `${hub.publicUrl}/hub/api`,
+            JUPYTERHUB_API_TOKEN: cullerToken
+          },
+          stdio: ['ignore', 'pipe', 'pipe']
+        }
+      );
+      culler.stdout.on('data', chunk => (log += chunk));
+      culler.stderr.on('data', chunk => (log += chunk));
+      const aliceActivity = new Set<number>();
+      const aliceHeard = new Set<number>();
+      try {
+        // Until alice's server is gone: the operator's view read, as an open page reads it, and
+        // dan working (the control: activity keeps a server from the culler). On time: within
+        // the timeout after her last request, plus a pass and a loaded machine's slack.
+        await waitUntil(
+          () => `the culler to stop alice's server (its log: ${log})`,
+          async () => {
+            const server = await serverOf('alice');
+            if (server === undefined) {
+              return true;
+            }
+            aliceActivity.add(Date.parse(server.last_activity ?? ''));
+            const alice = (await fleetJson(tokens.olga)).json.users.find(
+              (u: { user: string }) => u.user === 'alice'
+            );
+            if (typeof alice.lastHeard === 'number') {
+              aliceHeard.add(alice.lastHeard);
+            }
+            await touch('dan');
+            await delay(1000);
+            return undefined;
+          },
+          (CULL_TIMEOUT_SECONDS + CULL_EVERY_SECONDS + 30) * 1000
+        );
+      } finally {
+        culler.kill('SIGTERM');
+      }
+      expect(log).toMatch(
+        /Culling server alice \(inactive for 00:00:[2-5]\d\)/
+      );
+      // Her server reported all along (several heartbeats heard after her last request) ...
+      expect(
+        [...aliceHeard].filter(heard => heard * 1000 > touchedAt).length
+      ).toBeGreaterThanOrEqual(2);
+      // ... and none of it was her activity: the hub's last_activity stayed at her request.
+      for (const seen of aliceActivity) {
+        expect(seen).toBeLessThanOrEqual(touchedAt);
+      }
+      // dan, working through the proxy meanwhile, was not culled.
+      expect(log).not.toMatch(/Culling server dan/);
+      expect(await serverOf('dan')).toBeDefined();
+      // And the fleet shows alice's server stopped.
+      await fleetShows(
+        { alice: 'stopped' },
+        (2 * HEARTBEAT_SECONDS + 30) * 1000
+      );
+    }, 180000);
   });
 }
