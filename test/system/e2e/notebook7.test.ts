@@ -20,6 +20,8 @@ import {
   BASE_URL,
   pageSuite,
   DIAGNOSTICS_PATH,
+  execute,
+  expectFirstScreen,
   expectPanelAccessible,
   GUIDE,
   INITIALIZE_PATH,
@@ -29,6 +31,7 @@ import {
   PANEL,
   PLUGIN,
   projection,
+  setDisclosures,
   STARTUP_PATH,
   waitForPhase,
   writePluginSetting
@@ -131,6 +134,16 @@ async function waitOnScreen(
   );
 }
 
+/** JupyterLab Dark through the theme command Notebook 7 shares with JupyterLab. */
+async function useDarkTheme(page: Page): Promise<void> {
+  await execute(page, 'apputils:change-theme', { theme: 'JupyterLab Dark' });
+  await page.waitForFunction(
+    () => document.body.dataset.jpThemeLight === 'false',
+    undefined,
+    { timeout: 20000 }
+  );
+}
+
 describe('Project Startup in Jupyter Notebook 7.6.3 (`jupyter notebook`, the wheel installed; tree page; Chromium, base_url /user/alice/)', () => {
   let server: Notebook7Server | undefined;
   let notebook = '';
@@ -177,8 +190,28 @@ describe('Project Startup in Jupyter Notebook 7.6.3 (`jupyter notebook`, the whe
     const tabs = await treeTabs(p);
     expect(tabs.labels).toEqual(['Files', 'Running', 'Project Startup']);
     expect(tabs.current).toBe('Project Startup');
+    // The state, the one thing to do and who acts, without scrolling at 1400 x 850.
+    const awaiting = {
+      heading: 'Set up this project',
+      who: 'user',
+      action: 'Initialize project'
+    };
+    await expectFirstScreen(p, awaiting);
     await screenshot(p, 'notebook7-awaiting-confirmation');
     await expectPanelAccessible(p, 'notebook7-awaiting-confirmation');
+    await setDisclosures(p, true);
+    await expectPanelAccessible(p, 'notebook7-awaiting-confirmation-details');
+    await setDisclosures(p, false);
+    await useDarkTheme(p);
+    await expectFirstScreen(p, awaiting);
+    await screenshot(p, 'notebook7-awaiting-confirmation-dark');
+    await expectPanelAccessible(p, 'notebook7-awaiting-confirmation-dark');
+    await execute(p, 'apputils:change-theme', { theme: 'JupyterLab Light' });
+    await p.waitForFunction(
+      () => document.body.dataset.jpThemeLight === 'true',
+      undefined,
+      { timeout: 20000 }
+    );
 
     // The dialog's Cancel creates nothing and leaves the panel awaiting confirmation.
     const dialog = p.locator('.jp-Dialog');
@@ -218,8 +251,21 @@ describe('Project Startup in Jupyter Notebook 7.6.3 (`jupyter notebook`, the whe
       )
     ).toBe(true);
     expect((await projection(s)).phase).toBe('ready');
+    const ready = {
+      heading: 'Your project is set up',
+      who: null,
+      action: null
+    };
+    await expectFirstScreen(p, ready);
     await screenshot(p, 'notebook7-ready');
     await expectPanelAccessible(p, 'notebook7-ready');
+    await setDisclosures(p, true);
+    await expectPanelAccessible(p, 'notebook7-ready-details');
+    await setDisclosures(p, false);
+    await useDarkTheme(p);
+    await expectFirstScreen(p, ready);
+    await screenshot(p, 'notebook7-ready-dark');
+    await expectPanelAccessible(p, 'notebook7-ready-dark');
 
     // The Files tab still works beside it, and the command brings the panel's tab back.
     await p

@@ -19,6 +19,7 @@
 //   panel-checking     (Refresh pressed: the answer is on its way)
 //   panel-failing      (a proxy entry whose command exits non-zero)
 //   panel-blocked      (a required readiness check fails: the state path is a file)
+//   panel-misconfigured  (a refused site file: the sidecar answers 503 misconfigured)
 //   and each of them again in the dark theme (*-dark).
 //
 // Accessibility: axe-core (./axe.ts) scans the panel in every one of these states in both
@@ -1271,5 +1272,88 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 2.21
         problem.status === 409 &&
         (problem.kind === 'http' || problem.kind === 'console-error')
     );
+  }, 120000);
+
+  test('misconfigured (a refused site file), with a credential in the environment: one line per problem, the administrator acts, the copied report names the file and line and no credential', async () => {
+    const secrets = {
+      HF_TOKEN: 'hf_s33StatesNeverCopied7f3a',
+      OPENAI_API_KEY: 'sk-s33-states-never-copied-9c1d'
+    };
+    let siteFile = '';
+    server = await startPanelServer({
+      baseUrl: BASE_URL,
+      label: 'panel-misconfigured-server',
+      prepare: dirs => {
+        jupyterInstall(dirs);
+        siteFile = path.join(dirs.root, 'site.json');
+        fs.writeFileSync(
+          siteFile,
+          '{\n  "platform": {},\n  "notAKey": true\n}\n',
+          { mode: 0o644 }
+        );
+        return { PROJECT_STARTUP_CONFIG: siteFile, ...secrets };
+      }
+    });
+    const s = server;
+    const p = await newPage();
+    // What Clipboard.copyToSystem puts on the clipboard, as the page sets it.
+    await p.addInitScript(() => {
+      const set = DataTransfer.prototype.setData;
+      DataTransfer.prototype.setData = function (format, data) {
+        (globalThis as unknown as { e2eCopied?: string }).e2eCopied = data;
+        return set.call(this, format, data);
+      };
+    });
+    await openLab(p, s);
+    await openFromNotification(p);
+    await panel(p).waitFor({ state: 'visible', timeout: 30000 });
+    const failing = panel(p).locator('.jp-ProjectStartup-failing');
+    await failing.waitFor({ state: 'visible', timeout: 30000 });
+    const shown = (await failing.textContent()) ?? '';
+    expect(shown).toContain(
+      `${siteFile}:3: notAKey is not a known key at the top level.`
+    );
+    expect(shown).toContain('Problem code: misconfigured');
+    await expectFirstScreen(p, {
+      heading: 'Project Startup cannot start',
+      who: 'administrator',
+      action: 'Copy details for your administrator'
+    });
+    await screenshot(p, 'panel-misconfigured');
+    await expectPanelAccessible(p, 'panel-misconfigured');
+    await setDisclosures(p, true);
+    await expectPanelAccessible(p, 'panel-misconfigured-details');
+    await setDisclosures(p, false);
+
+    await failing
+      .getByRole('button', { name: 'Copy details for your administrator' })
+      .click();
+    const report = await p
+      .waitForFunction(
+        () => (globalThis as unknown as { e2eCopied?: string }).e2eCopied,
+        undefined,
+        { timeout: 10000 }
+      )
+      .then(h => h.jsonValue());
+    expect(report).toContain('Project Startup: details for the administrator');
+    expect(report).toContain('misconfigured');
+    expect(report).toContain(`${siteFile}:3`);
+    expect(report).toMatch(/Versions: JupyterLab 4\.6\.4/);
+    for (const value of [...Object.values(secrets), s.token]) {
+      expect(report).not.toContain(value);
+    }
+
+    await useTheme(p, DARK);
+    await expectFirstScreen(p, {
+      heading: 'Project Startup cannot start',
+      who: 'administrator',
+      action: 'Copy details for your administrator'
+    });
+    await screenshot(p, 'panel-misconfigured-dark');
+    await expectPanelAccessible(p, 'panel-misconfigured-dark');
+    await setDisclosures(p, true);
+    await expectPanelAccessible(p, 'panel-misconfigured-dark-details');
+    // Expected: the sidecar's 503 misconfigured through the proxy (and Chromium's console line).
+    expectOnlyProblems(startupStatus(503));
   }, 120000);
 });

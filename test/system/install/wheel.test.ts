@@ -24,8 +24,12 @@ import {
 } from '../e2e/helpers';
 import {
   BASE_URL,
+  execute,
+  expectFirstScreen,
+  expectPanelAccessible,
   pageSuite,
   INITIALIZE_PATH,
+  setDisclosures,
   PANEL,
   STARTUP_PATH,
   waitForPhase
@@ -1041,7 +1045,30 @@ describe("the real `jupyter lab` in Chromium, with the extension from the wheel'
     await expect(status.textContent()).resolves.toBe(
       'The Project Startup service cannot start: Node.js was not found.'
     );
+    // The state, the one thing to do and who acts, without scrolling at 1400 x 850, in both
+    // themes; axe with the disclosures closed and open.
+    const firstScreen = {
+      heading: 'Project Startup cannot start',
+      who: 'administrator',
+      action: 'Copy details for your administrator'
+    };
+    await expectFirstScreen(p, firstScreen);
     await screenshot(p, 'wheel-panel-node-missing');
+    await expectPanelAccessible(p, 'wheel-panel-node-missing');
+    await setDisclosures(p, true);
+    await expectPanelAccessible(p, 'wheel-panel-node-missing-details');
+    await setDisclosures(p, false);
+    await execute(p, 'apputils:change-theme', { theme: 'JupyterLab Dark' });
+    await p.waitForFunction(
+      () => document.body.dataset.jpThemeLight === 'false',
+      undefined,
+      { timeout: 20000 }
+    );
+    await expectFirstScreen(p, firstScreen);
+    await screenshot(p, 'wheel-panel-node-missing-dark');
+    await expectPanelAccessible(p, 'wheel-panel-node-missing-dark');
+    await setDisclosures(p, true);
+    await expectPanelAccessible(p, 'wheel-panel-node-missing-dark-details');
     // The one expected failure: the proxy's 500 for the startup projection (and its console line).
     expectOnlyProblems(
       pr =>
