@@ -264,9 +264,10 @@ export function startServe(
       }
     };
     const onData = () => {
-      const match = /^Listening: (?:(http:\/\/[^\s]+)|unix socket (.+))$/m.exec(
-        stdout
-      );
+      const match =
+        /^(?:\[I [^\]]* ProjectStartup\] )?Listening: (?:(http:\/\/[^\s]+)|unix socket (.+))$/m.exec(
+          stdout
+        );
       if (match) {
         const url = match[1] ?? '';
         finish(undefined, {

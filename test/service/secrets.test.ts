@@ -497,7 +497,9 @@ describe.each(CASES)('no secret leaves the service: $name', c => {
     }
 
     // The log really was at debug level and saw the requests.
-    expect(server.stderr()).toMatch(/"level":"debug","message":"request"/);
+    expect(server.stderr()).toMatch(
+      /"level":"debug","message":"request"|^\[D [^\]]* ProjectStartup\] request /m
+    );
 
     const forbidden: Record<string, string> = {
       ...secrets,

@@ -14,7 +14,7 @@ import {
   StderrTail,
   writeDiagnosticsFile
 } from '../files/diagnostics-file';
-import { createLogger } from '../service/log';
+import { createLogger, jupyterLine } from '../service/log';
 import {
   configurationProblem,
   launchedByNotebookServerProxy,
@@ -24,7 +24,7 @@ import {
 } from '../http/misconfigured';
 import { InvalidPlatformSetting } from '../core/platforms/rules';
 import { asProblemError, ProblemError } from '../core/problems';
-import { startService } from '../http/server';
+import { RunningService, startService } from '../http/server';
 import { parseInterface } from '../core/requests';
 import { line, terminalSafe, terminalSafeLines } from '../core/terminal-text';
 import { SERVE_OPTIONS } from '../config/serve-options';
@@ -294,7 +294,7 @@ async function serveMisconfiguredUntilStopped(
     report(listenError, io);
     return exitCode;
   }
-  const logger = createLogger('info', line => io.stderr.write(line));
+  const logger = createLogger('info', line => io.stderr.write(line), 'jupyter');
   logger.error(
     'not started: a configuration error (above); every request is answered 503 misconfigured until it is fixed and the Jupyter server restarted',
     { listening: `Unix socket ${listener.socket}` }
@@ -309,13 +309,53 @@ async function serveMisconfiguredUntilStopped(
   });
 }
 
+/**
+ * What `serve` prints when it listens: the service, the project, the address and how to sign in;
+ * inside a Jupyter server, each as a line of the server's log.
+ */
+function printBanner(
+  config: ServiceConfig,
+  running: RunningService,
+  io: Io,
+  insideJupyter: boolean
+): void {
+  const { service } = running;
+  const lines = [
+    `Project startup ${service.version}: ${labelOf(service.adapter.id)} (${service.adapter.id}), ${labelOf(running.ingress).toLowerCase()} ingress`,
+    line`Project: ${config.projectDir}`,
+    line`Listening: ${running.url ?? `unix socket ${running.socket}`}`,
+    // The runtime file's path is escaped like every other value from the file system.
+    line`${signInLine(
+      {
+        platform: service.adapter.id,
+        ingress: running.ingress,
+        url: running.url,
+        socket: running.socket
+      },
+      // A token from the environment is never copied into the runtime file.
+      io.env[ENV.token] ? ENV.token : `${running.runtimeFile}`
+    )}`
+  ];
+  io.stdout.write(
+    insideJupyter
+      ? lines.map(text => jupyterLine('info', text, undefined)).join('')
+      : `${lines.join('\n')}\n`
+  );
+}
+
 async function serveConfigured(
   options: ServeOptions,
   io: Io,
   onListening?: (config: ServiceConfig, socket?: string) => void
 ): Promise<number> {
   const config = resolveConfig(options, io.env, io.cwd);
-  const logger = createLogger(config.logLevel, line => io.stderr.write(line));
+  // Inside a Jupyter server its lines sit in the server's log, so they read as the server's do.
+  const insideJupyter = launchedByNotebookServerProxy(options);
+  const logger = createLogger(
+    config.logLevel,
+    line => io.stderr.write(line),
+    insideJupyter ? 'jupyter' : 'json'
+  );
   // Signals are caught from here on: one that arrives while the service is still starting stops
   // it as soon as it is up (and cleans up its runtime file), rather than killing it half-made.
   let stopRequested: string | undefined;
@@ -331,28 +371,9 @@ async function serveConfigured(
     onCreationStep: io.onCreationStep,
     listeningFirst: io.listeningFirst
   });
-  const { service } = running;
   // Listening now; reported before the address is printed, so whoever reads it finds the report.
   onListening?.(config, running.socket);
-  io.stdout.write(
-    [
-      `Project startup ${service.version}: ${labelOf(service.adapter.id)} (${service.adapter.id}), ${labelOf(running.ingress).toLowerCase()} ingress`,
-      line`Project: ${config.projectDir}`,
-      line`Listening: ${running.url ?? `unix socket ${running.socket}`}`,
-      // The runtime file's path is escaped like every other value from the file system.
-      line`${signInLine(
-        {
-          platform: service.adapter.id,
-          ingress: running.ingress,
-          url: running.url,
-          socket: running.socket
-        },
-        // A token from the environment is never copied into the runtime file.
-        io.env[ENV.token] ? ENV.token : `${running.runtimeFile}`
-      )}`,
-      ''
-    ].join('\n')
-  );
+  printBanner(config, running, io, insideJupyter);
 
   return new Promise<number>(resolve => {
     stop = (signal: string) => {

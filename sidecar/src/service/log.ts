@@ -1,5 +1,7 @@
-// One JSON line per event on stderr. Callers pass only fields they chose; request headers,
-// query strings, tokens and cookies are never handed to the logger.
+// One line per event on stderr: JSON, or, when the sidecar runs inside a Jupyter server (launched
+// by jupyter-server-proxy, whose stderr is the server's log), a line in Jupyter's own format
+// with the fields as JSON after the message. Callers pass only fields they chose; request
+// headers, query strings, tokens and cookies are never handed to the logger.
 import type { LogLevel } from '../config/config';
 
 const ORDER: Readonly<Record<LogLevel, number>> = {
@@ -17,9 +19,33 @@ export interface Logger {
   enabled(level: LogLevel): boolean;
 }
 
+/** JSON lines, or lines that read as the Jupyter server's own, beside which they are written. */
+export type LogFormat = 'json' | 'jupyter';
+
+const two = (n: number) => String(n).padStart(2, '0');
+
+/** `[I 2026-11-29 02:11:04.123 ProjectStartup] message {"field":…}`, in local time as Jupyter's. */
+export function jupyterLine(
+  at: LogLevel,
+  message: string,
+  fields: Record<string, unknown> | undefined,
+  now: Date = new Date()
+): string {
+  const stamp =
+    `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())} ` +
+    `${two(now.getHours())}:${two(now.getMinutes())}:${two(now.getSeconds())}.` +
+    String(now.getMilliseconds()).padStart(3, '0');
+  const tail =
+    fields !== undefined && Object.keys(fields).length > 0
+      ? ` ${JSON.stringify(fields)}`
+      : '';
+  return `[${at[0].toUpperCase()} ${stamp} ProjectStartup] ${message.replace(/\s*\n\s*/g, ' ')}${tail}\n`;
+}
+
 export function createLogger(
   level: LogLevel,
-  write: (line: string) => void = line => process.stderr.write(line)
+  write: (line: string) => void = line => process.stderr.write(line),
+  format: LogFormat = 'json'
 ): Logger {
   const threshold = ORDER[level];
   const emit = (
@@ -29,7 +55,9 @@ export function createLogger(
   ) => {
     if (ORDER[at] <= threshold) {
       write(
-        `${JSON.stringify({ time: new Date().toISOString(), level: at, message, ...fields })}\n`
+        format === 'jupyter'
+          ? jupyterLine(at, message, fields)
+          : `${JSON.stringify({ time: new Date().toISOString(), level: at, message, ...fields })}\n`
       );
     }
   };

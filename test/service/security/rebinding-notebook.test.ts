@@ -282,10 +282,16 @@ describe('notebook-server proxy on a Unix socket', () => {
       ?.setEncoding('utf8')
       .on('data', (chunk: string) => (stdout += chunk));
     try {
-      await waitFor(() => /^Listening: unix socket /m.test(stdout), {
-        what: 'the sidecar to listen on its Unix socket',
-        timeoutMs: 10000
-      });
+      await waitFor(
+        () =>
+          /^(?:\[I [^\]]* ProjectStartup\] )?Listening: unix socket /m.test(
+            stdout
+          ),
+        {
+          what: 'the sidecar to listen on its Unix socket',
+          timeoutMs: 10000
+        }
+      );
       const r = await exchange(
         { socketPath },
         rawHttp('GET', '/project/startup?interface=notebook', [

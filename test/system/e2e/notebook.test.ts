@@ -257,7 +257,7 @@ describe('notebook cells reach the sidecar through their own Jupyter server, wit
       alice
         .logs()
         .match(
-          /"message":"service started".*"ingress":"notebook-server-proxy"/g
+          /ProjectStartup\] service started .*"ingress":"notebook-server-proxy"/g
         ) ?? []
     ).toHaveLength(1);
   }, 200000);

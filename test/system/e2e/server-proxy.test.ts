@@ -126,7 +126,7 @@ describe('the real jupyter-server-proxy in front of the sidecar', () => {
     expect(noSlash.headers.location).toMatch(/\/login\?next=/);
     // None of these reached a backend: the proxy has not launched the sidecar.
     expect(sidecarRuntime(s())).toBeUndefined();
-    expect(s().logs()).not.toMatch(/"message":"service started"/);
+    expect(s().logs()).not.toMatch(/ProjectStartup\] service started /);
   }, 30000);
 
   test('readiness: the first authenticated request launches the sidecar, waits for it and gets its answer', async () => {
@@ -274,14 +274,17 @@ describe('the real jupyter-server-proxy in front of the sidecar', () => {
       headers: { ...auth(), 'if-none-match': caps.headers.etag as string }
     });
     expect(revalidated.status).toBe(304);
-    // The sidecar never logged the cookie or the token it was handed. (Jupyter's own access log,
-    // the lines in brackets, shows the URI of a refused request, `?token=` included: not ours.)
+    // The sidecar never logged the cookie or the token it was handed. (Jupyter's own access log
+    // shows the URI of a refused request, `?token=` included: not ours.) The sidecar's lines are
+    // in Jupyter's format, under its own name.
     const sidecarLines = s()
       .logs()
       .split('\n')
-      .filter(line => !line.startsWith('['));
+      .filter(line => / ProjectStartup\] /.test(line));
     expect(
-      sidecarLines.filter(line => line.includes('"message":"service started"'))
+      sidecarLines.filter(line =>
+        /ProjectStartup\] service started /.test(line)
+      )
     ).toHaveLength(1);
     expect(sidecarLines.join('\n')).not.toContain(s().token);
     expect(sidecarLines.join('\n')).not.toContain(
@@ -304,7 +307,7 @@ describe('the real jupyter-server-proxy in front of the sidecar', () => {
     expect(
       s()
         .logs()
-        .match(/"message":"service started"/g) ?? []
+        .match(/ProjectStartup\] service started /g) ?? []
     ).toHaveLength(1);
   }, 30000);
 });
@@ -343,7 +346,9 @@ describe('the sidecar ends with the Jupyter server', () => {
       ).toEqual([]);
       expect(fs.readdirSync(path.dirname(socket))).toEqual([]);
       expect(sidecarRuntime(server)).toBeUndefined();
-      expect(server.logs()).toMatch(/"message":"stopping","signal":"SIGTERM"/);
+      expect(server.logs()).toMatch(
+        /ProjectStartup\] stopping \{"signal":"SIGTERM"\}/
+      );
     } finally {
       await server.stop();
     }

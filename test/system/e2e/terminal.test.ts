@@ -56,7 +56,7 @@ describe('project-startup in a JupyterLab terminal finds the sidecar behind its 
 
   test('status, capabilities and init answer through Jupyter, name JupyterLab, and never say "project-startup serve"', async () => {
     // Before anyone opened the panel: the proxy has not started the sidecar yet.
-    expect(server.logs()).not.toMatch(/"message":"service started"/);
+    expect(server.logs()).not.toMatch(/ProjectStartup\] service started /);
     const [status, capabilities, init, statusAgain] = await type([
       'project-startup status',
       'project-startup capabilities',
@@ -108,7 +108,7 @@ describe('project-startup in a JupyterLab terminal finds the sidecar behind its 
       server
         .logs()
         .match(
-          /"message":"service started".*"ingress":"notebook-server-proxy"/g
+          /ProjectStartup\] service started .*"ingress":"notebook-server-proxy"/g
         ) ?? []
     ).toHaveLength(1);
   }, 200000);

@@ -179,7 +179,7 @@ describe('the sidecar killed under the notebook-server proxy', () => {
     const starts =
       s()
         .logs()
-        .match(/"message":"service started"/g) ?? [];
+        .match(/ProjectStartup\] service started /g) ?? [];
     expect(starts).toHaveLength(1 + KILLS);
     // Each end is said, with its signal and the count of restarts (the server extension).
     const ends = s()
