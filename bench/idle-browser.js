@@ -21,34 +21,9 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
-const ROOT = path.resolve(__dirname, '..');
+const { requireTypeScript } = require('./support');
 
-/** Loads test/system/e2e/helpers.ts (and anything .ts it imports) as CommonJS, types stripped. */
-function requireTypeScript(file) {
-  const ts = require('typescript');
-  const previous = require.extensions['.ts'];
-  require.extensions['.ts'] = (module, filename) => {
-    const source = fs.readFileSync(filename, 'utf8');
-    const { outputText } = ts.transpileModule(source, {
-      fileName: filename,
-      compilerOptions: {
-        module: ts.ModuleKind.CommonJS,
-        target: ts.ScriptTarget.ES2020,
-        esModuleInterop: true
-      }
-    });
-    module._compile(outputText, filename);
-  };
-  try {
-    return require(file);
-  } finally {
-    if (previous) {
-      require.extensions['.ts'] = previous;
-    } else {
-      delete require.extensions['.ts'];
-    }
-  }
-}
+const ROOT = path.resolve(__dirname, '..');
 
 function log(message) {
   process.stderr.write(`bench:idle-browser: ${message}\n`);

@@ -19,6 +19,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const zlib = require('node:zlib');
+const { requireTypeScript } = require('./support');
 
 const ROOT = path.resolve(__dirname, '..');
 const LABEXTENSION = path.join(
@@ -30,35 +31,6 @@ const BASE_URL = '/user/alice/';
 
 function log(message) {
   process.stderr.write(`bench:panel-first-paint: ${message}\n`);
-}
-
-/** Loads a .ts file (and the .ts it imports) as CommonJS, types stripped (as idle-browser.js). */
-function requireTypeScript(file) {
-  const ts = require('typescript');
-  const previous = require.extensions['.ts'];
-  require.extensions['.ts'] = (module, filename) => {
-    const { outputText } = ts.transpileModule(
-      fs.readFileSync(filename, 'utf8'),
-      {
-        fileName: filename,
-        compilerOptions: {
-          module: ts.ModuleKind.CommonJS,
-          target: ts.ScriptTarget.ES2020,
-          esModuleInterop: true
-        }
-      }
-    );
-    module._compile(outputText, filename);
-  };
-  try {
-    return require(file);
-  } finally {
-    if (previous) {
-      require.extensions['.ts'] = previous;
-    } else {
-      delete require.extensions['.ts'];
-    }
-  }
 }
 
 function gzippedSize() {

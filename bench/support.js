@@ -407,7 +407,38 @@ function replayEntry(answer) {
   };
 }
 
+/** Loads a .ts file (and the .ts files it imports) as CommonJS, types stripped: the browser
+ * benches reuse the system tests' helpers (test/system/e2e/helpers.ts) without a build. */
+function requireTypeScript(file) {
+  const ts = require('typescript');
+  const previous = require.extensions['.ts'];
+  require.extensions['.ts'] = (module, filename) => {
+    const { outputText } = ts.transpileModule(
+      fs.readFileSync(filename, 'utf8'),
+      {
+        fileName: filename,
+        compilerOptions: {
+          module: ts.ModuleKind.CommonJS,
+          target: ts.ScriptTarget.ES2020,
+          esModuleInterop: true
+        }
+      }
+    );
+    module._compile(outputText, filename);
+  };
+  try {
+    return require(file);
+  } finally {
+    if (previous) {
+      require.extensions['.ts'] = previous;
+    } else {
+      delete require.extensions['.ts'];
+    }
+  }
+}
+
 module.exports = {
+  requireTypeScript,
   canPin,
   cleanup,
   fmt,
