@@ -50,16 +50,33 @@ interface Collected {
   answer: HttpAnswer;
 }
 
-/** The JSON lines the sidecar wrote (its log goes to the single-user server's stderr, i.e. the hub's). */
+/**
+ * The sidecar's log lines (its log goes to the single-user server's stderr, i.e. the hub's): in
+ * Jupyter's format there, `[I <time> ProjectStartup] <message> {<fields as JSON>}`, as
+ * `{ level, message, ...fields }`.
+ */
 function sidecarLogLines(log: string): Record<string, unknown>[] {
+  const LEVELS: Record<string, string> = {
+    D: 'debug',
+    I: 'info',
+    W: 'warn',
+    E: 'error'
+  };
   const lines: Record<string, unknown>[] = [];
   for (const line of log.split('\n')) {
-    const start = line.indexOf('{"time":');
-    if (start === -1) {
+    const m = /\[([DIWE]) [^\]]* ProjectStartup\] (.*)$/.exec(line);
+    if (m === null) {
       continue;
     }
+    const at = m[2].indexOf(' {"');
     try {
-      lines.push(JSON.parse(line.slice(start)) as Record<string, unknown>);
+      lines.push({
+        level: LEVELS[m[1]],
+        message: at === -1 ? m[2] : m[2].slice(0, at),
+        ...(at === -1
+          ? {}
+          : (JSON.parse(m[2].slice(at + 1)) as Record<string, unknown>))
+      });
     } catch {
       // not one of the sidecar's lines
     }
