@@ -21,9 +21,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
-const { requireTypeScript } = require('./support');
-
-const ROOT = path.resolve(__dirname, '..');
+const { startLabBench } = require('./support');
 
 function log(message) {
   process.stderr.write(`bench:idle-browser: ${message}\n`);
@@ -51,30 +49,7 @@ async function main() {
   const pages = setting('BENCH_BROWSER_PAGES', 3, 1, 20);
   const seconds = setting('BENCH_BROWSER_SECONDS', 60, 10, 3600);
   const interval = setting('BENCH_BROWSER_INTERVAL', 10, 0, 3600);
-  if (
-    !fs.existsSync(
-      path.join(
-        ROOT,
-        'jupyterlab_project_startup',
-        'labextension',
-        'package.json'
-      )
-    )
-  ) {
-    log('the labextension is not built: run `npm run build` first.');
-    process.exit(2);
-  }
-  const h = requireTypeScript(
-    path.join(ROOT, 'test', 'system', 'e2e', 'helpers.ts')
-  );
-  const watchdog = setTimeout(
-    () => {
-      log('the run took too long; stopping');
-      void h.stopAllLabServers().finally(() => process.exit(3));
-    },
-    (seconds * 1.5 + 300) * 1000
-  );
-  watchdog.unref();
+  const { h, watchdog } = startLabBench(log, (seconds * 1.5 + 300) * 1000);
 
   const server = await h.startLabServer({
     baseUrl: BASE_URL,

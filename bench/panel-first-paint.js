@@ -19,7 +19,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const zlib = require('node:zlib');
-const { requireTypeScript } = require('./support');
+const { startLabBench } = require('./support');
 
 const ROOT = path.resolve(__dirname, '..');
 const LABEXTENSION = path.join(
@@ -93,21 +93,7 @@ async function main() {
     log('--runs takes a whole number from 1 to 30');
     process.exit(2);
   }
-  if (!fs.existsSync(path.join(LABEXTENSION, 'package.json'))) {
-    log('the labextension is not built: run `npm run build` first.');
-    process.exit(2);
-  }
-  const h = requireTypeScript(
-    path.join(ROOT, 'test', 'system', 'e2e', 'helpers.ts')
-  );
-  const watchdog = setTimeout(
-    () => {
-      log('the run took too long; stopping');
-      void h.stopAllLabServers().finally(() => process.exit(3));
-    },
-    runs * 120000 + 60000
-  );
-  watchdog.unref();
+  const { h, watchdog } = startLabBench(log, runs * 120000 + 60000);
   const browser = await h.launchBrowser();
   const rows = [];
   try {

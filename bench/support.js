@@ -437,8 +437,37 @@ function requireTypeScript(file) {
   }
 }
 
+/**
+ * The start of a browser bench: the labextension must be built; the system tests' helpers
+ * (test/system/e2e/helpers.ts) are loaded; a watchdog stops every Lab server the run started
+ * if it takes longer than `boundMs`. The helpers, and the watchdog to clear when done.
+ */
+function startLabBench(log, boundMs) {
+  const root = path.resolve(__dirname, '..');
+  const built = path.join(
+    root,
+    'jupyterlab_project_startup',
+    'labextension',
+    'package.json'
+  );
+  if (!fs.existsSync(built)) {
+    log('the labextension is not built: run `npm run build` first.');
+    process.exit(2);
+  }
+  const h = requireTypeScript(
+    path.join(root, 'test', 'system', 'e2e', 'helpers.ts')
+  );
+  const watchdog = setTimeout(() => {
+    log('the run took too long; stopping');
+    void h.stopAllLabServers().finally(() => process.exit(3));
+  }, boundMs);
+  watchdog.unref();
+  return { h, watchdog };
+}
+
 module.exports = {
   requireTypeScript,
+  startLabBench,
   canPin,
   cleanup,
   fmt,
