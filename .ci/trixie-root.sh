@@ -15,9 +15,13 @@ ROOT="${PROJECT_STARTUP_TRIXIE_ROOT:-/var/tmp/jupyterlab-project-startup-ci/trix
 # What the tests run inside: the hub and its proxy, the single-user server (jupyter_server 2.15),
 # a kernel for the notebook cells, aiohttp and simpervisor's needs for the vendored
 # jupyter-server-proxy, a venv for this checkout's wheel, Node for its sidecar, flock for the
-# venv cache's lock, curl for the README's terminal example.
+# venv cache's lock, curl for the README's terminal example. The container image test's stand-in
+# base is this root: it needs the `jupyter` and `jupyter-server` commands a Jupyter image has, and
+# cffi as a distribution (Debian's argon2-cffi asks for it; pip refuses to install over a
+# Python where it is missing).
 PACKAGES=(python3-jupyter-server python3-aiohttp python3-venv python3-pip python3-ipykernel
-  nodejs jupyterhub node-configurable-http-proxy util-linux curl)
+  nodejs jupyterhub node-configurable-http-proxy util-linux curl python3-cffi
+  jupyter-core jupyter-server)
 STAMP_TEXT="trixie ${PACKAGES[*]}"
 STAMP="$ROOT/.project-startup-stamp"
 

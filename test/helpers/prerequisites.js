@@ -1,7 +1,7 @@
 // Jest's globalSetup: before a full run, checks that the machine has what the real-service
-// suites drive (Debian's Jupyter, JupyterHub, Chromium, Slurm, keyring, Python build tools), and
-// stops at once with one message naming what is missing and the command that installs it,
-// instead of dozens of failing suites. A run of chosen suites (`npx jest test/service/x.test.ts`) or one
+// suites drive (Debian's Jupyter, JupyterHub, Chromium, Slurm, keyring, Python build tools,
+// podman), and stops at once with one message naming what is missing and the command that
+// installs it, instead of dozens of failing suites. A run of chosen suites (`npx jest test/service/x.test.ts`) or one
 // that leaves those suites out (the other Node lines in .ci/run) is not held up by it.
 'use strict';
 const { spawnSync } = require('node:child_process');
@@ -30,7 +30,8 @@ const PROGRAMS = [
   'secret-tool',
   'dbus-daemon',
   'dbus-send',
-  'configurable-http-proxy'
+  'configurable-http-proxy',
+  'podman'
 ];
 const SEARCH_PATH = [
   '/usr/local/sbin',

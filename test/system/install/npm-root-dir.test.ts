@@ -1,5 +1,5 @@
 // The npm route behind a Jupyter whose root directory is not its working directory
-// (`--ServerApp.root_dir`, Zero to JupyterHub's notebookDir). The real `jupyter
+// (`--ServerApp.root_dir`, Zero to JupyterHub's hub.config.Spawner.notebook_dir). The real `jupyter
 // lab` of the stack's venv without the wheel (JupyterLab 4.6.4, jupyter_server 2.21.1, the real
 // jupyter-server-proxy 4.4.0), with the proxy entry `project-startup jupyter install --user`
 // writes, started in one directory and serving another as its root. The sidecar the proxy
