@@ -454,6 +454,9 @@ function startLabBench(log, boundMs) {
     log('the labextension is not built: run `npm run build` first.');
     process.exit(2);
   }
+  // The venv's wheel is this build's, as the system lane makes it (skipped when it is already):
+  // otherwise the bench would measure the extension of whichever checkout installed it last.
+  require('../test/helpers/real-stack-setup').prepareRealStack();
   const h = requireTypeScript(
     path.join(root, 'test', 'system', 'e2e', 'helpers.ts')
   );

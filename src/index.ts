@@ -1,6 +1,6 @@
 // The JupyterLab plugin of jupyterlab-project-startup: the notebook interface of the Project
 // Startup service. It registers the commands, the palette and launcher items and layout
-// restoration synchronously; every server call runs after activation, never awaited in it.
+// restoration synchronously; the start-up GET leaves from activation, never awaited in it.
 //
 // What JupyterLab loads at start is what activation needs: the model and its server calls, the
 // status bar item, the notifier and the Help entry. The panel and the confirmation dialog (with
@@ -30,6 +30,8 @@ import { projectStartupIcon } from './icon';
 import { ConfirmFunction, StartupModel } from './model';
 // eslint-disable-next-line jupyter/prefer-lazy-imports -- it follows the start-up check that activate starts
 import { StartupNotifier } from './notification-display';
+// eslint-disable-next-line jupyter/prefer-lazy-imports -- the start-up check decides at once whether to load the panel's chunk
+import { shouldOpenPanel } from './notification-rules';
 import type { StartupPanel } from './panel';
 import { settingsProblem } from './settings';
 import { showInMainArea } from './shell';
@@ -87,6 +89,8 @@ interface IPanelLoader {
   readonly tracker: WidgetTracker<StartupPanel>;
   /** The panel, its module loaded first if need be; an opening meanwhile waits for the same. */
   load(): Promise<StartupPanel>;
+  /** Loads the panel's module ahead of an opening; a failure shows when it is opened. */
+  prefetch(): void;
 }
 
 function createPanelLoader(
@@ -135,7 +139,10 @@ function createPanelLoader(
       });
     return loading;
   };
-  return { tracker, load };
+  const prefetch = (): void => {
+    import('./on-demand').catch(() => undefined);
+  };
+  return { tracker, load, prefetch };
 }
 
 /**
@@ -278,17 +285,26 @@ function loadSettings(
 }
 
 /**
- * The preflight: one GET after the layout is restored (a restored panel shares it) and the
- * settings are read; then the poll, and the notifications of what needs attention.
+ * The preflight: one GET at once, while JupyterLab starts (the first one spawns the sidecar,
+ * the longest wait before the panel can show; a restored panel shares it). When its answer will
+ * open the panel, the panel's chunk loads meanwhile. Once the layout is restored (the Launcher
+ * in place, for the panel to open beside it) and the settings are read: the poll, and the
+ * notifications of what needs attention, the panel that opens itself among them.
  */
 function startChecking(
   app: JupyterFrontEnd,
   model: StartupModel,
+  panels: IPanelLoader,
   notifier: StartupNotifier,
   settingsLoaded: Promise<void>,
   trans: ITranslationBundle
 ): void {
-  Promise.all([app.restored, settingsLoaded])
+  const firstAnswer = model.ensureLoaded().then(state => {
+    if (shouldOpenPanel(state, true)) {
+      panels.prefetch();
+    }
+  });
+  Promise.all([firstAnswer, app.restored, settingsLoaded])
     .then(() => {
       // The live state: the panel and the status bar follow the service from here on.
       model.startPolling();
@@ -305,7 +321,7 @@ function startChecking(
     });
 }
 
-/** Registers everything synchronously; every server call runs after activation, never awaited. */
+/** Registers everything synchronously and sends the start-up GET; nothing is awaited. */
 function activate(
   app: JupyterFrontEnd,
   translator: ITranslator,
@@ -336,7 +352,7 @@ function activate(
     openPanelBeside: () => openPanel(app, { beside: true })
   });
   const settingsLoaded = loadSettings(settingRegistry, model, notifier, trans);
-  startChecking(app, model, notifier, settingsLoaded, trans);
+  startChecking(app, model, panels, notifier, settingsLoaded, trans);
 }
 
 /**

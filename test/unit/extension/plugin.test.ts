@@ -2,7 +2,8 @@
 // The plugin (src/index.ts) against a fake JupyterLab: the tokens it requires, the tracker and
 // showDialog are small stand-ins, while @jupyterlab/services, @lumino and the widgets the panel
 // is made of (@jupyterlab/apputils, @jupyterlab/ui-components) are real. Checks: the plugin's identity,
-// that activate awaits nothing and asks nothing before the app is restored, the commands,
+// that activate awaits nothing and sends the start-up GET at once but opens nothing before the
+// app is restored, the commands,
 // palette, launcher and restorer, translations, the dialog (cancel sends nothing, accept sends
 // exactly the body), when the panel opens by itself (only awaiting a confirmation it can take,
 // and the openWhenAwaitingConfirmation setting), the notifications (one per kind per session,
@@ -328,18 +329,24 @@ describe('the plugin', () => {
     );
   });
 
-  it('activates synchronously and asks the server nothing before the app is restored', async () => {
+  it('activates synchronously and sends the start-up GET at once; the panel waits for the restored layout', async () => {
     const h = activate({
       answers: [json(200, projectionFor(genericPlatform))]
     });
     expect(h.returned).toBeUndefined();
-    await settle();
-    expect(h.server.requests).toHaveLength(0);
-    await h.restore();
+    // The GET leaves while JupyterLab is still starting: the cold sidecar's spawn overlaps it.
     expect(h.server.requests).toHaveLength(1);
     expect(h.server.requests[0].url).toMatch(
       /^http:\/\/localhost:8888\/user\/alice\/project\/startup\?interface=notebook/
     );
+    await settle();
+    // Answered (awaiting confirmation), but nothing opens before the layout is restored: the
+    // Launcher must be in place for the panel to open beside it.
+    expect(h.shell.add).not.toHaveBeenCalled();
+    await h.restore();
+    expect(h.shell.add).toHaveBeenCalledTimes(1);
+    // The restore shares the first answer: still one GET.
+    expect(h.server.requests).toHaveLength(1);
   });
 
   it('loads its translations and registers commands, palette, launcher, restorer and the Help menu entry', async () => {
