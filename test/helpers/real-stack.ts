@@ -77,12 +77,19 @@ export const CLOSED_URL = 'http://127.0.0.1:9/';
  * The environment of a Jupyter server of the real stack, the one the browser, Notebook 7 and
  * matrix suites start: the venv's bin first on PATH (as in an activated venv), fresh Jupyter
  * directories, the token, jupyter-server-proxy from `pythonPath` (the vendored copy), and, for
- * the sidecar the proxy launches (it inherits all this), no runtime to discover.
+ * the sidecar the proxy launches (it inherits all this), no runtime to discover: both runtime
+ * URLs at CLOSED_URL, unless `runtimeUrls` is false (nobody set them, as on an ordinary machine:
+ * the sidecar probes its default endpoints, where nothing listens here).
  */
 export function realStackServerEnv(
   stack: RealStack,
   dirs: RealStackServerDirs,
-  options: { token: string; pythonPath?: string; configPath?: string }
+  options: {
+    token: string;
+    pythonPath?: string;
+    configPath?: string;
+    runtimeUrls?: boolean;
+  }
 ): Record<string, string> {
   return {
     PATH: `${stack.bin}:/usr/bin:/bin`,
@@ -102,7 +109,11 @@ export function realStackServerEnv(
     ...(dirs.sidecarRuntime
       ? { PROJECT_STARTUP_RUNTIME_DIR: dirs.sidecarRuntime }
       : {}),
-    PROJECT_STARTUP_LOCAL_RUNTIME_URL: CLOSED_URL,
-    PROJECT_STARTUP_SERVING_RUNTIME_URL: CLOSED_URL
+    ...(options.runtimeUrls === false
+      ? {}
+      : {
+          PROJECT_STARTUP_LOCAL_RUNTIME_URL: CLOSED_URL,
+          PROJECT_STARTUP_SERVING_RUNTIME_URL: CLOSED_URL
+        })
   };
 }

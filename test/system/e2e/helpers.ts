@@ -164,6 +164,11 @@ export interface LabServerOptions {
   labextensions?: string[];
   /** Extra environment for the server (and so for the backends it launches). */
   env?: Record<string, string>;
+  /**
+   * False: no runtime URL in the environment, as on an ordinary machine where nobody configured
+   * a runtime (default: both at CLOSED_URL; realStackServerEnv).
+   */
+  runtimeUrls?: boolean;
   /** Name for the server log in test-artifacts/e2e/ (default "lab-server"). */
   label?: string;
   /**
@@ -458,7 +463,8 @@ export async function startLabServer(
   const env: Record<string, string> = {
     ...realStackServerEnv(stack, dirs, {
       token,
-      pythonPath: serverProxy.pythonPath
+      pythonPath: serverProxy.pythonPath,
+      runtimeUrls: options.runtimeUrls
     }),
     ...options.env,
     ...prepared

@@ -85,6 +85,8 @@ export interface Notebook7ServerOptions {
   label?: string;
   /** Extra environment for the server (and so for the sidecar the proxy launches). */
   env?: Record<string, string>;
+  /** False: no runtime URL in the environment (LabServerOptions.runtimeUrls). */
+  runtimeUrls?: boolean;
   /** How long to wait for the server to answer (default 60 s). */
   timeoutMs?: number;
   /**
@@ -234,7 +236,8 @@ function serverEnv(
     ...realStackServerEnv(stack, dirs, {
       token,
       pythonPath,
-      configPath: proxyConfig
+      configPath: proxyConfig,
+      runtimeUrls: options.runtimeUrls
     }),
     ...options.env
   };

@@ -8,38 +8,56 @@
 // tree page that widget is the "Files"/"Running" tab panel. The panel must open there, in a tab
 // of its own, both by itself (awaiting confirmation) and from the command palette.
 //
+// The states a researcher meets here, each in the light and dark themes (-dark), with its first
+// screen at 1400 x 850 (the state, the one thing to do and who acts, nothing to scroll) and axe
+// with the panel's disclosures closed and open: awaiting confirmation, ready, blocked with the
+// person's own fix (the state path is a file), misconfigured (a refused site file; the copied
+// administrator report) and Node missing. Needs-compute and a block only the administrator can
+// fix do not occur in the notebook interface.
+//
 // Screenshots in test-artifacts/e2e/: notebook7-awaiting-confirmation, notebook7-dialog,
-// notebook7-ready, notebook7-palette, notebook7-notification, notebook7-not-enabled(-panel),
-// notebook7-user-guide.
+// notebook7-ready, notebook7-blocked, notebook7-misconfigured, notebook7-node-missing (each also
+// -dark), notebook7-notification-node-missing, notebook7-palette, notebook7-notification,
+// notebook7-not-enabled(-panel), notebook7-user-guide.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { expectAccessible } from './axe';
 import { httpRequest, screenshot } from './helpers';
 import {
+  ADMINISTRATOR_FIXES,
   BASE_URL,
   pageSuite,
   DIAGNOSTICS_PATH,
-  execute,
-  expectFirstScreen,
-  expectPanelAccessible,
+  expectBlockedWithUserFix,
+  expectNodeMissingShown,
+  expectRefusedSiteFileShown,
+  expectStateInBothThemes,
   GUIDE,
   INITIALIZE_PATH,
+  LIGHT,
+  openFromNotification,
   openFromPalette,
   PACKAGE,
   panel,
   PANEL,
   PLUGIN,
   projection,
-  setDisclosures,
+  recordCopies,
   STARTUP_PATH,
+  startupStatus,
+  useTheme,
   waitForPhase,
-  writePluginSetting
+  waitOnScreen,
+  writePluginSetting,
+  refusedSiteFile
 } from './panel-helpers';
 import {
   checkNotebook7Built,
   isNotebook7HostRace,
+  Notebook7Host,
   Notebook7Server,
+  Notebook7ServerOptions,
   openNotebookTree,
   startNotebook7Server,
   stopAllNotebook7Servers
@@ -97,53 +115,6 @@ function appFacts(page: Page): Promise<{
   }, PLUGIN);
 }
 
-/**
- * Waits (bounded) until the element lies inside the viewport and is what the page shows at its
- * centre: a toast slides in from the side, and one drawn off-screen or under another element
- * would be "visible" to Playwright but not to a person.
- */
-async function waitOnScreen(
-  page: Page,
-  locator: Locator,
-  timeoutMs = 10000
-): Promise<void> {
-  const handle = await locator.elementHandle({ timeout: timeoutMs });
-  await page.waitForFunction(
-    node => {
-      const element = node as Element | null;
-      if (!element) {
-        return false;
-      }
-      const r = element.getBoundingClientRect();
-      const inside =
-        r.width > 0 &&
-        r.height > 0 &&
-        r.left >= 0 &&
-        r.top >= 0 &&
-        r.right <= innerWidth &&
-        r.bottom <= innerHeight;
-      return (
-        inside &&
-        element.contains(
-          document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2)
-        )
-      );
-    },
-    handle,
-    { timeout: timeoutMs, polling: 100 }
-  );
-}
-
-/** JupyterLab Dark through the theme command Notebook 7 shares with JupyterLab. */
-async function useDarkTheme(page: Page): Promise<void> {
-  await execute(page, 'apputils:change-theme', { theme: 'JupyterLab Dark' });
-  await page.waitForFunction(
-    () => document.body.dataset.jpThemeLight === 'false',
-    undefined,
-    { timeout: 20000 }
-  );
-}
-
 describe('Project Startup in Jupyter Notebook 7.6.3 (`jupyter notebook`, the wheel installed; tree page; Chromium, base_url /user/alice/)', () => {
   let server: Notebook7Server | undefined;
   let notebook = '';
@@ -159,10 +130,34 @@ describe('Project Startup in Jupyter Notebook 7.6.3 (`jupyter notebook`, the whe
   });
   afterAll(stopAllNotebook7Servers, 60000);
 
+  /**
+   * Starts this test's server (base_url /user/alice/, no runtime configured; stopped after the
+   * test) and opens its tree page in a new page (after `beforeOpen`), which must load without page
+   * errors.
+   */
+  async function openTree(
+    options: Notebook7ServerOptions,
+    beforeOpen?: (page: Page) => Promise<void>
+  ): Promise<{ s: Notebook7Server; p: Page; host: Notebook7Host }> {
+    const s = await startNotebook7Server({
+      baseUrl: BASE_URL,
+      runtimeUrls: false,
+      ...options
+    });
+    server = s;
+    const p = await newPage();
+    await beforeOpen?.(p);
+    const host = await openNotebookTree(p, s);
+    expect(host.errors).toEqual([]);
+    return { s, p, host };
+  }
+
   test('awaiting confirmation: the panel opens by itself in a tab of the tree page; the dialog initializes; ready', async () => {
+    // Nobody configured a model runtime here, as on an ordinary machine.
     server = await startNotebook7Server({
       baseUrl: BASE_URL,
-      label: 'notebook7-generic-server'
+      label: 'notebook7-generic-server',
+      runtimeUrls: false
     });
     const s = server;
     const p = await newPage();
@@ -190,28 +185,20 @@ describe('Project Startup in Jupyter Notebook 7.6.3 (`jupyter notebook`, the whe
     const tabs = await treeTabs(p);
     expect(tabs.labels).toEqual(['Files', 'Running', 'Project Startup']);
     expect(tabs.current).toBe('Project Startup');
+    // A runtime nobody set up is no problem to report: no warning, nothing for the administrator.
+    await expect(panel(p).textContent()).resolves.not.toMatch(/not reachable/);
+    expect(
+      await panel(p)
+        .getByRole('button', { name: 'Copy details for your administrator' })
+        .count()
+    ).toBe(0);
     // The state, the one thing to do and who acts, without scrolling at 1400 x 850.
-    const awaiting = {
+    await expectStateInBothThemes(p, 'notebook7-awaiting-confirmation', {
       heading: 'Set up this project',
       who: 'user',
       action: 'Initialize project'
-    };
-    await expectFirstScreen(p, awaiting);
-    await screenshot(p, 'notebook7-awaiting-confirmation');
-    await expectPanelAccessible(p, 'notebook7-awaiting-confirmation');
-    await setDisclosures(p, true);
-    await expectPanelAccessible(p, 'notebook7-awaiting-confirmation-details');
-    await setDisclosures(p, false);
-    await useDarkTheme(p);
-    await expectFirstScreen(p, awaiting);
-    await screenshot(p, 'notebook7-awaiting-confirmation-dark');
-    await expectPanelAccessible(p, 'notebook7-awaiting-confirmation-dark');
-    await execute(p, 'apputils:change-theme', { theme: 'JupyterLab Light' });
-    await p.waitForFunction(
-      () => document.body.dataset.jpThemeLight === 'true',
-      undefined,
-      { timeout: 20000 }
-    );
+    });
+    await useTheme(p, LIGHT);
 
     // The dialog's Cancel creates nothing and leaves the panel awaiting confirmation.
     const dialog = p.locator('.jp-Dialog');
@@ -251,21 +238,11 @@ describe('Project Startup in Jupyter Notebook 7.6.3 (`jupyter notebook`, the whe
       )
     ).toBe(true);
     expect((await projection(s)).phase).toBe('ready');
-    const ready = {
+    await expectStateInBothThemes(p, 'notebook7-ready', {
       heading: 'Your project is set up',
       who: null,
       action: null
-    };
-    await expectFirstScreen(p, ready);
-    await screenshot(p, 'notebook7-ready');
-    await expectPanelAccessible(p, 'notebook7-ready');
-    await setDisclosures(p, true);
-    await expectPanelAccessible(p, 'notebook7-ready-details');
-    await setDisclosures(p, false);
-    await useDarkTheme(p);
-    await expectFirstScreen(p, ready);
-    await screenshot(p, 'notebook7-ready-dark');
-    await expectPanelAccessible(p, 'notebook7-ready-dark');
+    });
 
     // The Files tab still works beside it, and the command brings the panel's tab back.
     await p
@@ -516,4 +493,75 @@ describe('Project Startup in Jupyter Notebook 7.6.3 (`jupyter notebook`, the whe
         problem.status === 404
     );
   }, 120000);
+
+  test("blocked (the project's setup folder is a file): the notification opens the panel; the person's own fix, on the first screen, in both themes; once done, Check again finds the project ready to set up", async () => {
+    let statePath = '';
+    const { s, p } = await openTree({
+      label: 'notebook7-blocked-server',
+      prepare: dirs => {
+        // Something else took the private state path: not a directory this service made.
+        statePath = path.join(dirs.project, '.project-startup');
+        fs.writeFileSync(statePath, 'not a state directory\n');
+      }
+    });
+    const answer = await projection(s);
+    expect(answer.phase).toBe('blocked');
+    expect(
+      answer.readinessChecks.find(c => c.id === 'state-path')
+    ).toMatchObject({ status: 'fail', required: true, remedyBy: 'user' });
+    // Not awaiting confirmation: the panel waits for the notification's way in.
+    await openFromNotification(p);
+    await waitForPhase(p, 'blocked');
+    await expect(treeTabs(p)).resolves.toEqual({
+      labels: ['Files', 'Running', 'Project Startup'],
+      current: 'Project Startup'
+    });
+    await expectBlockedWithUserFix(p, 'notebook7-blocked');
+    // The fix is the person's own: with the file moved away, Check again shows the next step.
+    fs.rmSync(statePath);
+    await panel(p).getByRole('button', { name: 'Check again' }).click();
+    await waitForPhase(p, 'awaiting-confirmation');
+    expect(fs.readdirSync(s.dirs.project)).toEqual([]);
+    expectOnlyProblems();
+  }, 180000);
+
+  test('misconfigured (a refused site file), with a credential in the environment: one line per problem, the administrator acts, the copied report names the file and line and no credential', async () => {
+    const site = refusedSiteFile();
+    const { s, p } = await openTree(
+      { label: 'notebook7-misconfigured-server', prepare: site.prepare },
+      recordCopies
+    );
+    await openFromNotification(p);
+    await expectRefusedSiteFileShown(p, 'notebook7-misconfigured', {
+      file: site.file,
+      versions: `Versions: Jupyter Notebook ${notebook}`,
+      token: s.token
+    });
+    // Expected: the sidecar's 503 misconfigured through the proxy (and Chromium's console line).
+    expectOnlyProblems(startupStatus(503));
+  }, 180000);
+
+  test("Node missing (the server's PROJECT_STARTUP_NODE names nothing): an error notification, then the panel gives the cause and the administrator's fix, in both themes", async () => {
+    const node = '/nonexistent/bin/node';
+    const { p } = await openTree({
+      label: 'notebook7-node-missing-server',
+      env: { PROJECT_STARTUP_NODE: node }
+    });
+    await expectNodeMissingShown(
+      p,
+      node,
+      'notebook7-notification-node-missing'
+    );
+    await expect(treeTabs(p)).resolves.toEqual({
+      labels: ['Files', 'Running', 'Project Startup'],
+      current: 'Project Startup'
+    });
+    await expectStateInBothThemes(
+      p,
+      'notebook7-node-missing',
+      ADMINISTRATOR_FIXES
+    );
+    // The one expected failure: the proxy's 500 for the startup projection (and its console line).
+    expectOnlyProblems(startupStatus(500));
+  }, 180000);
 });

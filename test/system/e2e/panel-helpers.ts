@@ -16,7 +16,9 @@ import {
   PageProblem,
   PageProblems,
   PROJECT_LABEXTENSION,
-  stopAllLabServers
+  screenshot,
+  stopAllLabServers,
+  waitForSplashGone
 } from './helpers';
 import type { StartupProjection } from '../../../src/tokens';
 import { delay } from '../../helpers/wait';
@@ -456,4 +458,289 @@ export async function expectFirstScreen(
     );
     expect(box?.y ?? -1).toBeGreaterThanOrEqual(bounds?.y ?? 0);
   }
+}
+
+export const LIGHT = 'JupyterLab Light';
+export const DARK = 'JupyterLab Dark';
+
+/**
+ * Switches the theme (the command JupyterLab and Notebook 7 share) and waits (bounded) until the
+ * panel is drawn with it.
+ */
+export async function useTheme(page: Page, theme: string): Promise<void> {
+  await execute(page, 'apputils:change-theme', { theme });
+  await page.waitForFunction(
+    t => document.body.dataset.jpThemeName === t,
+    theme,
+    { timeout: 20000 }
+  );
+  await waitForSplashGone(page);
+  await page.waitForFunction(
+    ([selector, dark]) => {
+      const node = document.querySelector(selector);
+      const rgb =
+        (node ? getComputedStyle(node).backgroundColor : '')
+          .match(/\d+/g)
+          ?.map(Number) ?? [];
+      return rgb.length >= 3 && rgb[0] + rgb[1] + rgb[2] < 3 * 96 === dark;
+    },
+    [PANEL, theme === DARK] as const,
+    { timeout: 20000, polling: 100 }
+  );
+}
+
+/**
+ * One state of the panel as a person sees it, in the light theme and then the dark one (the page
+ * is left dark): its first screen at 1400 × 850 (expectFirstScreen), the screenshots `name` and
+ * `name-dark` in test-artifacts/e2e/, and axe on the panel with its disclosures closed and open
+ * (`name[-dark]` and `name[-dark]-details`).
+ */
+export async function expectStateInBothThemes(
+  page: Page,
+  name: string,
+  firstScreen: Parameters<typeof expectFirstScreen>[1]
+): Promise<void> {
+  for (const [theme, suffix] of [
+    [LIGHT, ''],
+    [DARK, '-dark']
+  ] as const) {
+    await useTheme(page, theme);
+    await expectFirstScreen(page, firstScreen);
+    await screenshot(page, `${name}${suffix}`);
+    await expectPanelAccessible(page, `${name}${suffix}`);
+    await setDisclosures(page, true);
+    await expectPanelAccessible(page, `${name}${suffix}-details`);
+    await setDisclosures(page, false);
+  }
+}
+
+/**
+ * From the page's next load on, what JupyterLab's Clipboard.copyToSystem puts on the clipboard
+ * (through a copy event's DataTransfer) is kept in the page; `copied` reads the last of it.
+ */
+export async function recordCopies(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const set = DataTransfer.prototype.setData;
+    DataTransfer.prototype.setData = function (format, data) {
+      (globalThis as unknown as { e2eCopied?: string }).e2eCopied = data;
+      return set.call(this, format, data);
+    };
+  });
+}
+
+/** Waits (bounded) for a copy recorded by recordCopies and returns its text. */
+export async function copied(page: Page): Promise<string> {
+  const handle = await page.waitForFunction(
+    () => (globalThis as unknown as { e2eCopied?: string }).e2eCopied,
+    undefined,
+    { timeout: 10000 }
+  );
+  return (await handle.jsonValue()) as string;
+}
+
+/**
+ * Waits (bounded) until the element lies inside the viewport and is what the page shows at its
+ * centre: a toast slides in from the side, and one drawn off-screen or under another element
+ * would be "visible" to Playwright but not to a person.
+ */
+export async function waitOnScreen(
+  page: Page,
+  locator: Locator,
+  timeoutMs = 10000
+): Promise<void> {
+  const handle = await locator.elementHandle({ timeout: timeoutMs });
+  await page.waitForFunction(
+    node => {
+      const element = node as Element | null;
+      if (!element) {
+        return false;
+      }
+      const r = element.getBoundingClientRect();
+      const inside =
+        r.width > 0 &&
+        r.height > 0 &&
+        r.left >= 0 &&
+        r.top >= 0 &&
+        r.right <= innerWidth &&
+        r.bottom <= innerHeight;
+      return (
+        inside &&
+        element.contains(
+          document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2)
+        )
+      );
+    },
+    handle,
+    { timeout: timeoutMs, polling: 100 }
+  );
+}
+
+/**
+ * Node missing as a person meets it, wherever the server's `project` entry names a Node that is
+ * not there (`nodePath`): the panel does not open by itself; an error notification gives the
+ * cause from the diagnostics route and says the administrator fixes it (its screenshot,
+ * `toastScreenshot`); its action opens the panel, whose problem names the setting and gives the
+ * fix to the administrator, not to the person.
+ */
+export async function expectNodeMissingShown(
+  page: Page,
+  nodePath: string,
+  toastScreenshot: string
+): Promise<void> {
+  const { toast, cause } = await administratorNotification(
+    page,
+    'Project Startup cannot start: Node.js was not found.'
+  );
+  expect(cause).toBe('Project Startup cannot start: Node.js was not found.');
+  expect(await panel(page).count()).toBe(0);
+  await waitOnScreen(page, toast);
+  await screenshot(page, toastScreenshot);
+  await toast.getByRole('button', { name: 'Open Project Startup' }).click();
+  const item = panel(page).locator('[data-problem-code="node-missing"]');
+  await item.waitFor({ state: 'visible', timeout: 30000 });
+  await expect(item.textContent()).resolves.toContain(
+    `PROJECT_STARTUP_NODE is set to ${nodePath}, which is not an executable file.`
+  );
+  await expect(item.textContent()).resolves.toContain(
+    'For your administrator: Set PROJECT_STARTUP_NODE to the path of Node.js 20 or newer'
+  );
+  await expect(
+    panel(page).locator('[role="status"]').textContent()
+  ).resolves.toBe(
+    'The Project Startup service cannot start: Node.js was not found.'
+  );
+}
+
+/** What the first screen of a state the administrator must fix shows. */
+export const ADMINISTRATOR_FIXES = {
+  heading: 'Project Startup cannot start',
+  who: 'administrator',
+  action: 'Copy details for your administrator'
+} as const;
+
+/**
+ * Waits (bounded) for the error notification of a problem only the administrator can fix, whose
+ * text starts with `causeStart`: its first line is the cause, its second says who fixes it (never
+ * the researcher's task). Returns the toast and its first line.
+ */
+export async function administratorNotification(
+  page: Page,
+  causeStart: string
+): Promise<{ toast: Locator; cause: string }> {
+  const toast = page.locator('.jp-toastContainer .Toastify__toast', {
+    hasText: causeStart
+  });
+  await toast.waitFor({ state: 'visible', timeout: 30000 });
+  await expect(toast.getAttribute('class')).resolves.toContain(
+    'jp-Notification-Toast-error'
+  );
+  const [cause, fix] = (
+    await toast.locator('.jp-toast-message').innerText()
+  ).split('\n');
+  expect(cause.startsWith(causeStart)).toBe(true);
+  expect(fix).toBe('Your administrator needs to fix this.');
+  return { toast, cause };
+}
+
+/** Credentials in the server's environment: no copied report may carry their values. */
+export const ENVIRONMENT_CREDENTIALS = {
+  HF_TOKEN: 'hf_s33StatesNeverCopied7f3a',
+  OPENAI_API_KEY: 'sk-s33-states-never-copied-9c1d'
+} as const;
+
+/**
+ * A site file the service refuses (line 3 holds a key it does not know): `prepare` writes it in
+ * the server's root directory and returns the server's environment, PROJECT_STARTUP_CONFIG naming
+ * it with ENVIRONMENT_CREDENTIALS beside it; `file` is its path once written.
+ */
+export function refusedSiteFile(): {
+  readonly file: string;
+  prepare(dirs: LabServer['dirs']): Record<string, string>;
+} {
+  let file = '';
+  return {
+    get file() {
+      return file;
+    },
+    prepare: dirs => {
+      file = path.join(dirs.root, 'site.json');
+      fs.writeFileSync(file, '{\n  "platform": {},\n  "notAKey": true\n}\n', {
+        mode: 0o644
+      });
+      return { PROJECT_STARTUP_CONFIG: file, ...ENVIRONMENT_CREDENTIALS };
+    }
+  };
+}
+
+/**
+ * The panel (opened) on the site file of refusedSiteFile, as a person sees it: the problem on a
+ * line of its own with the file and line, and its code; the first screen, screenshots (`name`,
+ * `name-dark`) and axe in both themes (expectStateInBothThemes); then the administrator's report
+ * it copies (expectAdministratorReport: the page under recordCopies).
+ */
+export async function expectRefusedSiteFileShown(
+  page: Page,
+  name: string,
+  expected: { file: string; versions: string; token: string }
+): Promise<void> {
+  const failing = panel(page).locator('.jp-ProjectStartup-failing');
+  await failing.waitFor({ state: 'visible', timeout: 30000 });
+  const shown = (await failing.textContent()) ?? '';
+  expect(shown).toContain(
+    `${expected.file}:3: notAKey is not a known key at the top level.`
+  );
+  expect(shown).toContain('Problem code: misconfigured');
+  await expectStateInBothThemes(page, name, ADMINISTRATOR_FIXES);
+  await expectAdministratorReport(page, failing, expected);
+}
+
+/**
+ * "Copy details for your administrator" in `section` (the page under recordCopies) copies a report
+ * that names the problem, the site file and line and the host's `versions`, and no credential: no
+ * value of ENVIRONMENT_CREDENTIALS, nor the server's `token`.
+ */
+export async function expectAdministratorReport(
+  page: Page,
+  section: Locator,
+  expected: { file: string; versions: string; token: string }
+): Promise<string> {
+  await section
+    .getByRole('button', { name: 'Copy details for your administrator' })
+    .click();
+  const report = await copied(page);
+  expect(report).toContain('Project Startup: details for the administrator');
+  expect(report).toContain('misconfigured');
+  expect(report).toContain(`${expected.file}:3`);
+  expect(report).toContain(expected.versions);
+  for (const value of [
+    ...Object.values(ENVIRONMENT_CREDENTIALS),
+    expected.token
+  ]) {
+    expect(report).not.toContain(value);
+  }
+  return report;
+}
+
+/**
+ * Blocked by a check the person can fix, as they see it: the fix ("To fix it: …") and no way to
+ * initialize; the first screen says so with Check again and that they act, with screenshots
+ * (`name`, `name-dark`) and axe in both themes (expectStateInBothThemes).
+ */
+export async function expectBlockedWithUserFix(
+  page: Page,
+  name: string
+): Promise<void> {
+  await expect(
+    panel(page).locator('.jp-ProjectStartup-state').textContent()
+  ).resolves.toContain('To fix it:');
+  expect(
+    await panel(page)
+      .getByRole('button', { name: 'Initialize project' })
+      .count()
+  ).toBe(0);
+  await expectStateInBothThemes(page, name, {
+    heading: 'Setup is blocked',
+    who: 'user',
+    action: 'Check again'
+  });
 }

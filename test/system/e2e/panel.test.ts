@@ -46,7 +46,14 @@ import { waitFor } from '../../helpers/wait';
 import { expectAccessible, focusRingContrast as ringContrast } from './axe';
 import {
   BASE_URL,
+  DARK,
+  expectRefusedSiteFileShown,
+  expectBlockedWithUserFix,
+  LIGHT,
+  recordCopies,
   removeProxyEntry,
+  useTheme,
+  refusedSiteFile,
   breakProxyEntry,
   missingSidecarScript,
   pageSuite,
@@ -198,32 +205,6 @@ function focused(page: Page): Promise<{
       accept: !!active?.classList.contains('jp-mod-accept')
     };
   }, PANEL);
-}
-
-const LIGHT = 'JupyterLab Light';
-const DARK = 'JupyterLab Dark';
-
-/** Switches JupyterLab's theme and waits (bounded) until the panel is drawn with it. */
-async function useTheme(page: Page, theme: string): Promise<void> {
-  await execute(page, 'apputils:change-theme', { theme });
-  await page.waitForFunction(
-    t => document.body.dataset.jpThemeName === t,
-    theme,
-    { timeout: 20000 }
-  );
-  await waitForSplashGone(page);
-  await page.waitForFunction(
-    ([selector, dark]) => {
-      const node = document.querySelector(selector);
-      const rgb =
-        (node ? getComputedStyle(node).backgroundColor : '')
-          .match(/\d+/g)
-          ?.map(Number) ?? [];
-      return rgb.length >= 3 && rgb[0] + rgb[1] + rgb[2] < 3 * 96 === dark;
-    },
-    [PANEL, theme === DARK] as const,
-    { timeout: 20000, polling: 100 }
-  );
 }
 
 /** axe-core on the open dialog. */
@@ -1239,31 +1220,8 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 2.21
         )
         .textContent()
     ).resolves.toBe('Fail');
-    expect(
-      await panel(p).getByRole('button', { name: 'Initialize project' }).count()
-    ).toBe(0);
     // The person's own fix: who acts, the fix and Check again on the first screen.
-    await expectFirstScreen(p, {
-      heading: 'Setup is blocked',
-      who: 'user',
-      action: 'Check again'
-    });
-    await expect(
-      panel(p).locator('.jp-ProjectStartup-state').textContent()
-    ).resolves.toContain('To fix it:');
-    await screenshot(p, 'panel-blocked');
-    await expectPanelAccessible(p, 'panel-blocked');
-    await setDisclosures(p, true);
-    await expectPanelAccessible(p, 'panel-blocked-details');
-    await setDisclosures(p, false);
-    await useTheme(p, DARK);
-    await expectFirstScreen(p, {
-      heading: 'Setup is blocked',
-      who: 'user',
-      action: 'Check again'
-    });
-    await screenshot(p, 'panel-blocked-dark');
-    await expectPanelAccessible(p, 'panel-blocked-dark');
+    await expectBlockedWithUserFix(p, 'panel-blocked');
     expect(fs.readFileSync(statePath, 'utf8')).toBe('not a state directory\n');
     // Expected: the sidecar's 409 for the initialize (and Chromium's console line for it).
     expectOnlyProblems(
@@ -1275,84 +1233,26 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 2.21
   }, 120000);
 
   test('misconfigured (a refused site file), with a credential in the environment: one line per problem, the administrator acts, the copied report names the file and line and no credential', async () => {
-    const secrets = {
-      HF_TOKEN: 'hf_s33StatesNeverCopied7f3a',
-      OPENAI_API_KEY: 'sk-s33-states-never-copied-9c1d'
-    };
-    let siteFile = '';
+    const site = refusedSiteFile();
     server = await startPanelServer({
       baseUrl: BASE_URL,
       label: 'panel-misconfigured-server',
       prepare: dirs => {
         jupyterInstall(dirs);
-        siteFile = path.join(dirs.root, 'site.json');
-        fs.writeFileSync(
-          siteFile,
-          '{\n  "platform": {},\n  "notAKey": true\n}\n',
-          { mode: 0o644 }
-        );
-        return { PROJECT_STARTUP_CONFIG: siteFile, ...secrets };
+        return site.prepare(dirs);
       }
     });
     const s = server;
     const p = await newPage();
-    // What Clipboard.copyToSystem puts on the clipboard, as the page sets it.
-    await p.addInitScript(() => {
-      const set = DataTransfer.prototype.setData;
-      DataTransfer.prototype.setData = function (format, data) {
-        (globalThis as unknown as { e2eCopied?: string }).e2eCopied = data;
-        return set.call(this, format, data);
-      };
-    });
+    await recordCopies(p);
     await openLab(p, s);
     await openFromNotification(p);
     await panel(p).waitFor({ state: 'visible', timeout: 30000 });
-    const failing = panel(p).locator('.jp-ProjectStartup-failing');
-    await failing.waitFor({ state: 'visible', timeout: 30000 });
-    const shown = (await failing.textContent()) ?? '';
-    expect(shown).toContain(
-      `${siteFile}:3: notAKey is not a known key at the top level.`
-    );
-    expect(shown).toContain('Problem code: misconfigured');
-    await expectFirstScreen(p, {
-      heading: 'Project Startup cannot start',
-      who: 'administrator',
-      action: 'Copy details for your administrator'
+    await expectRefusedSiteFileShown(p, 'panel-misconfigured', {
+      file: site.file,
+      versions: 'Versions: JupyterLab 4.6.4',
+      token: s.token
     });
-    await screenshot(p, 'panel-misconfigured');
-    await expectPanelAccessible(p, 'panel-misconfigured');
-    await setDisclosures(p, true);
-    await expectPanelAccessible(p, 'panel-misconfigured-details');
-    await setDisclosures(p, false);
-
-    await failing
-      .getByRole('button', { name: 'Copy details for your administrator' })
-      .click();
-    const report = await p
-      .waitForFunction(
-        () => (globalThis as unknown as { e2eCopied?: string }).e2eCopied,
-        undefined,
-        { timeout: 10000 }
-      )
-      .then(h => h.jsonValue());
-    expect(report).toContain('Project Startup: details for the administrator');
-    expect(report).toContain('misconfigured');
-    expect(report).toContain(`${siteFile}:3`);
-    expect(report).toMatch(/Versions: JupyterLab 4\.6\.4/);
-    for (const value of [...Object.values(secrets), s.token]) {
-      expect(report).not.toContain(value);
-    }
-
-    await useTheme(p, DARK);
-    await expectFirstScreen(p, {
-      heading: 'Project Startup cannot start',
-      who: 'administrator',
-      action: 'Copy details for your administrator'
-    });
-    await screenshot(p, 'panel-misconfigured-dark');
-    await expectPanelAccessible(p, 'panel-misconfigured-dark');
-    await setDisclosures(p, true);
-    await expectPanelAccessible(p, 'panel-misconfigured-dark-details');
     // Expected: the sidecar's 503 misconfigured through the proxy (and Chromium's console line).
     expectOnlyProblems(startupStatus(503));
   }, 120000);

@@ -23,13 +23,14 @@ import {
   stopAllLabServers
 } from '../e2e/helpers';
 import {
+  ADMINISTRATOR_FIXES,
+  administratorNotification,
   BASE_URL,
-  execute,
   expectFirstScreen,
-  expectPanelAccessible,
+  expectNodeMissingShown,
+  expectStateInBothThemes,
   pageSuite,
   INITIALIZE_PATH,
-  setDisclosures,
   PANEL,
   STARTUP_PATH,
   waitForPhase
@@ -957,12 +958,14 @@ describe("the real `jupyter lab` in Chromium, with the extension from the wheel'
    * copied. */
   async function openInstalledLab(
     label: string,
-    env: Record<string, string> = {}
+    env: Record<string, string> = {},
+    runtimeUrls?: boolean
   ): Promise<Page> {
     server = await startLabServer({
       baseUrl: BASE_URL,
       label,
-      env
+      env,
+      runtimeUrls
     });
     expect(
       fs.readdirSync(path.join(server.dirs.data, 'labextensions'))
@@ -988,11 +991,18 @@ describe("the real `jupyter lab` in Chromium, with the extension from the wheel'
   }
 
   it('the panel opens by itself, initializes through the dialog and reaches ready', async () => {
-    const p = await openInstalledLab('wheel-lab-ready');
+    // Nobody configured a model runtime here, as on an ordinary machine.
+    const p = await openInstalledLab('wheel-lab-ready', {}, false);
     const s = server as LabServer;
     // openWhileIncomplete (default): the panel opens at start while setup is incomplete.
     const panel = p.locator(PANEL);
     await waitForPhase(p, 'awaiting-confirmation');
+    await expectFirstScreen(p, {
+      heading: 'Set up this project',
+      who: 'user',
+      action: 'Initialize project'
+    });
+    await screenshot(p, 'wheel-panel-awaiting-confirmation');
     await panel.getByRole('button', { name: 'Initialize project' }).click();
     const dialog = p.locator('.jp-Dialog');
     await dialog.waitFor({ state: 'visible' });
@@ -1013,7 +1023,11 @@ describe("the real `jupyter lab` in Chromium, with the extension from the wheel'
     expect(
       fs.statSync(path.join(statePath, 'initialization.json')).mode & 0o777
     ).toBe(0o600);
-    await screenshot(p, 'wheel-panel-ready');
+    await expectStateInBothThemes(p, 'wheel-panel-ready', {
+      heading: 'Your project is set up',
+      who: null,
+      action: null
+    });
     expectOnlyProblems();
   }, 120000);
 
@@ -1021,61 +1035,18 @@ describe("the real `jupyter lab` in Chromium, with the extension from the wheel'
     const p = await openInstalledLab('wheel-lab-node-missing', {
       PROJECT_STARTUP_NODE: '/nonexistent/bin/node'
     });
-    // The panel does not open by itself here: an error notification gives the cause from the
-    // diagnostics route and the start of its fix, and its action opens the panel.
-    const toast = p.locator('.jp-toastContainer .Toastify__toast', {
-      hasText: 'Project Startup cannot start: Node.js was not found.'
-    });
-    await toast.waitFor({ state: 'visible', timeout: 30000 });
-    await expect(toast.getAttribute('class')).resolves.toContain(
-      'jp-Notification-Toast-error'
-    );
-    const [cause, fix] = (
-      await toast.locator('.jp-toast-message').innerText()
-    ).split('\n');
-    expect(cause).toBe('Project Startup cannot start: Node.js was not found.');
-    // Only whoever runs the Jupyter server can give it Node: never the researcher's task here.
-    expect(fix).toBe('Your administrator needs to fix this.');
-    expect(await p.locator(PANEL).count()).toBe(0);
-    await p.waitForTimeout(600); // the toast's slide-in, for a clear screenshot
-    await screenshot(p, 'wheel-notification-node-missing');
-    await toast.getByRole('button', { name: 'Open Project Startup' }).click();
-    const item = p.locator(`${PANEL} [data-problem-code="node-missing"]`);
-    await item.waitFor({ state: 'visible', timeout: 30000 });
-    await expect(item.textContent()).resolves.toContain(
-      'PROJECT_STARTUP_NODE is set to /nonexistent/bin/node, which is not an executable file.'
-    );
-    await expect(item.textContent()).resolves.toContain(
-      'For your administrator: Set PROJECT_STARTUP_NODE to the path of Node.js 20 or newer'
-    );
-    const status = p.locator(`${PANEL} [role="status"]`);
-    await expect(status.textContent()).resolves.toBe(
-      'The Project Startup service cannot start: Node.js was not found.'
+    await expectNodeMissingShown(
+      p,
+      '/nonexistent/bin/node',
+      'wheel-notification-node-missing'
     );
     // The state, the one thing to do and who acts, without scrolling at 1400 x 850, in both
     // themes; axe with the disclosures closed and open.
-    const firstScreen = {
-      heading: 'Project Startup cannot start',
-      who: 'administrator',
-      action: 'Copy details for your administrator'
-    };
-    await expectFirstScreen(p, firstScreen);
-    await screenshot(p, 'wheel-panel-node-missing');
-    await expectPanelAccessible(p, 'wheel-panel-node-missing');
-    await setDisclosures(p, true);
-    await expectPanelAccessible(p, 'wheel-panel-node-missing-details');
-    await setDisclosures(p, false);
-    await execute(p, 'apputils:change-theme', { theme: 'JupyterLab Dark' });
-    await p.waitForFunction(
-      () => document.body.dataset.jpThemeLight === 'false',
-      undefined,
-      { timeout: 20000 }
+    await expectStateInBothThemes(
+      p,
+      'wheel-panel-node-missing',
+      ADMINISTRATOR_FIXES
     );
-    await expectFirstScreen(p, firstScreen);
-    await screenshot(p, 'wheel-panel-node-missing-dark');
-    await expectPanelAccessible(p, 'wheel-panel-node-missing-dark');
-    await setDisclosures(p, true);
-    await expectPanelAccessible(p, 'wheel-panel-node-missing-dark-details');
     // The one expected failure: the proxy's 500 for the startup projection (and its console line).
     expectOnlyProblems(
       pr =>
@@ -1093,21 +1064,10 @@ describe("the real `jupyter lab` in Chromium, with the extension from the wheel'
     });
     // No 20 s wait for the proxy's timeout: the sidecar answers 503 misconfigured, and the
     // notification names the setting; the panel gives the whole fix.
-    const toast = p.locator('.jp-toastContainer .Toastify__toast', {
-      hasText:
-        'Project Startup cannot start: PROJECT_STARTUP_REQUEST_TIMEOUT_MS'
-    });
-    await toast.waitFor({ state: 'visible', timeout: 30000 });
-    await expect(toast.getAttribute('class')).resolves.toContain(
-      'jp-Notification-Toast-error'
+    const { toast } = await administratorNotification(
+      p,
+      'Project Startup cannot start: PROJECT_STARTUP_REQUEST_TIMEOUT_MS must be a whole number'
     );
-    const [cause, fix] = (
-      await toast.locator('.jp-toast-message').innerText()
-    ).split('\n');
-    expect(cause).toMatch(
-      /^Project Startup cannot start: PROJECT_STARTUP_REQUEST_TIMEOUT_MS must be a whole number/
-    );
-    expect(fix).toBe('Your administrator needs to fix this.');
     await toast.getByRole('button', { name: 'Open Project Startup' }).click();
     const detail = p.locator(`${PANEL} .jp-ProjectStartup-problemDetail`);
     await detail.waitFor({ state: 'visible', timeout: 30000 });
