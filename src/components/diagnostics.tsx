@@ -18,19 +18,22 @@ import {
  */
 const JUPYTER_SERVER_COMMAND = 'jupyter server';
 const JUPYTER_LAB_COMMAND = 'jupyter lab';
+const JUPYTER_NOTEBOOK_COMMAND = 'jupyter notebook';
 
 function LogHint(props: { trans: Trans }): JSX.Element {
   return (
     <p className={cls('logHint')}>
       <WithNodes
         text={props.trans.__(
-          "The service's log is in the Jupyter server's log: the output (stderr) of %1 or %2.",
+          "The service's log is in the Jupyter server's log: the output (stderr) of %1, %2 or %3.",
+          MARK,
           MARK,
           MARK
         )}
         nodes={[
           <Code key="server">{JUPYTER_SERVER_COMMAND}</Code>,
-          <Code key="lab">{JUPYTER_LAB_COMMAND}</Code>
+          <Code key="lab">{JUPYTER_LAB_COMMAND}</Code>,
+          <Code key="notebook">{JUPYTER_NOTEBOOK_COMMAND}</Code>
         ]}
       />
     </p>

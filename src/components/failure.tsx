@@ -57,13 +57,7 @@ function httpFailureDescription(
   if (problem) {
     return (
       <>
-        <p>
-          {trans.__(
-            'The service answered HTTP %1: %2',
-            failure.status,
-            problem.title
-          )}
-        </p>
+        <p>{trans.__('%1 (HTTP %2).', problem.title, failure.status)}</p>
         <ProblemDetail detail={problem.detail} />
         {fix ? (
           <p className={cls('fix')}>

@@ -214,7 +214,7 @@ function stateOf(
       return {
         kind,
         detail: `${statePath} is a symbolic link.`,
-        remedy: `Inspect ${statePath} and move it aside (the service never changes it for you); then run the setup again.`
+        remedy: `Inspect ${statePath} and move it aside (the service never changes it for you); then check again.`
       };
   }
 }

@@ -167,7 +167,7 @@ export function swapped(where: string): ProblemError {
     'state-unsafe',
     `${where} was moved or replaced while the service was working in it.`,
     {
-      remedy: `Find out what renames entries in ${path.dirname(where)} (only you should be able to); put the real directory back and run the setup again.`
+      remedy: `Find out what renames entries in ${path.dirname(where)} (only you should be able to); put the real directory back and check again.`
     }
   );
 }
@@ -187,7 +187,7 @@ function openDirectoryNoFollow(p: string, shown: string): number {
     }
     if (code === 'ENOTDIR') {
       throw new ProblemError('state-unsafe', `${shown} is not a directory.`, {
-        remedy: `Inspect ${shown} and move it aside (the service never changes it for you); then run the setup again.`
+        remedy: `Inspect ${shown} and move it aside (the service never changes it for you); then check again.`
       });
     }
     if (code === 'ENOENT') {

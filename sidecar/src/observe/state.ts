@@ -53,8 +53,8 @@ function unsafe(where: string, problem: string): StateInspection {
     kind: 'unsafe',
     detail: `${where} ${problem}.`,
     remedy: problem.startsWith('is accessible to other users')
-      ? `If ${where} is yours and you trust what it holds, make it private with \`chmod 700 ${where}\`; otherwise move it aside (the service never changes it for you). Then run the setup again.`
-      : `Inspect ${where} and move it aside (the service never changes it for you); then run the setup again.`
+      ? `If ${where} is yours and you trust what it holds, make it private with \`chmod 700 ${where}\`; otherwise move it aside (the service never changes it for you). Then check again.`
+      : `Inspect ${where} and move it aside (the service never changes it for you); then check again.`
   };
 }
 
@@ -107,7 +107,7 @@ export class StateInspector {
       return {
         kind: 'unsafe',
         detail: `${base} ${baseStat === undefined ? 'does not exist' : 'is not a directory'}.`,
-        remedy: `Create ${base} (or point the service at an existing one) and run the setup again.`
+        remedy: `Create ${base} (or point the service at an existing one) and check again.`
       };
     }
     for (const parent of this.placement.parentsToCreate) {
@@ -261,7 +261,7 @@ export type StepHook = (step: CreationStep) => void;
 
 function refuse(where: string, problem: string): ProblemError {
   return new ProblemError('state-unsafe', `${where} ${problem}.`, {
-    remedy: `Inspect ${where} and move it aside (the service never changes it for you); then run the setup again.`
+    remedy: `Inspect ${where} and move it aside (the service never changes it for you); then check again.`
   });
 }
 

@@ -936,7 +936,7 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 2.21
       `Diagnostics are unavailable: ${s.base}api/project-startup/diagnostics answered HTTP 404, so the server extension of jupyterlab-project-startup is not installed on this Jupyter server (as with an npm-only install).`
     );
     expect(text).toContain(
-      "The service's log is in the Jupyter server's log: the output (stderr) of jupyter server or jupyter lab."
+      "The service's log is in the Jupyter server's log: the output (stderr) of jupyter server, jupyter lab or jupyter notebook."
     );
     // The log the panel points to says what is wrong.
     const cause = `Cannot find module '${missingSidecarScript(s.dirs)}'`;

@@ -98,7 +98,7 @@ export function projectionFor(
         : {
             kind: 'unsafe',
             detail: `${placement.statePath} is a symbolic link.`,
-            remedy: `Inspect ${placement.statePath} and move it aside (the service never changes it for you); then run the setup again.`
+            remedy: `Inspect ${placement.statePath} and move it aside (the service never changes it for you); then check again.`
           };
   const inputs: ProjectionInputs = {
     adapter,

@@ -227,7 +227,7 @@ describe('failing', () => {
     const root = render(state);
     const t = text(root);
     expect(t).toContain('Project Startup cannot start');
-    expect(t).toContain('HTTP 500: Internal error');
+    expect(t).toContain('Internal error (HTTP 500).');
     expect(t).toContain(unquoted(p.detail));
     expect(t).toContain('Problem code: internal');
     expect(t).toContain('Your administrator needs to fix this');
@@ -254,7 +254,7 @@ describe('failing', () => {
     const root = render(state);
     const t = text(root);
     expect(t).toContain(
-      'HTTP 503: The service cannot run with its configuration'
+      'The service cannot run with its configuration (HTTP 503).'
     );
     expect(t).toContain(
       'PROJECT_STARTUP_REQUEST_TIMEOUT_MS must be a whole number from 1000 to 300000.'
@@ -353,7 +353,7 @@ describe('failing, with the diagnostics of the server extension', () => {
     expect(text(item)).toContain(`For your administrator: ${NODE_MISSING.fix}`);
     expect(root.querySelector('pre')).toBeNull();
     expect(t).toContain(
-      "The service's log is in the Jupyter server's log: the output (stderr) of jupyter server or jupyter lab."
+      "The service's log is in the Jupyter server's log: the output (stderr) of jupyter server, jupyter lab or jupyter notebook."
     );
     expect(statusMessage(state, trans)).toBe(
       'The Project Startup service cannot start: Node.js was not found.'
@@ -417,10 +417,12 @@ describe('failing, with the diagnostics of the server extension', () => {
     expect(t).toContain(
       `Diagnostics are unavailable: ${DIAGNOSTICS_URL} answered HTTP 404, so the server extension of jupyterlab-project-startup is not installed on this Jupyter server (as with an npm-only install).`
     );
-    expect(t).toContain('the output (stderr) of jupyter server or jupyter lab');
+    expect(t).toContain(
+      'the output (stderr) of jupyter server, jupyter lab or jupyter notebook'
+    );
     expect(
       Array.from(root.querySelectorAll('code')).map(c => c.textContent)
-    ).toEqual(['jupyter server', 'jupyter lab']);
+    ).toEqual(['jupyter server', 'jupyter lab', 'jupyter notebook']);
   });
 
   it('diagnostics that failed too, and a report with no problem: said plainly', () => {
@@ -504,7 +506,7 @@ describe('failing, with the diagnostics of the server extension', () => {
     const pieces = new Set(
       outputs.flatMap(o => o.split('\u0001').map(piece => piece.trim()))
     );
-    const commands = ['jupyter server', 'jupyter lab'];
+    const commands = ['jupyter server', 'jupyter lab', 'jupyter notebook'];
     const untranslated = textNodes(root).filter(
       t => !pieces.has(t) && !fromService.has(t) && !commands.includes(t)
     );
