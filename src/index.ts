@@ -30,8 +30,6 @@ import { projectStartupIcon } from './icon';
 import { ConfirmFunction, StartupModel } from './model';
 // eslint-disable-next-line jupyter/prefer-lazy-imports -- it follows the start-up check that activate starts
 import { StartupNotifier } from './notification-display';
-// eslint-disable-next-line jupyter/prefer-lazy-imports -- the start-up check decides at once whether to load the panel's chunk
-import { shouldOpenPanel } from './notification-rules';
 import type { StartupPanel } from './panel';
 import { settingsProblem } from './settings';
 import { showInMainArea } from './shell';
@@ -287,7 +285,7 @@ function loadSettings(
 /**
  * The preflight: one GET at once, while JupyterLab starts (the first one spawns the sidecar,
  * the longest wait before the panel can show; a restored panel shares it). When its answer will
- * open the panel, the panel's chunk loads meanwhile. Once the layout is restored (the Launcher
+ * open the panel (under the settings in use), the panel's chunk loads meanwhile. Once the layout is restored (the Launcher
  * in place, for the panel to open beside it) and the settings are read: the poll, and the
  * notifications of what needs attention, the panel that opens itself among them.
  */
@@ -299,8 +297,9 @@ function startChecking(
   settingsLoaded: Promise<void>,
   trans: ITranslationBundle
 ): void {
-  const firstAnswer = model.ensureLoaded().then(state => {
-    if (shouldOpenPanel(state, true)) {
+  const firstAnswer = model.ensureLoaded();
+  void Promise.all([firstAnswer, settingsLoaded]).then(([state]) => {
+    if (notifier.willOpenPanel(state)) {
       panels.prefetch();
     }
   });

@@ -70,15 +70,23 @@ export class StartupNotifier {
     this._handle(this._model.state);
   }
 
+  /**
+   * Whether `state` opens the panel by itself under the settings in use: awaiting a confirmation
+   * this notebook can take, the setting allows it, and not opened already this session (a person
+   * who closed it is not interrupted again by a refresh).
+   */
+  willOpenPanel(state: IPanelState): boolean {
+    return (
+      !this._opened &&
+      shouldOpenPanel(state, this._openWhenAwaitingConfirmation)
+    );
+  }
+
   private _handle(state: IPanelState): void {
     if (state.view.kind === 'loading') {
       return;
     }
-    // Once per session: a person who closed the panel is not interrupted again by a refresh.
-    if (
-      !this._opened &&
-      shouldOpenPanel(state, this._openWhenAwaitingConfirmation)
-    ) {
+    if (this.willOpenPanel(state)) {
       this._opened = true;
       void this._openPanelBeside();
     }
