@@ -977,6 +977,19 @@ export interface HttpAnswer {
   json: any;
 }
 
+/**
+ * A window of Jupyter's log without Jupyter's own late start-up lines (the language servers it
+ * skipped, …), which may land in any window: a line of Jupyter's format that is neither a
+ * request's nor about this service. Every other line stays, header dumps included.
+ */
+export function withoutJupyterStartUpLines(lines: string[]): string[] {
+  return lines.filter(
+    line =>
+      !/^\[[DIWEC] [^\]]*\] (?!\d{3} )/.test(line) ||
+      /project|ProjectStartup/i.test(line)
+  );
+}
+
 /** One HTTP request with full control of the headers (Node's http; no cookie jar, no redirects). */
 export function httpRequest(
   url: string,

@@ -20,7 +20,8 @@ import {
   openLab,
   screenshot,
   startLabServer,
-  stopAllLabServers
+  stopAllLabServers,
+  withoutJupyterStartUpLines
 } from '../e2e/helpers';
 import {
   ADMINISTRATOR_FIXES,
@@ -640,13 +641,7 @@ describe('the wheel', () => {
         const lines = j.logs().slice(from).trimEnd().split('\n');
         const at = lines.findIndex(line => line.includes(marker));
         expect(at).toBeGreaterThanOrEqual(0);
-        // Jupyter's own start-up lines (language servers, …) may land in the window: only the
-        // lines about this service count.
-        return lines
-          .slice(0, at)
-          .filter(line =>
-            /\/project\/|ProjectStartup|project-startup/.test(line)
-          );
+        return withoutJupyterStartUpLines(lines.slice(0, at));
       };
     }
 
