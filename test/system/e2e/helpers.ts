@@ -725,18 +725,27 @@ export class PageProblems {
     });
     // A request the browser aborts because its page navigated on (a favicon still loading when
     // a link is followed) is no failure: it is the one aborted after a navigation of its frame
-    // began. Navigations are counted per frame, as their requests are sent.
+    // began. Navigations are counted per frame, as their requests are sent. A request the old
+    // document sends while a navigation is on its way (a poll of the page being reloaded) counts
+    // as sent before it: it belongs to the document that navigation replaces.
     const navigations = new WeakMap<Frame, number>();
+    const navigating = new WeakSet<Frame>();
     const navigationsAtRequest = new WeakMap<Request, number>();
+    page.on('framenavigated', frame => navigating.delete(frame));
     page.on('request', request => {
       const frame = frameOf(request);
       if (frame === undefined) {
         return;
       }
+      const count = navigations.get(frame) ?? 0;
       if (request.isNavigationRequest()) {
-        navigations.set(frame, (navigations.get(frame) ?? 0) + 1);
+        navigations.set(frame, count + 1);
+        navigating.add(frame);
       } else {
-        navigationsAtRequest.set(request, navigations.get(frame) ?? 0);
+        navigationsAtRequest.set(
+          request,
+          navigating.has(frame) ? count - 1 : count
+        );
       }
     });
     page.on('requestfailed', request => {
