@@ -469,7 +469,6 @@ function startLabBench(log, boundMs) {
 }
 
 module.exports = {
-  requireTypeScript,
   startLabBench,
   canPin,
   cleanup,

@@ -1,8 +1,9 @@
 // Jest's globalSetup: before a full run, checks that the machine has what the real-service
 // suites drive (Debian's Jupyter, JupyterHub, Chromium, Slurm, keyring, Python build tools,
 // podman), and stops at once with one message naming what is missing and the command that
-// installs it, instead of dozens of failing suites. A run of chosen suites (`npx jest test/service/x.test.ts`) or one
-// that leaves those suites out (the other Node lines in .ci/run) is not held up by it.
+// installs it, instead of dozens of failing suites. A run of chosen suites
+// (`npx jest test/service/x.test.ts`) or one that leaves those suites out (the other Node lines
+// in .ci/run) is not held up by it.
 'use strict';
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
