@@ -135,7 +135,7 @@ describe('the docs', () => {
       'Node.js 20 or newer',
       'Python 3.9 or newer',
       "root and Debian's apt",
-      'Slurm, JupyterHub and Chromium',
+      'Slurm, JupyterHub, Chromium and podman',
       '`npm run test:unit`',
       '`npm run lab -- --notebook`',
       '--proxy-source',
@@ -143,6 +143,18 @@ describe('the docs', () => {
       '`npm start`'
     ]) {
       expect(flat).toContain(needed);
+    }
+    // What the README says the CI script installs, it installs.
+    const ciRun = fs.readFileSync(path.join(REPO_ROOT, '.ci', 'run'), 'utf8');
+    for (const aptPackage of [
+      'slurmctld',
+      'jupyterhub',
+      'chromium',
+      'podman'
+    ]) {
+      expect(ciRun).toMatch(
+        new RegExp(`APT_PACKAGES=\\([^)]*\\b${aptPackage}\\b`)
+      );
     }
     const scripts = (
       JSON.parse(
