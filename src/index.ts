@@ -8,6 +8,7 @@
 // (on-demand.ts), loaded with `import()` by the open command or the confirmation when first
 // needed.
 import {
+  ILabShell,
   ILayoutRestorer,
   JupyterFrontEnd,
   JupyterFrontEndPlugin
@@ -32,7 +33,7 @@ import { ConfirmFunction, StartupModel } from './model';
 import { StartupNotifier } from './notification-display';
 import type { StartupPanel } from './panel';
 import { settingsProblem } from './settings';
-import { showInMainArea } from './shell';
+import { mainAreaReady, showInMainArea } from './shell';
 // eslint-disable-next-line jupyter/prefer-lazy-imports -- the status bar item is registered in activate and shows the phase from the start
 import { StartupStatus, STATUS_ITEM_ID } from './statusbar';
 import {
@@ -159,6 +160,7 @@ function addCommands(
   app: JupyterFrontEnd,
   model: StartupModel,
   panels: IPanelLoader,
+  labShell: ILabShell | null,
   trans: ITranslationBundle
 ): void {
   const { commands } = app;
@@ -173,8 +175,15 @@ function addCommands(
     // tree tab and side panel all do), and its activation asks the service (a quiet refresh,
     // shared with one in flight), so an opening costs one request.
     execute: async args => {
+      const beside = args['beside'] === true;
       const shown = await panels.load();
-      showInMainArea(app, shown, { beside: args['beside'] === true });
+      if (beside) {
+        // Opened by itself: rendered now, while JupyterLab's Launcher is on its way, so that it
+        // shows whole in the frame that adds it beside the Launcher.
+        shown.content.update();
+        await mainAreaReady(labShell);
+      }
+      showInMainArea(app, shown, { beside });
       return shown;
     }
   });
@@ -332,12 +341,13 @@ function activate(
   mainMenu: IMainMenu | null,
   rendermime: IRenderMimeRegistry | null,
   statusBar: IStatusBar | null,
-  state: IStateDB | null
+  state: IStateDB | null,
+  labShell: ILabShell | null
 ): void {
   const trans = translator.load(TRANSLATION_DOMAIN);
   const model = createModel(app, trans);
   const panels = createPanelLoader(app, model, trans, state);
-  addCommands(app, model, panels, trans);
+  addCommands(app, model, panels, labShell, trans);
   addPaletteItems(palette, trans);
   addLauncherItem(launcher, trans);
   restorePanel(restorer, panels.tracker);
@@ -373,7 +383,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
     IMainMenu,
     IRenderMimeRegistry,
     IStatusBar,
-    IStateDB
+    IStateDB,
+    ILabShell
   ],
   activate
 };

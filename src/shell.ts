@@ -13,6 +13,7 @@
 // JupyterLab's never does: there the import is never made.
 import type { JupyterFrontEnd } from '@jupyterlab/application';
 import type { INotebookTree } from '@jupyter-notebook/tree';
+import type { ISignal } from '@lumino/signaling';
 import type { Widget } from '@lumino/widgets';
 
 /** Notebook 7's tree tabs, once asked for: null where the page has none (or the app is not Notebook 7). */
@@ -92,5 +93,51 @@ export function showInMainArea(
         shell.activateById(widget.id);
       }
     }
+  });
+}
+
+/** How long a panel that opens by itself waits for JupyterLab's Launcher before opening alone. */
+export const LAUNCHER_WAIT_MS = 10000;
+
+/** JupyterLab's shell, as far as the wait for its Launcher reads it. */
+export interface IMainAreaShell {
+  isEmpty(area: 'main'): boolean;
+  /** Debounced: after the paint that shows a new widget, often. */
+  readonly layoutModified: ISignal<unknown, void>;
+  /** Emitted as an added widget takes the focus, before that paint. */
+  readonly currentChanged: ISignal<unknown, unknown>;
+}
+
+/**
+ * Resolves once JupyterLab's main area holds something for the panel to open beside. JupyterLab
+ * opens its Launcher only into an empty main area, on a layout change after both the layout and
+ * the file browser are restored (1.5-2 s after the shell on a busy test machine): a panel added
+ * before then takes the Launcher's place for good. So with an empty main area this waits for the
+ * first widget there, or for `waitMs` when none comes (a site without the Launcher). At once when
+ * the main area holds something (a restored workspace) or the shell is not JupyterLab's
+ * (Notebook 7 shows the panel as a tab of its own).
+ */
+export function mainAreaReady(
+  labShell: IMainAreaShell | null,
+  waitMs: number = LAUNCHER_WAIT_MS
+): Promise<void> {
+  if (!labShell || !labShell.isEmpty('main')) {
+    return Promise.resolve();
+  }
+  return new Promise(resolve => {
+    const done = (): void => {
+      clearTimeout(timer);
+      labShell.layoutModified.disconnect(check);
+      labShell.currentChanged.disconnect(check);
+      resolve();
+    };
+    const check = (): void => {
+      if (!labShell.isEmpty('main')) {
+        done();
+      }
+    };
+    const timer = setTimeout(done, waitMs);
+    labShell.layoutModified.connect(check);
+    labShell.currentChanged.connect(check);
   });
 }

@@ -460,6 +460,40 @@ export async function expectFirstScreen(
   }
 }
 
+/**
+ * The panel that opened itself on a first visit sits beside JupyterLab's Launcher, in a split of
+ * its own to the Launcher's right, and the Launcher is still there (JupyterLab opens it only into
+ * an empty main area, so a panel that came first would have taken its place for good).
+ */
+export async function expectBesideLauncher(page: Page): Promise<void> {
+  const launcher = page.locator('#jp-main-dock-panel .jp-Launcher');
+  await launcher.waitFor({ state: 'visible', timeout: 30000 });
+  const launcherBox = await launcher.boundingBox();
+  const panelBox = await panel(page).boundingBox();
+  expect(launcherBox).not.toBeNull();
+  expect(panelBox).not.toBeNull();
+  expect(panelBox?.x ?? 0).toBeGreaterThanOrEqual(
+    (launcherBox?.x ?? 0) + (launcherBox?.width ?? 0)
+  );
+  // Both tabs show, each in its own tab bar, and the Launcher's is still the current one there.
+  const tabBars = await page.evaluate(() =>
+    Array.from(
+      document.querySelectorAll('#jp-main-dock-panel .lm-DockPanel-tabBar')
+    ).map(bar =>
+      Array.from(bar.querySelectorAll('.lm-TabBar-tab')).map(tab => ({
+        label: tab.querySelector('.lm-TabBar-tabLabel')?.textContent ?? '',
+        current: tab.classList.contains('lm-mod-current')
+      }))
+    )
+  );
+  expect(tabBars).toEqual(
+    expect.arrayContaining([
+      [{ label: 'Launcher', current: true }],
+      [{ label: 'Project Startup', current: true }]
+    ])
+  );
+}
+
 export const LIGHT = 'JupyterLab Light';
 export const DARK = 'JupyterLab Dark';
 

@@ -59,6 +59,7 @@ import {
   pageSuite,
   commandEnabled,
   execute,
+  expectBesideLauncher,
   expectFirstScreen,
   expectPanelAccessible,
   INITIALIZE_PATH,
@@ -1020,6 +1021,7 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 2.21
     await panel(p).waitFor({ state: 'visible', timeout: 30000 });
     await waitForPhase(p, 'awaiting-confirmation');
     await waitForStatus(p, 'Setup phase: Awaiting confirmation.');
+    await expectBesideLauncher(p);
     await screenshot(p, 'panel-opened-by-itself-dark');
     expect((await focused(p)).inPanel).toBe(false);
     await expectFirstScreen(p, {

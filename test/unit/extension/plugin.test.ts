@@ -10,6 +10,7 @@
 // their actions, mutedNotifications) through a recording Notification, and the user guide.
 import './jsdom-shims';
 import { CommandRegistry } from '@lumino/commands';
+import { Signal } from '@lumino/signaling';
 import { Widget } from '@lumino/widgets';
 import { clusterPlatform } from '../../../sidecar/src/core/platforms/cluster';
 import { genericPlatform } from '../../../sidecar/src/core/platforms/generic';
@@ -224,6 +225,8 @@ function activate(options: {
   settings?: Record<string, unknown>;
   settingsFail?: boolean;
   rendermime?: unknown;
+  /** JupyterLab's shell as the plugin's optional ILabShell (none: as Notebook 7). */
+  labShell?: unknown;
   answers: Parameters<typeof fakeServer>;
 }): Harness {
   const server = fakeServer(...options.answers);
@@ -255,7 +258,10 @@ function activate(options: {
     restorer,
     settings,
     mainMenu,
-    options.rendermime ?? null
+    options.rendermime ?? null,
+    null,
+    null,
+    options.labShell ?? null
   );
   return {
     server,
@@ -439,6 +445,48 @@ describe('the panel opens by itself only awaiting a confirmation it can take', (
     expect(h.commands.isEnabled(CommandIDs.initialize)).toBe(true);
     expect(notifications.emitted).toEqual([]);
     expect(h.warn).not.toHaveBeenCalled();
+  });
+
+  it("on a first visit it waits for JupyterLab's Launcher, then shows beside it already rendered", async () => {
+    // JupyterLab's main area is empty at restore; its Launcher comes with the file browser's
+    // first listing, and only into an empty main area.
+    const main: Widget[] = [];
+    const layoutModified = new Signal<unknown, void>({});
+    const labShell = {
+      isEmpty: (area: string) => area === 'main' && main.length === 0,
+      layoutModified,
+      currentChanged: new Signal<unknown, unknown>({})
+    };
+    const h = activate({
+      labShell,
+      answers: [json(200, projectionFor(genericPlatform))]
+    });
+    // What the panel shows in the moment it is added.
+    const headingWhenAdded: (string | null)[] = [];
+    h.shell.add.mockImplementation((widget: Widget) => {
+      headingWhenAdded.push(
+        widget.node.querySelector('h3')?.textContent ?? null
+      );
+      Widget.attach(widget, document.body);
+    });
+    await h.restore();
+    expect(h.shell.add).not.toHaveBeenCalled();
+    main.push(new Widget()); // the Launcher
+    layoutModified.emit(undefined);
+    await settle();
+    expect(h.shell.add).toHaveBeenCalledTimes(1);
+    const [panel, area, options] = h.shell.add.mock.calls[0] as [
+      StartupPanel,
+      string,
+      unknown
+    ];
+    expect(area).toBe('main');
+    expect(options).toEqual({ mode: 'split-right', activate: false });
+    expect(headingWhenAdded).toEqual(['Set up this project']);
+    expect(panel.node.querySelector('h3')?.textContent).toBe(
+      'Set up this project'
+    );
+    expect(h.server.requests).toHaveLength(1);
   });
 
   it('respects openWhenAwaitingConfirmation: false keeps the panel closed, and nothing notifies instead', async () => {

@@ -5,12 +5,13 @@
 // document page). The token module is replaced by a stand-in (the real one is a browser bundle).
 import './jsdom-shims';
 import { Token } from '@lumino/coreutils';
+import { Signal } from '@lumino/signaling';
 import { BoxPanel, TabPanel, Widget } from '@lumino/widgets';
 
 const TREE = new Token<TabPanel>('@jupyter-notebook/tree:INotebookTree');
 jest.mock('@jupyter-notebook/tree', () => ({ INotebookTree: TREE }));
 
-import { showInMainArea } from '../../../src/shell';
+import { mainAreaReady, showInMainArea } from '../../../src/shell';
 
 interface FakeApp {
   shell: { add: jest.Mock; activateById: jest.Mock };
@@ -144,5 +145,70 @@ describe('showInMainArea', () => {
     widget.dispose();
     await settle();
     expect(tree.widgets).toHaveLength(1);
+  });
+});
+
+/** JupyterLab's shell as the wait for the Launcher sees it: the main area's widgets, and its layout signal. */
+class FakeLabShell {
+  readonly main: Widget[] = [];
+  readonly layoutModified = new Signal<this, void>(this);
+  readonly currentChanged = new Signal<this, unknown>(this);
+  isEmpty(area: string): boolean {
+    return area === 'main' && this.main.length === 0;
+  }
+  /** A widget in the main area, with the focus (JupyterLab's Launcher takes it); the layout signal comes later. */
+  add(widget: Widget): void {
+    this.main.push(widget);
+    this.currentChanged.emit({ newValue: widget });
+  }
+}
+
+describe('mainAreaReady: the panel that opens itself waits for JupyterLab to fill its main area', () => {
+  afterEach(() => {
+    jest.useRealTimers();
+  });
+
+  async function isSettled(promise: Promise<void>): Promise<boolean> {
+    let settled = false;
+    void promise.then(() => (settled = true));
+    await settle();
+    return settled;
+  }
+
+  test('an empty main area: it waits past a layout change that leaves it empty, until the Launcher is added', async () => {
+    const shell = new FakeLabShell();
+    const ready = mainAreaReady(shell, 60000);
+    expect(await isSettled(ready)).toBe(false);
+    shell.layoutModified.emit(undefined); // a side panel opened: still nothing to open beside
+    expect(await isSettled(ready)).toBe(false);
+    shell.add(new Widget()); // JupyterLab's Launcher
+    expect(await isSettled(ready)).toBe(true);
+  });
+
+  test('a widget that comes without the focus is seen at the next layout change', async () => {
+    const shell = new FakeLabShell();
+    const ready = mainAreaReady(shell, 60000);
+    shell.main.push(new Widget());
+    expect(await isSettled(ready)).toBe(false);
+    shell.layoutModified.emit(undefined);
+    expect(await isSettled(ready)).toBe(true);
+  });
+
+  test('a main area with something in it (a restored workspace), or no JupyterLab shell (Notebook 7): at once', async () => {
+    const shell = new FakeLabShell();
+    shell.main.push(new Widget());
+    expect(await isSettled(mainAreaReady(shell, 60000))).toBe(true);
+    expect(await isSettled(mainAreaReady(null, 60000))).toBe(true);
+  });
+
+  test('no Launcher comes (a site without it): the panel opens alone after the wait', async () => {
+    jest.useFakeTimers();
+    const shell = new FakeLabShell();
+    let settled = false;
+    void mainAreaReady(shell, 5000).then(() => (settled = true));
+    await jest.advanceTimersByTimeAsync(4999);
+    expect(settled).toBe(false);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(settled).toBe(true);
   });
 });
