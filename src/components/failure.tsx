@@ -248,16 +248,10 @@ export function FailingView(props: {
             </div>
           </>
         ) : (
-          <>
-            <p>
-              {trans.__(
-                'Your administrator needs to fix this on the Jupyter server; nothing in this notebook can.'
-              )}
-            </p>
-            <div className={cls('actions')}>
-              <CopyReportButton trans={trans} actions={actions} primary />
-            </div>
-          </>
+          // Who acts (below) says it is the administrator's to fix: no sentence of its own here.
+          <div className={cls('actions')}>
+            <CopyReportButton trans={trans} actions={actions} primary />
+          </div>
         )}
         <WhoActs who={retry ? 'user' : 'administrator'} trans={trans} />
       </Section>

@@ -49,7 +49,7 @@ export function WhoActs(props: { who: Actor; trans: Trans }): JSX.Element {
       {who === 'user'
         ? trans.__('You can do this yourself.')
         : trans.__(
-            'Only your administrator can fix this: copy the details and send them to them.'
+            'Only your administrator can fix this: copy the details and send them in a message.'
           )}
     </p>
   );

@@ -924,7 +924,7 @@ describe('the Project Startup panel in JupyterLab (Chromium, jupyter_server 2.21
     );
     // The proxy's 500 with the server extension's answer: nothing the person can do here.
     expect(text).toContain(
-      'Your administrator needs to fix this on the Jupyter server; nothing in this notebook can.'
+      'Only your administrator can fix this: copy the details and send them in a message.'
     );
     await expectFirstScreen(p, {
       heading: 'Project Startup cannot start',

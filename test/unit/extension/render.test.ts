@@ -230,7 +230,7 @@ describe('failing', () => {
     expect(t).toContain('Internal error (HTTP 500).');
     expect(t).toContain(unquoted(p.detail));
     expect(t).toContain('Problem code: internal');
-    expect(t).toContain('Your administrator needs to fix this');
+    expect(t).toContain('Only your administrator can fix this');
     expect(statusMessage(state, trans)).toBe(
       'The Project Startup service is failing.'
     );
@@ -319,7 +319,7 @@ describe('failing', () => {
     expect(text(root)).toContain(
       'version 2.0.0 of the startup projection; this extension understands version 1.x'
     );
-    expect(text(root)).toContain('Your administrator needs to fix this');
+    expect(text(root)).toContain('Only your administrator can fix this');
   });
 });
 
