@@ -999,6 +999,49 @@ export function withoutJupyterStartUpLines(lines: string[]): string[] {
   );
 }
 
+/**
+ * The lines `server` logs while `during` runs, without Jupyter's own late start-up lines. A 404
+ * to a marker path brackets the window: once the marker's line is in the log (waited for,
+ * bounded), every line logged before it is too.
+ */
+export function logWindow(
+  server: { readonly base: string; logs(): string },
+  headers: Record<string, string>
+): (during: () => Promise<unknown>) => Promise<string[]> {
+  let marks = 0;
+  const mark = async (): Promise<string> => {
+    const marker = `project-startup-log-mark-${++marks}`;
+    const answer = await httpRequest(`${server.base}${marker}`, { headers });
+    if (answer.status !== 404) {
+      throw new Error(
+        `the log marker ${marker} answered ${answer.status}, not 404`
+      );
+    }
+    for (let i = 0; i < 200 && !server.logs().includes(marker); i++) {
+      await delay(25);
+    }
+    if (!server.logs().includes(marker)) {
+      throw new Error(
+        `the log marker ${marker} never reached the server's log`
+      );
+    }
+    return marker;
+  };
+  return async during => {
+    await mark(); // also past any one-time line the server's first error page logs
+    const from = server.logs().length;
+    await during();
+    const marker = await mark();
+    const lines = server.logs().slice(from).trimEnd().split('\n');
+    return withoutJupyterStartUpLines(
+      lines.slice(
+        0,
+        lines.findIndex(line => line.includes(marker))
+      )
+    );
+  };
+}
+
 /** One HTTP request with full control of the headers (Node's http; no cookie jar, no redirects). */
 export function httpRequest(
   url: string,

@@ -14,11 +14,11 @@ import {
   checkPrerequisites,
   httpRequest,
   LabServer,
+  logWindow,
   SIDECAR_SERVE_ARGS,
   sidecarServerEntry,
   startLabServer,
-  stopAllLabServers,
-  withoutJupyterStartUpLines
+  stopAllLabServers
 } from './helpers';
 
 const SETTING = 'PROJECT_STARTUP_REQUEST_TIMEOUT_MS';
@@ -180,23 +180,9 @@ describe('a bad PROJECT_STARTUP_* setting behind the real jupyter-server-proxy',
 
   test('polls of a misconfigured service: one warning line when it begins, none per poll, no request headers', async () => {
     const POLLS = 12;
-    // A 404 marks a point in the log: once its line is there, every line logged before it is too.
-    let marks = 0;
-    const mark = async (): Promise<string> => {
-      const marker = `project-startup-log-mark-${++marks}`;
-      expect(
-        (await httpRequest(`${s().base}${marker}`, { headers: auth() })).status
-      ).toBe(404);
-      for (let i = 0; i < 200 && !s().logs().includes(marker); i++) {
-        await new Promise(resolve => setTimeout(resolve, 25));
-      }
-      expect(s().logs()).toContain(marker);
-      return marker;
-    };
-    const linesDuring = async (polls: number) => {
-      await mark();
-      const from = s().logs().length;
-      for (let i = 0; i < polls; i++) {
+    const linesDuring = logWindow(s(), auth());
+    const polls = async (count: number): Promise<void> => {
+      for (let i = 0; i < count; i++) {
         const answer = await httpRequest(
           `${s().base}project/${i % 2 ? 'health' : 'startup?interface=notebook'}`,
           { headers: { ...auth(), 'user-agent': 'poll-agent-marker' } }
@@ -206,13 +192,9 @@ describe('a bad PROJECT_STARTUP_* setting behind the real jupyter-server-proxy',
           '503 misconfigured'
         );
       }
-      const marker = await mark();
-      const lines = s().logs().slice(from).trimEnd().split('\n');
-      expect(lines.pop()).toContain(marker);
-      return withoutJupyterStartUpLines(lines);
     };
     // The earlier test's requests logged the failure already: polls add nothing.
-    const quiet = await linesDuring(POLLS);
+    const quiet = await linesDuring(() => polls(POLLS));
     process.stderr.write(
       `misconfigured-proxy: ${quiet.length} log line(s) over ${POLLS} polls\n`
     );

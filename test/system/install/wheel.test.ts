@@ -17,11 +17,11 @@ import type { Page } from 'playwright-core';
 import {
   httpRequest,
   LabServer,
+  logWindow,
   openLab,
   screenshot,
   startLabServer,
-  stopAllLabServers,
-  withoutJupyterStartUpLines
+  stopAllLabServers
 } from '../e2e/helpers';
 import {
   ADMINISTRATOR_FIXES,
@@ -619,32 +619,6 @@ describe('the wheel', () => {
       expect(status.status).toBe(200);
     }
 
-    /**
-     * The server log's lines while `polls` run. A 404 marks a point in the log: once its line is
-     * there, every line logged before it is too.
-     */
-    function logWindow(j: Jupyter) {
-      let marks = 0;
-      const mark = async (): Promise<string> => {
-        const marker = `project-startup-log-mark-${++marks}`;
-        expect(
-          (await httpRequest(`${j.base}${marker}`, { headers: auth(j) })).status
-        ).toBe(404);
-        expect(await logged(j, marker)).toContain(marker);
-        return marker;
-      };
-      return async (polls: () => Promise<void>): Promise<string[]> => {
-        await mark(); // also the first error page's one-time line, which is not about Node
-        const from = j.logs().length;
-        await polls();
-        const marker = await mark();
-        const lines = j.logs().slice(from).trimEnd().split('\n');
-        const at = lines.findIndex(line => line.includes(marker));
-        expect(at).toBeGreaterThanOrEqual(0);
-        return withoutJupyterStartUpLines(lines.slice(0, at));
-      };
-    }
-
     it('Node missing: PROJECT_STARTUP_NODE names nothing and PATH has no node', async () => {
       const emptyBin = path.join(root, 'empty-bin');
       fs.mkdirSync(emptyBin, { recursive: true });
@@ -698,7 +672,7 @@ describe('the wheel', () => {
         j,
         /jupyterlab-project-startup: Node\.js was not found\./
       );
-      const linesDuring = logWindow(j);
+      const linesDuring = logWindow(j, auth(j));
       const poll = async (times: number, expectInBody: string) => {
         for (let i = 0; i < times; i++) {
           const answer = await httpRequest(
@@ -743,7 +717,7 @@ describe('the wheel', () => {
         label: 'misconfigured-log',
         env: { PROJECT_STARTUP_REQUEST_TIMEOUT_MS: 'soon' }
       });
-      const linesDuring = logWindow(j);
+      const linesDuring = logWindow(j, auth(j));
       const poll = async (times: number) => {
         for (let i = 0; i < times; i++) {
           const answer = await httpRequest(
