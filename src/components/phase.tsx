@@ -16,9 +16,11 @@ import {
   cls,
   Code,
   IPanelActions,
+  MARK,
   ServiceText,
   Trans,
-  When
+  When,
+  WithNodes
 } from './shared';
 
 export function ActionButton(props: {
@@ -199,11 +201,15 @@ function ready(props: IPhaseProps): JSX.Element {
       <p>{trans.__('You can use this notebook. There is nothing to do.')}</p>
       {record ? (
         <p className={cls('muted')}>
-          {trans.__(
-            'Set up %1, ',
-            interfacePhrase(record.confirmation.interface, trans)
-          )}
-          <When iso={record.confirmation.confirmedAt} />.
+          {/* "(now)", "(5 minutes ago)", "(yesterday)": JupyterLab's relative time. */}
+          <WithNodes
+            text={trans.__(
+              'Set up %1 (%2).',
+              interfacePhrase(record.confirmation.interface, trans),
+              MARK
+            )}
+            nodes={[<When key="when" iso={record.confirmation.confirmedAt} />]}
+          />
         </p>
       ) : null}
     </Hero>

@@ -613,7 +613,9 @@ describe('phases', () => {
       root.querySelector('.jp-ProjectStartup-state') as Element
     );
     expect(first).not.toContain('2025-05-01T09:30:00.000Z');
-    expect(first).toContain('Set up in JupyterLab or a notebook,');
+    expect(first).toContain(
+      `Set up in JupyterLab or a notebook (${Time.formatHuman('2025-05-01T09:30:00.000Z')}).`
+    );
     expect(buttonLabels(root)).toEqual([]);
   });
 
