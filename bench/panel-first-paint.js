@@ -5,7 +5,7 @@
 // wheel, JupyterLab 4.6.4), in Debian's Chromium, with a cold sidecar: every run starts a fresh
 // Jupyter server (test/system/e2e/helpers.ts), so the first proxied request spawns the sidecar.
 // A fresh project is awaiting confirmation, so the panel opens by itself, beside JupyterLab's
-// Launcher: JupyterLab opens the Launcher only into an empty main area, so the panel waits for it.
+// Launcher (which JupyterLab opens only into an empty main area: the extension opens it first).
 //
 //   npm run build && node bench/panel-first-paint.js [--runs N]     (default 3 runs)
 //
@@ -15,10 +15,10 @@
 //   - the heading of the panel that opens itself;
 //   - when the first start-up GET left and when its answer arrived (resource timing), and when
 //     JupyterLab's layout was restored: the heading can precede neither;
-//   - the baselines, measured in the same run: JupyterLab's own file browser showing its first
-//     item (a server request of its own, to Jupyter's contents API), and JupyterLab's Launcher,
-//     which the panel opens beside; the ratio heading / listing, and the heading's lag behind the
-//     Launcher (0: the same paint).
+//   - the baseline, measured in the same run: JupyterLab's own file browser showing its first
+//     item (a server request of its own, to Jupyter's contents API), and the ratio
+//     heading / listing;
+//   - the Launcher the panel opens beside, and the heading's lag behind it (0: the same paint).
 // Then the labextension's gzipped size (every file of labextension/static, gzip -9).
 const fs = require('node:fs');
 const path = require('node:path');
@@ -198,7 +198,7 @@ async function main() {
       `  status bar phase:        ${fmt('status')}`,
       `  panel heading:           ${fmt('heading')} (target <= 300 ms)`,
       `  baseline, file listing: ${fmt('listing')}; heading / listing ${ratio.toFixed(2)}`,
-      `  baseline, JupyterLab's Launcher: ${fmt('launcher')} (the panel opens beside it)`,
+      `  the Launcher:            ${fmt('launcher')} (JupyterLab's; the panel opens beside it)`,
       `  heading after Launcher:  ${fmt('afterLauncher')} (0: in the Launcher's paint)`,
       `  start-up GET sent:       ${fmt('asked')}`,
       `  start-up GET answered:   ${fmt('answered')} (a cold sidecar: spawned by this GET)`,

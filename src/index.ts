@@ -33,7 +33,7 @@ import { ConfirmFunction, StartupModel } from './model';
 import { StartupNotifier } from './notification-display';
 import type { StartupPanel } from './panel';
 import { settingsProblem } from './settings';
-import { mainAreaReady, showInMainArea } from './shell';
+import { mainAreaReady, openLauncherNow, showInMainArea } from './shell';
 // eslint-disable-next-line jupyter/prefer-lazy-imports -- the status bar item is registered in activate and shows the phase from the start
 import { StartupStatus, STATUS_ITEM_ID } from './statusbar';
 import {
@@ -178,9 +178,11 @@ function addCommands(
       const beside = args['beside'] === true;
       const shown = await panels.load();
       if (beside) {
-        // Opened by itself: rendered now, while JupyterLab's Launcher is on its way, so that it
-        // shows whole in the frame that adds it beside the Launcher.
-        shown.content.update();
+        // Opened by itself: rendered first, so that it shows whole in the frame that adds it;
+        // beside JupyterLab's Launcher, opened now where JupyterLab would open it a second
+        // later; else (a URL that opens a file) once the main area holds something.
+        shown.renderNow();
+        openLauncherNow(app, labShell);
         await mainAreaReady(labShell);
       }
       showInMainArea(app, shown, { beside });

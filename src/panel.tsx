@@ -10,8 +10,10 @@ import {
   ToolbarButton,
   ToolbarButtonComponent
 } from '@jupyterlab/ui-components';
-import { Message } from '@lumino/messaging';
+import { Message, MessageLoop } from '@lumino/messaging';
+import { Widget } from '@lumino/widgets';
 import * as React from 'react';
+import { flushSync } from 'react-dom';
 import { administratorReport, IReportVersions } from './admin-report';
 import { PanelContent } from './components/content';
 import {
@@ -215,6 +217,16 @@ export class StartupPanel extends MainAreaWidget<StartupView> {
   }
 
   readonly model: StartupModel;
+
+  /**
+   * Renders the content now, attached or not (React's flushSync; a plain update waits for
+   * React's scheduler): the panel that opens by itself then shows whole in its first paint.
+   */
+  renderNow(): void {
+    flushSync(() =>
+      MessageLoop.sendMessage(this.content, Widget.Msg.UpdateRequest)
+    );
+  }
 
   /** The element with role=region and the panel's accessible name. */
   get regionNode(): HTMLElement {

@@ -12,6 +12,7 @@
 // costs no bundle size) and imports it only once the shell has refused the panel, which
 // JupyterLab's never does: there the import is never made.
 import type { JupyterFrontEnd } from '@jupyterlab/application';
+import { PageConfig } from '@jupyterlab/coreutils';
 import type { INotebookTree } from '@jupyter-notebook/tree';
 import type { ISignal } from '@lumino/signaling';
 import type { Widget } from '@lumino/widgets';
@@ -94,6 +95,33 @@ export function showInMainArea(
       }
     }
   });
+}
+
+/** JupyterLab's command that opens a Launcher (@jupyterlab/launcher-extension). */
+export const LAUNCHER_CREATE = 'launcher:create';
+
+/**
+ * Opens JupyterLab's Launcher now, where JupyterLab is about to open it anyway: the layout is
+ * restored with an empty main area, the launcher extension is there, and the page's URL opens no
+ * file or folder (`treePath`: JupyterLab opens that first and decides again). JupyterLab's own
+ * Launcher comes with its file browser's restore, about a second later, and neither the file
+ * browser nor the launcher extension opens another once the main area holds one. The Launcher
+ * follows the file browser's folder as JupyterLab's does. Returns whether it opened one.
+ */
+export function openLauncherNow(
+  app: Pick<JupyterFrontEnd, 'commands'>,
+  labShell: IMainAreaShell | null
+): boolean {
+  if (
+    !labShell ||
+    !labShell.isEmpty('main') ||
+    PageConfig.getOption('treePath') !== '' ||
+    !app.commands.hasCommand(LAUNCHER_CREATE)
+  ) {
+    return false;
+  }
+  void app.commands.execute(LAUNCHER_CREATE).catch(() => undefined);
+  return true;
 }
 
 /** How long a panel that opens by itself waits for JupyterLab's Launcher before opening alone. */

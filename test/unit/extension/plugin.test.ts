@@ -447,7 +447,7 @@ describe('the panel opens by itself only awaiting a confirmation it can take', (
     expect(h.warn).not.toHaveBeenCalled();
   });
 
-  it("on a first visit it waits for JupyterLab's Launcher, then shows beside it already rendered", async () => {
+  it('on a first visit where JupyterLab opens its Launcher itself, later: the panel waits for it, then shows beside it already rendered', async () => {
     // JupyterLab's main area is empty at restore; its Launcher comes with the file browser's
     // first listing, and only into an empty main area.
     const main: Widget[] = [];
@@ -486,6 +486,43 @@ describe('the panel opens by itself only awaiting a confirmation it can take', (
     expect(panel.node.querySelector('h3')?.textContent).toBe(
       'Set up this project'
     );
+    expect(h.server.requests).toHaveLength(1);
+  });
+
+  it("on a first visit with JupyterLab's launcher extension: its Launcher opens at the restore, the panel beside it", async () => {
+    const main: Widget[] = [];
+    const labShell = {
+      isEmpty: (area: string) => area === 'main' && main.length === 0,
+      layoutModified: new Signal<unknown, void>({}),
+      currentChanged: new Signal<unknown, unknown>({})
+    };
+    const h = activate({
+      labShell,
+      answers: [json(200, projectionFor(genericPlatform))]
+    });
+    const launcher = new Widget();
+    h.commands.addCommand('launcher:create', {
+      execute: () => {
+        main.push(launcher);
+        return launcher;
+      }
+    });
+    const headingWhenAdded: (string | null)[] = [];
+    h.shell.add.mockImplementation((widget: Widget) => {
+      headingWhenAdded.push(
+        widget.node.querySelector('h3')?.textContent ?? null
+      );
+      Widget.attach(widget, document.body);
+    });
+    await h.restore();
+    expect(main).toEqual([launcher]);
+    // Rendered before it was added: whole in its first paint.
+    expect(headingWhenAdded).toEqual(['Set up this project']);
+    expect(h.shell.add).toHaveBeenCalledTimes(1);
+    expect(h.shell.add.mock.calls[0].slice(1)).toEqual([
+      'main',
+      { mode: 'split-right', activate: false }
+    ]);
     expect(h.server.requests).toHaveLength(1);
   });
 

@@ -11,7 +11,14 @@ import { BoxPanel, TabPanel, Widget } from '@lumino/widgets';
 const TREE = new Token<TabPanel>('@jupyter-notebook/tree:INotebookTree');
 jest.mock('@jupyter-notebook/tree', () => ({ INotebookTree: TREE }));
 
-import { mainAreaReady, showInMainArea } from '../../../src/shell';
+import { PageConfig } from '@jupyterlab/coreutils';
+import { CommandRegistry } from '@lumino/commands';
+import {
+  LAUNCHER_CREATE,
+  mainAreaReady,
+  openLauncherNow,
+  showInMainArea
+} from '../../../src/shell';
 
 interface FakeApp {
   shell: { add: jest.Mock; activateById: jest.Mock };
@@ -210,5 +217,69 @@ describe('mainAreaReady: the panel that opens itself waits for JupyterLab to fil
     expect(settled).toBe(false);
     await jest.advanceTimersByTimeAsync(1);
     expect(settled).toBe(true);
+  });
+});
+
+describe("openLauncherNow: JupyterLab's Launcher, opened where JupyterLab is about to open it", () => {
+  /** The launcher extension's command, adding a Launcher to the shell's main area. */
+  function withLauncherCommand(shell: FakeLabShell): {
+    commands: CommandRegistry;
+    launchers: Widget[];
+  } {
+    const commands = new CommandRegistry();
+    const launchers: Widget[] = [];
+    commands.addCommand(LAUNCHER_CREATE, {
+      execute: () => {
+        const launcher = new Widget();
+        launchers.push(launcher);
+        shell.add(launcher);
+        return launcher;
+      }
+    });
+    return { commands, launchers };
+  }
+
+  afterEach(() => {
+    PageConfig.setOption('treePath', '');
+  });
+
+  test('an empty main area after the restore: one Launcher, at once, so the panel need not wait', async () => {
+    const shell = new FakeLabShell();
+    const { commands, launchers } = withLauncherCommand(shell);
+    expect(openLauncherNow({ commands }, shell)).toBe(true);
+    expect(launchers).toHaveLength(1);
+    expect(shell.isEmpty('main')).toBe(false);
+    // Asked again (another opening): the main area holds the Launcher, so no second one.
+    expect(openLauncherNow({ commands }, shell)).toBe(false);
+    expect(launchers).toHaveLength(1);
+  });
+
+  test('not where JupyterLab would not: a restored workspace, a URL that opens a file, no launcher extension, Notebook 7', () => {
+    const restored = new FakeLabShell();
+    restored.main.push(new Widget());
+    const fromRestored = withLauncherCommand(restored);
+    expect(openLauncherNow({ commands: fromRestored.commands }, restored)).toBe(
+      false
+    );
+    expect(fromRestored.launchers).toHaveLength(0);
+
+    const opensFile = new FakeLabShell();
+    const fromFile = withLauncherCommand(opensFile);
+    PageConfig.setOption('treePath', 'analysis.ipynb');
+    expect(openLauncherNow({ commands: fromFile.commands }, opensFile)).toBe(
+      false
+    );
+    expect(fromFile.launchers).toHaveLength(0);
+    PageConfig.setOption('treePath', '');
+
+    const noLauncher = new FakeLabShell();
+    expect(
+      openLauncherNow({ commands: new CommandRegistry() }, noLauncher)
+    ).toBe(false);
+    expect(noLauncher.isEmpty('main')).toBe(true);
+
+    expect(openLauncherNow({ commands: new CommandRegistry() }, null)).toBe(
+      false
+    );
   });
 });
