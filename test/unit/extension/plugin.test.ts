@@ -447,55 +447,63 @@ describe('the panel opens by itself only awaiting a confirmation it can take', (
     expect(h.warn).not.toHaveBeenCalled();
   });
 
-  it('on a first visit where JupyterLab opens its Launcher itself, later: the panel waits for it, then shows beside it already rendered', async () => {
-    // JupyterLab's main area is empty at restore; its Launcher comes with the file browser's
-    // first listing, and only into an empty main area.
+  /** JupyterLab's shell as the plugin's ILabShell sees it, with an empty main area at first. */
+  function emptyLabShell() {
     const main: Widget[] = [];
-    const layoutModified = new Signal<unknown, void>({});
-    const labShell = {
-      isEmpty: (area: string) => area === 'main' && main.length === 0,
-      layoutModified,
-      currentChanged: new Signal<unknown, unknown>({})
-    };
-    const h = activate({
-      labShell,
-      answers: [json(200, projectionFor(genericPlatform))]
-    });
-    // What the panel shows in the moment it is added.
-    const headingWhenAdded: (string | null)[] = [];
-    h.shell.add.mockImplementation((widget: Widget) => {
-      headingWhenAdded.push(
-        widget.node.querySelector('h3')?.textContent ?? null
-      );
-      Widget.attach(widget, document.body);
-    });
-    await h.restore();
-    expect(h.shell.add).not.toHaveBeenCalled();
-    main.push(new Widget()); // the Launcher
-    layoutModified.emit(undefined);
-    await settle();
-    expect(h.shell.add).toHaveBeenCalledTimes(1);
-    const [panel, area, options] = h.shell.add.mock.calls[0] as [
-      StartupPanel,
-      string,
-      unknown
-    ];
-    expect(area).toBe('main');
-    expect(options).toEqual({ mode: 'split-right', activate: false });
-    expect(headingWhenAdded).toEqual(['Set up this project']);
-    expect(panel.node.querySelector('h3')?.textContent).toBe(
-      'Set up this project'
-    );
-    expect(h.server.requests).toHaveLength(1);
-  });
-
-  it("on a first visit with JupyterLab's launcher extension: its Launcher opens at the restore, the panel beside it", async () => {
-    const main: Widget[] = [];
-    const labShell = {
+    return {
+      main,
       isEmpty: (area: string) => area === 'main' && main.length === 0,
       layoutModified: new Signal<unknown, void>({}),
       currentChanged: new Signal<unknown, unknown>({})
     };
+  }
+
+  /** The heading each widget shows in the moment the shell is given it. */
+  function headingsWhenAdded(h: Harness): (string | null)[] {
+    const headings: (string | null)[] = [];
+    h.shell.add.mockImplementation((widget: Widget) => {
+      headings.push(widget.node.querySelector('h3')?.textContent ?? null);
+      Widget.attach(widget, document.body);
+    });
+    return headings;
+  }
+
+  /**
+   * The panel was added once, beside the current tab without the focus, already rendered (whole
+   * in its first paint), after the one start-up GET.
+   */
+  function expectOpenedBesideRendered(
+    h: Harness,
+    headings: (string | null)[]
+  ): void {
+    expect(h.shell.add).toHaveBeenCalledTimes(1);
+    expect(h.shell.add.mock.calls[0].slice(1)).toEqual([
+      'main',
+      { mode: 'split-right', activate: false }
+    ]);
+    expect(headings).toEqual(['Set up this project']);
+    expect(h.server.requests).toHaveLength(1);
+  }
+
+  it('on a first visit where JupyterLab opens its Launcher itself, later: the panel waits for it, then shows beside it already rendered', async () => {
+    // JupyterLab's main area is empty at restore; its Launcher comes with the file browser's
+    // restore, and only into an empty main area.
+    const labShell = emptyLabShell();
+    const h = activate({
+      labShell,
+      answers: [json(200, projectionFor(genericPlatform))]
+    });
+    const headings = headingsWhenAdded(h);
+    await h.restore();
+    expect(h.shell.add).not.toHaveBeenCalled();
+    labShell.main.push(new Widget()); // the Launcher
+    labShell.layoutModified.emit(undefined);
+    await settle();
+    expectOpenedBesideRendered(h, headings);
+  });
+
+  it("on a first visit with JupyterLab's launcher extension: its Launcher opens at the restore, the panel beside it", async () => {
+    const labShell = emptyLabShell();
     const h = activate({
       labShell,
       answers: [json(200, projectionFor(genericPlatform))]
@@ -503,27 +511,14 @@ describe('the panel opens by itself only awaiting a confirmation it can take', (
     const launcher = new Widget();
     h.commands.addCommand('launcher:create', {
       execute: () => {
-        main.push(launcher);
+        labShell.main.push(launcher);
         return launcher;
       }
     });
-    const headingWhenAdded: (string | null)[] = [];
-    h.shell.add.mockImplementation((widget: Widget) => {
-      headingWhenAdded.push(
-        widget.node.querySelector('h3')?.textContent ?? null
-      );
-      Widget.attach(widget, document.body);
-    });
+    const headings = headingsWhenAdded(h);
     await h.restore();
-    expect(main).toEqual([launcher]);
-    // Rendered before it was added: whole in its first paint.
-    expect(headingWhenAdded).toEqual(['Set up this project']);
-    expect(h.shell.add).toHaveBeenCalledTimes(1);
-    expect(h.shell.add.mock.calls[0].slice(1)).toEqual([
-      'main',
-      { mode: 'split-right', activate: false }
-    ]);
-    expect(h.server.requests).toHaveLength(1);
+    expect(labShell.main).toEqual([launcher]);
+    expectOpenedBesideRendered(h, headings);
   });
 
   it('respects openWhenAwaitingConfirmation: false keeps the panel closed, and nothing notifies instead', async () => {
