@@ -297,9 +297,9 @@ function loadSettings(
  * The preflight: one GET at once, while JupyterLab starts (the first one spawns the sidecar,
  * the longest wait before the panel can show; a restored panel shares it). When its answer will
  * open the panel (under the settings in use), the panel's chunk loads meanwhile. Once the
- * layout is restored (the Launcher in place, for the panel to open beside it) and the settings
- * are read: the poll, and the notifications of what needs attention, the panel that opens
- * itself among them.
+ * layout is restored (JupyterLab has settled what its main area holds, for the panel to open
+ * beside it) and the settings are read: the poll, and the notifications of what needs
+ * attention, the panel that opens itself among them.
  */
 function startChecking(
   app: JupyterFrontEnd,

@@ -139,11 +139,11 @@ export interface IMainAreaShell {
 /**
  * Resolves once JupyterLab's main area holds something for the panel to open beside. JupyterLab
  * opens its Launcher only into an empty main area, on a layout change after both the layout and
- * the file browser are restored (1.5-2 s after the shell on a busy test machine): a panel added
- * before then takes the Launcher's place for good. So with an empty main area this waits for the
- * first widget there, or for `waitMs` when none comes (a site without the Launcher). At once when
- * the main area holds something (a restored workspace) or the shell is not JupyterLab's
- * (Notebook 7 shows the panel as a tab of its own).
+ * the file browser are restored (about a second after the layout on the test machine): a panel
+ * added before then takes the Launcher's place for good. So with an empty main area this waits
+ * for the first widget there, or for `waitMs` when none comes (a site without the Launcher). At
+ * once when the main area holds something (a restored workspace) or the shell is not
+ * JupyterLab's (Notebook 7 shows the panel as a tab of its own).
  */
 export function mainAreaReady(
   labShell: IMainAreaShell | null,

@@ -1,8 +1,10 @@
 // The JupyterLab application the plugin's jsdom tests activate it in (plugin, live-plugin and
-// lazy-chunks tests). Lumino's widgets need the jsdom shims before they load.
+// lazy-chunks tests), and JupyterLab's shell as the panel's placement reads it (plugin and shell
+// tests). Lumino's widgets need the jsdom shims before they load.
 import './jsdom-shims';
 import { ServerConnection } from '@jupyterlab/services';
 import { CommandRegistry } from '@lumino/commands';
+import { Signal } from '@lumino/signaling';
 import { Widget } from '@lumino/widgets';
 
 /**
@@ -23,4 +25,22 @@ export function fakeApp(
     commands,
     shell
   };
+}
+
+/**
+ * JupyterLab's shell (ILabShell) as the panel's placement reads it: the main area's widgets,
+ * empty at first, and the two signals that say it changed.
+ */
+export class FakeLabShell {
+  readonly main: Widget[] = [];
+  readonly layoutModified = new Signal<this, void>(this);
+  readonly currentChanged = new Signal<this, unknown>(this);
+  isEmpty(area: string): boolean {
+    return area === 'main' && this.main.length === 0;
+  }
+  /** A widget in the main area, with the focus (JupyterLab's Launcher takes it); the layout signal comes later. */
+  add(widget: Widget): void {
+    this.main.push(widget);
+    this.currentChanged.emit({ newValue: widget });
+  }
 }

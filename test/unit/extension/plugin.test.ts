@@ -10,11 +10,10 @@
 // their actions, mutedNotifications) through a recording Notification, and the user guide.
 import './jsdom-shims';
 import { CommandRegistry } from '@lumino/commands';
-import { Signal } from '@lumino/signaling';
 import { Widget } from '@lumino/widgets';
 import { clusterPlatform } from '../../../sidecar/src/core/platforms/cluster';
 import { genericPlatform } from '../../../sidecar/src/core/platforms/generic';
-import { fakeApp } from './fake-app';
+import { fakeApp, FakeLabShell } from './fake-app';
 import { fakeServer, FakeServer } from './fake-server';
 import {
   diagnosticsReport,
@@ -447,17 +446,6 @@ describe('the panel opens by itself only awaiting a confirmation it can take', (
     expect(h.warn).not.toHaveBeenCalled();
   });
 
-  /** JupyterLab's shell as the plugin's ILabShell sees it, with an empty main area at first. */
-  function emptyLabShell() {
-    const main: Widget[] = [];
-    return {
-      main,
-      isEmpty: (area: string) => area === 'main' && main.length === 0,
-      layoutModified: new Signal<unknown, void>({}),
-      currentChanged: new Signal<unknown, unknown>({})
-    };
-  }
-
   /** The heading each widget shows in the moment the shell is given it. */
   function headingsWhenAdded(h: Harness): (string | null)[] {
     const headings: (string | null)[] = [];
@@ -488,7 +476,7 @@ describe('the panel opens by itself only awaiting a confirmation it can take', (
   it('on a first visit where JupyterLab opens its Launcher itself, later: the panel waits for it, then shows beside it already rendered', async () => {
     // JupyterLab's main area is empty at restore; its Launcher comes with the file browser's
     // restore, and only into an empty main area.
-    const labShell = emptyLabShell();
+    const labShell = new FakeLabShell();
     const h = activate({
       labShell,
       answers: [json(200, projectionFor(genericPlatform))]
@@ -503,7 +491,7 @@ describe('the panel opens by itself only awaiting a confirmation it can take', (
   });
 
   it("on a first visit with JupyterLab's launcher extension: its Launcher opens at the restore, the panel beside it", async () => {
-    const labShell = emptyLabShell();
+    const labShell = new FakeLabShell();
     const h = activate({
       labShell,
       answers: [json(200, projectionFor(genericPlatform))]

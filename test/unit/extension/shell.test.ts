@@ -5,7 +5,6 @@
 // document page). The token module is replaced by a stand-in (the real one is a browser bundle).
 import './jsdom-shims';
 import { Token } from '@lumino/coreutils';
-import { Signal } from '@lumino/signaling';
 import { BoxPanel, TabPanel, Widget } from '@lumino/widgets';
 
 const TREE = new Token<TabPanel>('@jupyter-notebook/tree:INotebookTree');
@@ -19,6 +18,7 @@ import {
   openLauncherNow,
   showInMainArea
 } from '../../../src/shell';
+import { FakeLabShell } from './fake-app';
 
 interface FakeApp {
   shell: { add: jest.Mock; activateById: jest.Mock };
@@ -154,21 +154,6 @@ describe('showInMainArea', () => {
     expect(tree.widgets).toHaveLength(1);
   });
 });
-
-/** JupyterLab's shell as the wait for the Launcher sees it: the main area's widgets, and its layout signal. */
-class FakeLabShell {
-  readonly main: Widget[] = [];
-  readonly layoutModified = new Signal<this, void>(this);
-  readonly currentChanged = new Signal<this, unknown>(this);
-  isEmpty(area: string): boolean {
-    return area === 'main' && this.main.length === 0;
-  }
-  /** A widget in the main area, with the focus (JupyterLab's Launcher takes it); the layout signal comes later. */
-  add(widget: Widget): void {
-    this.main.push(widget);
-    this.currentChanged.emit({ newValue: widget });
-  }
-}
 
 describe('mainAreaReady: the panel that opens itself waits for JupyterLab to fill its main area', () => {
   afterEach(() => {
