@@ -6,7 +6,7 @@
 // status bar item, the notifier and the Help entry. The panel and the confirmation dialog (with
 // the components/ they render: most of the extension's code) are one separate chunk
 // (on-demand.ts), loaded with `import()` by the open command or the confirmation when first
-// needed.
+// needed, or beside the start-up GET where the panel is likely to open by itself (panel-hint.ts).
 import {
   ILabShell,
   ILayoutRestorer,
@@ -32,6 +32,7 @@ import { ConfirmFunction, StartupModel } from './model';
 // eslint-disable-next-line jupyter/prefer-lazy-imports -- it follows the start-up check that activate starts
 import { StartupNotifier } from './notification-display';
 import type { StartupPanel } from './panel';
+import { browserStorage, IPanelHint, panelHint } from './panel-hint';
 import { settingsProblem } from './settings';
 import { mainAreaReady, openLauncherNow, showInMainArea } from './shell';
 // eslint-disable-next-line jupyter/prefer-lazy-imports -- the status bar item is registered in activate and shows the phase from the start
@@ -295,11 +296,12 @@ function loadSettings(
 
 /**
  * The preflight: one GET at once, while JupyterLab starts (the first one spawns the sidecar,
- * the longest wait before the panel can show; a restored panel shares it). When its answer will
- * open the panel (under the settings in use), the panel's chunk loads meanwhile. Once the
- * layout is restored (JupyterLab has settled what its main area holds, for the panel to open
- * beside it) and the settings are read: the poll, and the notifications of what needs
- * attention, the panel that opens itself among them.
+ * the longest wait before the panel can show; a restored panel shares it). The panel's chunk
+ * loads beside it where the panel is likely to open by itself (panel-hint.ts), else once the
+ * answer says it will (under the settings in use), and the answer is remembered for the next
+ * page. Once the layout is restored (JupyterLab has settled what its main area holds, for the
+ * panel to open beside it) and the settings are read: the poll, and the notifications of what
+ * needs attention, the panel that opens itself among them.
  */
 function startChecking(
   app: JupyterFrontEnd,
@@ -307,11 +309,20 @@ function startChecking(
   panels: IPanelLoader,
   notifier: StartupNotifier,
   settingsLoaded: Promise<void>,
+  hint: IPanelHint,
   trans: ITranslationBundle
 ): void {
   const firstAnswer = model.ensureLoaded();
+  if (hint.likely) {
+    panels.prefetch();
+  }
   void Promise.all([firstAnswer, settingsLoaded]).then(([state]) => {
-    if (notifier.willOpenPanel(state)) {
+    const opens = notifier.willOpenPanel(state);
+    // Only an answer of the service tells what the project needs; a failure leaves the hint.
+    if (state.view.kind === 'loaded') {
+      hint.remember(opens);
+    }
+    if (opens) {
       panels.prefetch();
     }
   });
@@ -364,7 +375,11 @@ function activate(
     openPanelBeside: () => openPanel(app, { beside: true })
   });
   const settingsLoaded = loadSettings(settingRegistry, model, notifier, trans);
-  startChecking(app, model, panels, notifier, settingsLoaded, trans);
+  const hint = panelHint(
+    browserStorage(),
+    app.serviceManager.serverSettings.baseUrl
+  );
+  startChecking(app, model, panels, notifier, settingsLoaded, hint, trans);
 }
 
 /**
