@@ -6,7 +6,10 @@
 //   - the start: of the prebuilt extension's files, the page fetches the remoteEntry and the
 //     chunks activation needs; the panel's module and src/components/ (the panel's and the
 //     dialog's content, most of the code) only once the panel opens (src/index.ts loads them
-//     with import()). The gzipped bytes fetched before the panel opens, and in all, go to
+//     with import()), or beside the start-up GET where the panel is likely to open by itself:
+//     a first visit in this browser, or a last answer that opened it (src/panel-hint.ts). So
+//     the first page loads them, remembers that the panel stays closed here, and the next
+//     start is lean. The gzipped bytes that lean start fetched, and in all, go to
 //     test-artifacts/e2e/start-load.json.
 //   - an opening costs one GET of {base_url}project/startup: the open command asks nothing,
 //     the panel's activation (which both shells send when they show it) does;
@@ -19,7 +22,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import {
   ARTIFACTS,
   jupyterInstall,
@@ -95,12 +98,18 @@ function gzippedBytes(files: string[]): number {
 interface Fetched {
   files: string[];
   startupGets: number;
+  /** Stops recording (the page goes on to another start). */
+  stop(): void;
 }
 
 function recordFetches(page: Page): Fetched {
-  const fetched: Fetched = { files: [], startupGets: 0 };
+  const fetched: Fetched = {
+    files: [],
+    startupGets: 0,
+    stop: () => void page.off('request', record)
+  };
   const files = new RegExp(`/extensions/${PACKAGE}/static/([^/]+)$`);
-  page.on('request', request => {
+  const record = (request: Request): void => {
     const { pathname } = new URL(request.url());
     const file = files.exec(pathname);
     if (file && !fetched.files.includes(file[1])) {
@@ -109,8 +118,31 @@ function recordFetches(page: Page): Fetched {
     if (pathname === STARTUP_PATH && request.method() === 'GET') {
       fetched.startupGets += 1;
     }
-  });
+  };
+  page.on('request', record);
   return fetched;
+}
+
+/** The browser's memory that the panel stays closed at this Jupyter server (src/panel-hint.ts). */
+function remembersPanelClosed(page: Page): Promise<boolean> {
+  return page.evaluate(
+    prefix =>
+      Object.keys(localStorage).some(
+        key => key.startsWith(prefix) && localStorage.getItem(key) === '1'
+      ),
+    'jupyterlab-project-startup:panel-stays-closed:'
+  );
+}
+
+/**
+ * A first visit in a fresh browser: the panel's chunk comes with the start-up GET, and the
+ * answer (the panel stays closed: the setting) is remembered for the next start.
+ */
+async function expectFirstVisit(page: Page, first: Fetched): Promise<void> {
+  first.stop();
+  expect(first.files).toContain(lazyChunks().panel);
+  expect(first.startupGets).toBe(1);
+  expect(await remembersPanelClosed(page)).toBe(true);
 }
 
 /** Runs the open command twice at once through window.jupyterapp, without waiting. */
@@ -159,7 +191,7 @@ describe('what the extension costs JupyterLab: its start and each opening of the
     height: 900
   });
 
-  test('the start loads no panel code; an opening costs one request; two at once make one panel; the layout restorer brings it back', async () => {
+  test('a first visit loads the panel code with the start-up GET, then the start loads none; an opening costs one request; two at once make one panel; the layout restorer brings it back', async () => {
     server = await startLabServer({
       baseUrl: BASE_URL,
       label: 'start-load-lab-server',
@@ -170,17 +202,26 @@ describe('what the extension costs JupyterLab: its start and each opening of the
     });
     const s = server;
     const p = await newPage();
-    const fetched = recordFetches(p);
     const workspace = 'start-load';
+    const answered = (): Promise<unknown> =>
+      // The start-up check answered: the status bar item shows the phase.
+      p.waitForFunction(
+        selector =>
+          document.querySelector(selector)?.textContent ===
+          'Project: Awaiting confirmation',
+        STATUS_BUTTON,
+        { timeout: 30000, polling: 100 }
+      );
+    const first = recordFetches(p);
     await openLab(p, s, { workspace });
-    // The start-up check answered: the status bar item shows the phase.
-    await p.waitForFunction(
-      selector =>
-        document.querySelector(selector)?.textContent ===
-        'Project: Awaiting confirmation',
-      STATUS_BUTTON,
-      { timeout: 30000, polling: 100 }
-    );
+    await answered();
+    await pause(SETTLE_MS);
+    await expectFirstVisit(p, first);
+
+    // The next start, the panel remembered closed: no panel code.
+    const fetched = recordFetches(p);
+    await openLab(p, s, { workspace });
+    await answered();
     await pause(SETTLE_MS);
     const atStart = [...fetched.files];
     recordFigures('jupyterlab', atStart);
@@ -244,7 +285,7 @@ describe('what the extension costs Notebook 7: its start and each opening of the
       isNotebook7HostRace(problem) || jupyterServer1Noise(problem)
   });
 
-  test("the start loads no panel code; an opening of the panel's tab costs one request; two at once make one tab", async () => {
+  test("a first visit loads the panel code with the start-up GET, then the start loads none; an opening of the panel's tab costs one request; two at once make one tab", async () => {
     server = await startNotebook7Server({
       baseUrl: BASE_URL,
       label: 'start-load-notebook7-server',
@@ -254,15 +295,23 @@ describe('what the extension costs Notebook 7: its start and each opening of the
       }
     });
     const p = await newPage();
+    const start = async (): Promise<void> => {
+      const startup = p.waitForResponse(
+        r => new URL(r.url()).pathname === STARTUP_PATH,
+        { timeout: 30000 }
+      );
+      const host = await openNotebookTree(p, server!);
+      expect(host.errors).toEqual([]);
+      expect((await startup).status()).toBe(200);
+      await pause(SETTLE_MS);
+    };
+    const first = recordFetches(p);
+    await start();
+    await expectFirstVisit(p, first);
+
+    // The next start, the panel remembered closed: no panel code.
     const fetched = recordFetches(p);
-    const firstStartup = p.waitForResponse(
-      r => new URL(r.url()).pathname === STARTUP_PATH,
-      { timeout: 30000 }
-    );
-    const host = await openNotebookTree(p, server);
-    expect(host.errors).toEqual([]);
-    expect((await firstStartup).status()).toBe(200);
-    await pause(SETTLE_MS);
+    await start();
     const atStart = [...fetched.files];
     recordFigures('notebook7', atStart);
     expectLeanStart(atStart);
