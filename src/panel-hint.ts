@@ -39,7 +39,7 @@ export function panelHint(
   try {
     likely = storage?.getItem(key) !== '1';
   } catch {
-    likely = true;
+    // a refused storage: likely, as unknown
   }
   return {
     likely,
