@@ -42,6 +42,42 @@ export const PROJECT_LABEXTENSION = path.join(
   'jupyterlab_project_startup',
   'labextension'
 );
+
+/** The built labextension files (under static/) whose text holds `text`. */
+function builtFilesWith(text: string): string[] {
+  const dir = path.join(PROJECT_LABEXTENSION, 'static');
+  return fs
+    .readdirSync(dir)
+    .filter(
+      f =>
+        f.endsWith('.js') &&
+        fs.readFileSync(path.join(dir, f), 'utf8').includes(text)
+    );
+}
+
+/**
+ * The panel's chunk (panel.tsx: its toolbar's name) and the chunk of the panel's content
+ * (src/components/: the log hint); webpack may put both in one. Plain errors when either is not
+ * exactly one file, so the benches can call it too.
+ */
+export function lazyChunks(): { panel: string; components: string } {
+  const one = (what: string, text: string): string => {
+    const files = builtFilesWith(text);
+    if (files.length !== 1) {
+      throw new Error(
+        `expected one built file with the ${what}, found ${files.length}: ${files.join(', ')}`
+      );
+    }
+    return files[0];
+  };
+  return {
+    panel: one("panel's toolbar", 'Project Startup toolbar'),
+    components: one(
+      "content's log hint",
+      "The service's log is in the Jupyter server's log"
+    )
+  };
+}
 /**
  * The real jupyter-server-proxy 4.4.0 and simpervisor, vendored beside the clone (CI clones the
  * repository with ../shared next to it); used only where the Python has none installed.

@@ -28,6 +28,7 @@ import {
   jupyterInstall,
   jupyterServer1Noise,
   LabServer,
+  lazyChunks,
   openLab,
   PROJECT_LABEXTENSION,
   startLabServer
@@ -60,31 +61,6 @@ const STATIC = path.join(PROJECT_LABEXTENSION, 'static');
 const SETTLE_MS = 1500;
 
 const SETTINGS = { openWhenAwaitingConfirmation: false, refreshInterval: 0 };
-
-/** The built files (under static/) holding `text`. */
-function builtFilesWith(text: string): string[] {
-  return fs
-    .readdirSync(STATIC)
-    .filter(
-      f =>
-        f.endsWith('.js') &&
-        fs.readFileSync(path.join(STATIC, f), 'utf8').includes(text)
-    );
-}
-
-/**
- * The panel's chunk (panel.tsx: its toolbar's name) and the chunk of the panel's content
- * (src/components/: the log hint); webpack may put both in one.
- */
-function lazyChunks(): { panel: string; components: string } {
-  const panelFiles = builtFilesWith('Project Startup toolbar');
-  const componentFiles = builtFilesWith(
-    "The service's log is in the Jupyter server's log"
-  );
-  expect(panelFiles).toHaveLength(1);
-  expect(componentFiles).toHaveLength(1);
-  return { panel: panelFiles[0], components: componentFiles[0] };
-}
 
 function gzippedBytes(files: string[]): number {
   return files.reduce(

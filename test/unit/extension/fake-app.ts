@@ -44,3 +44,10 @@ export class FakeLabShell {
     this.currentChanged.emit({ newValue: widget });
   }
 }
+
+/** Lets the fake server's answers and the promise chains after them run (10 turns of the loop). */
+export async function settle(): Promise<void> {
+  for (let i = 0; i < 10; i++) {
+    await new Promise(resolve => setTimeout(resolve, 0));
+  }
+}

@@ -8,7 +8,7 @@
 import './jsdom-shims';
 import { nullTranslator } from '@jupyterlab/translation';
 import { genericPlatform } from '../../../sidecar/src/core/platforms/generic';
-import { fakeApp } from './fake-app';
+import { fakeApp, settle } from './fake-app';
 import { fakeServer } from './fake-server';
 import { json, projectionFor } from './fixtures';
 
@@ -21,12 +21,6 @@ jest.mock('../../../src/dialog', () => {
 
 // After the mocks (jest hoists jest.mock above the imports).
 import plugin, { CommandIDs } from '../../../src/index';
-
-async function settle(): Promise<void> {
-  for (let i = 0; i < 10; i++) {
-    await new Promise(resolve => setTimeout(resolve, 0));
-  }
-}
 
 /** The plugin, activated without settings (so the panel opens by itself awaiting confirmation). */
 function activate(state?: 'initialized') {

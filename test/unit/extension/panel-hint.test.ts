@@ -7,10 +7,9 @@ import './jsdom-shims';
 import { nullTranslator } from '@jupyterlab/translation';
 import { genericPlatform } from '../../../sidecar/src/core/platforms/generic';
 import { panelHint, PANEL_HINT_KEY_PREFIX } from '../../../src/panel-hint';
-import { fakeApp } from './fake-app';
-import { fakeServer } from './fake-server';
-import { BASE_URL, json, projectionFor } from './fixtures';
-import { ORIGIN } from './fake-server';
+import { fakeApp, settle } from './fake-app';
+import { fakeServer, ORIGIN } from './fake-server';
+import { BASE_URL, FakeAnswer, json, projectionFor } from './fixtures';
 
 /** How often the panel's chunk was loaded in this module registry. */
 const mockChunk = { loads: 0 };
@@ -22,23 +21,24 @@ jest.mock('../../../src/on-demand', () => {
 const SERVER_URL = `${ORIGIN}${BASE_URL}`;
 const KEY = PANEL_HINT_KEY_PREFIX + SERVER_URL;
 
-async function settle(): Promise<void> {
-  for (let i = 0; i < 10; i++) {
-    await new Promise(resolve => setTimeout(resolve, 0));
-  }
-}
+const AWAITING = json(200, projectionFor(genericPlatform));
+const SET_UP = json(
+  200,
+  projectionFor(genericPlatform, { state: 'initialized' })
+);
 
 /** The plugin from this test's module registry, where the chunk is not loaded yet. */
 function freshPlugin(): { activate: unknown; optional?: unknown[] } {
   return jest.requireActual('../../../src/index').default;
 }
 
-/** The plugin, activated without settings; `answer()` lets the start-up GET's answer through. */
-function activate(state?: 'initialized') {
+/**
+ * The plugin, activated without settings; `answer()` lets the start-up GET's answer, `startup`,
+ * through.
+ */
+function activate(startup: FakeAnswer) {
   let answer: () => void = () => undefined;
-  const server = fakeServer(
-    json(200, projectionFor(genericPlatform, state ? { state } : {}))
-  );
+  const server = fakeServer(startup);
   const fetch = server.settings.fetch as unknown as jest.Mock;
   const answerNow = fetch.getMockImplementation()!;
   fetch.mockImplementationOnce(
@@ -66,7 +66,7 @@ afterEach(() => {
 
 describe('the panel chunk loads beside the start-up GET where the panel is likely to open', () => {
   it('on a first visit: loaded before the answer, then the panel opens', async () => {
-    const h = activate();
+    const h = activate(AWAITING);
     await settle();
     expect(h.fetch).toHaveBeenCalledTimes(1); // the start-up GET, not answered yet
     expect(mockChunk.loads).toBe(1);
@@ -78,7 +78,7 @@ describe('the panel chunk loads beside the start-up GET where the panel is likel
   });
 
   it('a set-up project: the answer is remembered, and the next page loads no chunk', async () => {
-    const first = activate('initialized');
+    const first = activate(SET_UP);
     first.answer();
     await settle();
     expect(first.shell.add).not.toHaveBeenCalled();
@@ -86,7 +86,7 @@ describe('the panel chunk loads beside the start-up GET where the panel is likel
 
     jest.resetModules(); // the next page
     mockChunk.loads = 0;
-    const next = activate('initialized');
+    const next = activate(SET_UP);
     next.answer();
     await settle();
     expect(mockChunk.loads).toBe(0);
@@ -95,7 +95,7 @@ describe('the panel chunk loads beside the start-up GET where the panel is likel
 
   it('remembered closed, but now awaiting confirmation (the project was reset): the chunk loads with the answer, the panel opens, and the memory is cleared', async () => {
     localStorage.setItem(KEY, '1');
-    const h = activate();
+    const h = activate(AWAITING);
     await settle();
     expect(mockChunk.loads).toBe(0);
     h.answer();
@@ -106,15 +106,9 @@ describe('the panel chunk loads beside the start-up GET where the panel is likel
   });
 
   it('a failed answer (the sidecar did not start) tells nothing of the project: nothing is remembered', async () => {
-    const server = fakeServer(json(500, { title: 'broken' }));
-    const { app } = fakeApp(server.settings);
-    const plugin = freshPlugin();
     jest.spyOn(console, 'error').mockImplementation(() => undefined);
-    (plugin.activate as (...args: unknown[]) => void)(
-      app,
-      nullTranslator,
-      ...(plugin.optional ?? []).map(() => null)
-    );
+    const h = activate(json(500, { title: 'broken' }));
+    h.answer();
     await settle();
     expect(localStorage.getItem(KEY)).toBeNull();
   });

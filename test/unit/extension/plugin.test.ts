@@ -13,7 +13,7 @@ import { CommandRegistry } from '@lumino/commands';
 import { Widget } from '@lumino/widgets';
 import { clusterPlatform } from '../../../sidecar/src/core/platforms/cluster';
 import { genericPlatform } from '../../../sidecar/src/core/platforms/generic';
-import { fakeApp, FakeLabShell } from './fake-app';
+import { fakeApp, FakeLabShell, settle } from './fake-app';
 import { fakeServer, FakeServer } from './fake-server';
 import {
   diagnosticsReport,
@@ -190,12 +190,6 @@ interface Harness {
   restore(): Promise<void>;
   returned: unknown;
   warn: jest.SpyInstance;
-}
-
-async function settle(): Promise<void> {
-  for (let i = 0; i < 10; i++) {
-    await new Promise(resolve => setTimeout(resolve, 0));
-  }
 }
 
 /** A settings object as JupyterLab's: composite values, set() that saves and emits changed. */

@@ -18,7 +18,7 @@ import {
   openLauncherNow,
   showInMainArea
 } from '../../../src/shell';
-import { FakeLabShell } from './fake-app';
+import { FakeLabShell, settle } from './fake-app';
 
 interface FakeApp {
   shell: { add: jest.Mock; activateById: jest.Mock };
@@ -63,12 +63,6 @@ function panel(): Widget {
   widget.title.label = 'Project Startup';
   widget.title.closable = true;
   return widget;
-}
-
-async function settle(): Promise<void> {
-  for (let i = 0; i < 10; i++) {
-    await new Promise(resolve => setTimeout(resolve, 0));
-  }
 }
 
 const show = (app: FakeApp, widget: Widget) =>
